@@ -1,0 +1,136 @@
+/**
+ * stubtool: an HTTP mock server with a coverage / contract-drift report.
+ *
+ * Start a server in-process, declare stubs with the fluent builders, point your client at
+ * `server.url`, and ask `server.report()` which stubs were hit and which requests matched
+ * nothing.
+ *
+ * @example
+ * ```ts
+ * import { get, post, stubServer } from "./mod.ts";
+ * await using server = await stubServer(0);
+ * server.routes(
+ *   get("/users/{id}").body({ id: "{id}" }),
+ *   post("/login").responseFunc(({ headers }) =>
+ *     headers.authorization ? [200, { ok: true }] : [401, { error: "unauthorized" }]
+ *   ),
+ * );
+ * const user = await (await fetch(`${server.url}/users/7`)).json();
+ * console.log(user.id); // "7"
+ * const report = await server.report();
+ * console.log(report.summary.matched_stubs); // 1
+ * ```
+ *
+ * @module
+ */
+
+import { route, type StubBuilder } from "./src/builder.ts";
+
+export { route, StubBuilder } from "./src/builder.ts";
+export type { PathParams, SequenceEntry } from "./src/builder.ts";
+export { StubServer, stubServer } from "./src/server.ts";
+export type { StubServerOptions } from "./src/server.ts";
+export { StubHandler } from "./src/handler.ts";
+export type { HandlerOptions, RequestLogEntry } from "./src/handler.ts";
+export type { Report, ReportStub, UnmatchedRequest, UnusedStub } from "./src/recorder.ts";
+export type {
+  Delay,
+  HeaderMap,
+  Method,
+  ResponseFunc,
+  ResponseFuncArgs,
+  ResponseFuncResult,
+  SequenceMode,
+  Stub,
+} from "./src/model.ts";
+
+/**
+ * Starts a `GET` stub.
+ *
+ * @example
+ * ```ts
+ * import { get } from "./mod.ts";
+ * get("/users/{id}").body({ id: "{id}" });
+ * ```
+ */
+export function get<P extends string>(path: P): StubBuilder<P> {
+  return route("GET", path);
+}
+
+/**
+ * Starts a `POST` stub.
+ *
+ * @example
+ * ```ts
+ * import { post } from "./mod.ts";
+ * post("/orders").status(201).body({ id: "o-1" });
+ * ```
+ */
+export function post<P extends string>(path: P): StubBuilder<P> {
+  return route("POST", path);
+}
+
+/**
+ * Starts a `PUT` stub.
+ *
+ * @example
+ * ```ts
+ * import { put } from "./mod.ts";
+ * put("/users/{id}").status(204);
+ * ```
+ */
+export function put<P extends string>(path: P): StubBuilder<P> {
+  return route("PUT", path);
+}
+
+/**
+ * Starts a `PATCH` stub.
+ *
+ * @example
+ * ```ts
+ * import { patch } from "./mod.ts";
+ * patch("/users/{id}").body({ id: "{id}", patched: true });
+ * ```
+ */
+export function patch<P extends string>(path: P): StubBuilder<P> {
+  return route("PATCH", path);
+}
+
+/**
+ * Starts a `DELETE` stub (`delete` is a reserved word, hence `del`).
+ *
+ * @example
+ * ```ts
+ * import { del } from "./mod.ts";
+ * del("/users/{id}").status(204);
+ * ```
+ */
+export function del<P extends string>(path: P): StubBuilder<P> {
+  return route("DELETE", path);
+}
+
+/**
+ * Starts a `HEAD` stub. Without one, `HEAD` requests are answered by the matching `GET` stub.
+ *
+ * @example
+ * ```ts
+ * import { head } from "./mod.ts";
+ * head("/files/{name}").header("x-size", "42");
+ * ```
+ */
+export function head<P extends string>(path: P): StubBuilder<P> {
+  return route("HEAD", path);
+}
+
+/**
+ * Starts an `OPTIONS` stub.
+ *
+ * @example
+ * ```ts
+ * import { options } from "./mod.ts";
+ * options("/users").status(204).header("allow", "GET, POST");
+ * ```
+ */
+export function options<P extends string>(path: P): StubBuilder<P> {
+  return route("OPTIONS", path);
+}

@@ -1,0 +1,28 @@
+/**
+ * Runs the handler on `Deno.serve`. The only file of the server that touches `Deno.*`.
+ * @module
+ */
+
+import { jsonError } from "../handler.ts";
+import type { FetchHandler, Listener, ListenOptions } from "./types.ts";
+
+/** Serves `fetch` with `Deno.serve`; rejects when the port cannot be bound. */
+export function serve(fetch: FetchHandler, { port, hostname }: ListenOptions): Promise<Listener> {
+  const server = Deno.serve({
+    port,
+    hostname,
+    onListen: () => {},
+    onError: (error) => jsonError(500, `internal error: ${error instanceof Error ? error.message : error}`),
+  }, fetch);
+  return Promise.resolve({
+    port: server.addr.port,
+    async close(graceMs, onGraceEnd) {
+      const timer = setTimeout(onGraceEnd, graceMs);
+      try {
+        await server.shutdown();
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  });
+}

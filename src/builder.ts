@@ -1,0 +1,175 @@
+/**
+ * The fluent route builders (P5): `get("/users/{id}").status(200).body({ id: "{id}" })`.
+ * Each method checks its argument at once, with the same rules as config files, and
+ * throws an Error that says what to write instead.
+ * @module
+ */
+
+import type { Delay, HeaderMap, Method, ResponseFunc, SequenceMode, Stub } from "./model.ts";
+import { parsePathTemplate } from "./path.ts";
+import {
+  checkDelay,
+  checkHeaders,
+  checkJsonValue,
+  checkMethod,
+  checkStatus,
+  describe,
+  validateStub,
+} from "./validate.ts";
+
+type PathOnly<S extends string> = S extends `${infer P}?${string}` ? P : S;
+type PlaceholderNames<S extends string> = S extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | PlaceholderNames<Rest>
+  : never;
+
+/** The `params` a response function gets for a path template: `"/users/{id}"` → `{ id: string }`. */
+export type PathParams<S extends string> = string extends S ? Record<string, string>
+  : { [K in PlaceholderNames<PathOnly<S>>]: string };
+
+/** One entry of a sequence, as passed to {@link StubBuilder.sequence}. */
+export interface SequenceEntry {
+  status?: number;
+  headers?: HeaderMap;
+  body?: unknown;
+  delay?: Delay;
+}
+
+/**
+ * Builds one stub. Start one with {@link route} or a method helper such as {@link get}.
+ *
+ * @example
+ * ```ts
+ * import { get } from "./builder.ts";
+ * const stub = get("/users/{id}").status(200).header("x-source", "stub").body({ id: "{id}" });
+ * ```
+ */
+export class StubBuilder<P extends string = string> {
+  #fields: Record<string, unknown>;
+  #name: string;
+
+  constructor(method: Method, path: P) {
+    this.#fields = { method, path };
+    this.#name = `${method.toLowerCase() === "delete" ? "del" : method.toLowerCase()}(${JSON.stringify(path)})`;
+  }
+
+  #fail(call: string, problem: string, instead: string): never {
+    throw new TypeError(`${this.#name}.${call}: ${problem}; ${instead}`);
+  }
+
+  /** Sets the response status (default 200). */
+  status(code: number): this {
+    const problem = checkStatus(code);
+    if (problem) this.#fail(`status(${describe(code)})`, problem, "write for example .status(404)");
+    this.#fields.status = code;
+    return this;
+  }
+
+  /** Sets the response body: any JSON value; strings inside may hold `{name}` placeholders. */
+  body(value: unknown): this {
+    const problem = value === undefined ? "body is undefined" : checkJsonValue(value, "body");
+    if (problem) this.#fail("body(…)", problem, "pass a JSON value such as .body({ ok: true })");
+    this.#fields.body = value;
+    return this;
+  }
+
+  /** Sets one response header (the value may hold `{name}` placeholders). */
+  header(name: string, value: string): this {
+    return this.headers({ [name]: value });
+  }
+
+  /** Sets several response headers, added to those set before. */
+  headers(map: HeaderMap): this {
+    const errors: string[] = [];
+    checkHeaders(map, "headers", errors);
+    if (errors.length) this.#fail("headers(…)", errors[0], `pass a map of names to strings such as { "x-id": "{id}" }`);
+    this.#fields.headers = { ...(this.#fields.headers as HeaderMap | undefined), ...map };
+    return this;
+  }
+
+  /** Waits `ms` milliseconds before answering, or a uniform random time from `ms` to `max`. */
+  delay(ms: number, max?: number): this {
+    const delay: Delay = max === undefined ? ms : { min: ms, max };
+    const problem = checkDelay(delay);
+    if (problem) {
+      this.#fail(
+        `delay(${[ms, max].filter((v) => v !== undefined).join(", ")})`,
+        problem,
+        "write .delay(250) or .delay(100, 300)",
+      );
+    }
+    this.#fields.delay = delay;
+    return this;
+  }
+
+  /** Answers the n-th matching request with the n-th response; see {@link StubBuilder.sequenceMode}. */
+  sequence(...responses: SequenceEntry[]): this {
+    if (responses.length === 0) {
+      this.#fail(
+        "sequence()",
+        "a sequence needs at least one response",
+        "write .sequence({ status: 503 }, { status: 200 })",
+      );
+    }
+    this.#fields.sequence = responses;
+    return this;
+  }
+
+  /** After the last sequence entry: repeat it (`repeat-last`, the default) or start over (`cycle`). */
+  sequenceMode(mode: SequenceMode): this {
+    if (mode !== "repeat-last" && mode !== "cycle") {
+      this.#fail(
+        `sequenceMode(${describe(mode)})`,
+        "unknown mode",
+        `write .sequenceMode("cycle") or .sequenceMode("repeat-last")`,
+      );
+    }
+    this.#fields.sequence_mode = mode;
+    return this;
+  }
+
+  /** Requires query parameters: literal values must be equal, `{name}` values capture. */
+  queryParams(map: Record<string, string>): this {
+    this.#fields.query_params = { ...(this.#fields.query_params as Record<string, string> | undefined), ...map };
+    return this;
+  }
+
+  /** Computes the response per request; returns `[status, body]` or `[status, body, headers]`. */
+  responseFunc(fn: ResponseFunc<PathParams<P>>): this {
+    if (typeof fn !== "function") {
+      this.#fail("responseFunc(…)", `expected a function, got ${describe(fn)}`, "pass ({ payload }) => [200, payload]");
+    }
+    this.#fields.response_func = fn;
+    return this;
+  }
+
+  /** Validates the whole stub (field combinations included) and returns it. */
+  toStub(): Stub {
+    const { stub, errors } = validateStub(this.#fields, { allowResponseFunc: true });
+    if (!stub) throw new TypeError(`${this.#name}: ${errors.join("; ")}`);
+    return stub;
+  }
+}
+
+/**
+ * Starts a stub for any method.
+ *
+ * @example
+ * ```ts
+ * import { route } from "./builder.ts";
+ * route("PATCH", "/users/{id}").status(204);
+ * ```
+ */
+export function route<P extends string>(method: string, path: P): StubBuilder<P> {
+  const { method: checked, error } = checkMethod(method);
+  if (!checked) throw new TypeError(`route(${describe(method)}, ${JSON.stringify(path)}): ${error}`);
+  if (typeof path !== "string") {
+    throw new TypeError(
+      `route(${describe(method)}, …): path must be a string such as "/users/{id}", got ${describe(path)}`,
+    );
+  }
+  const { problems } = parsePathTemplate(path);
+  if (problems.length) {
+    throw new TypeError(`route(${describe(method)}, ${JSON.stringify(path)}): ${problems.join("; ")}`);
+  }
+  return new StubBuilder(checked, path);
+}

@@ -1,0 +1,96 @@
+/**
+ * Path templates (`/users/{id}?q={term}`) and request paths, both split into
+ * percent-decoded segments so that the router compares like with like (P3.1, P8.9).
+ * @module
+ */
+
+import { RESERVED_PREFIX } from "./model.ts";
+
+/** A template segment: literal text, or a `{name}` placeholder that captures one segment. */
+export type Segment = { param: false; value: string } | { param: true; name: string };
+
+/** A parsed path template. */
+export interface PathTemplate {
+  /** Display form: decoded segments joined, placeholders as `{name}`, no query. */
+  path: string;
+  segments: Segment[];
+  /** Query parameters from a `?query` part, when there is one. */
+  query?: Record<string, string>;
+}
+
+const PLACEHOLDER = /^\{([A-Za-z0-9_]+)\}$/;
+/** A `{name}` placeholder anywhere in a string. */
+export const PLACEHOLDER_ANYWHERE = /\{([A-Za-z0-9_]+)\}/g;
+
+/** Decodes `%xx` escapes; a malformed escape is kept as written rather than rejected. */
+export function decodeSegment(segment: string): string {
+  if (!segment.includes("%")) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
+/** Splits a request pathname (`/a/b%20c/`) into decoded segments (`["a", "b c", ""]`). */
+export function splitRequestPath(pathname: string): string[] {
+  const raw = pathname.slice(1).split("/");
+  for (let i = 0; i < raw.length; i++) {
+    if (raw[i].includes("%")) raw[i] = decodeSegment(raw[i]);
+  }
+  return raw;
+}
+
+/** Is this string the whole of a `{name}` placeholder? Returns the name. */
+export function placeholderName(value: string): string | undefined {
+  return PLACEHOLDER.exec(value)?.[1];
+}
+
+/**
+ * Parses a path template. Returns the template, or the problems that make it invalid,
+ * each phrased as `path ...` so the caller can prefix the place.
+ */
+export function parsePathTemplate(raw: string): { template?: PathTemplate; problems: string[] } {
+  const problems: string[] = [];
+  if (!raw.startsWith("/")) {
+    return { problems: [`path must start with '/', got ${JSON.stringify(raw)}`] };
+  }
+  if (raw.includes("#")) {
+    return { problems: [`path must not contain '#' (fragments never reach a server)`] };
+  }
+  const queryStart = raw.indexOf("?");
+  const pathPart = queryStart === -1 ? raw : raw.slice(0, queryStart);
+  const segments: Segment[] = [];
+  const names = new Set<string>();
+  for (const piece of pathPart.slice(1).split("/")) {
+    const name = placeholderName(piece);
+    if (name !== undefined) {
+      if (names.has(name)) problems.push(`path uses placeholder {${name}} twice; give each one its own name`);
+      names.add(name);
+      segments.push({ param: true, name });
+    } else if (piece.includes("{") || piece.includes("}")) {
+      problems.push(
+        `path segment '${piece}' is not a placeholder: write a whole segment as {name} (letters, digits, _)`,
+      );
+    } else {
+      segments.push({ param: false, value: decodeSegment(piece) });
+    }
+  }
+  const path = "/" + segments.map((s) => s.param ? `{${s.name}}` : s.value).join("/");
+  if (path.startsWith(RESERVED_PREFIX) || path === RESERVED_PREFIX.slice(0, -1)) {
+    problems.push(`path '${path}' is under ${RESERVED_PREFIX}, which stubtool reserves for itself`);
+  }
+  let query: Record<string, string> | undefined;
+  if (queryStart !== -1) {
+    query = Object.create(null) as Record<string, string>;
+    for (const [key, value] of new URLSearchParams(raw.slice(queryStart + 1))) {
+      if (key === "") {
+        problems.push(`path query part has an empty parameter name`);
+      } else if (Object.hasOwn(query, key)) {
+        problems.push(`path query parameter '${key}' appears twice`);
+      } else query[key] = value;
+    }
+    if (Object.keys(query).length === 0) query = undefined;
+  }
+  return problems.length ? { problems } : { template: { path, segments, query }, problems };
+}

@@ -1,0 +1,218 @@
+/**
+ * The trie router (P3.1, P3.2, P3.4). One trie per method; a lookup walks one node per
+ * path segment, trying the static child before the placeholder child and backtracking,
+ * so its cost follows the number of segments, not the number of stubs. Stubs ending at
+ * the same node are ordered: required query first, then declaration order.
+ * @module
+ */
+
+import type { Method } from "./model.ts";
+import { placeholderName, type Segment } from "./path.ts";
+
+/** What the router needs to know about a stub. */
+export interface Routable {
+  method: Method;
+  /** The path template (for near-miss reports). */
+  path: string;
+  segments: readonly Segment[];
+  /** Required query parameters: name → literal, or `{name}` to capture. */
+  query?: Readonly<Record<string, string>>;
+  /** Declaration order, the last tie-breaker. */
+  order: number;
+}
+
+/** A successful lookup: the stub and its captured values (path placeholders, then query captures). */
+export interface Match<T> {
+  route: T;
+  values: string[];
+}
+
+/** A stub that nearly matched, and why it did not (P8.3). */
+export interface NearMiss<T> {
+  route: T;
+  reason: string;
+}
+
+interface QueryCheck {
+  key: string;
+  /** Required value, or undefined to capture whatever value is present. */
+  literal?: string;
+}
+
+interface Terminal<T> {
+  route: T;
+  checks: QueryCheck[];
+}
+
+class Node<T> {
+  statics: Map<string, Node<T>> | undefined;
+  param: Node<T> | undefined;
+  terminals: Terminal<T>[] | undefined;
+}
+
+/** Parses the raw query string once, and only when a stub asks about it. */
+class LazyQuery {
+  #raw: string;
+  #params: URLSearchParams | undefined;
+  constructor(raw: string) {
+    this.#raw = raw;
+  }
+  get params(): URLSearchParams {
+    return this.#params ??= new URLSearchParams(this.#raw);
+  }
+}
+
+/** Why `checks` fail for this query, or undefined when they pass (captures appended to `values`). */
+function checkQuery(checks: readonly QueryCheck[], query: LazyQuery, values: string[]): string | undefined {
+  for (const check of checks) {
+    const all = query.params.getAll(check.key);
+    if (all.length === 0) return `missing query parameter '${check.key}'`;
+    if (check.literal === undefined) values.push(all[0]);
+    else if (!all.includes(check.literal)) {
+      return `query parameter '${check.key}' differs (stub wants '${check.literal}')`;
+    }
+  }
+  return undefined;
+}
+
+const NEAR_MISS_VISIT_LIMIT = 2_000;
+
+/** A trie per method over {@link Routable} stubs. */
+export class Router<T extends Routable> {
+  #roots = new Map<Method, Node<T>>();
+
+  /** Adds a stub; it takes effect for the next lookup. */
+  add(route: T): void {
+    let node = this.#roots.get(route.method);
+    if (!node) this.#roots.set(route.method, node = new Node());
+    for (const segment of route.segments) {
+      if (segment.param) node = node.param ??= new Node();
+      else {
+        node.statics ??= new Map();
+        let next = node.statics.get(segment.value);
+        if (!next) node.statics.set(segment.value, next = new Node());
+        node = next;
+      }
+    }
+    const checks = Object.entries(route.query ?? {}).map(([key, value]) =>
+      placeholderName(value) === undefined ? { key, literal: value } : { key }
+    );
+    const terminals = node.terminals ??= [];
+    terminals.push({ route, checks });
+    terminals.sort((a, b) =>
+      (b.checks.length > 0 ? 1 : 0) - (a.checks.length > 0 ? 1 : 0) || a.route.order - b.route.order
+    );
+  }
+
+  /** Finds the stub for a request, or undefined. `segments` are decoded request path segments. */
+  match(method: string, segments: readonly string[], rawQuery: string): Match<T> | undefined {
+    const root = this.#roots.get(method as Method);
+    if (!root) return undefined;
+    return this.#find(root, segments, 0, [], new LazyQuery(rawQuery));
+  }
+
+  #find(
+    node: Node<T>,
+    segments: readonly string[],
+    depth: number,
+    values: string[],
+    query: LazyQuery,
+  ): Match<T> | undefined {
+    if (depth === segments.length) {
+      const terminals = node.terminals;
+      if (!terminals) return undefined;
+      for (const terminal of terminals) {
+        if (terminal.checks.length === 0) return { route: terminal.route, values: values.slice() };
+        const captured = values.slice();
+        if (checkQuery(terminal.checks, query, captured) === undefined) {
+          return { route: terminal.route, values: captured };
+        }
+      }
+      return undefined;
+    }
+    const segment = segments[depth];
+    const child = node.statics?.get(segment);
+    if (child) {
+      const found = this.#find(child, segments, depth + 1, values, query);
+      if (found) return found;
+    }
+    if (node.param && segment !== "") {
+      values.push(segment);
+      const found = this.#find(node.param, segments, depth + 1, values, query);
+      values.pop();
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /**
+   * Explains a miss: up to `limit` stubs that nearly matched, closest first — path matched
+   * but a query parameter did not; path matched under another method; only the trailing
+   * slash differs; exactly one segment differs. Bounded work; call it only on a miss.
+   */
+  nearMisses(method: string, segments: readonly string[], rawQuery: string, limit = 3): NearMiss<T>[] {
+    const found: NearMiss<T>[] = [];
+    const add = (route: T, reason: string) => {
+      if (found.length < limit && !found.some((f) => f.route === route)) found.push({ route, reason });
+    };
+    const query = new LazyQuery(rawQuery);
+    const root = this.#roots.get(method as Method);
+    if (root) {
+      this.#walk(root, segments, (node) => {
+        for (const terminal of node.terminals ?? []) {
+          const reason = checkQuery(terminal.checks, query, []);
+          if (reason) add(terminal.route, reason);
+        }
+      });
+    }
+    for (const [other, otherRoot] of this.#roots) {
+      if (other === method) continue;
+      this.#walk(otherRoot, segments, (node) => {
+        const terminal = node.terminals?.[0];
+        if (terminal) add(terminal.route, `method differs (stub is ${other})`);
+      });
+    }
+    if (root) {
+      const toggled = segments.at(-1) === "" && segments.length > 1 ? segments.slice(0, -1) : [...segments, ""];
+      this.#walk(root, toggled, (node) => {
+        for (const terminal of node.terminals ?? []) add(terminal.route, "trailing slash");
+      });
+      let visits = 0;
+      const visit = (node: Node<T>, depth: number, differs: number): void => {
+        if (found.length >= limit || ++visits > NEAR_MISS_VISIT_LIMIT) return;
+        if (depth === segments.length) {
+          if (differs >= 0) {
+            for (const terminal of node.terminals ?? []) add(terminal.route, `segment ${differs + 1} differs`);
+          }
+          return;
+        }
+        const segment = segments[depth];
+        const exact = node.statics?.get(segment);
+        if (exact) visit(exact, depth + 1, differs);
+        if (node.param && segment !== "") visit(node.param, depth + 1, differs);
+        if (differs >= 0) return;
+        for (const [value, child] of node.statics ?? []) {
+          if (found.length >= limit || visits > NEAR_MISS_VISIT_LIMIT) return;
+          if (value !== segment) visit(child, depth + 1, depth);
+        }
+        if (node.param && segment === "") visit(node.param, depth + 1, depth);
+      };
+      visit(root, 0, -1);
+    }
+    return found;
+  }
+
+  /** Calls `onEnd` for each node the path reaches exactly (static and placeholder branches), within a visit budget. */
+  #walk(root: Node<T>, segments: readonly string[], onEnd: (node: Node<T>) => void): void {
+    let visits = 0;
+    const visit = (node: Node<T>, depth: number): void => {
+      if (++visits > NEAR_MISS_VISIT_LIMIT) return;
+      if (depth === segments.length) return onEnd(node);
+      const segment = segments[depth];
+      const child = node.statics?.get(segment);
+      if (child) visit(child, depth + 1);
+      if (node.param && segment !== "") visit(node.param, depth + 1);
+    };
+    visit(root, 0);
+  }
+}

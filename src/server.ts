@@ -1,0 +1,136 @@
+/**
+ * `stubServer()`: the handler on a real port, on Deno or Node (P5).
+ * @module
+ */
+
+import type { Serve } from "./adapters/types.ts";
+import { StubBuilder } from "./builder.ts";
+import { type HandlerOptions, StubHandler } from "./handler.ts";
+import type { Stub } from "./model.ts";
+import type { Report } from "./recorder.ts";
+
+/** How long shutdown waits for in-flight responses before cutting them short (P7). */
+export const SHUTDOWN_GRACE_MS = 5_000;
+
+/** Options of {@link stubServer}. */
+export interface StubServerOptions extends HandlerOptions {
+  /** Interface to bind. Default `127.0.0.1` (loopback only). */
+  hostname?: string;
+  /** Runtime adapter; by default `deno` under Deno, else `node`. */
+  adapter?: "deno" | "node";
+  /** Stubs to serve from the start (validated, as a config file yields them). */
+  stubs?: readonly Stub[];
+}
+
+function loadAdapter(name: "deno" | "node"): Promise<Serve> {
+  return name === "deno"
+    ? import("./adapters/deno.ts").then((m) => m.serve)
+    : import("./adapters/node.ts").then((m) => m.serve);
+}
+
+function urlHost(hostname: string): string {
+  if (hostname === "0.0.0.0" || hostname === "") return "127.0.0.1";
+  if (hostname === "::") return "[::1]";
+  return hostname.includes(":") ? `[${hostname}]` : hostname;
+}
+
+/**
+ * A running mock server. Create one with {@link stubServer}.
+ *
+ * @example
+ * ```ts
+ * import { get, stubServer } from "../mod.ts";
+ * await using server = await stubServer(0);
+ * server.routes(get("/ping").body({ pong: true }));
+ * const response = await fetch(`${server.url}/ping`);
+ * console.log(await response.json()); // { pong: true }
+ * ```
+ */
+export class StubServer implements AsyncDisposable {
+  /** The handler behind this server; call it directly to skip the socket. */
+  readonly handler: StubHandler;
+  /** Base URL, `http://127.0.0.1:PORT`. */
+  readonly url: string;
+  readonly #port: number;
+  readonly #close: (graceMs: number, onGraceEnd: () => void) => Promise<void>;
+  #closed: Promise<void> | undefined;
+
+  /** @internal Use {@link stubServer}. */
+  constructor(
+    handler: StubHandler,
+    port: number,
+    hostname: string,
+    close: (graceMs: number, onGraceEnd: () => void) => Promise<void>,
+  ) {
+    this.handler = handler;
+    this.#port = port;
+    this.url = `http://${urlHost(hostname)}:${port}`;
+    this.#close = close;
+  }
+
+  /** Registers stubs (builders or validated stubs); they answer from the next request on. */
+  routes(...stubs: Array<StubBuilder | Stub>): this {
+    // Validate all before adding any, so a bad builder leaves the server unchanged.
+    const validated = stubs.map((s) => s instanceof StubBuilder ? s.toStub() : s);
+    this.handler.add(validated);
+    return this;
+  }
+
+  /** The port actually bound. */
+  getPort(): number {
+    return this.#port;
+  }
+
+  /** The port actually bound. */
+  get port(): number {
+    return this.#port;
+  }
+
+  /** The coverage report, as `GET /__stubtool__/report` serves it. */
+  report(): Promise<Report> {
+    return Promise.resolve(this.handler.report());
+  }
+
+  /** Zeroes hit counts, clears unmatched requests, restarts sequences. */
+  reset(): Promise<void> {
+    this.handler.reset();
+    return Promise.resolve();
+  }
+
+  /**
+   * Stops accepting requests, lets in-flight responses finish (up to 5 s, then cuts delays
+   * and response functions short), and resolves when the port is free. Safe to call twice.
+   */
+  shutdown(): Promise<void> {
+    return this.#closed ??= this.#close(SHUTDOWN_GRACE_MS, () => this.handler.abortPending());
+  }
+
+  /** `await using server = await stubServer(0)` shuts the server down at scope exit. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutdown();
+  }
+}
+
+/**
+ * Starts a mock server on `port` (0 lets the OS choose) and resolves once it listens.
+ *
+ * @example
+ * ```ts
+ * import { get, stubServer } from "../mod.ts";
+ * const server = await stubServer(0);
+ * server.routes(get("/users/{id}").body({ id: "{id}" }));
+ * console.log(server.getPort() > 0); // true
+ * await server.shutdown();
+ * ```
+ */
+export async function stubServer(port = 0, options: StubServerOptions = {}): Promise<StubServer> {
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(`stubServer(${port}): port must be an integer from 0 to 65535 (0 lets the OS choose)`);
+  }
+  const hostname = options.hostname ?? "127.0.0.1";
+  const isDeno = typeof (globalThis as { Deno?: { serve?: unknown } }).Deno?.serve === "function";
+  const serve = await loadAdapter(options.adapter ?? (isDeno ? "deno" : "node"));
+  const handler = new StubHandler(options.stubs ?? [], options);
+  const listener = await serve(handler.fetch, { port, hostname });
+  return new StubServer(handler, listener.port, hostname, listener.close.bind(listener));
+}

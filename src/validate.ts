@@ -1,0 +1,479 @@
+/**
+ * The one stub validator (P2). Config files, inline `--stub`s and the fluent builders all
+ * end here, so a rule and its message live in exactly one place. Every problem is
+ * returned, not just the first, phrased as `<field> must …, got …`.
+ * @module
+ */
+
+import {
+  type Delay,
+  type HeaderMap,
+  type Method,
+  METHODS,
+  type ResponseFunc,
+  type ResponseSpec,
+  type SequenceMode,
+  type Stub,
+  stubLabel,
+} from "./model.ts";
+import { parsePathTemplate, placeholderName, type Segment } from "./path.ts";
+
+/** A problem found in a config, tied to where it is. */
+export interface Problem {
+  level: "error" | "warn";
+  /** `routes[2]`, `--stub[0]`, `port`; absent for problems of the file as a whole. */
+  place?: string;
+  message: string;
+}
+
+const STUB_FIELDS = [
+  "method",
+  "path",
+  "status",
+  "headers",
+  "body",
+  "query_params",
+  "delay",
+  "sequence",
+  "sequence_mode",
+] as const;
+const ENTRY_FIELDS = ["status", "headers", "body", "delay"] as const;
+const SEQUENCE_MODES: readonly SequenceMode[] = ["repeat-last", "cycle"];
+const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** Characters that would split or end a header line. */
+export const HEADER_VALUE_FORBIDDEN = /[\r\n\0]/;
+/** Headers the server computes itself; a stub that sets them would send a broken response. */
+const COMPUTED_HEADERS = new Set(["content-length", "transfer-encoding", "connection"]);
+const MAX_DELAY_MS = 2_147_483_647; // the largest setTimeout delay
+const MAX_BODY_DEPTH = 500;
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
+/** Describes a value for an error message: `"2OO"`, `5`, `a list`, `a mapping`. */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "a mapping";
+  if (typeof value === "string") return JSON.stringify(value);
+  if (typeof value === "function") return "a function";
+  return String(value);
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(
+        previous[j] + 1,
+        current[j - 1] + 1,
+        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
+      );
+    }
+    previous = current;
+  }
+  return previous[b.length];
+}
+
+/** The closest known name, when one is close enough to be a likely typo. */
+export function didYouMean(name: string, known: readonly string[]): string | undefined {
+  const lower = name.toLowerCase().replaceAll("-", "_");
+  let best: string | undefined;
+  let bestDistance = Infinity;
+  for (const candidate of known) {
+    const distance = editDistance(lower, candidate.toLowerCase());
+    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
+  }
+  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
+}
+
+/** `unknown field 'staus' (did you mean 'status'?)`, or the list of allowed fields. */
+export function unknownField(what: string, name: string, known: readonly string[]): string {
+  const hint = didYouMean(name, known);
+  return hint
+    ? `unknown ${what} '${name}' (did you mean '${hint}'?)`
+    : `unknown ${what} '${name}' (allowed: ${known.join(", ")})`;
+}
+
+/** Checks a method name; returns it upper-cased, or the P6 message. */
+export function checkMethod(value: unknown): { method?: Method; error?: string } {
+  const allowed = `(allowed: ${METHODS.join(", ")})`;
+  if (value === undefined) return { error: `method is required ${allowed}` };
+  if (typeof value !== "string") return { error: `invalid method ${describe(value)} ${allowed}` };
+  const upper = value.toUpperCase();
+  if (!(METHODS as readonly string[]).includes(upper)) {
+    return { error: `invalid method '${value}' ${allowed}` };
+  }
+  return { method: upper as Method };
+}
+
+/** Checks a status code. */
+export function checkStatus(value: unknown, field = "status"): string | undefined {
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 100 || value > 599) {
+    return `${field} must be an integer from 100 to 599, got ${describe(value)}`;
+  }
+  if (value < 200) {
+    return `${field} ${value} is informational (1xx) and cannot be a final response; use 200 to 599`;
+  }
+}
+
+/** Checks a delay: milliseconds, or `{min, max}` milliseconds. */
+export function checkDelay(value: unknown, field = "delay"): string | undefined {
+  const isMs = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_DELAY_MS;
+  if (typeof value === "number") {
+    return isMs(value) ? undefined : `${field} must be milliseconds from 0 to ${MAX_DELAY_MS}, got ${value}`;
+  }
+  if (!isMapping(value)) {
+    return `${field} must be milliseconds (250) or a range ({min: 100, max: 300}), got ${describe(value)}`;
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== "min" && key !== "max") return `${field}: ${unknownField("field", key, ["min", "max"])}`;
+  }
+  const { min, max } = value;
+  if (!isMs(min) || !isMs(max)) {
+    return `${field} needs min and max in milliseconds from 0 to ${MAX_DELAY_MS}, got min ${describe(min)}, max ${
+      describe(max)
+    }`;
+  }
+  if ((min as number) > (max as number)) return `${field}.min (${min}) must not be greater than max (${max})`;
+}
+
+/**
+ * Checks a string map (headers, query parameters). Numbers and booleans are accepted and
+ * turned into strings, because YAML users write `x-count: 5` and mean the text "5".
+ */
+function checkStringMap(value: unknown, field: string, errors: string[]): Record<string, string> | undefined {
+  if (!isMapping(value)) {
+    errors.push(`${field} must be a mapping of names to strings, got ${describe(value)}`);
+    return undefined;
+  }
+  const out = Object.create(null) as Record<string, string>;
+  for (const [key, item] of Object.entries(value)) {
+    if (typeof item === "string") out[key] = item;
+    else if (typeof item === "number" || typeof item === "boolean") out[key] = String(item);
+    else errors.push(`${field}.${key} must be a string, got ${describe(item)}`);
+  }
+  return out;
+}
+
+/** Checks response headers; names must be HTTP tokens, values free of CR, LF and NUL. */
+export function checkHeaders(value: unknown, field: string, errors: string[]): HeaderMap | undefined {
+  const headers = checkStringMap(value, field, errors);
+  if (!headers) return undefined;
+  for (const [name, item] of Object.entries(headers)) {
+    if (!HEADER_NAME.test(name)) {
+      errors.push(`${field}: '${name}' is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`);
+    } else if (COMPUTED_HEADERS.has(name.toLowerCase())) {
+      errors.push(`${field}.${name} is set by the server itself; remove it`);
+    }
+    if (HEADER_VALUE_FORBIDDEN.test(item)) {
+      errors.push(`${field}.${name} must not contain CR, LF or NUL characters`);
+    }
+  }
+  return headers;
+}
+
+/** Finds the first part of a value JSON cannot carry faithfully; returns where and why. */
+export function checkJsonValue(value: unknown, field: string, depth = 0): string | undefined {
+  if (depth > MAX_BODY_DEPTH) return `${field} is nested deeper than ${MAX_BODY_DEPTH} levels`;
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return undefined;
+    case "number":
+      return Number.isFinite(value) ? undefined : `${field} is ${value}, which JSON cannot hold`;
+    case "object": {
+      if (value === null) return undefined;
+      if (Array.isArray(value)) {
+        for (let i = 0; i < value.length; i++) {
+          if (value[i] === undefined) continue; // JSON.stringify writes null
+          const problem = checkJsonValue(value[i], `${field}[${i}]`, depth + 1);
+          if (problem) return problem;
+        }
+        return undefined;
+      }
+      const proto = Object.getPrototypeOf(value);
+      if (proto !== Object.prototype && proto !== null) {
+        const name = (value as object).constructor?.name ?? "object";
+        return `${field} is a ${name}, which JSON cannot hold as is; convert it (for a Date, use .toISOString())`;
+      }
+      for (const [key, item] of Object.entries(value)) {
+        if (item === undefined) continue; // JSON.stringify leaves the key out
+        const problem = checkJsonValue(item, `${field}.${key}`, depth + 1);
+        if (problem) return problem;
+      }
+      return undefined;
+    }
+    default:
+      return `${field} is ${typeof value === "undefined" ? "undefined" : `a ${typeof value}`}, which JSON cannot hold`;
+  }
+}
+
+/** Validates one response (a plain response or a sequence entry). */
+function checkResponse(raw: Record<string, unknown>, prefix: string, errors: string[]): ResponseSpec {
+  const status = raw.status ?? 200;
+  const statusError = checkStatus(status, `${prefix}status`);
+  if (statusError) errors.push(statusError);
+  const headers = raw.headers === undefined ? undefined : checkHeaders(raw.headers, `${prefix}headers`, errors);
+  const hasBody = Object.hasOwn(raw, "body") && raw.body !== undefined;
+  if (hasBody) {
+    const bodyError = checkJsonValue(raw.body, `${prefix}body`);
+    if (bodyError) errors.push(bodyError);
+    if (NULL_BODY_STATUSES.has(status as number)) {
+      errors.push(`${prefix}status ${status} cannot carry a body; remove ${prefix}body or use another status`);
+    }
+  }
+  let delay: Delay | undefined;
+  if (raw.delay !== undefined) {
+    const delayError = checkDelay(raw.delay, `${prefix}delay`);
+    if (delayError) errors.push(delayError);
+    else delay = raw.delay as Delay;
+  }
+  return { status: status as number, headers, body: raw.body, hasBody, delay };
+}
+
+/** Options for {@link validateStub}. */
+export interface ValidateStubOptions {
+  /** Programmatic stubs may carry a `response_func`; config files cannot. */
+  allowResponseFunc?: boolean;
+}
+
+/**
+ * Validates one raw stub (config-file field names). Returns the stub, or every problem
+ * found, each a message without the `routes[i]: ` place.
+ */
+export function validateStub(
+  raw: unknown,
+  options: ValidateStubOptions = {},
+): { stub?: Stub; errors: string[] } {
+  if (!isMapping(raw)) {
+    return { errors: [`must be a mapping with at least method and path, got ${describe(raw)}`] };
+  }
+  const errors: string[] = [];
+  const known: readonly string[] = options.allowResponseFunc ? [...STUB_FIELDS, "response_func"] : STUB_FIELDS;
+  for (const key of Object.keys(raw)) {
+    if (!known.includes(key)) errors.push(unknownField("field", key, known));
+  }
+
+  const { method, error: methodError } = checkMethod(raw.method);
+  if (methodError) errors.push(methodError);
+
+  let segments: Segment[] = [];
+  let path = "";
+  let query: Record<string, string> | undefined;
+  if (typeof raw.path !== "string") {
+    errors.push(
+      raw.path === undefined
+        ? "path is required, for example /users/{id}"
+        : `path must be a string, got ${describe(raw.path)}`,
+    );
+  } else {
+    const parsed = parsePathTemplate(raw.path);
+    errors.push(...parsed.problems);
+    if (parsed.template) ({ segments, path, query } = parsed.template);
+  }
+
+  if (raw.query_params !== undefined) {
+    const extra = checkStringMap(raw.query_params, "query_params", errors);
+    if (extra) {
+      query ??= Object.create(null) as Record<string, string>;
+      for (const [key, value] of Object.entries(extra)) {
+        if (Object.hasOwn(query, key)) {
+          errors.push(`query parameter '${key}' is set both in path and in query_params; keep one`);
+        } else query[key] = value;
+      }
+      if (Object.keys(query).length === 0) query = undefined;
+    }
+  }
+
+  const captureNames = new Set(segments.flatMap((s) => s.param ? [s.name] : []));
+  for (const [key, value] of Object.entries(query ?? {})) {
+    const name = placeholderName(value);
+    if (name === undefined) continue;
+    if (captureNames.has(name)) {
+      errors.push(`placeholder {${name}} of query parameter '${key}' is already used; rename one`);
+    }
+    captureNames.add(name);
+  }
+
+  const hasPlain = ["status", "headers", "body"].filter((key) => Object.hasOwn(raw, key) && raw[key] !== undefined);
+  const isSequence = raw.sequence !== undefined;
+  const responseFunc = raw.response_func;
+  let responses: ResponseSpec[] = [];
+  let delay: Delay | undefined;
+  if (raw.delay !== undefined) {
+    const delayError = checkDelay(raw.delay);
+    if (delayError) errors.push(delayError);
+    else delay = raw.delay as Delay;
+  }
+
+  if (responseFunc !== undefined) {
+    if (typeof responseFunc !== "function") {
+      errors.push(`response_func must be a function, got ${describe(responseFunc)}`);
+    }
+    if (isSequence) errors.push("use either a response function or sequence, not both");
+    if (hasPlain.length) errors.push(`a response function computes the response; remove ${hasPlain.join(", ")}`);
+  } else if (isSequence) {
+    if (hasPlain.length) {
+      errors.push(`use either sequence or ${hasPlain.join("/")}, not both: move them into the sequence entries`);
+    }
+    if (!Array.isArray(raw.sequence) || raw.sequence.length === 0) {
+      errors.push(
+        `sequence must be a non-empty list of responses ({status, headers, body, delay}), got ${
+          describe(raw.sequence)
+        }`,
+      );
+    } else {
+      raw.sequence.forEach((entry, i) => {
+        const prefix = `sequence[${i}].`;
+        if (!isMapping(entry)) {
+          errors.push(
+            `${prefix.slice(0, -1)} must be a mapping like {status: 200, body: {...}}, got ${describe(entry)}`,
+          );
+          return;
+        }
+        for (const key of Object.keys(entry)) {
+          if (!(ENTRY_FIELDS as readonly string[]).includes(key)) {
+            errors.push(`${prefix.slice(0, -1)}: ${unknownField("field", key, ENTRY_FIELDS)}`);
+          }
+        }
+        const response = checkResponse(entry, prefix, errors);
+        response.delay ??= delay;
+        responses.push(response);
+      });
+    }
+  } else {
+    const response = checkResponse(raw, "", errors);
+    response.delay = delay;
+    responses = [response];
+  }
+
+  let sequenceMode: SequenceMode = "repeat-last";
+  if (raw.sequence_mode !== undefined) {
+    if (!SEQUENCE_MODES.includes(raw.sequence_mode as SequenceMode)) {
+      errors.push(`sequence_mode must be 'repeat-last' or 'cycle', got ${describe(raw.sequence_mode)}`);
+    } else if (!isSequence) {
+      errors.push("sequence_mode only applies to a stub with a sequence; add sequence or remove sequence_mode");
+    } else sequenceMode = raw.sequence_mode as SequenceMode;
+  }
+
+  if (errors.length) return { errors };
+  const stub: Stub = {
+    method: method!,
+    path,
+    responses: responseFunc ? [] : responses,
+    isSequence,
+    sequenceMode,
+  };
+  if (query) stub.query = query;
+  if (responseFunc) {
+    stub.responseFunc = responseFunc as ResponseFunc;
+    stub.delay = delay;
+  }
+  return { stub, errors };
+}
+
+/** The segments of a validated stub's path (its template re-parsed; it is known valid). */
+export function stubSegments(stub: Stub): Segment[] {
+  return parsePathTemplate(stub.path).template!.segments;
+}
+
+/** A request matching `later` always matches `earlier` first (P3.2)? */
+function queryShadows(earlier: Stub, later: Stub): boolean {
+  if (!earlier.query || !later.query) return !earlier.query && !later.query;
+  for (const [key, value] of Object.entries(earlier.query)) {
+    if (!Object.hasOwn(later.query, key)) return false;
+    if (placeholderName(value) === undefined && later.query[key] !== value) return false;
+  }
+  return true;
+}
+
+/**
+ * Warnings for stubs that can never match: an earlier stub of the same method and path
+ * shape matches every request they would (P6 `[WARN]`). Stubs are grouped by shape, so
+ * this stays linear in the number of stubs.
+ */
+export function findShadowedStubs(stubs: readonly Stub[], places: readonly string[]): Problem[] {
+  const groups = new Map<string, number[]>();
+  const problems: Problem[] = [];
+  stubs.forEach((stub, i) => {
+    const shape = stub.method + " /" + stubSegments(stub).map((s) => s.param ? "\u0000" : s.value).join("/");
+    const group = groups.get(shape);
+    if (!group) {
+      groups.set(shape, [i]);
+      return;
+    }
+    for (const j of group) {
+      if (!queryShadows(stubs[j], stub)) continue;
+      const same = stubLabel(stubs[j]) === stubLabel(stub);
+      problems.push({
+        level: "warn",
+        place: places[i],
+        message: same
+          ? `duplicate of ${places[j]} (${stubLabel(stub)}); it can never match`
+          : `shadowed by ${places[j]} (${
+            stubLabel(stubs[j])
+          }), which matches every request it would; it can never match`,
+      });
+      break;
+    }
+    group.push(i);
+  });
+  return problems;
+}
+
+/** A validated config file. */
+export interface Config {
+  routes: Stub[];
+  port?: number;
+}
+
+const CONFIG_FIELDS = ["routes", "port"] as const;
+
+/**
+ * Validates a parsed config document (`{routes: [...], port?}`). Returns the config when
+ * there is no error; `problems` holds every error and warning in file order.
+ */
+export function validateConfig(raw: unknown): { config?: Config; problems: Problem[] } {
+  const problems: Problem[] = [];
+  if (!isMapping(raw)) {
+    problems.push({ level: "error", message: `the config must be a mapping with a routes list, got ${describe(raw)}` });
+    return { problems };
+  }
+  for (const key of Object.keys(raw)) {
+    if (!(CONFIG_FIELDS as readonly string[]).includes(key)) {
+      problems.push({ level: "error", message: unknownField("top-level key", key, CONFIG_FIELDS) });
+    }
+  }
+  let port: number | undefined;
+  if (raw.port !== undefined) {
+    if (typeof raw.port !== "number" || !Number.isInteger(raw.port) || raw.port < 0 || raw.port > 65535) {
+      problems.push({
+        level: "error",
+        place: "port",
+        message: `must be an integer from 0 to 65535, got ${describe(raw.port)}`,
+      });
+    } else port = raw.port;
+  }
+  if (!Array.isArray(raw.routes)) {
+    problems.push({
+      level: "error",
+      message: raw.routes === undefined
+        ? "routes is required: a list of stubs, each with method and path"
+        : `routes must be a list of stubs, got ${describe(raw.routes)}`,
+    });
+    return { problems };
+  }
+  const routes: Stub[] = [];
+  raw.routes.forEach((item, i) => {
+    const { stub, errors } = validateStub(item);
+    for (const message of errors) problems.push({ level: "error", place: `routes[${i}]`, message });
+    if (stub) routes.push(stub);
+  });
+  if (problems.some((p) => p.level === "error")) return { problems };
+  problems.push(...findShadowedStubs(routes, routes.map((_, i) => `routes[${i}]`)));
+  return { config: { routes, port }, problems };
+}
