@@ -1,0 +1,520 @@
+/**
+ * Behaviour over real HTTP, one test (at least) per rule of P2–P5 and P7, run against
+ * both runtime adapters.
+ */
+import assert from "node:assert/strict";
+import { del, get, head, options, patch, post, put, route, stubServer } from "../mod.ts";
+import { send, serverTest } from "./_http.ts";
+import { validateConfig } from "../src/validate.ts";
+
+// ---------------------------------------------------------------- P2: stub fields
+
+serverTest("P2 status defaults to 200 and a body is JSON with application/json", async (server) => {
+  server.routes(get("/a").body({ ok: true }));
+  const answer = await send(server, "GET", "/a");
+  assert.equal(answer.status, 200);
+  assert.equal(answer.headers.get("content-type"), "application/json");
+  assert.equal(answer.text, '{"ok":true}');
+});
+
+serverTest("P2 explicit status and no body gives an empty body without content-type", async (server) => {
+  server.routes(del("/a").status(204), post("/b").status(202));
+  const deleted = await send(server, "DELETE", "/a");
+  assert.equal(deleted.status, 204);
+  assert.equal(deleted.text, "");
+  const accepted = await send(server, "POST", "/b");
+  assert.equal(accepted.status, 202);
+  assert.equal(accepted.text, "");
+  assert.equal(accepted.headers.get("content-type"), null);
+});
+
+serverTest("P2 every JSON value is a body: string, number, null, array", async (server) => {
+  server.routes(
+    get("/s").body("hello"),
+    get("/n").body(42),
+    get("/null").body(null),
+    get("/list").body([1, "two", { three: 3 }]),
+  );
+  assert.equal((await send(server, "GET", "/s")).text, '"hello"');
+  assert.equal((await send(server, "GET", "/n")).text, "42");
+  assert.equal((await send(server, "GET", "/null")).text, "null");
+  assert.equal((await send(server, "GET", "/list")).text, '[1,"two",{"three":3}]');
+});
+
+serverTest("P2 response headers are sent; a content-type header replaces the JSON default", async (server) => {
+  server.routes(
+    get("/h").headers({ "x-one": "1", "X-Two": "2" }).body({}),
+    get("/vendor").header("content-type", "application/vnd.api+json").body({ a: 1 }),
+  );
+  const answer = await send(server, "GET", "/h");
+  assert.equal(answer.headers.get("x-one"), "1");
+  assert.equal(answer.headers.get("x-two"), "2");
+  const vendor = await send(server, "GET", "/vendor");
+  assert.equal(vendor.headers.get("content-type"), "application/vnd.api+json");
+  assert.equal(vendor.text, '{"a":1}');
+});
+
+serverTest("P8.4 a string body under a non-JSON content-type is sent as is", async (server) => {
+  server.routes(
+    get("/text/{name}").header("content-type", "text/plain").body("hello {name}"),
+    get("/json-string").header("content-type", "application/json; charset=utf-8").body("raw"),
+  );
+  const text = await send(server, "GET", "/text/ada");
+  assert.equal(text.text, "hello ada");
+  assert.equal(text.headers.get("content-type"), "text/plain");
+  assert.equal((await send(server, "GET", "/json-string")).text, '"raw"');
+});
+
+serverTest("P2 fixed delay waits before answering", async (server) => {
+  server.routes(get("/slow").delay(150).body({}));
+  const start = performance.now();
+  const answer = await send(server, "GET", "/slow");
+  const elapsed = performance.now() - start;
+  assert.equal(answer.status, 200);
+  assert.ok(elapsed >= 140, `answered after ${elapsed} ms, expected at least 150`);
+});
+
+serverTest("P2 delay {min, max} draws a wait inside the range", async (server) => {
+  server.routes(get("/range").delay(80, 120).body({}));
+  const start = performance.now();
+  await send(server, "GET", "/range");
+  const elapsed = performance.now() - start;
+  assert.ok(elapsed >= 75, `answered after ${elapsed} ms, expected at least 80`);
+});
+
+serverTest("P2 sequence answers the n-th request with the n-th entry, then repeats the last", async (server) => {
+  server.routes(get("/flaky").sequence({ status: 503 }, { status: 500, body: { try: 2 } }, { body: { ok: true } }));
+  const statuses = [];
+  for (let i = 0; i < 5; i++) statuses.push((await send(server, "GET", "/flaky")).status);
+  assert.deepEqual(statuses, [503, 500, 200, 200, 200]);
+});
+
+serverTest("P2 sequence_mode cycle starts over after the last entry", async (server) => {
+  server.routes(get("/c").sequence({ status: 201 }, { status: 202 }).sequenceMode("cycle"));
+  const statuses = [];
+  for (let i = 0; i < 5; i++) statuses.push((await send(server, "GET", "/c")).status);
+  assert.deepEqual(statuses, [201, 202, 201, 202, 201]);
+});
+
+serverTest("P8.7 a top-level delay applies to sequence entries without their own", async (server) => {
+  const { config } = validateConfig({
+    routes: [{ method: "GET", path: "/s", delay: 120, sequence: [{ status: 200 }, { status: 201, delay: 0 }] }],
+  });
+  server.routes(...config!.routes);
+  let start = performance.now();
+  assert.equal((await send(server, "GET", "/s")).status, 200);
+  assert.ok(performance.now() - start >= 110);
+  start = performance.now();
+  assert.equal((await send(server, "GET", "/s")).status, 201);
+  assert.ok(performance.now() - start < 100);
+});
+
+serverTest("P2 methods are stored upper-case and each builder sets its method", async (server) => {
+  server.routes(
+    route("get", "/m").body("get"),
+    post("/m").body("post"),
+    put("/m").body("put"),
+    patch("/m").body("patch"),
+    del("/m").body("delete"),
+    options("/m").body("options"),
+  );
+  for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]) {
+    assert.equal((await send(server, method, "/m")).json, method.toLowerCase());
+  }
+});
+
+// ---------------------------------------------------------------- P3: matching
+
+serverTest("P3.1 a placeholder matches exactly one non-empty segment", async (server) => {
+  server.routes(get("/users/{id}").body({ id: "{id}" }));
+  assert.deepEqual((await send(server, "GET", "/users/42")).json, { id: "42" });
+  assert.equal((await send(server, "GET", "/users/42/extra")).status, 404);
+  assert.equal((await send(server, "GET", "/users//")).status, 404);
+  assert.equal((await send(server, "GET", "/users")).status, 404);
+});
+
+serverTest("P3.1 segments are compared percent-decoded, in stubs and requests (P8.9)", async (server) => {
+  server.routes(get("/files/a%20b").body("space"), get("/caf\u00e9/{x}").body({ x: "{x}" }));
+  assert.equal((await send(server, "GET", "/files/a%20b")).json, "space");
+  assert.deepEqual((await send(server, "GET", "/caf%C3%A9/%2F%20")).json, { x: "/ " });
+});
+
+serverTest("P3.1 a trailing slash is significant", async (server) => {
+  server.routes(get("/a").body("no slash"), get("/b/").body("slash"));
+  assert.equal((await send(server, "GET", "/a")).status, 200);
+  assert.equal((await send(server, "GET", "/a/")).status, 404);
+  assert.equal((await send(server, "GET", "/b/")).status, 200);
+  assert.equal((await send(server, "GET", "/b")).status, 404);
+});
+
+serverTest("P3.2 a static segment beats a placeholder whatever the declaration order", async (server) => {
+  server.routes(get("/users/{id}").body("placeholder"), get("/users/me").body("static"));
+  assert.equal((await send(server, "GET", "/users/me")).json, "static");
+  assert.equal((await send(server, "GET", "/users/you")).json, "placeholder");
+});
+
+serverTest("P3.2 a stub with required query beats one without; otherwise first declared wins", async (server) => {
+  server.routes(
+    get("/search").body("any"),
+    get("/search?sort=asc").body("sorted"),
+    get("/dup").body("first"),
+    get("/dup").body("second"),
+  );
+  assert.equal((await send(server, "GET", "/search?sort=asc")).json, "sorted");
+  assert.equal((await send(server, "GET", "/search?sort=desc")).json, "any");
+  assert.equal((await send(server, "GET", "/dup")).json, "first");
+});
+
+serverTest("P3.2 the static branch falls back to the placeholder branch when it dead-ends", async (server) => {
+  server.routes(get("/a/static/x").body("deep static"), get("/a/{p}/y").body({ p: "{p}" }));
+  assert.deepEqual((await send(server, "GET", "/a/static/y")).json, { p: "static" });
+});
+
+serverTest("P3.3 placeholders fill strings in body and headers; keys and unknown names stay", async (server) => {
+  server.routes(
+    get("/orgs/{org}/users/{id}")
+      .header("x-user", "{org}:{id}")
+      .body({ "{id}": "{id}", nested: [{ who: "user {id} of {org}" }, "{unknown}"], n: 1 }),
+  );
+  const answer = await send(server, "GET", "/orgs/acme/users/7");
+  assert.equal(answer.headers.get("x-user"), "acme:7");
+  assert.deepEqual(answer.json, { "{id}": "7", nested: [{ who: "user 7 of acme" }, "{unknown}"], n: 1 });
+});
+
+serverTest("P3.3 captured values are JSON-escaped and substituted as strings", async (server) => {
+  server.routes(get("/echo/{v}").body({ v: "{v}", n: "{v}" }));
+  const answer = await send(server, "GET", "/echo/" + encodeURIComponent('a"b\\c\n{v}'));
+  assert.deepEqual(answer.json, { v: 'a"b\\c\n{v}', n: 'a"b\\c\n{v}' });
+  assert.deepEqual((await send(server, "GET", "/echo/12")).json, { v: "12", n: "12" });
+});
+
+serverTest("P3.4 ?q={term} requires q and captures its value", async (server) => {
+  server.routes(get("/search?q={term}").body({ term: "{term}" }));
+  assert.deepEqual((await send(server, "GET", "/search?q=red%20shoes&page=2")).json, { term: "red shoes" });
+  assert.equal((await send(server, "GET", "/search?page=2")).status, 404);
+});
+
+serverTest("P3.4 query_params: a literal requires that exact value, extra parameters allowed", async (server) => {
+  server.routes(get("/list").queryParams({ sort: "asc" }).body("asc"));
+  assert.equal((await send(server, "GET", "/list?sort=asc&x=1")).json, "asc");
+  assert.equal((await send(server, "GET", "/list?sort=desc")).status, 404);
+});
+
+serverTest("P3.4 a stub with no query part matches any query string", async (server) => {
+  server.routes(get("/any").body("yes"));
+  assert.equal((await send(server, "GET", "/any?a=1&b=2")).json, "yes");
+});
+
+serverTest("P3.5 HEAD without a HEAD stub is answered by the GET stub, without body, as its hit", async (server) => {
+  server.routes(get("/doc").header("x-doc", "1").body({ big: "body" }), head("/own").header("x-own", "1"));
+  const answer = await send(server, "HEAD", "/doc");
+  assert.equal(answer.status, 200);
+  assert.equal(answer.text, "");
+  assert.equal(answer.headers.get("x-doc"), "1");
+  assert.equal((await send(server, "HEAD", "/own")).headers.get("x-own"), "1");
+  const report = await server.report();
+  assert.equal(report.stubs[0].hit_count, 1);
+  assert.equal(report.summary.unmatched_requests, 0);
+});
+
+// ---------------------------------------------------------------- P4: endpoints
+
+serverTest("P4 GET /__stubtool__/health answers 200 {status: ok}", async (server) => {
+  const answer = await send(server, "GET", "/__stubtool__/health");
+  assert.equal(answer.status, 200);
+  assert.equal(answer.text, '{"status":"ok"}');
+});
+
+serverTest("P4 the report has exactly the seed's keys, stubs in declaration order", async (server) => {
+  server.routes(get("/b").body(1), get("/a?x={x}").body(2), post("/c").status(201));
+  await send(server, "GET", "/a?x=1");
+  await send(server, "GET", "/a?x=2");
+  await send(server, "GET", "/nothing?z=9");
+  await send(server, "PUT", "/nothing");
+  const answer = await send(server, "GET", "/__stubtool__/report");
+  const report = answer.json;
+  assert.deepEqual(Object.keys(report), ["summary", "stubs", "unused_stubs", "unmatched_requests"]);
+  assert.deepEqual(report.summary, { total_stubs: 3, matched_stubs: 1, unmatched_requests: 2 });
+  assert.deepEqual(report.stubs, [
+    { method: "GET", path: "/b", hit_count: 0 },
+    { method: "GET", path: "/a", hit_count: 2, query_params: { x: "{x}" } },
+    { method: "POST", path: "/c", hit_count: 0 },
+  ]);
+  assert.deepEqual(report.unused_stubs, [{ method: "GET", path: "/b" }, { method: "POST", path: "/c" }]);
+  const [first, second] = report.unmatched_requests;
+  assert.deepEqual(Object.keys(first), ["method", "path", "query", "timestamp"]);
+  assert.deepEqual({ ...first, timestamp: 0 }, { method: "GET", path: "/nothing", query: "z=9", timestamp: 0 });
+  assert.deepEqual(Object.keys(second), ["method", "path", "timestamp"]);
+  assert.match(first.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  assert.ok(first.timestamp <= second.timestamp);
+});
+
+serverTest("P4 the unmatched list keeps the newest N, the total stays exact", async (server) => {
+  for (let i = 0; i < 7; i++) await send(server, "GET", `/miss/${i}`);
+  const report = await server.report();
+  assert.equal(report.summary.unmatched_requests, 7);
+  assert.deepEqual(report.unmatched_requests.map((u) => u.path), ["/miss/4", "/miss/5", "/miss/6"]);
+}, { maxUnmatched: 3 });
+
+serverTest("P4 POST /__stubtool__/reset zeroes hits, clears unmatched, restarts sequences", async (server) => {
+  server.routes(get("/seq").sequence({ status: 201 }, { status: 202 }));
+  await send(server, "GET", "/seq");
+  await send(server, "GET", "/missing");
+  const reset = await send(server, "POST", "/__stubtool__/reset");
+  assert.equal(reset.status, 204);
+  const report = await server.report();
+  assert.deepEqual(report.summary, { total_stubs: 1, matched_stubs: 0, unmatched_requests: 0 });
+  assert.deepEqual(report.unmatched_requests, []);
+  assert.equal((await send(server, "GET", "/seq")).status, 201);
+});
+
+serverTest("P4 reserved endpoints are never counted; unknown ones are a 404 JSON error", async (server) => {
+  server.routes(get("/{a}/{b}").body("catch-all"));
+  assert.equal((await send(server, "GET", "/__stubtool__/health")).status, 200);
+  const unknown = await send(server, "GET", "/__stubtool__/nope");
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.json.error, "unknown stubtool endpoint '/__stubtool__/nope'");
+  const wrongMethod = await send(server, "GET", "/__stubtool__/reset");
+  assert.equal(wrongMethod.status, 405);
+  assert.equal(wrongMethod.headers.get("allow"), "POST");
+  assert.equal(wrongMethod.json.error, "/__stubtool__/reset accepts POST, not GET");
+  const report = await server.report();
+  assert.equal(report.stubs[0].hit_count, 0);
+  assert.equal(report.summary.unmatched_requests, 0);
+});
+
+serverTest("P4 no match: 404 JSON with method, path, query and up to 3 closest stubs", async (server) => {
+  server.routes(
+    post("/users/{id}").status(200),
+    get("/users/{id}/orders").body([]),
+    get("/search?q={term}").body([]),
+    get("/items/").body([]),
+  );
+  const method = await send(server, "GET", "/users/1");
+  assert.equal(method.status, 404);
+  assert.deepEqual(method.json, {
+    error: "no stub matched",
+    method: "GET",
+    path: "/users/1",
+    closest: [{ method: "POST", path: "/users/{id}", reason: "method differs (stub is POST)" }],
+  });
+  const segment = await send(server, "GET", "/users/1/invoices");
+  assert.deepEqual(segment.json.closest, [{ method: "GET", path: "/users/{id}/orders", reason: "segment 3 differs" }]);
+  const query = await send(server, "GET", "/search?page=1");
+  assert.equal(query.json.query, "page=1");
+  assert.deepEqual(query.json.closest, [{ method: "GET", path: "/search", reason: "missing query parameter 'q'" }]);
+  const slash = await send(server, "GET", "/items");
+  assert.deepEqual(slash.json.closest, [{ method: "GET", path: "/items/", reason: "trailing slash" }]);
+  const nothing = await send(server, "GET", "/completely/different/thing/here");
+  assert.deepEqual(nothing.json.closest, []);
+});
+
+// Node's HTTP parser rejects methods it does not know (400) before any handler runs, so
+// this rule holds on the Deno adapter only; see README "Choices".
+Deno.test("[deno] P8.8 a method no stub can have is an ordinary unmatched request", async () => {
+  await using server = await stubServer(0, { adapter: "deno" });
+  server.routes(get("/pot").body("coffee"));
+  const answer = await send(server, "BREW", "/pot");
+  assert.equal(answer.status, 404);
+  assert.deepEqual(answer.json.closest, [{ method: "GET", path: "/pot", reason: "method differs (stub is GET)" }]);
+  const report = await server.report();
+  assert.equal(report.unmatched_requests[0].method, "BREW");
+});
+
+serverTest("P4 a request body over the limit gets 413 JSON", async (server) => {
+  server.routes(post("/upload").status(201), post("/fn").responseFunc(() => [200, "read"]));
+  const big = new Uint8Array(2048);
+  const plain = await send(server, "POST", "/upload", { body: big });
+  assert.equal(plain.status, 413);
+  assert.equal(plain.json.error, "request body is larger than 1024 bytes (--max-body)");
+  assert.equal((await send(server, "POST", "/fn", { body: big })).status, 413);
+  assert.equal((await send(server, "POST", "/fn", { body: new Uint8Array(1024) })).status, 200);
+}, { maxBody: 1024 });
+
+// ---------------------------------------------------------------- P5: programmatic API
+
+Deno.test("P5 stubServer(0) binds an OS-assigned loopback port and url matches it", async () => {
+  await using server = await stubServer(0);
+  assert.ok(server.getPort() > 0);
+  assert.equal(server.port, server.getPort());
+  assert.equal(server.url, `http://127.0.0.1:${server.getPort()}`);
+});
+
+serverTest("P5 responseFunc receives payload, lower-cased headers, params and query lists", async (server) => {
+  server.routes(
+    post("/users/{id}/notes/{note}").responseFunc(({ payload, headers, params, queryParams }) => [
+      201,
+      { payload, auth: headers.authorization, params, queryParams },
+    ]),
+  );
+  const answer = await send(server, "POST", "/users/7/notes/n1?tag=a&tag=b&one=1", {
+    body: JSON.stringify({ text: "hi" }),
+    headers: { Authorization: "Bearer x", "content-type": "application/json" },
+  });
+  assert.equal(answer.status, 201);
+  assert.deepEqual(answer.json, {
+    payload: { text: "hi" },
+    auth: "Bearer x",
+    params: { id: "7", note: "n1" },
+    queryParams: { tag: ["a", "b"], one: ["1"] },
+  });
+});
+
+serverTest("P5 responseFunc payload is null without a body or with a non-JSON body", async (server) => {
+  server.routes(post("/p").responseFunc(({ payload }) => [200, { payload }]));
+  assert.deepEqual((await send(server, "POST", "/p")).json, { payload: null });
+  assert.deepEqual((await send(server, "POST", "/p", { body: "{not json" })).json, { payload: null });
+});
+
+serverTest("P5 responseFunc may be async, set headers, and combine with delay", async (server) => {
+  server.routes(
+    get("/async").delay(100).responseFunc(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      return [418, { teapot: true }, { "x-kind": "async" }];
+    }),
+    get("/text").responseFunc(() => [200, "plain", { "content-type": "text/plain" }]),
+  );
+  const start = performance.now();
+  const answer = await send(server, "GET", "/async");
+  assert.ok(performance.now() - start >= 100);
+  assert.equal(answer.status, 418);
+  assert.equal(answer.headers.get("x-kind"), "async");
+  assert.equal(answer.headers.get("content-type"), "application/json");
+  assert.deepEqual(answer.json, { teapot: true });
+  assert.equal((await send(server, "GET", "/text")).text, "plain");
+});
+
+serverTest("P5 routes() may be called after requests; new stubs answer the next request", async (server) => {
+  assert.equal((await send(server, "GET", "/late")).status, 404);
+  server.routes(get("/late").body("here"));
+  assert.equal((await send(server, "GET", "/late")).json, "here");
+});
+
+serverTest("P5 report() and reset() work in-process", async (server) => {
+  server.routes(get("/r").body(1));
+  await send(server, "GET", "/r");
+  assert.equal((await server.report()).stubs[0].hit_count, 1);
+  await server.reset();
+  assert.equal((await server.report()).stubs[0].hit_count, 0);
+});
+
+Deno.test("P5 several servers in one process keep separate state", async () => {
+  await using one = await stubServer(0);
+  await using two = await stubServer(0);
+  one.routes(get("/x").body("one"));
+  two.routes(get("/x").body("two"));
+  assert.equal((await send(one, "GET", "/x")).json, "one");
+  assert.equal((await send(two, "GET", "/x")).json, "two");
+  await send(two, "GET", "/x");
+  assert.equal((await one.report()).stubs[0].hit_count, 1);
+  assert.equal((await two.report()).stubs[0].hit_count, 2);
+});
+
+Deno.test("P5 shutdown() frees the port and `await using` disposes the server", async () => {
+  let port = 0;
+  {
+    await using server = await stubServer(0);
+    port = server.getPort();
+  }
+  await using again = await stubServer(port);
+  assert.equal(again.getPort(), port);
+  await again.shutdown();
+  await again.shutdown(); // a second call is harmless
+});
+
+Deno.test("P5 a builder misuse leaves the server unchanged", async () => {
+  await using server = await stubServer(0);
+  assert.throws(
+    () => server.routes(get("/ok").body(1), get("/seq").sequence({ status: 200 }).body(1)),
+    /use either sequence or body, not both/,
+  );
+  assert.equal((await server.report()).summary.total_stubs, 0);
+});
+
+// ---------------------------------------------------------------- P7: faults
+
+serverTest("P7 a responseFunc that throws gets 500 JSON naming the stub; the hit counts", async (server) => {
+  server.routes(
+    get("/boom/{id}").responseFunc(() => {
+      throw new Error("kaput");
+    }),
+    get("/reject").responseFunc(() => Promise.reject(new Error("async kaput"))),
+  );
+  const answer = await send(server, "GET", "/boom/1");
+  assert.equal(answer.status, 500);
+  assert.deepEqual(answer.json, { error: "response function threw: kaput", stub: "GET /boom/{id}" });
+  assert.equal((await send(server, "GET", "/reject")).json.error, "response function threw: async kaput");
+  assert.equal((await server.report()).stubs[0].hit_count, 1);
+});
+
+serverTest("P7 garbage from a responseFunc gets 500 JSON, each for that request only", async (server) => {
+  const results: unknown[] = [
+    "nope",
+    [200],
+    [99, {}],
+    [200, {}, { "x-bad": "a\r\nb" }],
+    [204, { body: "not allowed" }],
+    [200, { n: 1n }],
+  ];
+  let call = 0;
+  server.routes(get("/garbage").responseFunc(() => results[call++] as never), get("/fine").body("fine"));
+  const errors = [];
+  for (let i = 0; i < results.length; i++) {
+    const answer = await send(server, "GET", "/garbage");
+    assert.equal(answer.status, 500);
+    assert.equal(answer.json.stub, "GET /garbage");
+    errors.push(answer.json.error);
+  }
+  assert.deepEqual(errors, [
+    'response function must return [status, body] or [status, body, headers], got "nope"',
+    "response function must return [status, body] or [status, body, headers], got a list",
+    "response function returned an invalid status: status must be an integer from 100 to 599, got 99",
+    "response function returned invalid headers: headers.x-bad must not contain CR, LF or NUL characters",
+    "response function returned a body with status 204, which cannot carry one",
+    "response function returned a body that is not JSON-serializable: Do not know how to serialize a BigInt",
+  ]);
+  assert.equal((await send(server, "GET", "/fine")).json, "fine");
+});
+
+serverTest("P7 a responseFunc that never answers gets 504 after the handler timeout", async (server) => {
+  server.routes(get("/hang").responseFunc(() => new Promise(() => {})));
+  const start = performance.now();
+  const answer = await send(server, "GET", "/hang");
+  assert.equal(answer.status, 504);
+  assert.deepEqual(answer.json, {
+    error: "response function did not answer within 150 ms (--handler-timeout)",
+    stub: "GET /hang",
+  });
+  assert.ok(performance.now() - start >= 140);
+}, { handlerTimeout: 150 });
+
+serverTest("P7 a captured value with CR/LF cannot split a header: 500 for that request", async (server) => {
+  server.routes(get("/h/{v}").header("x-v", "{v}").body("ok"));
+  const bad = await send(server, "GET", "/h/a%0D%0Aset-cookie:%20x=1");
+  assert.equal(bad.status, 500);
+  assert.deepEqual(bad.json, {
+    error: "header 'x-v' would contain CR, LF or NUL after substitution",
+    stub: "GET /h/{v}",
+  });
+  assert.equal(bad.headers.get("set-cookie"), null);
+  assert.equal((await send(server, "GET", "/h/fine")).headers.get("x-v"), "fine");
+});
+
+serverTest("P7 config keys like __proto__ are plain data in bodies", async (server) => {
+  const { config } = validateConfig(
+    JSON.parse('{"routes":[{"method":"GET","path":"/p","body":{"__proto__":{"x":1}}}]}'),
+  );
+  server.routes(...config!.routes);
+  assert.equal((await send(server, "GET", "/p")).text, '{"__proto__":{"x":1}}');
+  assert.equal(({} as Record<string, unknown>).x, undefined);
+});
+
+serverTest("P7 shutdown lets in-flight delayed responses finish", async (server) => {
+  server.routes(get("/slow").delay(200).body("done"));
+  const inFlight = send(server, "GET", "/slow");
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await server.shutdown();
+  const answer = await inFlight;
+  assert.equal(answer.status, 200);
+  assert.equal(answer.json, "done");
+});
