@@ -1,0 +1,418 @@
+/**
+ * The benchmark: stubtool against a bare `Deno.serve` (and a bare `node:http`) measured in
+ * the same run, over loopback with wrk.
+ *
+ *   npm run bench                     # 3 rounds, 4 s per measurement, medians
+ *   npm run bench -- --smoke          # 1 round, 1 s: checks the harness, not the numbers
+ *   npm run bench -- --rounds 1 --duration 8 --connections 32
+ *   npm run bench -- --only "deno-bare,stubtool 20"
+ *
+ * Every server is checked for the right answer before it is loaded; the table gives
+ * req/s, p50, p99, errors, RSS after the run and startup time, each as a ratio to the
+ * baseline of the same round; ratios are medians over rounds.
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { makeConfig, s1Body } from "./scenarios.ts";
+
+const { values: flags } = parseArgs({
+  options: {
+    rounds: { type: "string", default: "3" },
+    duration: { type: "string", default: "4" },
+    warmup: { type: "string", default: "1" },
+    connections: { type: "string", default: "32" },
+    smoke: { type: "boolean", default: false },
+    port: { type: "string", default: "18181" },
+    only: { type: "string" },
+  },
+});
+const SMOKE = flags.smoke;
+const ROUNDS = SMOKE ? 1 : Number(flags.rounds);
+const DURATION = SMOKE ? 1 : Number(flags.duration);
+const WARMUP = SMOKE ? 0 : Number(flags.warmup);
+const CONNECTIONS = Number(flags.connections);
+const PORT = Number(flags.port);
+const ROOT = new URL("..", import.meta.url).pathname;
+const DENO = Deno.execPath();
+
+// ------------------------------------------------------------------ scenarios and servers
+
+interface Scenario {
+  id: string;
+  label: string;
+  method: "GET" | "POST";
+  path: string;
+  body?: string;
+  /** Checks one answer before the load; returns what is wrong, or undefined. */
+  check: (status: number, body: string) => string | undefined;
+}
+
+const expectJson = (status: number, expected: unknown) => (got: number, body: string) => {
+  if (got !== status) return `status ${got}, expected ${status}`;
+  return JSON.stringify(JSON.parse(body)) === JSON.stringify(expected) ? undefined : `body ${body.slice(0, 200)}`;
+};
+
+const S1: Scenario = {
+  id: "S1",
+  label: "GET /users/{id}",
+  method: "GET",
+  path: "/users/42",
+  check: expectJson(200, JSON.parse(s1Body("42"))),
+};
+const S2: Scenario = {
+  id: "S2",
+  label: "static route",
+  method: "GET",
+  path: "/r/17",
+  check: expectJson(200, { n: 17 }),
+};
+const S3: Scenario = {
+  id: "S3",
+  label: "unmatched (404)",
+  method: "GET",
+  path: "/r/17/x",
+  check: (status, body) =>
+    status === 404 && JSON.parse(body).closest?.length > 0 ? undefined : `status ${status}, body ${body.slice(0, 200)}`,
+};
+const ECHO = '{"order":{"id":"o-1","items":[{"sku":"a","qty":2}],"note":"bench"}}';
+const S4: Scenario = {
+  id: "S4",
+  label: "POST responseFunc echo",
+  method: "POST",
+  path: "/echo",
+  body: ECHO,
+  check: expectJson(200, JSON.parse(ECHO)),
+};
+const S5: Scenario = {
+  id: "S5",
+  label: "GET report",
+  method: "GET",
+  path: "/__stubtool__/report",
+  check: (status, body) =>
+    status === 200 && JSON.parse(body).summary.total_stubs === 10_000 ? undefined : `status ${status}`,
+};
+
+interface Server {
+  name: string;
+  /** Command; `{port}` and `{config}` are replaced. */
+  cmd: string[];
+  config?: number;
+  readyPath: string;
+  scenarios: Scenario[];
+}
+
+const SERVERS: Server[] = [
+  {
+    name: "deno-bare",
+    cmd: [DENO, "run", "-A", "bench/servers/deno_bare.ts", "{port}"],
+    readyPath: "/users/1",
+    scenarios: [S1],
+  },
+  {
+    name: "stubtool 20",
+    cmd: [DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--port", "{port}", "--config", "{config}"],
+    config: 20,
+    readyPath: "/__stubtool__/health",
+    scenarios: [S1, S2, S3],
+  },
+  {
+    name: "stubtool 10k",
+    cmd: [DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--port", "{port}", "--config", "{config}"],
+    config: 10_000,
+    readyPath: "/__stubtool__/health",
+    scenarios: [S1, S2, S3, S5],
+  },
+  {
+    name: "stubtool api",
+    cmd: [DENO, "run", "-A", "bench/servers/stubtool_api.ts", "{port}", "{config}"],
+    config: 20,
+    readyPath: "/__stubtool__/health",
+    scenarios: [S1, S4],
+  },
+  {
+    name: "node-bare",
+    cmd: ["node", "bench/servers/node_bare.mjs", "{port}"],
+    readyPath: "/users/1",
+    scenarios: [S1],
+  },
+  {
+    name: "stubtool node",
+    cmd: ["node", "bench/servers/stubtool_node.mjs", "{port}", "{config}"],
+    config: 20,
+    readyPath: "/__stubtool__/health",
+    scenarios: [S1, S4],
+  },
+];
+
+// ------------------------------------------------------------------ measuring
+
+interface Measure {
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  rssMb: number;
+}
+
+function toMs(value: string): number {
+  const match = /^([\d.]+)(us|ms|s)$/.exec(value.trim());
+  if (!match) return NaN;
+  const n = Number(match[1]);
+  return match[2] === "us" ? n / 1000 : match[2] === "s" ? n * 1000 : n;
+}
+
+/** Runs wrk and parses its --latency output. */
+async function wrk(scenario: Scenario, seconds: number, scriptDir: string): Promise<Omit<Measure, "rssMb">> {
+  const args = [
+    "-t1",
+    `-c${CONNECTIONS}`,
+    `-d${seconds}s`,
+    "--latency",
+    "--timeout",
+    "5s",
+  ];
+  if (scenario.method === "POST") {
+    const script = `${scriptDir}/${scenario.id}.lua`;
+    await Deno.writeTextFile(
+      script,
+      `wrk.method = "POST"\nwrk.body = ${
+        JSON.stringify(scenario.body)
+      }\nwrk.headers["Content-Type"] = "application/json"\n`,
+    );
+    args.push("-s", script);
+  }
+  args.push(`http://127.0.0.1:${PORT}${scenario.path}`);
+  const out = await new Deno.Command("timeout", { args: [String(seconds + 15), "wrk", ...args], stdout: "piped" })
+    .output();
+  const text = new TextDecoder().decode(out.stdout);
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]);
+  const p50 = toMs(/ 50%\s+(\S+)/.exec(text)?.[1] ?? "");
+  const p99 = toMs(/ 99%\s+(\S+)/.exec(text)?.[1] ?? "");
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  const socketErrors = socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
+  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0);
+  const expectedNon2xx = scenario.id === "S3";
+  if (!Number.isFinite(rps)) throw new Error(`wrk printed no result for ${scenario.id}:\n${text}`);
+  return { rps, p50, p99, errors: socketErrors + (expectedNon2xx ? 0 : non2xx) };
+}
+
+function rssMb(pid: number): number {
+  try {
+    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
+  } catch {
+    return NaN;
+  }
+}
+
+async function request(scenario: Scenario): Promise<[number, string]> {
+  const response = await fetch(`http://127.0.0.1:${PORT}${scenario.path}`, {
+    method: scenario.method,
+    body: scenario.body,
+    headers: scenario.body ? { "content-type": "application/json" } : {},
+  });
+  return [response.status, await response.text()];
+}
+
+/** Starts a server and returns it with the time from spawn to its first 200 on readyPath. */
+async function start(server: Server, configs: Map<number, string>) {
+  const cmd = server.cmd.map((part) =>
+    part.replace("{port}", String(PORT)).replace("{config}", configs.get(server.config ?? 0) ?? "")
+  );
+  const started = performance.now();
+  const child = new Deno.Command(cmd[0], { args: cmd.slice(1), cwd: ROOT, stdout: "null", stderr: "piped" }).spawn();
+  const deadline = started + 30_000;
+  for (;;) {
+    try {
+      const response = await fetch(`http://127.0.0.1:${PORT}${server.readyPath}`);
+      await response.body?.cancel();
+      if (response.status === 200) break;
+    } catch { /* not listening yet */ }
+    if (performance.now() > deadline) {
+      child.kill();
+      const { stderr } = await child.output();
+      throw new Error(`${server.name} did not get ready in 30 s: ${new TextDecoder().decode(stderr).slice(0, 500)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+  return { child, startupMs: performance.now() - started };
+}
+
+async function stop(child: Deno.ChildProcess): Promise<void> {
+  try {
+    child.kill("SIGTERM");
+  } catch { /* already gone */ }
+  const timer = setTimeout(() => {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* gone */ }
+  }, 3000);
+  await child.output().catch(() => {});
+  clearTimeout(timer);
+}
+
+// ------------------------------------------------------------------ the run
+
+interface Row extends Measure {
+  round: number;
+  server: string;
+  scenario: string;
+  startupMs: number;
+}
+
+async function main(): Promise<number> {
+  const wrkCheck = await new Deno.Command("sh", { args: ["-c", "command -v wrk"], stdout: "null" }).output();
+  if (!wrkCheck.success) {
+    console.error("[ERROR] wrk is not installed: apt-get update && apt-get install -y wrk");
+    return 2;
+  }
+  const nodeEntry = `${ROOT}npm/esm/mod.js`;
+  const only = flags.only?.split(",").map((name) => name.trim());
+  let servers = only ? SERVERS.filter((s) => only.includes(s.name)) : SERVERS;
+  try {
+    Deno.statSync(nodeEntry);
+  } catch {
+    console.error("[WARN] npm/ is not built (npm run build:npm): skipping the Node servers");
+    servers = servers.filter((s) => !s.cmd[0].startsWith("node"));
+  }
+  const dir = await Deno.makeTempDir({ prefix: "stubtool-bench-" });
+  const configs = new Map<number, string>();
+  for (const size of [20, 10_000]) {
+    const path = `${dir}/stubs-${size}.json`;
+    await Deno.writeTextFile(path, JSON.stringify(makeConfig(size)));
+    configs.set(size, path);
+  }
+
+  const rows: Row[] = [];
+  const began = performance.now();
+  for (let round = 1; round <= ROUNDS; round++) {
+    for (const server of servers) {
+      const { child, startupMs } = await start(server, configs);
+      try {
+        for (const scenario of server.scenarios) {
+          const [status, body] = await request(scenario);
+          const problem = scenario.check(status, body);
+          if (problem) throw new Error(`${server.name} ${scenario.id}: wrong answer before load: ${problem}`);
+          if (WARMUP > 0) await wrk(scenario, WARMUP, dir);
+          const measure = await wrk(scenario, DURATION, dir);
+          rows.push({
+            round,
+            server: server.name,
+            scenario: scenario.id,
+            startupMs,
+            ...measure,
+            rssMb: rssMb(child.pid),
+          });
+        }
+      } finally {
+        await stop(child);
+      }
+    }
+  }
+  await Deno.remove(dir, { recursive: true });
+  printTable(rows);
+  console.log(
+    `\n${ROUNDS} round(s), wrk -t1 -c${CONNECTIONS} -d${DURATION}s after ${WARMUP}s warm-up, ` +
+      `${((performance.now() - began) / 1000).toFixed(0)} s in all.`,
+  );
+  return 0;
+}
+
+const median = (values: number[]) => {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+function find(rows: Row[], round: number, server: string, scenario: string): Row | undefined {
+  return rows.find((r) => r.round === round && r.server === server && r.scenario === scenario);
+}
+
+/** Median over rounds of a per-round ratio. */
+function ratio(rows: Row[], of: (round: number) => number | undefined, to: (round: number) => number | undefined) {
+  const rounds = [...new Set(rows.map((r) => r.round))];
+  return median(rounds.map((round) => (of(round) ?? NaN) / (to(round) ?? NaN)));
+}
+
+function printTable(rows: Row[]): void {
+  const fmt = (n: number, digits = 0) => Number.isFinite(n) ? n.toFixed(digits) : "-";
+  const keys = [...new Set(rows.map((r) => `${r.server}\u0000${r.scenario}`))];
+  const baseline = (round: number) => find(rows, round, "deno-bare", "S1");
+  const header = [
+    "server",
+    "scenario",
+    "req/s",
+    "p50 ms",
+    "p99 ms",
+    "errors",
+    "RSS MB",
+    "startup ms",
+    "req/s ÷ base",
+    "p99 ÷ base",
+    "startup ÷ base",
+  ];
+  const lines = keys.map((key) => {
+    const [server, scenario] = key.split("\u0000");
+    const mine = rows.filter((r) => r.server === server && r.scenario === scenario);
+    const pick = (field: keyof Measure | "startupMs") => median(mine.map((r) => r[field] as number));
+    const rel = (field: "rps" | "p99" | "startupMs") =>
+      ratio(rows, (round) => find(rows, round, server, scenario)?.[field], (round) => baseline(round)?.[field]);
+    return [
+      server,
+      `${scenario} ${[S1, S2, S3, S4, S5].find((s) => s.id === scenario)?.label ?? ""}`,
+      fmt(pick("rps")),
+      fmt(pick("p50"), 2),
+      fmt(pick("p99"), 2),
+      fmt(pick("errors")),
+      fmt(pick("rssMb")),
+      fmt(pick("startupMs")),
+      fmt(rel("rps"), 2),
+      fmt(rel("p99"), 2),
+      fmt(rel("startupMs"), 2),
+    ];
+  });
+  const table = [header, header.map(() => "---"), ...lines];
+  console.log(table.map((cells) => `| ${cells.join(" | ")} |`).join("\n"));
+
+  const targets: [string, number, string, number][] = [
+    [
+      "S1 req/s, stubtool 20 ÷ deno-bare",
+      ratio(rows, (r) => find(rows, r, "stubtool 20", "S1")?.rps, (r) => baseline(r)?.rps),
+      "≥",
+      0.9,
+    ],
+    [
+      "S1 p99, stubtool 20 ÷ deno-bare",
+      ratio(rows, (r) => find(rows, r, "stubtool 20", "S1")?.p99, (r) => baseline(r)?.p99),
+      "≤",
+      1.5,
+    ],
+    [
+      "S2 req/s, 10k stubs ÷ 20 stubs",
+      ratio(rows, (r) => find(rows, r, "stubtool 10k", "S2")?.rps, (r) => find(rows, r, "stubtool 20", "S2")?.rps),
+      "≥",
+      0.95,
+    ],
+    [
+      "startup, 10k stubs ÷ deno-bare",
+      ratio(rows, (r) => find(rows, r, "stubtool 10k", "S1")?.startupMs, (r) => baseline(r)?.startupMs),
+      "≤",
+      1.5,
+    ],
+    [
+      "S1 req/s, stubtool node ÷ node-bare",
+      ratio(rows, (r) => find(rows, r, "stubtool node", "S1")?.rps, (r) => find(rows, r, "node-bare", "S1")?.rps),
+      "≥",
+      0.8,
+    ],
+  ];
+  console.log("\n| target | measured (median ratio) | goal | met |\n| --- | --- | --- | --- |");
+  for (const [name, value, op, goal] of targets) {
+    const met = Number.isFinite(value) ? (op === "≥" ? value >= goal : value <= goal) ? "yes" : "no" : "-";
+    console.log(`| ${name} | ${fmt(value, 2)} | ${op} ${goal} | ${met} |`);
+  }
+}
+
+if (import.meta.main) Deno.exit(await main());
