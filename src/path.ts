@@ -11,7 +11,12 @@ export type Segment = { param: false; value: string } | { param: true; name: str
 
 /** A parsed path template. */
 export interface PathTemplate {
-  /** Display form: decoded segments joined, placeholders as `{name}`, no query. */
+  /**
+   * Display form: decoded segments joined, placeholders as `{name}`, no query. A static
+   * segment that holds a character the template syntax would misread (`/ ? # { }`, or a `%`
+   * that would decode) keeps it percent-encoded, so parsing this form again gives the same
+   * segments.
+   */
   path: string;
   segments: Segment[];
   /** Query parameters from a `?query` part, when there is one. */
@@ -39,6 +44,19 @@ export function splitRequestPath(pathname: string): string[] {
     if (raw[i].includes("%")) raw[i] = decodeSegment(raw[i]);
   }
   return raw;
+}
+
+const MISREAD_IN_SEGMENT = /[/?#{}]/;
+const ENCODE_IN_SEGMENT = /[%/?#{}]/g;
+
+/**
+ * The display form of a decoded static segment: as is, unless parsing it again would read
+ * it differently (`a/b` as two segments, `{id}` as a placeholder, `%41` as `A`); then `%`,
+ * `/`, `?`, `#`, `{` and `}` are percent-encoded.
+ */
+export function displaySegment(value: string): string {
+  if (!MISREAD_IN_SEGMENT.test(value) && decodeSegment(value) === value) return value;
+  return value.replace(ENCODE_IN_SEGMENT, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
 }
 
 /** Is this string the whole of a `{name}` placeholder? Returns the name. */
@@ -76,7 +94,7 @@ export function parsePathTemplate(raw: string): { template?: PathTemplate; probl
       segments.push({ param: false, value: decodeSegment(piece) });
     }
   }
-  const path = "/" + segments.map((s) => s.param ? `{${s.name}}` : s.value).join("/");
+  const path = "/" + segments.map((s) => s.param ? `{${s.name}}` : displaySegment(s.value)).join("/");
   if (path.startsWith(RESERVED_PREFIX) || path === RESERVED_PREFIX.slice(0, -1)) {
     problems.push(`path '${path}' is under ${RESERVED_PREFIX}, which stubtool reserves for itself`);
   }

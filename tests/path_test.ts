@@ -1,0 +1,238 @@
+import assert from "node:assert/strict";
+import {
+  decodeSegment,
+  displaySegment,
+  parsePathTemplate,
+  type PathTemplate,
+  placeholderName,
+  type Segment,
+  splitRequestPath,
+} from "../src/path.ts";
+
+/** A static segment. */
+const lit = (value: string): Segment => ({ param: false, value });
+/** A placeholder segment. */
+const ph = (name: string): Segment => ({ param: true, name });
+
+/** Parses a template that must be valid. */
+function parse(raw: string): PathTemplate {
+  const { template, problems } = parsePathTemplate(raw);
+  assert.deepEqual(problems, [], `problems for ${raw}`);
+  assert.ok(template);
+  return template;
+}
+
+/** The problems of a template that must be invalid (and then has no template). */
+function problemsOf(raw: string): string[] {
+  const { template, problems } = parsePathTemplate(raw);
+  assert.equal(template, undefined);
+  return problems;
+}
+
+// --- splitRequestPath -------------------------------------------------------------
+
+Deno.test("splitRequestPath: the root path is one empty segment", () => {
+  assert.deepEqual(splitRequestPath("/"), [""]);
+});
+
+Deno.test("splitRequestPath: splits on slashes", () => {
+  assert.deepEqual(splitRequestPath("/users/42/posts"), ["users", "42", "posts"]);
+});
+
+Deno.test("splitRequestPath: a trailing slash is a final empty segment", () => {
+  assert.deepEqual(splitRequestPath("/users/"), ["users", ""]);
+  assert.deepEqual(splitRequestPath("/users"), ["users"]);
+});
+
+Deno.test("splitRequestPath: empty segments in the middle are kept", () => {
+  assert.deepEqual(splitRequestPath("//a//b"), ["", "a", "", "b"]);
+});
+
+Deno.test("splitRequestPath: percent-escapes are decoded per segment", () => {
+  assert.deepEqual(splitRequestPath("/a%20b/caf%C3%A9"), ["a b", "café"]);
+});
+
+Deno.test("splitRequestPath: an encoded slash stays inside its segment", () => {
+  assert.deepEqual(splitRequestPath("/files/a%2Fb/c"), ["files", "a/b", "c"]);
+});
+
+Deno.test("splitRequestPath: '+' is not a space in a path", () => {
+  assert.deepEqual(splitRequestPath("/a+b"), ["a+b"]);
+});
+
+Deno.test("splitRequestPath: a malformed escape keeps its segment as written", () => {
+  assert.deepEqual(splitRequestPath("/100%zz/ok%21"), ["100%zz", "ok!"]);
+  assert.deepEqual(splitRequestPath("/%E0%A4%A"), ["%E0%A4%A"]);
+  assert.deepEqual(splitRequestPath("/50%"), ["50%"]);
+});
+
+// --- decodeSegment / placeholderName / displaySegment --------------------------------
+
+Deno.test("decodeSegment: decodes valid escapes and keeps malformed ones", () => {
+  assert.equal(decodeSegment("plain"), "plain");
+  assert.equal(decodeSegment("%7Bid%7D"), "{id}");
+  assert.equal(decodeSegment("%C3%A9"), "é");
+  assert.equal(decodeSegment("%C3"), "%C3"); // truncated UTF-8
+  assert.equal(decodeSegment("%g0"), "%g0");
+});
+
+Deno.test("placeholderName: only a whole {name} of letters, digits and _ is a placeholder", () => {
+  assert.equal(placeholderName("{id}"), "id");
+  assert.equal(placeholderName("{user_ID_2}"), "user_ID_2");
+  assert.equal(placeholderName("{}"), undefined);
+  assert.equal(placeholderName("{a-b}"), undefined);
+  assert.equal(placeholderName("{a b}"), undefined);
+  assert.equal(placeholderName("x{id}"), undefined);
+  assert.equal(placeholderName("{id}x"), undefined);
+  assert.equal(placeholderName("{{id}}"), undefined);
+  assert.equal(placeholderName("id"), undefined);
+});
+
+Deno.test("displaySegment: ordinary text, even decoded, is shown as is", () => {
+  assert.equal(displaySegment("users"), "users");
+  assert.equal(displaySegment("a b"), "a b");
+  assert.equal(displaySegment("café"), "café");
+  assert.equal(displaySegment("50%"), "50%"); // reads back the same: a malformed escape
+});
+
+Deno.test("displaySegment: characters the template syntax would misread stay encoded", () => {
+  assert.equal(displaySegment("a/b"), "a%2Fb");
+  assert.equal(displaySegment("what?"), "what%3F");
+  assert.equal(displaySegment("x#y"), "x%23y");
+  assert.equal(displaySegment("{id}"), "%7Bid%7D");
+  assert.equal(displaySegment("100%41"), "100%2541");
+  assert.equal(displaySegment("50%/x"), "50%25%2Fx");
+});
+
+// --- parsePathTemplate ---------------------------------------------------------------
+
+Deno.test("parsePathTemplate: static and placeholder segments", () => {
+  assert.deepEqual(parse("/users/{id}/posts/{post_id}"), {
+    path: "/users/{id}/posts/{post_id}",
+    segments: [lit("users"), ph("id"), lit("posts"), ph("post_id")],
+    query: undefined,
+  });
+});
+
+Deno.test("parsePathTemplate: the root template is one empty static segment, like the root request", () => {
+  assert.deepEqual(parse("/"), { path: "/", segments: [lit("")], query: undefined });
+  assert.deepEqual(parse("/").segments.map((s) => s.param ? null : s.value), splitRequestPath("/"));
+});
+
+Deno.test("parsePathTemplate: a trailing slash is kept as an empty segment", () => {
+  assert.deepEqual(parse("/users/").segments, [lit("users"), lit("")]);
+  assert.equal(parse("/users/").path, "/users/");
+});
+
+Deno.test("parsePathTemplate: segments are percent-decoded and the display path shows them decoded (P8.9)", () => {
+  const template = parse("/caf%C3%A9/a%20b/{id}");
+  assert.deepEqual(template.segments, [lit("café"), lit("a b"), ph("id")]);
+  assert.equal(template.path, "/café/a b/{id}");
+});
+
+Deno.test("parsePathTemplate: a malformed escape in a template is kept as written", () => {
+  const template = parse("/100%zz");
+  assert.deepEqual(template.segments, [lit("100%zz")]);
+  assert.equal(template.path, "/100%zz");
+});
+
+Deno.test("parsePathTemplate: an encoded brace is a literal segment, not a placeholder", () => {
+  assert.deepEqual(parse("/%7Bid%7D").segments, [lit("{id}")]);
+});
+
+Deno.test("regression: the display path of an encoded '/', '?', '#', '{', '}' or '%' parsed back to other segments", () => {
+  // The display path used to show these decoded, so re-parsing it (as the handler does to
+  // build the route) split `a%2Fb` into two segments, read `%7Bid%7D` as a placeholder,
+  // cut `what%3F` at a query, decoded `%2541` twice, and failed outright on `%23`.
+  const cases: [raw: string, path: string, segments: Segment[]][] = [
+    ["/files/a%2Fb", "/files/a%2Fb", [lit("files"), lit("a/b")]],
+    ["/%7Bid%7D", "/%7Bid%7D", [lit("{id}")]],
+    ["/what%3F", "/what%3F", [lit("what?")]],
+    ["/x%23y", "/x%23y", [lit("x#y")]],
+    ["/100%2541", "/100%2541", [lit("100%41")]],
+    ["/50%25%2Fx/{id}", "/50%25%2Fx/{id}", [lit("50%/x"), ph("id")]],
+  ];
+  for (const [raw, path, segments] of cases) {
+    const first = parse(raw);
+    assert.equal(first.path, path, raw);
+    assert.deepEqual(first.segments, segments, raw);
+    const again = parse(first.path);
+    assert.equal(again.path, path, `re-parse of ${raw}`);
+    assert.deepEqual(again.segments, segments, `re-parse of ${raw}`);
+  }
+});
+
+Deno.test("parsePathTemplate: a ?query part becomes the query map; the path has no query", () => {
+  const template = parse("/search?q={term}&sort=asc");
+  assert.equal(template.path, "/search");
+  assert.deepEqual(template.segments, [lit("search")]);
+  assert.deepEqual({ ...template.query }, { q: "{term}", sort: "asc" });
+  assert.equal(Object.getPrototypeOf(template.query), null);
+});
+
+Deno.test("parsePathTemplate: query values are form-decoded", () => {
+  assert.deepEqual({ ...parse("/s?q=a+b&r=%7Bx%7D&e=").query }, { q: "a b", r: "{x}", e: "" });
+});
+
+Deno.test("parsePathTemplate: an empty ?query part means no query", () => {
+  assert.equal(parse("/a?").query, undefined);
+  assert.equal(parse("/a?").path, "/a");
+});
+
+Deno.test("parsePathTemplate: a '__proto__' query key is plain data", () => {
+  const template = parse("/a?__proto__=x&constructor=y");
+  assert.deepEqual(Object.keys(template.query!), ["__proto__", "constructor"]);
+  assert.equal(template.query!["__proto__"], "x");
+  assert.equal(({} as Record<string, unknown>).x, undefined);
+});
+
+Deno.test("parsePathTemplate: a query key given twice is an error", () => {
+  assert.deepEqual(problemsOf("/a?x=1&x=2"), ["path query parameter 'x' appears twice"]);
+});
+
+Deno.test("parsePathTemplate: an empty query parameter name is an error", () => {
+  assert.deepEqual(problemsOf("/a?=x"), ["path query part has an empty parameter name"]);
+});
+
+Deno.test("parsePathTemplate: the path must start with '/'", () => {
+  assert.deepEqual(problemsOf("users/{id}"), [`path must start with '/', got "users/{id}"`]);
+  assert.deepEqual(problemsOf(""), [`path must start with '/', got ""`]);
+});
+
+Deno.test("parsePathTemplate: a '#' fragment is an error", () => {
+  assert.deepEqual(problemsOf("/a#b"), ["path must not contain '#' (fragments never reach a server)"]);
+});
+
+Deno.test("parsePathTemplate: partial placeholders are errors", () => {
+  for (const piece of ["id{x}", "{x}id", "{a-b}", "{}", "x}", "{x"]) {
+    assert.deepEqual(problemsOf(`/users/${piece}`), [
+      `path segment '${piece}' is not a placeholder: write a whole segment as {name} (letters, digits, _)`,
+    ]);
+  }
+});
+
+Deno.test("parsePathTemplate: a placeholder name used twice is an error", () => {
+  assert.deepEqual(problemsOf("/{id}/x/{id}"), ["path uses placeholder {id} twice; give each one its own name"]);
+});
+
+Deno.test("parsePathTemplate: the reserved /__stubtool__/ prefix is an error, also when encoded", () => {
+  const message = (path: string) => `path '${path}' is under /__stubtool__/, which stubtool reserves for itself`;
+  assert.deepEqual(problemsOf("/__stubtool__/health"), [message("/__stubtool__/health")]);
+  assert.deepEqual(problemsOf("/__stubtool__"), [message("/__stubtool__")]);
+  assert.deepEqual(problemsOf("/__stubtool__/"), [message("/__stubtool__/")]);
+  assert.deepEqual(problemsOf("/%5F_stubtool__/x"), [message("/__stubtool__/x")]);
+  assert.deepEqual(problemsOf("/__stubtool__/{x}?q=1"), [message("/__stubtool__/{x}")]);
+});
+
+Deno.test("parsePathTemplate: paths that only resemble the reserved prefix are fine", () => {
+  assert.equal(parse("/__stubtool__x").path, "/__stubtool__x");
+  assert.equal(parse("/api/__stubtool__/x").path, "/api/__stubtool__/x");
+});
+
+Deno.test("parsePathTemplate: every problem is returned, in order", () => {
+  assert.deepEqual(problemsOf("/{a}/{a}/b{c}?x=1&x=2"), [
+    "path uses placeholder {a} twice; give each one its own name",
+    "path segment 'b{c}' is not a placeholder: write a whole segment as {name} (letters, digits, _)",
+    "path query parameter 'x' appears twice",
+  ]);
+});
