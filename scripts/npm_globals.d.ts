@@ -1,0 +1,19 @@
+/**
+ * Ambient types the npm build (tsc with @types/node) lacks: the few `Deno` APIs that
+ * src/adapters/deno.ts calls when the npm package runs under Deno. Only for type-checking
+ * the build; nothing here is emitted into the package's .d.ts files.
+ */
+
+declare namespace Deno {
+  interface ServeOptions {
+    port: number;
+    hostname: string;
+    onListen?: (addr: unknown) => void;
+    onError?: (error: unknown) => Response | Promise<Response>;
+  }
+  interface HttpServer {
+    readonly addr: { port: number };
+    shutdown(): Promise<void>;
+  }
+  function serve(options: ServeOptions, handler: (request: Request) => Response | Promise<Response>): HttpServer;
+}

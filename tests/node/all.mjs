@@ -1,0 +1,5 @@
+// The Node suite's entry (`npm run test:node` = `node --test tests/node/all.mjs`): one
+// process, so the package is built, packed and installed once for every file.
+import "./api.mjs";
+import "./types.mjs";
+import "./bin.mjs";

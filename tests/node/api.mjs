@@ -1,0 +1,510 @@
+// The programmatic API (P5) of the installed npm package, from plain JavaScript on Node,
+// over real HTTP on port 0. Every test starts its own servers, so they run concurrently.
+import assert from "node:assert/strict";
+import { connect } from "node:net";
+import { performance } from "node:perf_hooks";
+import { before, describe, it } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import { installedPackage } from "./_package.mjs";
+
+/** @type {typeof import("../../mod.ts")} */
+let api;
+
+before(async () => {
+  ({ api } = await installedPackage());
+});
+
+/** Sends one request and reads the whole answer. */
+async function send(server, method, path, init = {}) {
+  const response = await fetch(server.url + path, { method, ...init });
+  const text = await response.text();
+  let json;
+  try {
+    json = JSON.parse(text);
+  } catch { /* not JSON */ }
+  return { status: response.status, headers: response.headers, text, json };
+}
+
+/** Writes raw bytes to the server and collects what comes back until it closes or goes quiet. */
+function raw(server, data, quietMs = 500) {
+  return new Promise((resolve, reject) => {
+    const socket = connect(server.port, "127.0.0.1");
+    let received = "";
+    let timer;
+    const finish = () => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(received);
+    };
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => {
+      received += chunk;
+      clearTimeout(timer);
+      timer = setTimeout(finish, quietMs);
+    });
+    socket.on("end", finish);
+    socket.on("error", (error) => received ? finish() : reject(error));
+    socket.write(data);
+    timer = setTimeout(finish, quietMs * 4);
+  });
+}
+
+/** Runs `fn` with a fresh server on port 0 and always shuts it down. */
+async function withServer(fn, options) {
+  const server = await api.stubServer(0, options);
+  try {
+    await fn(server);
+  } finally {
+    await server.shutdown();
+  }
+}
+
+describe("npm package: stubServer() on Node (P5)", { concurrency: true }, () => {
+  it("binds port 0 to an OS-assigned port and reports it as getPort(), port and url", async () => {
+    await withServer((server) => {
+      assert.ok(Number.isInteger(server.getPort()) && server.getPort() > 0);
+      assert.equal(server.port, server.getPort());
+      assert.equal(server.url, `http://127.0.0.1:${server.getPort()}`);
+    });
+  });
+
+  it("answers health on the reserved endpoint", async () => {
+    await withServer(async (server) => {
+      const health = await send(server, "GET", "/__stubtool__/health");
+      assert.equal(health.status, 200);
+      assert.deepEqual(health.json, { status: "ok" });
+    });
+  });
+
+  it("serves status, JSON body and path placeholders", async () => {
+    await withServer(async (server) => {
+      const { get, post } = api;
+      server.routes(
+        get("/users/{id}").status(200).body({ id: "{id}", label: "user {id}", keep: "{unknown}", n: 1 }),
+        post("/orders").status(201).body({ created: true }),
+        get("/empty").status(204),
+      );
+      const user = await send(server, "GET", "/users/42");
+      assert.equal(user.status, 200);
+      assert.equal(user.headers.get("content-type"), "application/json");
+      assert.deepEqual(user.json, { id: "42", label: "user 42", keep: "{unknown}", n: 1 });
+      const decoded = await send(server, "GET", "/users/a%20b");
+      assert.equal(decoded.json.id, "a b");
+      const order = await send(server, "POST", "/orders", { body: "{}" });
+      assert.equal(order.status, 201);
+      assert.deepEqual(order.json, { created: true });
+      const empty = await send(server, "GET", "/empty");
+      assert.equal(empty.status, 204);
+      assert.equal(empty.text, "");
+    });
+  });
+
+  it("every method helper and route() build stubs for their method", async () => {
+    await withServer(async (server) => {
+      const { del, head, options, patch, put, route } = api;
+      server.routes(
+        put("/r").body({ m: "PUT" }),
+        patch("/r").body({ m: "PATCH" }),
+        del("/r").body({ m: "DELETE" }),
+        options("/r").status(204).header("allow", "GET"),
+        head("/r").header("x-head", "yes"),
+        route("post", "/r").body({ m: "POST" }),
+      );
+      for (const method of ["PUT", "PATCH", "DELETE", "POST"]) {
+        assert.deepEqual((await send(server, method, "/r")).json, { m: method });
+      }
+      assert.equal((await send(server, "OPTIONS", "/r")).headers.get("allow"), "GET");
+      assert.equal((await send(server, "HEAD", "/r")).headers.get("x-head"), "yes");
+    });
+  });
+
+  it("captures query parameters and requires literal ones", async () => {
+    await withServer(async (server) => {
+      const { get } = api;
+      server.routes(
+        get("/search?q={term}").body({ term: "{term}" }),
+        get("/list?sort=asc").body({ sorted: true }),
+      );
+      assert.deepEqual((await send(server, "GET", "/search?q=shoes&page=2")).json, { term: "shoes" });
+      assert.equal((await send(server, "GET", "/search")).status, 404);
+      assert.deepEqual((await send(server, "GET", "/list?sort=asc")).json, { sorted: true });
+      assert.equal((await send(server, "GET", "/list?sort=desc")).status, 404);
+    });
+  });
+
+  it("sets headers (with placeholders) and sends text bodies as is", async () => {
+    await withServer(async (server) => {
+      const { get } = api;
+      server.routes(
+        get("/files/{name}")
+          .header("x-name", "{name}")
+          .headers({ "cache-control": "no-store", "content-type": "text/plain" })
+          .body("file {name}"),
+        get("/cookies").headers({ "set-cookie": "a=1" }).body({}),
+      );
+      const file = await send(server, "GET", "/files/report.txt");
+      assert.equal(file.headers.get("x-name"), "report.txt");
+      assert.equal(file.headers.get("cache-control"), "no-store");
+      assert.equal(file.headers.get("content-type"), "text/plain");
+      assert.equal(file.text, "file report.txt");
+      assert.deepEqual((await fetch(server.url + "/cookies")).headers.getSetCookie(), ["a=1"]);
+    });
+  });
+
+  it("answers HEAD from the GET stub without a body, counting the GET stub's hit", async () => {
+    await withServer(async (server) => {
+      server.routes(api.get("/users/{id}").body({ id: "{id}" }));
+      const answer = await send(server, "HEAD", "/users/1");
+      assert.equal(answer.status, 200);
+      assert.equal(answer.text, "");
+      assert.equal((await server.report()).stubs[0].hit_count, 1);
+    });
+  });
+
+  it("delays fixed and ranged", async () => {
+    await withServer(async (server) => {
+      const { get } = api;
+      server.routes(get("/slow").delay(200).body({ slow: true }), get("/range").delay(50, 120).body({}));
+      let started = performance.now();
+      assert.deepEqual((await send(server, "GET", "/slow")).json, { slow: true });
+      assert.ok(performance.now() - started >= 190, "fixed delay");
+      started = performance.now();
+      await send(server, "GET", "/range");
+      const elapsed = performance.now() - started;
+      assert.ok(elapsed >= 45 && elapsed < 1000, `ranged delay took ${elapsed} ms`);
+    });
+  });
+
+  it("plays sequences: repeat-last by default, cycle on request", async () => {
+    await withServer(async (server) => {
+      const { get } = api;
+      server.routes(
+        get("/flaky").sequence({ status: 503 }, { status: 200, body: { ok: true } }),
+        get("/cycle").sequence({ body: { n: 1 } }, { body: { n: 2 } }).sequenceMode("cycle"),
+      );
+      const statuses = [];
+      for (let i = 0; i < 3; i++) statuses.push((await send(server, "GET", "/flaky")).status);
+      assert.deepEqual(statuses, [503, 200, 200]);
+      const ns = [];
+      for (let i = 0; i < 3; i++) ns.push((await send(server, "GET", "/cycle")).json.n);
+      assert.deepEqual(ns, [1, 2, 1]);
+    });
+  });
+
+  it("responseFunc receives payload, lower-cased headers, params and query lists", async () => {
+    await withServer(async (server) => {
+      const { post } = api;
+      server.routes(
+        post("/orders/{id}").responseFunc(({ payload, headers, params, queryParams }) => [
+          201,
+          { payload, auth: headers.authorization, id: params.id, tags: queryParams.tag },
+          { "x-order": params.id },
+        ]),
+        post("/login").responseFunc(({ headers }) =>
+          headers.authorization ? [200, { ok: true }] : [401, { error: "unauthorized" }]
+        ),
+      );
+      const order = await send(server, "POST", "/orders/7?tag=a&tag=b", {
+        body: JSON.stringify({ n: 1 }),
+        headers: { Authorization: "Bearer t", "content-type": "application/json" },
+      });
+      assert.equal(order.status, 201);
+      assert.equal(order.headers.get("x-order"), "7");
+      assert.deepEqual(order.json, { payload: { n: 1 }, auth: "Bearer t", id: "7", tags: ["a", "b"] });
+      assert.equal((await send(server, "POST", "/login")).status, 401);
+      assert.equal((await send(server, "POST", "/login", { headers: { authorization: "x" } })).status, 200);
+      const notJson = await send(server, "POST", "/orders/8", { body: "not json" });
+      assert.equal(notJson.json.payload, null);
+    });
+  });
+
+  it("responseFunc may be async and combined with delay", async () => {
+    await withServer(async (server) => {
+      server.routes(
+        api.get("/async/{id}").delay(150).responseFunc(async ({ params }) => {
+          await sleep(30);
+          return [202, { id: params.id, async: true }];
+        }),
+      );
+      const started = performance.now();
+      const answer = await send(server, "GET", "/async/9");
+      assert.ok(performance.now() - started >= 170, "delay and the function's own wait both count");
+      assert.equal(answer.status, 202);
+      assert.deepEqual(answer.json, { id: "9", async: true });
+    });
+  });
+
+  it("a responseFunc that throws or returns garbage yields 500 JSON, counts the hit, and the server goes on", async () => {
+    await withServer(async (server) => {
+      const { get } = api;
+      server.routes(
+        get("/boom").responseFunc(() => {
+          throw new Error("boom");
+        }),
+        get("/garbage").responseFunc(() => "nope"),
+        get("/ok").body({ ok: true }),
+      );
+      const boom = await send(server, "GET", "/boom");
+      assert.equal(boom.status, 500);
+      assert.match(boom.json.error, /boom/);
+      assert.equal(boom.json.stub, "GET /boom");
+      assert.equal((await send(server, "GET", "/garbage")).status, 500);
+      assert.equal((await send(server, "GET", "/ok")).status, 200);
+      const hits = Object.fromEntries((await server.report()).stubs.map((s) => [s.path, s.hit_count]));
+      assert.deepEqual(hits, { "/boom": 1, "/garbage": 1, "/ok": 1 });
+    });
+  });
+
+  it("no match: 404 JSON naming the closest stubs and why, recorded as unmatched", async () => {
+    await withServer(async (server) => {
+      const { get, post } = api;
+      server.routes(get("/items"), post("/orders"), get("/search?q={term}"));
+      const wrongMethod = await send(server, "POST", "/items?x=1");
+      assert.equal(wrongMethod.status, 404);
+      assert.equal(wrongMethod.json.error, "no stub matched");
+      assert.equal(wrongMethod.json.method, "POST");
+      assert.equal(wrongMethod.json.path, "/items");
+      assert.equal(wrongMethod.json.query, "x=1");
+      assert.ok(wrongMethod.json.closest.length <= 3);
+      assert.deepEqual(wrongMethod.json.closest[0], {
+        method: "GET",
+        path: "/items",
+        reason: "method differs (stub is GET)",
+      });
+      const missing = await send(server, "GET", "/search");
+      assert.ok(missing.json.closest.some((c) => c.path === "/search" && /missing query parameter 'q'/.test(c.reason)));
+      const report = await server.report();
+      assert.equal(report.summary.unmatched_requests, 2);
+    });
+  });
+
+  it("report(): exactly the documented keys, stubs in declaration order, equal to the HTTP report", async () => {
+    await withServer(async (server) => {
+      const { get, post } = api;
+      server.routes(get("/a").body({}), post("/b"), get("/q?x={x}"));
+      await send(server, "GET", "/a");
+      await send(server, "GET", "/a");
+      await send(server, "GET", "/nowhere?z=1");
+      await send(server, "DELETE", "/gone");
+      const report = await server.report();
+      assert.deepEqual(Object.keys(report).sort(), ["stubs", "summary", "unmatched_requests", "unused_stubs"]);
+      assert.deepEqual(report.summary, { total_stubs: 3, matched_stubs: 1, unmatched_requests: 2 });
+      assert.deepEqual(report.stubs, [
+        { method: "GET", path: "/a", hit_count: 2 },
+        { method: "POST", path: "/b", hit_count: 0 },
+        { method: "GET", path: "/q", hit_count: 0, query_params: { x: "{x}" } },
+      ]);
+      assert.deepEqual(report.unused_stubs, [
+        { method: "POST", path: "/b" },
+        { method: "GET", path: "/q", query_params: { x: "{x}" } },
+      ]);
+      const [first, second] = report.unmatched_requests;
+      assert.deepEqual(Object.keys(first).sort(), ["method", "path", "query", "timestamp"]);
+      assert.deepEqual({ ...first, timestamp: 0 }, { method: "GET", path: "/nowhere", query: "z=1", timestamp: 0 });
+      assert.match(first.timestamp, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+      assert.deepEqual(Object.keys(second).sort(), ["method", "path", "timestamp"]);
+      assert.deepEqual((await send(server, "GET", "/__stubtool__/report")).json, report);
+    });
+  });
+
+  it("reset() zeroes hits, clears unmatched and restarts sequences; so does POST /__stubtool__/reset", async () => {
+    await withServer(async (server) => {
+      server.routes(api.get("/seq").sequence({ body: { n: 1 } }, { body: { n: 2 } }));
+      await send(server, "GET", "/seq");
+      await send(server, "GET", "/missing");
+      await server.reset();
+      let report = await server.report();
+      assert.equal(report.stubs[0].hit_count, 0);
+      assert.equal(report.summary.unmatched_requests, 0);
+      assert.deepEqual(report.unmatched_requests, []);
+      assert.equal((await send(server, "GET", "/seq")).json.n, 1);
+      assert.equal((await send(server, "POST", "/__stubtool__/reset")).status, 204);
+      report = await server.report();
+      assert.equal(report.stubs[0].hit_count, 0);
+    });
+  });
+
+  it("routes() after start take effect for the next request", async () => {
+    await withServer(async (server) => {
+      assert.equal((await send(server, "GET", "/late")).status, 404);
+      assert.equal(server.routes(api.get("/late").body({ late: true })), server);
+      assert.deepEqual((await send(server, "GET", "/late")).json, { late: true });
+    });
+  });
+
+  it("builders reject bad input at once with a TypeError that says what to write", async () => {
+    const { get, route } = api;
+    assert.throws(
+      () => get("/x").status(999),
+      (error) => error instanceof TypeError && /status\(999\)/.test(error.message),
+    );
+    assert.throws(() => route("FETCH", "/x"), /invalid method 'FETCH'/);
+    assert.throws(() => get("/x").delay(-1), TypeError);
+    await withServer((server) => {
+      assert.throws(() => server.routes(get("/__stubtool__/mine")), TypeError);
+      assert.equal(server.handler.stubs.length, 0, "a rejected routes() call adds nothing");
+    });
+  });
+
+  it("runs two servers in one process, each with its own state", async () => {
+    const { get } = api;
+    const a = await api.stubServer(0);
+    const b = await api.stubServer(0);
+    try {
+      assert.notEqual(a.getPort(), b.getPort());
+      a.routes(get("/who").body({ server: "a" }));
+      b.routes(get("/who").body({ server: "b" }));
+      assert.deepEqual((await send(a, "GET", "/who")).json, { server: "a" });
+      assert.deepEqual((await send(a, "GET", "/who")).json, { server: "a" });
+      assert.deepEqual((await send(b, "GET", "/who")).json, { server: "b" });
+      assert.equal((await a.report()).stubs[0].hit_count, 2);
+      assert.equal((await b.report()).stubs[0].hit_count, 1);
+      await a.shutdown();
+      assert.deepEqual((await send(b, "GET", "/who")).json, { server: "b" }, "b outlives a");
+    } finally {
+      await a.shutdown();
+      await b.shutdown();
+    }
+  });
+
+  it("rejects a port that is in use, and a port out of range", async () => {
+    await withServer(async (server) => {
+      await assert.rejects(api.stubServer(server.getPort()), /EADDRINUSE/);
+    });
+    await assert.rejects(api.stubServer(70000), RangeError);
+  });
+
+  it("shutdown lets in-flight responses finish, frees the port, and is safe to call twice", async () => {
+    const server = await api.stubServer(0);
+    server.routes(api.get("/slow").delay(300).body({ done: true }), api.get("/fast").body({}));
+    await send(server, "GET", "/fast"); // leaves an idle keep-alive connection behind
+    const pending = fetch(server.url + "/slow");
+    await sleep(100);
+    const started = performance.now();
+    await server.shutdown();
+    const elapsed = performance.now() - started;
+    const answer = await pending;
+    assert.equal(answer.status, 200);
+    assert.deepEqual(await answer.json(), { done: true });
+    assert.ok(elapsed >= 150 && elapsed < 2000, `shutdown waited ${elapsed} ms for one 300 ms response`);
+    await assert.rejects(fetch(server.url + "/fast"));
+    await server.shutdown();
+  });
+
+  it("shutdown cuts delays and hanging response functions short after the 5 s grace", async () => {
+    const server = await api.stubServer(0);
+    server.routes(
+      api.get("/hang").responseFunc(() => new Promise(() => {})),
+      api.get("/long").delay(60_000).body({ long: true }),
+    );
+    const hang = fetch(server.url + "/hang");
+    const long = fetch(server.url + "/long");
+    await sleep(100);
+    const started = performance.now();
+    await server.shutdown();
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed >= 4_900 && elapsed < 8_000, `shutdown took ${elapsed} ms`);
+    assert.equal((await hang).status, 503);
+    const longAnswer = await long;
+    assert.equal(longAnswer.status, 200);
+    assert.deepEqual(await longAnswer.json(), { long: true });
+  });
+
+  it("Symbol.asyncDispose shuts the server down (what `await using` calls)", async () => {
+    const server = await api.stubServer(0);
+    assert.equal(typeof Symbol.asyncDispose, "symbol");
+    assert.equal(typeof server[Symbol.asyncDispose], "function");
+    await server[Symbol.asyncDispose]();
+    await assert.rejects(fetch(server.url + "/"));
+  });
+});
+
+describe("npm package: Node adapter robustness (P7)", { concurrency: true }, () => {
+  it("a client that aborts during a delay neither crashes the server nor corrupts counts", async () => {
+    await withServer(async (server) => {
+      server.routes(api.get("/slow").delay(300).body({}), api.get("/ok").body({ ok: true }));
+      const controller = new AbortController();
+      const aborted = fetch(server.url + "/slow", { signal: controller.signal });
+      await sleep(50);
+      controller.abort();
+      await assert.rejects(aborted);
+      await sleep(400);
+      assert.equal((await send(server, "GET", "/ok")).status, 200);
+      const hits = Object.fromEntries((await server.report()).stubs.map((s) => [s.path, s.hit_count]));
+      assert.deepEqual(hits, { "/slow": 1, "/ok": 1 });
+    });
+  });
+
+  it("a client that aborts while uploading to a response function leaves the server serving", async () => {
+    await withServer(async (server) => {
+      server.routes(api.post("/upload").responseFunc(({ payload }) => [200, { payload }]));
+      const answer = await raw(
+        server,
+        'POST /upload HTTP/1.1\r\nhost: x\r\ncontent-length: 1000\r\n\r\n{"partial":',
+        100,
+      );
+      assert.equal(answer, "");
+      const ok = await send(server, "POST", "/upload", { body: '{"n":1}' });
+      assert.deepEqual(ok.json, { payload: { n: 1 } });
+    });
+  });
+
+  it("malformed requests get a JSON 400, oversized headers a JSON 431", async () => {
+    await withServer(async (server) => {
+      const garbage = await raw(server, "THIS IS NOT HTTP\r\n\r\n");
+      assert.match(garbage, /^HTTP\/1\.1 400 /);
+      assert.match(garbage, /content-type: application\/json/i);
+      assert.ok(JSON.parse(garbage.slice(garbage.indexOf("\r\n\r\n") + 4)).error);
+      const huge = await raw(server, `GET / HTTP/1.1\r\nhost: x\r\nx-big: ${"a".repeat(32 * 1024)}\r\n\r\n`);
+      assert.match(huge, /^HTTP\/1\.1 431 /);
+      assert.equal((await send(server, "GET", "/__stubtool__/health")).status, 200);
+    });
+  });
+
+  it("odd request targets: absolute-form keeps its path, bad escapes are answered, not thrown", async () => {
+    await withServer(async (server) => {
+      server.routes(api.get("/users/{id}").body({ id: "{id}" }));
+      const absolute = await raw(server, "GET http://elsewhere.example/users/5 HTTP/1.1\r\nhost: x\r\n\r\n");
+      assert.match(absolute, /^HTTP\/1\.1 200 /);
+      assert.match(absolute, /\{"id":"5"\}/);
+      const badEscape = await send(server, "GET", "/users/%E0%A4%A");
+      assert.ok([200, 400, 404].includes(badEscape.status), `got ${badEscape.status}`);
+      assert.equal(badEscape.headers.get("content-type"), "application/json");
+      assert.equal((await send(server, "GET", "/users/6")).json.id, "6");
+    });
+  });
+
+  it("an unread request body does not break the keep-alive connection", async () => {
+    await withServer(async (server) => {
+      server.routes(api.post("/static").body({ static: true }));
+      const answer = await raw(
+        server,
+        "POST /static HTTP/1.1\r\nhost: x\r\ncontent-length: 5\r\n\r\nhello" +
+          "POST /static HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n",
+      );
+      assert.equal(answer.match(/HTTP\/1\.1 200 /g)?.length, 2, answer);
+    });
+  });
+
+  it("bodies over maxBody get a JSON 413, declared or streamed", async () => {
+    await withServer(async (server) => {
+      server.routes(api.post("/upload").responseFunc(({ payload }) => [200, { payload }]), api.post("/static"));
+      const big = "x".repeat(4096);
+      const declared = await send(server, "POST", "/upload", { body: big });
+      assert.equal(declared.status, 413);
+      assert.match(declared.json.error, /larger than 1024 bytes/);
+      assert.equal((await send(server, "POST", "/static", { body: big })).status, 413);
+      const stream = new ReadableStream({
+        start(controller) {
+          for (let i = 0; i < 8; i++) controller.enqueue(new TextEncoder().encode(big.slice(0, 512)));
+          controller.close();
+        },
+      });
+      const streamed = await send(server, "POST", "/upload", { body: stream, duplex: "half" });
+      assert.equal(streamed.status, 413);
+      assert.deepEqual((await send(server, "POST", "/upload", { body: '{"small":1}' })).json, {
+        payload: { small: 1 },
+      });
+    }, { maxBody: 1024 });
+  });
+});
