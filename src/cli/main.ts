@@ -1,0 +1,111 @@
+/**
+ * `main(args, env)`: the whole `stubtool` CLI as a function that returns an exit code
+ * (0 success, 1 a check failed, 2 usage error or server unreachable). `cli.ts` calls it
+ * with the process's arguments; tests call it in-process with their own output.
+ * @module
+ */
+
+import process from "node:process";
+import { VERSION } from "../version.ts";
+import type { CliContext, Env } from "./context.ts";
+import { errorLine, StreamOutput } from "./output.ts";
+import { reportCommand } from "./report.ts";
+import { serveCommand } from "./serve.ts";
+import {
+  commandHelp,
+  type CommandSpec,
+  findCommand,
+  parseCommandArgs,
+  type ParsedArgs,
+  suggestCommand,
+  toolHelp,
+  UsageError,
+  wantsHelp,
+} from "./usage.ts";
+import { validateCommand } from "./validate.ts";
+import { waitCommand } from "./wait.ts";
+
+const RUN: Record<CommandSpec["name"], (args: ParsedArgs, ctx: CliContext) => Promise<number>> = {
+  serve: serveCommand,
+  wait: waitCommand,
+  validate: validateCommand,
+  report: reportCommand,
+};
+
+const COMMAND_NAMES = "serve, wait, validate, report";
+
+/**
+ * Runs the CLI. Never throws: usage errors print one `[ERROR]` line with a hint and
+ * return 2; unexpected errors print one `[ERROR]` line (the stack only with `--debug`)
+ * and return 1.
+ *
+ * @example
+ * ```ts
+ * import { main } from "./main.ts";
+ * import { MemoryOutput } from "./output.ts";
+ * const output = new MemoryOutput();
+ * console.log(await main(["--version"], {}, { output })); // 0
+ * console.log(output.stdout); // ["stubtool 0.1.0"]
+ * ```
+ */
+export async function main(
+  args: readonly string[],
+  env: Env = process.env,
+  context: Partial<CliContext> = {},
+): Promise<number> {
+  const output = context.output ?? new StreamOutput();
+  const ctx: CliContext = { env, output, stop: context.stop };
+  const debug = args.includes("--debug");
+  let command: CommandSpec | undefined;
+  try {
+    const rest = args.filter((arg) => arg !== "--debug");
+    const first = rest[0];
+    if (first === undefined) {
+      throw new UsageError(`missing command (${COMMAND_NAMES})`);
+    }
+    if (first === "--help" || first === "-h") {
+      output.out(toolHelp().trimEnd());
+      return 0;
+    }
+    if (first === "--version" || first === "-V") {
+      output.out(`stubtool ${VERSION}`);
+      return 0;
+    }
+    if (first.startsWith("-")) {
+      const known = rest.find((arg) => findCommand(arg));
+      throw new UsageError(
+        known
+          ? `option '${first}' must come after the command: stubtool ${known} ${first} ...`
+          : `unknown option '${first}' (before a command only --help, --version and --debug are allowed)`,
+      );
+    }
+    command = findCommand(first);
+    if (!command) {
+      const hint = suggestCommand(first);
+      throw new UsageError(
+        `unknown command '${first}'${hint ? ` (did you mean '${hint}'?)` : ""}; commands: ${COMMAND_NAMES}`,
+      );
+    }
+    const commandArgs = rest.slice(1);
+    if (wantsHelp(commandArgs)) {
+      output.out(commandHelp(command).trimEnd());
+      return 0;
+    }
+    return await RUN[command.name](parseCommandArgs(command, [...commandArgs]), ctx);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      const help = error.command ? `stubtool ${error.command} --help` : "stubtool --help";
+      output.err(`[ERROR] ${error.message}; run ${help}`);
+      return 2;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    output.err(
+      errorLine(command ? command.name : "stubtool", `unexpected error: ${message.split("\n")[0]}`) +
+        (debug ? "" : " (run again with --debug for details)"),
+    );
+    if (debug && error instanceof Error && error.stack) output.err(error.stack);
+    return 1;
+  } finally {
+    await output.flush();
+  }
+}

@@ -1,0 +1,292 @@
+/**
+ * `stubtool serve`: load stubs from a config file and inline `--stub`s, serve them, log
+ * one line per request, and shut down gracefully on SIGINT/SIGTERM (P6, P7).
+ * @module
+ */
+
+import { existsSync, statSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
+import process from "node:process";
+import { loadConfigFile } from "../config.ts";
+import type { RequestLogEntry } from "../handler.ts";
+import { inlineStubs } from "../inline.ts";
+import { type Stub, stubLabel } from "../model.ts";
+import type { Report } from "../recorder.ts";
+import { type StubServer, stubServer } from "../server.ts";
+import type { Problem } from "../validate.ts";
+import { VERSION } from "../version.ts";
+import type { CliContext } from "./context.ts";
+import { errorLine, type Output, printProblems, warnLine } from "./output.ts";
+import { countValue, DEFAULT_CONFIG_PATH, type ParsedArgs, portValue, secondsValue, UsageError } from "./usage.ts";
+
+const DEFAULT_PORT = 8080;
+const DEFAULT_HOST = "127.0.0.1";
+
+/**
+ * One request-log line: `GET /users/42?x=1 200 [GET /users/{id}] 0.4ms`, or
+ * `[UNMATCHED]` in place of the stub.
+ *
+ * @example
+ * ```ts
+ * import { logLine } from "./serve.ts";
+ * console.log(logLine({ method: "GET", target: "/nope", status: 404, ms: 0.21 }));
+ * // "GET /nope 404 [UNMATCHED] 0.2ms"
+ * ```
+ */
+export function logLine(entry: RequestLogEntry): string {
+  return `${entry.method} ${entry.target} ${entry.status} [${entry.stub ?? "UNMATCHED"}] ${entry.ms.toFixed(1)}ms`;
+}
+
+function describeResponse(stub: Stub): string {
+  if (stub.responseFunc) return "function";
+  const delay = (spec: { delay?: Stub["delay"] }) => {
+    const d = spec.delay;
+    if (d === undefined) return "";
+    return typeof d === "number" ? ` +${d}ms` : ` +${d.min}-${d.max}ms`;
+  };
+  if (!stub.isSequence) return `${stub.responses[0].status}${delay(stub.responses[0])}`;
+  const steps = stub.responses.map((r) => `${r.status}${delay(r)}`).join(", ");
+  return `sequence ${steps} (${stub.sequenceMode})`;
+}
+
+/**
+ * The route table of the start banner: one line per stub, `  METHOD  PATH  RESPONSE  SOURCE`,
+ * columns padded to the widest entry.
+ */
+export function routeTable(stubs: readonly Stub[], places: readonly string[]): string[] {
+  const rows = stubs.map((
+    stub,
+    i,
+  ) => [stub.method, stubLabel(stub).slice(stub.method.length + 1), describeResponse(stub), places[i]]);
+  const widths = [0, 1, 2].map((c) => Math.max(...rows.map((row) => row[c].length)));
+  return rows.map((row) => `  ${row.map((cell, c) => c < 3 ? cell.padEnd(widths[c]) : cell).join("  ")}`);
+}
+
+/** Where `serve` gets its stubs from, before loading. */
+interface Sources {
+  /** The config file to load, if any. */
+  file?: string;
+  /** A line for the banner when no config file is loaded. */
+  note?: string;
+}
+
+function configSource(explicit: string | undefined, env: CliContext["env"]): Sources {
+  if (explicit !== undefined) return { file: explicit };
+  const fromEnv = env.STUBTOOL_CONFIG?.trim();
+  const path = fromEnv || DEFAULT_CONFIG_PATH;
+  if (existsSync(path)) return { file: path };
+  return { note: `${path} not found${fromEnv ? " (STUBTOOL_CONFIG)" : ""}` };
+}
+
+/** Settings from flags and environment, checked before anything is loaded. */
+interface Settings {
+  port?: number;
+  portSource: string;
+  hostname: string;
+  maxUnmatched?: number;
+  maxBody?: number;
+  handlerTimeoutMs?: number;
+  reportFile?: string;
+  quiet: boolean;
+}
+
+function readSettings(values: ParsedArgs["values"], env: CliContext["env"]): Settings {
+  const str = (name: string) => values[name] as string | undefined;
+  let port: number | undefined;
+  let portSource = "default";
+  if (str("port") !== undefined) {
+    port = portValue(str("port")!, "--port", "serve");
+    portSource = "--port";
+  } else if (env.STUBTOOL_PORT?.trim()) {
+    port = portValue(env.STUBTOOL_PORT, "STUBTOOL_PORT", "serve");
+    portSource = "STUBTOOL_PORT";
+  }
+  const hostname = str("host") ?? (env.STUBTOOL_HOST?.trim() || DEFAULT_HOST);
+  if (hostname === "") {
+    throw new UsageError("--host: must not be empty (127.0.0.1, 0.0.0.0, ::1, a host name)", "serve");
+  }
+  const reportFile = str("report-file");
+  if (reportFile !== undefined) {
+    const dir = dirname(resolve(reportFile));
+    if (reportFile === "" || !existsSync(dir) || !statSync(dir).isDirectory()) {
+      throw new UsageError(`--report-file: directory ${dir} does not exist; create it first`, "serve");
+    }
+  }
+  return {
+    port,
+    portSource,
+    hostname,
+    maxUnmatched: str("max-unmatched") === undefined
+      ? undefined
+      : countValue(str("max-unmatched")!, "--max-unmatched", "serve"),
+    maxBody: str("max-body") === undefined
+      ? undefined
+      : countValue(str("max-body")!, "--max-body", "serve", " of bytes"),
+    handlerTimeoutMs: str("handler-timeout") === undefined
+      ? undefined
+      : Math.round(secondsValue(str("handler-timeout")!, "--handler-timeout", "serve", true) * 1000),
+    reportFile: reportFile === undefined ? undefined : resolve(reportFile),
+    quiet: values.quiet === true,
+  };
+}
+
+/** Is this the error a busy port gives, on Deno or Node? */
+function isAddressInUse(error: unknown): boolean {
+  const e = error as { code?: string; name?: string; message?: string };
+  return e?.code === "EADDRINUSE" || e?.name === "AddrInUse" || /address already in use/i.test(e?.message ?? "");
+}
+
+function listenError(error: unknown, hostname: string, port: number): string {
+  if (isAddressInUse(error)) {
+    return errorLine(`port ${port}`, `already in use on ${hostname}; stop the other process or choose another --port`);
+  }
+  const e = error as { code?: string; name?: string; message?: string };
+  const reason = e?.code === "EACCES" || e?.name === "PermissionDenied" || /permission denied/i.test(e?.message ?? "")
+    ? "permission denied (ports below 1024 need privileges; choose another --port)"
+    : (e?.message ?? String(error)).split("\n")[0];
+  return errorLine(`${hostname}:${port}`, `cannot listen: ${reason}`);
+}
+
+/** Resolves with the name of the signal (or stop reason) that asks `serve` to stop. */
+function stopRequested(ctx: CliContext, onSecond: () => void): { stopped: Promise<string>; dispose: () => void } {
+  if (ctx.stop) {
+    const signal = ctx.stop;
+    const stopped = new Promise<string>((resolve) => {
+      if (signal.aborted) resolve(String(signal.reason ?? "stop"));
+      else signal.addEventListener("abort", () => resolve(String(signal.reason ?? "stop")), { once: true });
+    });
+    return { stopped, dispose: () => {} };
+  }
+  const listeners: ["SIGINT" | "SIGTERM", () => void][] = [];
+  let count = 0;
+  const stopped = new Promise<string>((resolve) => {
+    for (const name of ["SIGINT", "SIGTERM"] as const) {
+      const listener = () => {
+        if (++count === 1) resolve(name);
+        else onSecond();
+      };
+      try {
+        process.on(name, listener);
+        listeners.push([name, listener]);
+      } catch {
+        // SIGTERM cannot be listened for on Windows; SIGINT (Ctrl+C) still works.
+      }
+    }
+  });
+  return { stopped, dispose: () => listeners.forEach(([name, listener]) => process.off(name, listener)) };
+}
+
+function printBanner(output: Output, server: StubServer, settings: Settings, banner: string[]): void {
+  const bound = settings.hostname === "0.0.0.0" || settings.hostname === "::" ? ` (bound to ${settings.hostname})` : "";
+  output.out(`stubtool ${VERSION} listening on ${server.url}${bound}`);
+  for (const line of banner) output.out(line);
+  output.out(
+    `report: ${server.url}/__stubtool__/report; ` +
+      (settings.quiet ? "request log off (--quiet)" : "one log line per request") + "; Ctrl+C stops",
+  );
+}
+
+async function writeReportFile(file: string, report: Report): Promise<string | undefined> {
+  try {
+    await writeFile(file, JSON.stringify(report, null, 2) + "\n");
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    return code === "EACCES" ? "permission denied" : (error instanceof Error ? error.message : String(error));
+  }
+}
+
+/**
+ * Runs the server until SIGINT/SIGTERM (or `ctx.stop`). Returns 0 after a graceful stop,
+ * 1 for a bad config or a port that cannot be bound.
+ */
+export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Promise<number> {
+  const { env, output } = ctx;
+  const settings = readSettings(values, env);
+  const sources = configSource(values.config as string | undefined, env);
+  const inlineTexts = (values.stub as string[] | undefined) ?? [];
+
+  // Load everything and report every problem before giving up.
+  const problems: Problem[] = [];
+  let configStubs: Stub[] = [];
+  let configPort: number | undefined;
+  let configOk = true;
+  if (sources.file !== undefined) {
+    const loaded = await loadConfigFile(sources.file);
+    problems.push(...loaded.problems);
+    configOk = loaded.config !== undefined;
+    configStubs = loaded.config?.routes ?? [];
+    configPort = loaded.config?.port;
+  }
+  const places = configStubs.map((_, i) => `routes[${i}]`);
+  const inline = inlineStubs(inlineTexts, { stubs: configStubs, places });
+  problems.push(...inline.problems);
+  printProblems(output, problems, sources.file ?? "serve");
+  if (!configOk || problems.some((p) => p.level === "error")) return 1;
+
+  let port = settings.port ?? DEFAULT_PORT;
+  if (configPort !== undefined) {
+    if (settings.port !== undefined && settings.port !== configPort) {
+      output.err(
+        warnLine(
+          "port",
+          `${sources.file} sets port ${configPort}, which wins over ${settings.portSource} ${settings.port}`,
+        ),
+      );
+    }
+    port = configPort;
+  }
+
+  const stubs = [...configStubs, ...inline.stubs];
+  const allPlaces = [...places, ...inline.stubs.map((_, i) => `--stub[${i}]`)];
+  let server: StubServer;
+  try {
+    server = await stubServer(port, {
+      hostname: settings.hostname,
+      stubs,
+      maxUnmatched: settings.maxUnmatched,
+      maxBody: settings.maxBody,
+      handlerTimeout: settings.handlerTimeoutMs,
+      onRequest: settings.quiet ? undefined : (entry) => output.log(logLine(entry)),
+    });
+  } catch (error) {
+    output.err(listenError(error, settings.hostname, port));
+    return 1;
+  }
+
+  const banner: string[] = [];
+  if (sources.file !== undefined) banner.push(`config: ${sources.file} (${configStubs.length} route(s))`);
+  else banner.push(`config: none (${sources.note})`);
+  if (inline.stubs.length) banner.push(`inline: ${inline.stubs.length} stub(s) from --stub`);
+  if (stubs.length === 0) {
+    banner.push("no stubs defined: every request gets 404 and is recorded as unmatched (add --config or --stub)");
+  } else banner.push(...routeTable(stubs, allPlaces));
+
+  const { stopped, dispose } = stopRequested(ctx, () => {
+    output.out("second signal: cutting in-flight responses short");
+    server.handler.abortPending();
+  });
+  printBanner(output, server, settings, banner);
+
+  const cause = await stopped;
+  output.out(`stopping (${cause}): no new connections; in-flight responses get up to 5s`);
+  try {
+    await server.shutdown();
+  } finally {
+    dispose();
+  }
+  const report = await server.report();
+  let code = 0;
+  if (settings.reportFile !== undefined) {
+    const problem = await writeReportFile(settings.reportFile, report);
+    if (problem) {
+      output.err(errorLine(`--report-file ${settings.reportFile}`, `cannot write the report: ${problem}`));
+      code = 1;
+    } else output.out(`report written to ${settings.reportFile}`);
+  }
+  const { summary } = report;
+  output.out(
+    `stopped: ${summary.matched_stubs}/${summary.total_stubs} stubs exercised, ${summary.unmatched_requests} unmatched request(s)`,
+  );
+  return code;
+}

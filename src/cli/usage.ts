@@ -1,0 +1,399 @@
+/**
+ * The one usage table of the `stubtool` CLI. `--help` text, argument parsing
+ * (`node:util` `parseArgs`, strict) and the did-you-mean hints of usage errors are all
+ * derived from {@link COMMANDS}, so a flag is declared exactly once.
+ * @module
+ */
+
+import { parseArgs } from "node:util";
+import { didYouMean } from "../validate.ts";
+import { VERSION } from "../version.ts";
+
+/** One flag of a command. */
+export interface FlagSpec {
+  name: string;
+  short?: string;
+  type: "string" | "boolean";
+  /** May be given more than once (`--stub A --stub B`). */
+  multiple?: boolean;
+  /** Placeholder for the value in help text (`PORT`). */
+  value?: string;
+  help: string;
+}
+
+/** One command: its arguments, flags, help text and examples. */
+export interface CommandSpec {
+  name: "serve" | "wait" | "validate" | "report";
+  /** Positional arguments in help text (`FILE`). */
+  args?: string;
+  /** How many positional arguments it takes. */
+  positionals: { min: number; max: number };
+  summary: string;
+  description: string;
+  flags: FlagSpec[];
+  examples: string[];
+}
+
+/** Flags every command accepts. */
+const COMMON_FLAGS: FlagSpec[] = [
+  { name: "help", short: "h", type: "boolean", help: "show this help" },
+  { name: "debug", type: "boolean", help: "show stack traces of unexpected errors" },
+];
+
+/** The default config file of `serve` when neither `--config` nor `STUBTOOL_CONFIG` is given. */
+export const DEFAULT_CONFIG_PATH = "/config/stubs.yaml";
+
+/** The CLI: every command, flag and help line. */
+export const COMMANDS: readonly CommandSpec[] = [
+  {
+    name: "serve",
+    positionals: { min: 0, max: 0 },
+    summary: "start the mock server",
+    description: "Serve the stubs of a config file and/or inline --stub flags. Prints the URL and the route table,\n" +
+      "then one line per request: METHOD TARGET STATUS [STUB or UNMATCHED] TIMEms.\n" +
+      "SIGINT/SIGTERM shut it down gracefully (in-flight responses get up to 5 s) and exit 0.",
+    flags: [
+      {
+        name: "port",
+        short: "p",
+        type: "string",
+        value: "PORT",
+        help:
+          "port to listen on, 0 for any free port (default: $STUBTOOL_PORT, else 8080; the config file's port wins)",
+      },
+      {
+        name: "host",
+        type: "string",
+        value: "HOST",
+        help: "interface to bind (default: $STUBTOOL_HOST, else 127.0.0.1; 0.0.0.0 for all interfaces)",
+      },
+      {
+        name: "config",
+        short: "c",
+        type: "string",
+        value: "FILE",
+        help: `YAML or JSON config file (default: ${DEFAULT_CONFIG_PATH} if it exists; $STUBTOOL_CONFIG names another)`,
+      },
+      {
+        name: "stub",
+        type: "string",
+        multiple: true,
+        value: "STUB",
+        help: 'inline stub "METHOD /path -> STATUS [JSON]", repeatable; served after the config\'s stubs',
+      },
+      { name: "quiet", short: "q", type: "boolean", help: "no per-request log lines" },
+      { name: "report-file", type: "string", value: "FILE", help: "write the final report as JSON on shutdown" },
+      {
+        name: "max-unmatched",
+        type: "string",
+        value: "N",
+        help: "unmatched requests the report keeps, most recent first out (default: 1000)",
+      },
+      {
+        name: "max-body",
+        type: "string",
+        value: "BYTES",
+        help: "largest accepted request body; larger gets 413 (default: 10485760, 10 MiB)",
+      },
+      {
+        name: "handler-timeout",
+        type: "string",
+        value: "SECONDS",
+        help: "how long a response function may run before the request gets 504 (default: 30)",
+      },
+    ],
+    examples: [
+      "stubtool serve --config stubs.yaml",
+      'stubtool serve --port 0 --stub "GET /users/{id} -> 200 {\\"id\\": \\"{id}\\"}" --stub "DELETE /users/{id} -> 204"',
+      "STUBTOOL_PORT=9000 stubtool serve --config stubs.json --report-file coverage.json",
+    ],
+  },
+  {
+    name: "wait",
+    positionals: { min: 0, max: 0 },
+    summary: "wait until a server is ready",
+    description: "Poll /__stubtool__/health until it answers 200, trying every address the host resolves to.\n" +
+      "Exit 0 when ready (prints how long it took), 1 on timeout.",
+    flags: [
+      {
+        name: "url",
+        type: "string",
+        value: "URL",
+        help: "server base URL (default: http://localhost:$STUBTOOL_PORT, else http://localhost:8080)",
+      },
+      { name: "timeout", type: "string", value: "SECONDS", help: "how long to keep trying (default: 10.0)" },
+    ],
+    examples: ["stubtool wait", "stubtool wait --url http://127.0.0.1:9000 --timeout 30"],
+  },
+  {
+    name: "validate",
+    args: "FILE",
+    positionals: { min: 1, max: 1 },
+    summary: "check a config file without starting a server",
+    description: "Print [ERROR] and [WARN] lines (stderr) for every problem, or [OK] (stdout).\n" +
+      "Exit 0 when valid (warnings allowed), 1 when not.",
+    flags: [],
+    examples: ["stubtool validate stubs.yaml"],
+  },
+  {
+    name: "report",
+    positionals: { min: 0, max: Infinity },
+    summary: "print the coverage report of a server or of saved reports",
+    description: "Fetch /__stubtool__/report from a running server, or render (and merge) reports saved with\n" +
+      "serve --report-file. Exit 1 when a --fail-on check fails (after printing the report),\n" +
+      "2 when the server is unreachable or a saved report cannot be read.",
+    flags: [
+      {
+        name: "url",
+        type: "string",
+        value: "URL",
+        help: "server base URL (default: http://localhost:$STUBTOOL_PORT, else http://localhost:8080)",
+      },
+      {
+        name: "format",
+        short: "f",
+        type: "string",
+        value: "FORMAT",
+        help: "text, json or github-summary (Markdown for $GITHUB_STEP_SUMMARY) (default: text)",
+      },
+      { name: "fail-on-unmatched", type: "boolean", help: "exit 1 if any request matched no stub" },
+      { name: "fail-on-unused", type: "boolean", help: "exit 1 if any stub was never hit" },
+      {
+        name: "from",
+        type: "string",
+        multiple: true,
+        value: "FILE...",
+        help: "render saved reports instead of asking a server; several files are merged",
+      },
+    ],
+    examples: [
+      "stubtool report --fail-on-unmatched",
+      "stubtool report --format github-summary >> $GITHUB_STEP_SUMMARY",
+      "stubtool report --from shard-1.json shard-2.json --format json",
+    ],
+  },
+];
+
+/** A usage error: wrong command, flag or flag value. The CLI prints it and exits 2. */
+export class UsageError extends Error {
+  /** The command whose `--help` the hint names, if any. */
+  readonly command?: string;
+  constructor(message: string, command?: string) {
+    super(message);
+    this.name = "UsageError";
+    this.command = command;
+  }
+}
+
+/** Looks a command up by name. */
+export function findCommand(name: string): CommandSpec | undefined {
+  return COMMANDS.find((c) => c.name === name);
+}
+
+/** `did you mean 'serve'?` for a mistyped command, or undefined. */
+export function suggestCommand(name: string): string | undefined {
+  return didYouMean(name, COMMANDS.map((c) => c.name));
+}
+
+function flagsOf(command: CommandSpec): FlagSpec[] {
+  return [...command.flags, ...COMMON_FLAGS];
+}
+
+/** `did you mean '--port'?` for a mistyped flag of `command`, or undefined. */
+function suggestFlag(command: CommandSpec, option: string): string | undefined {
+  const names = flagsOf(command).map((f) => f.name);
+  // didYouMean compares with '-' turned into '_', so compare against names spelled the same way.
+  const hint = didYouMean(option.replace(/^-+/, ""), names.map((n) => n.replaceAll("-", "_")));
+  return hint === undefined ? undefined : `--${names[names.map((n) => n.replaceAll("-", "_")).indexOf(hint)]}`;
+}
+
+/** Parsed arguments of one command. */
+export interface ParsedArgs {
+  values: Record<string, string | boolean | string[] | undefined>;
+  positionals: string[];
+}
+
+/** Does `args` ask for help (before any `--`)? */
+export function wantsHelp(args: readonly string[]): boolean {
+  for (const arg of args) {
+    if (arg === "--") return false;
+    if (arg === "--help" || arg === "-h") return true;
+  }
+  return false;
+}
+
+/**
+ * Parses a command's arguments strictly; unknown flags, missing values and stray
+ * arguments throw a {@link UsageError} with a hint.
+ */
+export function parseCommandArgs(command: CommandSpec, args: string[]): ParsedArgs {
+  const options: Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }> = {};
+  for (const flag of flagsOf(command)) {
+    options[flag.name] = {
+      type: flag.type,
+      multiple: flag.multiple === true,
+      ...(flag.short ? { short: flag.short } : {}),
+    };
+  }
+  let parsed: ParsedArgs;
+  try {
+    parsed = parseArgs({ args, options, strict: true, allowPositionals: true }) as ParsedArgs;
+  } catch (error) {
+    throw usageErrorFrom(command, error);
+  }
+  const { min, max } = command.positionals;
+  const count = parsed.positionals.length;
+  if (count > max) {
+    const extra = parsed.positionals[max];
+    throw new UsageError(
+      max === 0
+        ? `${command.name}: unexpected argument '${extra}' (${command.name} takes only --flags)`
+        : `${command.name}: unexpected extra argument '${extra}' (usage: stubtool ${command.name} ${command.args})`,
+      command.name,
+    );
+  }
+  if (count < min) {
+    throw new UsageError(
+      `${command.name}: missing ${command.args} (usage: stubtool ${command.name} ${command.args})`,
+      command.name,
+    );
+  }
+  return parsed;
+}
+
+function usageErrorFrom(command: CommandSpec, error: unknown): UsageError | unknown {
+  const code = (error as { code?: string })?.code;
+  const message = error instanceof Error ? error.message : String(error);
+  // parseArgs names the option as '--prot', '-x' or '-p, --port <value>'; prefer the long name.
+  const quoted = /'(-[^']*)'/.exec(message)?.[1] ?? "";
+  const option = /--[A-Za-z0-9-]+/.exec(quoted)?.[0] ?? /-[^\s,]+/.exec(quoted)?.[0] ?? "";
+  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
+    const hint = suggestFlag(command, option);
+    return new UsageError(
+      `${command.name}: unknown option '${option}'${hint ? ` (did you mean '${hint}'?)` : ""}`,
+      command.name,
+    );
+  }
+  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
+    const flag = flagsOf(command).find((f) => option === `--${f.name}` || option === `-${f.short}`);
+    const name = flag ? `--${flag.name}` : option;
+    if (flag?.type === "boolean") return new UsageError(`${command.name}: ${name} takes no value`, command.name);
+    return new UsageError(
+      `${command.name}: ${name} needs a value (${name} ${
+        flag?.value ?? "VALUE"
+      }; for a value starting with '-', write ${name}=VALUE)`,
+      command.name,
+    );
+  }
+  return error;
+}
+
+function flagLines(flags: FlagSpec[]): string[] {
+  const left = flags.map((f) => `${f.short ? `-${f.short}, ` : "    "}--${f.name}${f.value ? ` ${f.value}` : ""}`);
+  const width = Math.max(...left.map((l) => l.length)) + 2;
+  return flags.map((f, i) => `  ${left[i].padEnd(width)}${f.help}`);
+}
+
+/** The `--help` text of one command. */
+export function commandHelp(command: CommandSpec): string {
+  return [
+    `Usage: stubtool ${command.name}${command.args ? ` ${command.args}` : ""}${
+      command.flags.length ? " [options]" : ""
+    }`,
+    "",
+    `${command.summary[0].toUpperCase()}${command.summary.slice(1)}.`,
+    command.description,
+    "",
+    "Options:",
+    ...flagLines(flagsOf(command)),
+    "",
+    "Examples:",
+    ...command.examples.map((e) => `  ${e}`),
+    "",
+  ].join("\n");
+}
+
+/** The `stubtool --help` text. */
+export function toolHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 3;
+  return [
+    `stubtool ${VERSION}: an HTTP mock server with a coverage / contract-drift report`,
+    "",
+    "Usage: stubtool <command> [options]",
+    "",
+    "Commands:",
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    "",
+    "Options:",
+    ...flagLines([
+      { name: "help", short: "h", type: "boolean", help: "show help (stubtool <command> --help for one command)" },
+      { name: "version", short: "V", type: "boolean", help: "print the version" },
+      COMMON_FLAGS[1],
+    ]),
+    "",
+    "Exit codes: 0 success, 1 a check failed, 2 usage error or server unreachable.",
+    "Environment: STUBTOOL_PORT (serve port, wait/report URL), STUBTOOL_HOST (serve host),",
+    `             STUBTOOL_CONFIG (serve's default config file instead of ${DEFAULT_CONFIG_PATH}).`,
+    "",
+  ].join("\n");
+}
+
+// ---- flag values -------------------------------------------------------------------
+
+/** A port number 0–65535 from a flag or environment variable. */
+export function portValue(text: string, where: string, command: string): number {
+  if (!/^\d+$/.test(text.trim()) || Number(text) > 65535) {
+    throw new UsageError(`${where}: must be a port number from 0 to 65535, got ${JSON.stringify(text)}`, command);
+  }
+  return Number(text);
+}
+
+/** A whole number ≥ 0 (`--max-unmatched`, `--max-body`). */
+export function countValue(text: string, where: string, command: string, unit = ""): number {
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(Number(text))) {
+    throw new UsageError(`${where}: must be a whole number${unit} of 0 or more, got ${JSON.stringify(text)}`, command);
+  }
+  return Number(text);
+}
+
+/** Seconds as a decimal number (`--timeout 2.5`); `positive` rules out 0. */
+export function secondsValue(text: string, where: string, command: string, positive = false): number {
+  const seconds = /^\s*(\d+(\.\d*)?|\.\d+)\s*$/.test(text) ? Number(text) : NaN;
+  if (!Number.isFinite(seconds) || (positive && seconds === 0) || seconds > 2_147_483) {
+    throw new UsageError(
+      `${where}: must be a number of seconds${positive ? " above 0" : ""} (like 10 or 2.5), got ${
+        JSON.stringify(text)
+      }`,
+      command,
+    );
+  }
+  return seconds;
+}
+
+/** An `http://` or `https://` base URL. */
+export function urlValue(text: string, where: string, command: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new UsageError(
+      `${where}: must be an http:// or https:// URL like http://localhost:8080, got ${JSON.stringify(text)}`,
+      command,
+    );
+  }
+  return url;
+}
+
+/** One of a fixed set of words (`--format`), with a did-you-mean hint. */
+export function choiceValue<T extends string>(text: string, choices: readonly T[], where: string, command: string): T {
+  if ((choices as readonly string[]).includes(text)) return text as T;
+  const hint = didYouMean(text, choices.map((c) => c.replaceAll("-", "_")));
+  const suggestion = hint === undefined ? "" : ` (did you mean '${hint.replaceAll("_", "-")}'?)`;
+  throw new UsageError(
+    `${where}: must be one of ${choices.join(", ")}, got ${JSON.stringify(text)}${suggestion}`,
+    command,
+  );
+}

@@ -1,0 +1,188 @@
+/**
+ * Config files: text → raw document → {@link validateConfig}. YAML or JSON, chosen by the
+ * file extension (`.json`, `.yaml`, `.yml`) or else by content. Every problem comes back
+ * with its place already set, so the CLI prints `[ERROR] <place>: <message>` for each:
+ * `stubs.yaml:4:7` for syntax errors, the file name for unreadable files and problems of
+ * the file as a whole, `routes[2]` and `port` for validation problems.
+ * @module
+ */
+
+import { readFile } from "node:fs/promises";
+import { LineCounter, parseDocument } from "yaml";
+import { type Config, type Problem, validateConfig } from "./validate.ts";
+
+/** How a config text is parsed. */
+export type ConfigFormat = "json" | "yaml";
+
+/** A JSON syntax error: where (0-based offset into the text) and what. */
+export interface JsonSyntaxError {
+  offset: number;
+  message: string;
+}
+
+/** The format named by a file's extension, or undefined when the extension says nothing. */
+export function formatOfFile(file: string): ConfigFormat | undefined {
+  const lower = file.toLowerCase();
+  if (lower.endsWith(".json")) return "json";
+  if (lower.endsWith(".yaml") || lower.endsWith(".yml")) return "yaml";
+  return undefined;
+}
+
+/** 1-based line and column of a 0-based offset. */
+export function lineAndColumn(text: string, offset: number): { line: number; col: number } {
+  const lines = new LineCounter();
+  let start = 0;
+  for (;;) {
+    lines.addNewLine(start);
+    const next = text.indexOf("\n", start);
+    if (next === -1 || next >= offset) break;
+    start = next + 1;
+  }
+  return lines.linePos(offset);
+}
+
+/**
+ * Parses strict JSON. On a syntax error, returns where it is and what is wrong. The
+ * engine's message is used when it carries a position; otherwise the position (and
+ * message) come from `npm:yaml`'s JSON-schema parser, which always locates its errors.
+ *
+ * @example
+ * ```ts
+ * import { parseJson } from "./config.ts";
+ * const result = parseJson('{"id": 1,}');
+ * console.log("error" in result && result.error.offset); // 9
+ * ```
+ */
+export function parseJson(text: string): { value: unknown } | { error: JsonSyntaxError } {
+  try {
+    return { value: JSON.parse(text) };
+  } catch (error) {
+    const raw = error instanceof Error ? error.message : String(error);
+    const position = / at position (\d+)/.exec(raw);
+    // `Unexpected token '}', "{"a":}" is not valid JSON`: drop the echoed text, keep the point.
+    const message = raw.replace(/ in JSON at position \d+.*$/s, "").replace(/, ".*" is not valid JSON$/s, "");
+    if (position) return { error: { offset: Number(position[1]), message } };
+    if (/end of JSON input/.test(raw)) return { error: { offset: text.length, message } };
+    const located = parseDocument(text, { schema: "json", prettyErrors: false }).errors[0];
+    if (located) return { error: { offset: located.pos[0], message: located.message } };
+    return { error: { offset: 0, message } };
+  }
+}
+
+function syntaxProblem(file: string, text: string, offset: number, message: string): Problem {
+  const { line, col } = lineAndColumn(text, offset);
+  return { level: "error", place: `${file}:${line}:${col}`, message };
+}
+
+/** Keys that appear twice in one mapping, which `JSON.parse` would silently collapse. */
+function duplicateKeys(text: string, file: string): Problem[] {
+  const doc = parseDocument(text, { schema: "json", prettyErrors: false, uniqueKeys: true });
+  return doc.errors
+    .filter((e) => e.code === "DUPLICATE_KEY")
+    .map((e) => syntaxProblem(file, text, e.pos[0], "duplicate key: keys in one mapping must be unique"));
+}
+
+function parseJsonConfig(text: string, file: string): { raw?: unknown; problems: Problem[] } {
+  const result = parseJson(text);
+  if ("error" in result) return { problems: [syntaxProblem(file, text, result.error.offset, result.error.message)] };
+  const problems = duplicateKeys(text, file);
+  return problems.length ? { problems } : { raw: result.value, problems };
+}
+
+function parseYamlConfig(text: string, file: string): { raw?: unknown; problems: Problem[] } {
+  const lineCounter = new LineCounter();
+  // uniqueKeys stays on (duplicate keys are errors); merge keys (`<<: *base`) are allowed.
+  const doc = parseDocument(text, { merge: true, uniqueKeys: true, prettyErrors: false, lineCounter });
+  const place = (offset: number) => {
+    const { line, col } = lineCounter.linePos(offset);
+    return `${file}:${line}:${col}`;
+  };
+  const warnings: Problem[] = doc.warnings.map((w) => ({ level: "warn", place: place(w.pos[0]), message: w.message }));
+  if (doc.errors.length) {
+    const errors: Problem[] = doc.errors.map((e) => ({
+      level: "error",
+      place: place(e.pos[0]),
+      message: e.code === "DUPLICATE_KEY" ? "duplicate key: keys in one mapping must be unique" : e.message,
+    }));
+    return { problems: [...errors, ...warnings] };
+  }
+  try {
+    // The default maxAliasCount (100) stays: it stops "billion laughs" alias bombs.
+    return { raw: doc.toJS({ maxAliasCount: 100 }), problems: warnings };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { problems: [{ level: "error", place: file, message }, ...warnings] };
+  }
+}
+
+/**
+ * Parses config text into a raw document (not yet validated). `file` names the text in
+ * problem places and picks the format by extension; with another extension, text that
+ * parses as JSON is JSON and anything else is YAML.
+ *
+ * @example
+ * ```ts
+ * import { parseConfigText } from "./config.ts";
+ * const { problems } = parseConfigText("routes:\n  - method: GET\n    method: POST\n", "stubs.yaml");
+ * console.log(problems[0].place); // "stubs.yaml:3:5"
+ * ```
+ */
+export function parseConfigText(text: string, file: string): { raw?: unknown; problems: Problem[] } {
+  if (text.startsWith("\uFEFF")) text = text.slice(1);
+  const format = formatOfFile(file);
+  if (format === "json") return parseJsonConfig(text, file);
+  if (format === "yaml") return parseYamlConfig(text, file);
+  const asJson = parseJsonConfig(text, file);
+  return asJson.raw !== undefined ? asJson : parseYamlConfig(text, file);
+}
+
+/**
+ * Parses and validates config text. Problems carry their place: `<file>:<line>:<col>`
+ * for syntax, `routes[i]` or `port` for fields, `<file>` for the document as a whole.
+ *
+ * @example
+ * ```ts
+ * import { loadConfigText } from "./config.ts";
+ * const { config } = loadConfigText("routes:\n  - {method: GET, path: /ping}\n", "stubs.yaml");
+ * console.log(config?.routes.length); // 1
+ * ```
+ */
+export function loadConfigText(text: string, file: string): { config?: Config; problems: Problem[] } {
+  const parsed = parseConfigText(text, file);
+  if (parsed.problems.some((p) => p.level === "error")) return { problems: parsed.problems };
+  const { config, problems } = validateConfig(parsed.raw);
+  return {
+    config,
+    problems: [...parsed.problems, ...problems.map((p) => ({ ...p, place: p.place ?? file }))],
+  };
+}
+
+/** Why a file could not be read, in a few words: `no such file`, `permission denied`. */
+export function describeReadError(error: unknown): string {
+  const code = (error as { code?: string })?.code;
+  switch (code) {
+    case "ENOENT":
+      return "no such file";
+    case "EACCES":
+    case "EPERM":
+      return "permission denied";
+    case "EISDIR":
+      return "is a directory, not a file";
+    default:
+      return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
+ * Reads, parses and validates a config file. An unreadable file is one problem placed at
+ * the file name (`stubs.yaml: no such file`).
+ */
+export async function loadConfigFile(file: string): Promise<{ config?: Config; problems: Problem[] }> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    return { problems: [{ level: "error", place: file, message: describeReadError(error) }] };
+  }
+  return loadConfigText(text, file);
+}

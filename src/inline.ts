@@ -1,0 +1,170 @@
+/**
+ * Inline stubs, as `serve --stub` takes them (P6, P8.6):
+ *
+ * ```
+ * METHOD SP path SP "->" SP STATUS [SP json]
+ * ```
+ *
+ * Whitespace around `->` is optional (`GET /x->200`); the path ends at the first
+ * whitespace or `->`; the JSON body is the rest of the text. The parsed pieces become a
+ * raw config-style stub and go through the same {@link validateStub} as config files, so
+ * every rule and message is shared. Errors name the column (1-based) they point at.
+ * @module
+ */
+
+import type { Stub } from "./model.ts";
+import { parseJson } from "./config.ts";
+import { findShadowedStubs, type Problem, validateStub } from "./validate.ts";
+
+/** A raw stub parsed from inline text, with the column where each part starts. */
+export interface InlineParts {
+  raw: { method: string; path: string; status: number; body?: unknown };
+  columns: { method: number; path: number; status: number; body?: number };
+}
+
+/** What is wrong with an inline stub, and at which column (1-based). */
+export interface InlineError {
+  column: number;
+  message: string;
+}
+
+const SPACE = /\s/;
+const EXAMPLE = `for example "GET /users/{id} -> 200 {\\"id\\": \\"{id}\\"}"`;
+
+/**
+ * Splits inline stub text into its parts (no validation of the values yet).
+ *
+ * @example
+ * ```ts
+ * import { parseInlineStub } from "./inline.ts";
+ * const parsed = parseInlineStub('POST /orders -> 201 {"id": "o-1"}');
+ * console.log("raw" in parsed && parsed.raw.status); // 201
+ * ```
+ */
+export function parseInlineStub(text: string): InlineParts | { error: InlineError } {
+  let i = 0;
+  const skipSpace = () => {
+    while (i < text.length && SPACE.test(text[i])) i++;
+  };
+  const fail = (message: string) => ({ error: { column: i + 1, message } });
+
+  skipSpace();
+  const methodAt = i;
+  while (i < text.length && !SPACE.test(text[i])) i++;
+  const method = text.slice(methodAt, i);
+  if (method === "") return fail(`expected a method, ${EXAMPLE}`);
+  if (method.startsWith("/")) {
+    i = methodAt;
+    return fail(`expected a method before the path, ${EXAMPLE}`);
+  }
+  if (method.includes("/") || method.includes("->")) {
+    i = methodAt + Math.min(...["/", "->"].map((c) => method.indexOf(c)).filter((n) => n > 0), method.length);
+    return fail(`expected a space between the method and the path, ${EXAMPLE}`);
+  }
+  if (i === text.length) return fail(`expected a path after the method '${method}', ${EXAMPLE}`);
+
+  skipSpace();
+  const pathAt = i;
+  while (i < text.length && !SPACE.test(text[i]) && !text.startsWith("->", i)) i++;
+  const path = text.slice(pathAt, i);
+  if (path === "") return fail(`expected a path starting with '/' before '->'`);
+
+  skipSpace();
+  if (!text.startsWith("->", i)) {
+    return fail(i === text.length ? `expected '-> STATUS' after the path` : `expected '->' after the path`);
+  }
+  i += 2;
+
+  skipSpace();
+  const statusAt = i;
+  while (i < text.length && !SPACE.test(text[i])) i++;
+  const token = text.slice(statusAt, i);
+  const digits = /^[0-9]*/.exec(token)![0];
+  if (token === "") return fail("expected a status code after '->', such as 200");
+  if (digits !== token) {
+    if (digits !== "" && /^[{["]/.test(token.slice(digits.length))) {
+      i = statusAt + digits.length;
+      return fail(`expected a space between the status ${digits} and the JSON body`);
+    }
+    i = statusAt;
+    return fail(`expected a status code after '->', such as 200, got '${token}'`);
+  }
+
+  skipSpace();
+  const raw: InlineParts["raw"] = { method, path, status: Number(digits) };
+  const columns: InlineParts["columns"] = { method: methodAt + 1, path: pathAt + 1, status: statusAt + 1 };
+  const rest = text.slice(i).trimEnd();
+  if (rest !== "") {
+    const parsed = parseJson(rest);
+    if ("error" in parsed) {
+      return { error: { column: i + parsed.error.offset + 1, message: `invalid JSON body: ${parsed.error.message}` } };
+    }
+    raw.body = parsed.value;
+    columns.body = i + 1;
+  }
+  return { raw, columns };
+}
+
+/** The column a validation message is about, from the field it starts with. */
+function columnOf(message: string, columns: InlineParts["columns"]): number {
+  const field = /^[a-z_]+/.exec(message)?.[0];
+  switch (field) {
+    case "path":
+    case "placeholder":
+    case "query":
+      return columns.path;
+    case "status":
+      return columns.status;
+    case "body":
+      return columns.body ?? columns.status;
+    default:
+      return columns.method;
+  }
+}
+
+/**
+ * Parses and validates one inline stub. Problems are messages `column <n>: <message>`.
+ *
+ * @example
+ * ```ts
+ * import { inlineStub } from "./inline.ts";
+ * console.log(inlineStub("FETCH /x -> 200").errors[0]);
+ * // "column 1: invalid method 'FETCH' (allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)"
+ * ```
+ */
+export function inlineStub(text: string): { stub?: Stub; errors: string[] } {
+  const parsed = parseInlineStub(text);
+  if ("error" in parsed) return { errors: [`column ${parsed.error.column}: ${parsed.error.message}`] };
+  const { stub, errors } = validateStub(parsed.raw);
+  return { stub, errors: errors.map((message) => `column ${columnOf(message, parsed.columns)}: ${message}`) };
+}
+
+/**
+ * Parses and validates the `--stub` values in order. Problems are placed at `--stub[i]`;
+ * stubs that an earlier one (in `before`, then earlier inline stubs) always wins over
+ * become `[WARN]` problems, as in config files.
+ *
+ * @example
+ * ```ts
+ * import { inlineStubs } from "./inline.ts";
+ * const { stubs, problems } = inlineStubs(["GET /x->200", "DELETE /x/{id} -> 204"]);
+ * console.log(stubs.length, problems.length); // 2 0
+ * ```
+ */
+export function inlineStubs(
+  texts: readonly string[],
+  before: { stubs: readonly Stub[]; places: readonly string[] } = { stubs: [], places: [] },
+): { stubs: Stub[]; problems: Problem[] } {
+  const stubs: Stub[] = [];
+  const problems: Problem[] = [];
+  texts.forEach((text, i) => {
+    const { stub, errors } = inlineStub(text);
+    for (const message of errors) problems.push({ level: "error", place: `--stub[${i}]`, message });
+    if (stub) stubs.push(stub);
+  });
+  if (problems.length) return { stubs: [], problems };
+  const places = [...before.places, ...texts.map((_, i) => `--stub[${i}]`)];
+  const shadowed = findShadowedStubs([...before.stubs, ...stubs], places);
+  problems.push(...shadowed.filter((p) => p.place?.startsWith("--stub[")));
+  return { stubs, problems };
+}

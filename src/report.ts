@@ -1,0 +1,249 @@
+/**
+ * Renders the coverage report (seed §2.5, §4.4) as text, JSON or GitHub job-summary
+ * Markdown, and merges saved reports from sharded runs into one. Pure functions: no I/O.
+ * @module
+ */
+
+import type { Report, ReportStub, UnmatchedRequest } from "./recorder.ts";
+
+/** Output formats of `stubtool report --format`. */
+export const REPORT_FORMATS = ["text", "json", "github-summary"] as const;
+
+/** One of {@link REPORT_FORMATS}. */
+export type ReportFormat = typeof REPORT_FORMATS[number];
+
+/** Options of {@link renderReport}. */
+export interface RenderOptions {
+  format: ReportFormat;
+}
+
+/** `/search?q={term}`: a report stub's path with its required query, if any. */
+function stubTarget(stub: { path: string; query_params?: Record<string, string> }): string {
+  if (!stub.query_params || Object.keys(stub.query_params).length === 0) return stub.path;
+  return `${stub.path}?${Object.entries(stub.query_params).map(([k, v]) => `${k}=${v}`).join("&")}`;
+}
+
+/** `/users?role=x`: an unmatched request's path with its query string, if any. */
+function requestTarget(request: UnmatchedRequest): string {
+  return request.query ? `${request.path}?${request.query}` : request.path;
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** A note when the server kept fewer unmatched requests than it counted (`--max-unmatched`). */
+function droppedNote(report: Report): string | undefined {
+  const dropped = report.summary.unmatched_requests - report.unmatched_requests.length;
+  return dropped > 0
+    ? `${plural(dropped, "earlier request", "earlier requests")} not kept (--max-unmatched)`
+    : undefined;
+}
+
+function renderText(report: Report): string {
+  const { summary } = report;
+  const lines = [
+    "stubtool coverage report",
+    `Exercised stubs: ${summary.matched_stubs}/${summary.total_stubs}`,
+    `Unmatched requests: ${summary.unmatched_requests}`,
+  ];
+  if (report.unused_stubs.length === 0) lines.push("Unused stubs: none");
+  else {
+    lines.push("Unused stubs:");
+    for (const stub of report.unused_stubs) lines.push(`  ${stub.method} ${stubTarget(stub)}`);
+  }
+  if (report.unmatched_requests.length === 0) lines.push("Requests that matched no stub: none");
+  else {
+    lines.push("Requests that matched no stub:");
+    for (const request of report.unmatched_requests) {
+      lines.push(`  ${request.method} ${requestTarget(request)} [${request.timestamp}]`);
+    }
+    const note = droppedNote(report);
+    if (note) lines.push(`  ... and ${note}`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** Plain table cell: line breaks become spaces, Markdown punctuation is escaped. */
+function textCell(text: string): string {
+  return text.replace(/[\r\n]+/g, " ").replace(/[\\|`*_~<>[\]]/g, "\\$&");
+}
+
+/** Code-span table cell, so GitHub shows `{id}` and `*` literally; `|` still needs `\|` in a table. */
+function codeCell(text: string): string {
+  const body = text.replace(/[\r\n]+/g, " ").replaceAll("|", "\\|");
+  const longestRun = Math.max(0, ...(body.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longestRun + 1);
+  const pad = body.startsWith("`") || body.endsWith("`") ? " " : "";
+  return `${fence}${pad}${body}${pad}${fence}`;
+}
+
+function renderGithubSummary(report: Report): string {
+  const { summary } = report;
+  const lines = [
+    "## stubtool coverage report",
+    "",
+    `Exercised stubs: **${summary.matched_stubs}/${summary.total_stubs}** · Unmatched requests: **${summary.unmatched_requests}**`,
+    "",
+    "### Stubs",
+    "",
+  ];
+  if (report.stubs.length === 0) lines.push("none");
+  else {
+    lines.push("| Method | Path | Hits |", "| --- | --- | --- |");
+    for (const stub of report.stubs) {
+      const hits = stub.hit_count > 0 ? `✅ ${stub.hit_count}` : "❌ 0";
+      lines.push(`| ${textCell(stub.method)} | ${codeCell(stubTarget(stub))} | ${hits} |`);
+    }
+  }
+  lines.push("", "### Unmatched requests", "");
+  if (report.unmatched_requests.length === 0) lines.push("none");
+  else {
+    lines.push("| Method | Path | Timestamp |", "| --- | --- | --- |");
+    for (const request of report.unmatched_requests) {
+      lines.push(
+        `| ${textCell(request.method)} | ${codeCell(requestTarget(request))} | ${textCell(request.timestamp)} |`,
+      );
+    }
+    const note = droppedNote(report);
+    if (note) lines.push("", `…and ${note}.`);
+  }
+  return lines.join("\n") + "\n";
+}
+
+/**
+ * Renders a report: `text` for terminals and CI logs, `json` (2-space indent) for tools,
+ * `github-summary` Markdown for `$GITHUB_STEP_SUMMARY`. The result ends with a newline.
+ *
+ * @example
+ * ```ts
+ * import { renderReport } from "./report.ts";
+ * const report = {
+ *   summary: { total_stubs: 1, matched_stubs: 1, unmatched_requests: 0 },
+ *   stubs: [{ method: "GET", path: "/ping", hit_count: 2 }],
+ *   unused_stubs: [],
+ *   unmatched_requests: [],
+ * };
+ * console.log(renderReport(report, { format: "text" }).split("\n")[1]); // "Exercised stubs: 1/1"
+ * ```
+ */
+export function renderReport(report: Report, { format }: RenderOptions): string {
+  switch (format) {
+    case "json":
+      return JSON.stringify(report, null, 2) + "\n";
+    case "github-summary":
+      return renderGithubSummary(report);
+    case "text":
+      return renderText(report);
+    default:
+      throw new TypeError(`unknown report format '${format}' (allowed: ${REPORT_FORMATS.join(", ")})`);
+  }
+}
+
+/** Identity of a stub across reports: method, path and required query. */
+function stubKey(stub: ReportStub): string {
+  const query = Object.entries(stub.query_params ?? {}).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  return JSON.stringify([stub.method, stub.path, query]);
+}
+
+/**
+ * Merges reports from several runs (sharded CI jobs) into one: hit counts are added per
+ * stub (method + path + required query; the n-th duplicate in one report merges with the
+ * n-th in another), stubs keep first-seen order, unmatched requests are concatenated in
+ * time order, and the summary is recomputed (the unmatched total is the sum of totals).
+ *
+ * @example
+ * ```ts
+ * import { mergeReports } from "./report.ts";
+ * const shard = (hits: number) => ({
+ *   summary: { total_stubs: 1, matched_stubs: hits ? 1 : 0, unmatched_requests: 0 },
+ *   stubs: [{ method: "GET", path: "/ping", hit_count: hits }],
+ *   unused_stubs: hits ? [] : [{ method: "GET", path: "/ping" }],
+ *   unmatched_requests: [],
+ * });
+ * console.log(mergeReports([shard(0), shard(3)]).stubs[0].hit_count); // 3
+ * ```
+ */
+export function mergeReports(reports: readonly Report[]): Report {
+  const merged: ReportStub[] = [];
+  const byKey = new Map<string, ReportStub[]>();
+  let unmatchedTotal = 0;
+  for (const report of reports) {
+    const seen = new Map<string, number>();
+    for (const stub of report.stubs) {
+      const key = stubKey(stub);
+      const n = seen.get(key) ?? 0;
+      seen.set(key, n + 1);
+      const same = byKey.get(key) ?? [];
+      byKey.set(key, same);
+      if (same[n]) same[n].hit_count += stub.hit_count;
+      else {
+        const entry: ReportStub = { method: stub.method, path: stub.path, hit_count: stub.hit_count };
+        if (stub.query_params) entry.query_params = { ...stub.query_params };
+        same.push(entry);
+        merged.push(entry);
+      }
+    }
+    unmatchedTotal += report.summary.unmatched_requests;
+  }
+  const time = (r: UnmatchedRequest) => {
+    const ms = Date.parse(r.timestamp);
+    return Number.isNaN(ms) ? Infinity : ms;
+  };
+  // Array#sort is stable, so requests with the same time keep file order.
+  const unmatched = reports.flatMap((r) => r.unmatched_requests).sort((a, b) => time(a) - time(b));
+  const unused = merged.filter((s) => s.hit_count === 0).map(({ hit_count: _, ...rest }) => rest);
+  return {
+    summary: {
+      total_stubs: merged.length,
+      matched_stubs: merged.length - unused.length,
+      unmatched_requests: Math.max(unmatchedTotal, unmatched.length),
+    },
+    stubs: merged,
+    unused_stubs: unused,
+    unmatched_requests: unmatched,
+  };
+}
+
+/**
+ * Checks that a parsed value has the shape of a report (a file written by
+ * `serve --report-file`). Returns what is wrong, or undefined.
+ *
+ * @example
+ * ```ts
+ * import { checkReport } from "./report.ts";
+ * console.log(checkReport({ routes: [] })); // "not a stubtool report: summary is missing"
+ * ```
+ */
+export function checkReport(value: unknown): string | undefined {
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  if (!isObject(value)) return "not a stubtool report: expected a JSON object";
+  const summary = value.summary;
+  if (!isObject(summary)) return "not a stubtool report: summary is missing";
+  for (const key of ["total_stubs", "matched_stubs", "unmatched_requests"]) {
+    if (!Number.isInteger(summary[key])) return `not a stubtool report: summary.${key} must be a whole number`;
+  }
+  for (const key of ["stubs", "unused_stubs", "unmatched_requests"]) {
+    if (!Array.isArray(value[key])) return `not a stubtool report: ${key} must be a list`;
+  }
+  const stubs = value.stubs as unknown[];
+  for (const [i, stub] of stubs.entries()) {
+    if (
+      !isObject(stub) || typeof stub.method !== "string" || typeof stub.path !== "string" ||
+      !Number.isInteger(stub.hit_count) || (stub.query_params !== undefined && !isObject(stub.query_params))
+    ) return `not a stubtool report: stubs[${i}] needs method, path and hit_count`;
+  }
+  for (const [i, request] of (value.unmatched_requests as unknown[]).entries()) {
+    if (
+      !isObject(request) || typeof request.method !== "string" || typeof request.path !== "string" ||
+      typeof request.timestamp !== "string" || (request.query !== undefined && typeof request.query !== "string")
+    ) return `not a stubtool report: unmatched_requests[${i}] needs method, path and timestamp`;
+  }
+  for (const [i, stub] of (value.unused_stubs as unknown[]).entries()) {
+    if (!isObject(stub) || typeof stub.method !== "string" || typeof stub.path !== "string") {
+      return `not a stubtool report: unused_stubs[${i}] needs method and path`;
+    }
+  }
+  return undefined;
+}
