@@ -42,6 +42,8 @@ const SEQUENCE_MODES: readonly SequenceMode[] = ["repeat-last", "cycle"];
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Characters that would split or end a header line. */
 export const HEADER_VALUE_FORBIDDEN = /[\r\n\0]/;
+/** Header values are bytes: `Headers` rejects any character above U+00FF (any code unit from U+0100). */
+const HEADER_VALUE_NOT_LATIN1 = /[\u0100-\uffff]/;
 /** Headers the server computes itself; a stub that sets them would send a broken response. */
 const COMPUTED_HEADERS = new Set(["content-length", "transfer-encoding", "connection"]);
 const MAX_DELAY_MS = 2_147_483_647; // the largest setTimeout delay
@@ -55,6 +57,7 @@ export function describe(value: unknown): string {
   if (typeof value === "object") return "a mapping";
   if (typeof value === "string") return JSON.stringify(value);
   if (typeof value === "function") return "a function";
+  if (typeof value === "bigint") return `${value}n`;
   return String(value);
 }
 
@@ -103,7 +106,8 @@ export function checkMethod(value: unknown): { method?: Method; error?: string }
   const allowed = `(allowed: ${METHODS.join(", ")})`;
   if (value === undefined) return { error: `method is required ${allowed}` };
   if (typeof value !== "string") return { error: `invalid method ${describe(value)} ${allowed}` };
-  const upper = value.toUpperCase();
+  // ASCII only: toUpperCase() would turn "poſt" (long s) into "POST".
+  const upper = /^[A-Za-z]+$/.test(value) ? value.toUpperCase() : value;
   if (!(METHODS as readonly string[]).includes(upper)) {
     return { error: `invalid method '${value}' ${allowed}` };
   }
@@ -163,14 +167,23 @@ function checkStringMap(value: unknown, field: string, errors: string[]): Record
 export function checkHeaders(value: unknown, field: string, errors: string[]): HeaderMap | undefined {
   const headers = checkStringMap(value, field, errors);
   if (!headers) return undefined;
+  const seen = new Map<string, string>();
   for (const [name, item] of Object.entries(headers)) {
+    const lower = name.toLowerCase();
     if (!HEADER_NAME.test(name)) {
       errors.push(`${field}: '${name}' is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`);
-    } else if (COMPUTED_HEADERS.has(name.toLowerCase())) {
+    } else if (COMPUTED_HEADERS.has(lower)) {
       errors.push(`${field}.${name} is set by the server itself; remove it`);
+    } else if (seen.has(lower)) {
+      errors.push(`${field}.${name} repeats ${field}.${seen.get(lower)} (header names ignore case); keep one`);
     }
+    if (!seen.has(lower)) seen.set(lower, name);
     if (HEADER_VALUE_FORBIDDEN.test(item)) {
       errors.push(`${field}.${name} must not contain CR, LF or NUL characters`);
+    } else if (HEADER_VALUE_NOT_LATIN1.test(item)) {
+      errors.push(
+        `${field}.${name} must hold only characters up to U+00FF (header values are bytes), got ${describe(item)}`,
+      );
     }
   }
   return headers;
@@ -212,9 +225,18 @@ export function checkJsonValue(value: unknown, field: string, depth = 0): string
   }
 }
 
-/** Validates one response (a plain response or a sequence entry). */
-function checkResponse(raw: Record<string, unknown>, prefix: string, errors: string[]): ResponseSpec {
-  const status = raw.status ?? 200;
+/**
+ * Validates one response (a plain response or a sequence entry). A plain response's
+ * `delay` is the stub's own and is checked by the caller (`withDelay: false`).
+ */
+function checkResponse(
+  raw: Record<string, unknown>,
+  prefix: string,
+  errors: string[],
+  withDelay = true,
+): ResponseSpec {
+  // Only an absent status defaults; `status:` left empty in YAML (null) is an error.
+  const status = raw.status === undefined ? 200 : raw.status;
   const statusError = checkStatus(status, `${prefix}status`);
   if (statusError) errors.push(statusError);
   const headers = raw.headers === undefined ? undefined : checkHeaders(raw.headers, `${prefix}headers`, errors);
@@ -227,7 +249,7 @@ function checkResponse(raw: Record<string, unknown>, prefix: string, errors: str
     }
   }
   let delay: Delay | undefined;
-  if (raw.delay !== undefined) {
+  if (withDelay && raw.delay !== undefined) {
     const delayError = checkDelay(raw.delay, `${prefix}delay`);
     if (delayError) errors.push(delayError);
     else delay = raw.delay as Delay;
@@ -281,7 +303,9 @@ export function validateStub(
     if (extra) {
       query ??= Object.create(null) as Record<string, string>;
       for (const [key, value] of Object.entries(extra)) {
-        if (Object.hasOwn(query, key)) {
+        if (key === "") {
+          errors.push("query_params has an empty parameter name");
+        } else if (Object.hasOwn(query, key)) {
           errors.push(`query parameter '${key}' is set both in path and in query_params; keep one`);
         } else query[key] = value;
       }
@@ -301,7 +325,8 @@ export function validateStub(
 
   const hasPlain = ["status", "headers", "body"].filter((key) => Object.hasOwn(raw, key) && raw[key] !== undefined);
   const isSequence = raw.sequence !== undefined;
-  const responseFunc = raw.response_func;
+  // Where response functions are not allowed, `response_func` is only an unknown field.
+  const responseFunc = options.allowResponseFunc ? raw.response_func : undefined;
   let responses: ResponseSpec[] = [];
   let delay: Delay | undefined;
   if (raw.delay !== undefined) {
@@ -346,7 +371,7 @@ export function validateStub(
       });
     }
   } else {
-    const response = checkResponse(raw, "", errors);
+    const response = checkResponse(raw, "", errors, false);
     response.delay = delay;
     responses = [response];
   }
@@ -381,46 +406,106 @@ export function stubSegments(stub: Stub): Segment[] {
   return parsePathTemplate(stub.path).template!.segments;
 }
 
-/** A request matching `later` always matches `earlier` first (P3.2)? */
-function queryShadows(earlier: Stub, later: Stub): boolean {
-  if (!earlier.query || !later.query) return !earlier.query && !later.query;
-  for (const [key, value] of Object.entries(earlier.query)) {
-    if (!Object.hasOwn(later.query, key)) return false;
-    if (placeholderName(value) === undefined && later.query[key] !== value) return false;
+/** A request matching `later` always matches `earlier` first (P3.2)? Both carry a query. */
+function queryShadows(earlier: Readonly<Record<string, string>>, later: Readonly<Record<string, string>>): boolean {
+  for (const [key, value] of Object.entries(earlier)) {
+    if (!Object.hasOwn(later, key)) return false;
+    if (placeholderName(value) === undefined && later[key] !== value) return false;
   }
   return true;
 }
 
+/** What a query requires, order-insensitive: sorted `[name, literal]` pairs, `null` for a capture. */
+function querySignature(pairs: [string, string | null][]): string {
+  return JSON.stringify(pairs.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The query written out, order-insensitive, capture names kept: tells duplicates from shadows. */
+function queryText(query: Readonly<Record<string, string>> | undefined): string {
+  return query ? JSON.stringify(Object.entries(query).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) : "";
+}
+
 /**
- * Warnings for stubs that can never match: an earlier stub of the same method and path
- * shape matches every request they would (P6 `[WARN]`). Stubs are grouped by shape, so
- * this stays linear in the number of stubs.
+ * The signatures of every query requirement that `query` satisfies: each key left out,
+ * required with any value, or (for a literal) required with that value. Undefined when
+ * there are more than `max` of them.
  */
-export function findShadowedStubs(stubs: readonly Stub[], places: readonly string[]): Problem[] {
-  const groups = new Map<string, number[]>();
-  const problems: Problem[] = [];
-  stubs.forEach((stub, i) => {
-    const shape = stub.method + " /" + stubSegments(stub).map((s) => s.param ? "\u0000" : s.value).join("/");
-    const group = groups.get(shape);
-    if (!group) {
-      groups.set(shape, [i]);
+function coveringSignatures(query: Readonly<Record<string, string>>, max: number): string[] | undefined {
+  const options = Object.values(query).map((value): (string | null)[] =>
+    placeholderName(value) === undefined ? [null, value] : [null]
+  );
+  let count = 1;
+  for (const choices of options) {
+    count *= choices.length + 1;
+    if (count - 1 > max) return undefined;
+  }
+  const keys = Object.keys(query);
+  const out: string[] = [];
+  const pick = (i: number, pairs: [string, string | null][]): void => {
+    if (i === keys.length) {
+      if (pairs.length) out.push(querySignature([...pairs]));
       return;
     }
-    for (const j of group) {
-      if (!queryShadows(stubs[j], stub)) continue;
-      const same = stubLabel(stubs[j]) === stubLabel(stub);
-      problems.push({
-        level: "warn",
-        place: places[i],
-        message: same
-          ? `duplicate of ${places[j]} (${stubLabel(stub)}); it can never match`
-          : `shadowed by ${places[j]} (${
-            stubLabel(stubs[j])
-          }), which matches every request it would; it can never match`,
-      });
-      break;
+    pick(i + 1, pairs);
+    for (const choice of options[i]) pick(i + 1, [...pairs, [keys[i], choice]]);
+  };
+  pick(0, []);
+  return out;
+}
+
+interface ShapeGroup {
+  /** The first stub of the shape without a query. */
+  plain?: number;
+  /** First stub for each query signature. */
+  bySignature: Map<string, number>;
+  /** Stubs with a query, in order. */
+  withQuery: number[];
+}
+
+/**
+ * Warnings for stubs that can never match: an earlier stub of the same method and path
+ * shape matches every request they would (P6 `[WARN]`). Stubs are grouped by shape and
+ * looked up by query signature, so the work per stub does not grow with the number of
+ * stubs (unless a stub has many query parameters; then it compares with its group).
+ */
+export function findShadowedStubs(stubs: readonly Stub[], places: readonly string[]): Problem[] {
+  const groups = new Map<string, ShapeGroup>();
+  const problems: Problem[] = [];
+  stubs.forEach((stub, i) => {
+    const shape = JSON.stringify([stub.method, ...stubSegments(stub).map((s) => s.param ? null : s.value)]);
+    let group = groups.get(shape);
+    if (!group) groups.set(shape, group = { bySignature: new Map(), withQuery: [] });
+    let shadow: number | undefined;
+    if (!stub.query) {
+      shadow = group.plain;
+      group.plain ??= i;
+    } else {
+      const query = stub.query;
+      const signatures = coveringSignatures(query, group.withQuery.length);
+      if (signatures) {
+        for (const signature of signatures) {
+          const j = group.bySignature.get(signature);
+          if (j !== undefined && (shadow === undefined || j < shadow)) shadow = j;
+        }
+      } else shadow = group.withQuery.find((j) => queryShadows(stubs[j].query!, query));
+      const own = querySignature(
+        Object.entries(query).map(([key, value]) => [key, placeholderName(value) === undefined ? value : null]),
+      );
+      if (!group.bySignature.has(own)) group.bySignature.set(own, i);
+      group.withQuery.push(i);
     }
-    group.push(i);
+    if (shadow === undefined) return;
+    const earlier = stubs[shadow];
+    const same = earlier.path === stub.path && queryText(earlier.query) === queryText(stub.query);
+    problems.push({
+      level: "warn",
+      place: places[i],
+      message: same
+        ? `duplicate of ${places[shadow]} (${stubLabel(stub)}); it can never match`
+        : `shadowed by ${places[shadow]} (${
+          stubLabel(earlier)
+        }), which matches every request it would; it can never match`,
+    });
   });
   return problems;
 }
