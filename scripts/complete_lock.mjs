@@ -21,7 +21,13 @@ let added = 0;
 for (const [name, platform] of Object.entries(platforms)) {
   const key = `node_modules/${name}`;
   if (lock.packages[key]) continue;
-  lock.packages[key] = { version: deno.optionalDependencies[name], dev: true, license: "MIT", optional: true, ...platform };
+  lock.packages[key] = {
+    version: deno.optionalDependencies[name],
+    dev: true,
+    license: "MIT",
+    optional: true,
+    ...platform,
+  };
   added++;
 }
 const sorted = Object.fromEntries(

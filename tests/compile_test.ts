@@ -1,0 +1,113 @@
+import assert from "node:assert/strict";
+import { binaryName, denortProblem, nodeModulesExcludes, TARGETS } from "../scripts/compile.ts";
+
+const ROOT = new URL("..", import.meta.url).pathname;
+const SCRIPT = new URL("../scripts/compile.ts", import.meta.url).pathname;
+
+/** Runs scripts/compile.ts; never longer than 90 s. */
+async function runCompile(args: string[], env: Record<string, string>, clearEnv: string[] = []) {
+  const environment = { ...Deno.env.toObject(), ...env };
+  for (const name of clearEnv) delete environment[name];
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", SCRIPT, ...args],
+    cwd: ROOT,
+    env: environment,
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(90_000),
+  }).output();
+  return { code, stdout: new TextDecoder().decode(stdout), stderr: new TextDecoder().decode(stderr) };
+}
+
+Deno.test("compile: without DENORT_BIN, an unreachable runtime-stub host fails fast with one line naming the fix", async () => {
+  // Stand in for "dl.deno.land is unreachable" wherever this runs, online or not: route Deno's
+  // download through a local proxy that hangs up at once, with an empty cache.
+  const proxy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const refusing = (async () => {
+    for await (const connection of proxy) connection.close();
+  })();
+  const denoDir = await Deno.makeTempDir();
+  const out = await Deno.makeTempDir();
+  try {
+    const proxyUrl = `http://127.0.0.1:${proxy.addr.port}`;
+    const result = await runCompile(
+      ["--target", "x86_64-unknown-linux-gnu", "--out", out],
+      { HTTPS_PROXY: proxyUrl, https_proxy: proxyUrl, DENO_DIR: denoDir },
+      ["DENORT_BIN", "NO_PROXY", "no_proxy"],
+    );
+    assert.equal(result.code, 1, result.stderr);
+    const lines = result.stderr.trim().split("\n");
+    assert.equal(lines.length, 1, result.stderr);
+    assert.match(
+      lines[0],
+      /^\[compile\] error: cannot obtain the Deno runtime stub \(denort\) for x86_64-unknown-linux-gnu: /,
+    );
+    assert.match(lines[0], /denort-x86_64-unknown-linux-gnu\.zip/);
+    assert.match(lines[0], /set DENORT_BIN=/);
+    assert.deepEqual([...Deno.readDirSync(out)], [], "nothing is left in --out");
+  } finally {
+    proxy.close();
+    await refusing.catch(() => {});
+    await Deno.remove(denoDir, { recursive: true });
+    await Deno.remove(out, { recursive: true });
+  }
+});
+
+Deno.test({
+  name: "compile: with DENORT_BIN, builds the one target into --out and writes SHA256SUMS",
+  // Any ELF executable stands in for Linux's denort: deno compile appends the program to it.
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const out = await Deno.makeTempDir();
+    try {
+      const result = await runCompile(["--out", out], { DENORT_BIN: "/bin/true" });
+      assert.equal(result.code, 0, result.stderr);
+      const name = binaryName(Deno.build.target);
+      const binary = await Deno.readFile(`${out}/${name}`);
+      const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", binary)))
+        .map((b) => b.toString(16).padStart(2, "0")).join("");
+      assert.equal(await Deno.readTextFile(`${out}/SHA256SUMS`), `${digest}  ${name}\n`);
+      assert.ok(binary.byteLength < 20 * 1024 * 1024, `${binary.byteLength} bytes: node_modules leaked in`);
+
+      const several = await runCompile(["--out", out, "--target", TARGETS[0], "--target", TARGETS[1]], {
+        DENORT_BIN: "/bin/true",
+      });
+      assert.equal(several.code, 1);
+      assert.match(several.stderr, /DENORT_BIN names one runtime stub/);
+    } finally {
+      await Deno.remove(out, { recursive: true });
+    }
+  },
+});
+
+Deno.test("compile: denortProblem reads deno compile's download error, and leaves other errors alone", () => {
+  const stderr = [
+    "error: Writing deno compile executable to temporary file 'dist/x.tmp'",
+    "",
+    "Caused by:",
+    "    0: Setting up base binary.",
+    "    1: error sending request for url (https://dl.deno.land/release/v2.9.6/denort-aarch64-apple-darwin.zip)",
+    "    2: dns error",
+    "    3: failed to lookup address information: Name or service not known",
+    "",
+    "Stack backtrace:",
+    "   0: <unknown>",
+  ].join("\n");
+  const line = denortProblem(stderr, "aarch64-apple-darwin", "2.9.6");
+  assert.ok(line);
+  assert.ok(!line.includes("\n"));
+  assert.match(line, /https:\/\/dl\.deno\.land\/release\/v2\.9\.6\/denort-aarch64-apple-darwin\.zip failed/);
+  assert.match(line, /\(failed to lookup address information: Name or service not known\)/);
+  assert.match(line, /--target aarch64-apple-darwin/);
+  assert.equal(denortProblem("error: TS2322 [ERROR]: Type 'string' is not assignable", "x", "2.9.6"), undefined);
+});
+
+Deno.test("compile: binaries are named per target, and node_modules keeps only runtime dependencies", () => {
+  assert.equal(binaryName("x86_64-pc-windows-msvc"), "stubtool-x86_64-pc-windows-msvc.exe");
+  assert.equal(binaryName("aarch64-apple-darwin"), "stubtool-aarch64-apple-darwin");
+  const excluded = nodeModulesExcludes(ROOT);
+  assert.ok(excluded.includes("node_modules/deno"));
+  assert.ok(excluded.includes("node_modules/typescript"));
+  assert.ok(!excluded.includes("node_modules/yaml"));
+});
