@@ -75,6 +75,12 @@ function checkQuery(checks: readonly QueryCheck[], query: LazyQuery, values: str
   return undefined;
 }
 
+/** Does `a` take precedence over `b` at the same node: required query first, then declaration order? */
+function precedes<T extends Routable>(a: Terminal<T>, b: Terminal<T>): boolean {
+  const aQuery = a.checks.length > 0, bQuery = b.checks.length > 0;
+  return aQuery !== bQuery ? aQuery : a.route.order < b.route.order;
+}
+
 const NEAR_MISS_VISIT_LIMIT = 2_000;
 
 /** A trie per method over {@link Routable} stubs. */
@@ -97,11 +103,13 @@ export class Router<T extends Routable> {
     const checks = Object.entries(route.query ?? {}).map(([key, value]) =>
       placeholderName(value) === undefined ? { key, literal: value } : { key }
     );
+    const terminal = { route, checks };
     const terminals = node.terminals ??= [];
-    terminals.push({ route, checks });
-    terminals.sort((a, b) =>
-      (b.checks.length > 0 ? 1 : 0) - (a.checks.length > 0 ? 1 : 0) || a.route.order - b.route.order
-    );
+    // Keep the order (required query first, then declaration order) by inserting in place:
+    // sorting on every add made registering n stubs on one path cost O(n² log n).
+    let at = terminals.length;
+    while (at > 0 && precedes(terminal, terminals[at - 1])) at--;
+    terminals.splice(at, 0, terminal);
   }
 
   /** Finds the stub for a request, or undefined. `segments` are decoded request path segments. */
@@ -148,7 +156,8 @@ export class Router<T extends Routable> {
   /**
    * Explains a miss: up to `limit` stubs that nearly matched, closest first — path matched
    * but a query parameter did not; path matched under another method; only the trailing
-   * slash differs; exactly one segment differs. Bounded work; call it only on a miss.
+   * slash differs; exactly one segment of a path of two or more differs. Bounded work;
+   * call it only on a miss.
    */
   nearMisses(method: string, segments: readonly string[], rawQuery: string, limit = 3): NearMiss<T>[] {
     const found: NearMiss<T>[] = [];
@@ -197,7 +206,8 @@ export class Router<T extends Routable> {
         }
         if (node.param && segment === "") visit(node.param, depth + 1, depth);
       };
-      visit(root, 0, -1);
+      // With one segment, "one segment differs" would mean nothing matched at all.
+      if (segments.length > 1) visit(root, 0, -1);
     }
     return found;
   }

@@ -1,0 +1,470 @@
+import assert from "node:assert/strict";
+import type { Method } from "../src/model.ts";
+import { parsePathTemplate, splitRequestPath } from "../src/path.ts";
+import { type Routable, Router } from "../src/router.ts";
+import { stubSegments, validateStub } from "../src/validate.ts";
+
+/** A routable stub named after its declaration (`GET /users/{id}`). */
+interface TestRoute extends Routable {
+  name: string;
+}
+
+/** A route from `METHOD /template`, declared `order`-th. */
+function routeOf(spec: string, order: number): TestRoute {
+  const [method, template] = spec.split(" ");
+  const { template: parsed, problems } = parsePathTemplate(template);
+  assert.deepEqual(problems, [], spec);
+  return {
+    name: spec,
+    method: method as Method,
+    path: parsed!.path,
+    segments: parsed!.segments,
+    query: parsed!.query,
+    order,
+  };
+}
+
+/** A router holding `specs` in declaration order. */
+function routerOf(...specs: string[]): Router<TestRoute> {
+  const router = new Router<TestRoute>();
+  specs.forEach((spec, i) => router.add(routeOf(spec, i)));
+  return router;
+}
+
+/** Splits `/path?query` the way the handler does. */
+function splitTarget(target: string): [segments: string[], query: string] {
+  const q = target.indexOf("?");
+  return q === -1 ? [splitRequestPath(target), ""] : [splitRequestPath(target.slice(0, q)), target.slice(q + 1)];
+}
+
+/** `METHOD /path?query` → the matched route's name and values, or undefined. */
+function lookup(router: Router<TestRoute>, request: string): { name: string; values: string[] } | undefined {
+  const [method, target] = request.split(" ");
+  const match = router.match(method, ...splitTarget(target));
+  return match && { name: match.route.name, values: match.values };
+}
+
+/** `METHOD /path?query` → `name: reason` of each near miss. */
+function misses(router: Router<TestRoute>, request: string, limit?: number): string[] {
+  const [method, target] = request.split(" ");
+  const [segments, query] = splitTarget(target);
+  return router.nearMisses(method, segments, query, limit).map(({ route, reason }) => `${route.name}: ${reason}`);
+}
+
+// --- precedence (P3.2) ---------------------------------------------------------------
+
+Deno.test("precedence table (P3.2), independent of declaration order where the rule says so", () => {
+  const table: { rule: string; stubs: string[]; request: string; winner: string; values: string[] }[] = [
+    {
+      rule: "static beats placeholder at the same depth (static declared last)",
+      stubs: ["GET /users/{id}", "GET /users/me"],
+      request: "GET /users/me",
+      winner: "GET /users/me",
+      values: [],
+    },
+    {
+      rule: "static beats placeholder at the same depth (static declared first)",
+      stubs: ["GET /users/me", "GET /users/{id}"],
+      request: "GET /users/me",
+      winner: "GET /users/me",
+      values: [],
+    },
+    {
+      rule: "the placeholder still takes what the static does not",
+      stubs: ["GET /users/me", "GET /users/{id}"],
+      request: "GET /users/42",
+      winner: "GET /users/{id}",
+      values: ["42"],
+    },
+    {
+      rule: "the earliest depth decides, even against more static segments later",
+      stubs: ["GET /{a}/b/c", "GET /a/{b}/{c}"],
+      request: "GET /a/b/c",
+      winner: "GET /a/{b}/{c}",
+      values: ["b", "c"],
+    },
+    {
+      rule: "path precedence comes before query precedence",
+      stubs: ["GET /{x}?q=1", "GET /a"],
+      request: "GET /a?q=1",
+      winner: "GET /a",
+      values: [],
+    },
+    {
+      rule: "a stub with required query beats one without (query declared last)",
+      stubs: ["GET /s", "GET /s?q={t}"],
+      request: "GET /s?q=1",
+      winner: "GET /s?q={t}",
+      values: ["1"],
+    },
+    {
+      rule: "a stub with required query beats one without (query declared first)",
+      stubs: ["GET /s?q={t}", "GET /s"],
+      request: "GET /s?q=1",
+      winner: "GET /s?q={t}",
+      values: ["1"],
+    },
+    {
+      rule: "the stub without query takes requests that lack it",
+      stubs: ["GET /s?q={t}", "GET /s"],
+      request: "GET /s?other=1",
+      winner: "GET /s",
+      values: [],
+    },
+    {
+      rule: "first declared wins among equal placeholders",
+      stubs: ["GET /x/{a}", "GET /x/{b}"],
+      request: "GET /x/1",
+      winner: "GET /x/{a}",
+      values: ["1"],
+    },
+    {
+      rule: "first declared wins among stubs with required query",
+      stubs: ["GET /s?b={b}", "GET /s?a={a}"],
+      request: "GET /s?a=1&b=2",
+      winner: "GET /s?b={b}",
+      values: ["2"],
+    },
+    {
+      rule: "first declared wins among identical stubs",
+      stubs: ["GET /same", "GET /same"],
+      request: "GET /same",
+      winner: "GET /same",
+      values: [],
+    },
+  ];
+  for (const { rule, stubs, request, winner, values } of table) {
+    const router = new Router<TestRoute>();
+    stubs.forEach((spec, i) => router.add({ ...routeOf(spec, i), name: `${spec} #${i}` }));
+    const found = lookup(router, request);
+    const expected = `${winner} #${stubs.indexOf(winner)}`;
+    assert.deepEqual(found, { name: expected, values }, rule);
+  }
+});
+
+Deno.test("declaration order decides, not the order stubs were added", () => {
+  const router = new Router<TestRoute>();
+  router.add(routeOf("GET /x/{late}", 5));
+  router.add(routeOf("GET /x/{early}", 1));
+  router.add(routeOf("GET /x/{middle}", 3));
+  assert.equal(lookup(router, "GET /x/1")?.name, "GET /x/{early}");
+});
+
+Deno.test("a stub added later takes effect for the next lookup", () => {
+  const router = routerOf("GET /a/{x}");
+  assert.equal(lookup(router, "GET /a/b")?.name, "GET /a/{x}");
+  router.add(routeOf("GET /a/b", 1));
+  assert.equal(lookup(router, "GET /a/b")?.name, "GET /a/b");
+});
+
+Deno.test("methods have separate tries; request methods are case-sensitive", () => {
+  const router = routerOf("GET /a", "POST /a");
+  assert.equal(lookup(router, "GET /a")?.name, "GET /a");
+  assert.equal(lookup(router, "POST /a")?.name, "POST /a");
+  assert.equal(lookup(router, "PUT /a"), undefined);
+  assert.equal(lookup(router, "get /a"), undefined);
+  assert.equal(lookup(router, "BREW /a"), undefined);
+});
+
+// --- backtracking --------------------------------------------------------------------
+
+Deno.test("backtracking: a static branch that dead-ends falls back to the placeholder", () => {
+  const router = routerOf("GET /a/b/c", "GET /a/{x}/d");
+  assert.deepEqual(lookup(router, "GET /a/b/d"), { name: "GET /a/{x}/d", values: ["b"] });
+  assert.deepEqual(lookup(router, "GET /a/b/c"), { name: "GET /a/b/c", values: [] });
+});
+
+Deno.test("backtracking: several levels up, with no stale captures from the dead branch", () => {
+  const router = routerOf("GET /a/b/{x}/z", "GET /{p}/b/c/d");
+  assert.deepEqual(lookup(router, "GET /a/b/c/d"), { name: "GET /{p}/b/c/d", values: ["a"] });
+  assert.deepEqual(lookup(router, "GET /a/b/c/z"), { name: "GET /a/b/{x}/z", values: ["c"] });
+});
+
+Deno.test("backtracking between two placeholder branches keeps captures in order", () => {
+  const router = routerOf("GET /{c}/y/z", "GET /{a}/{b}/x");
+  assert.deepEqual(lookup(router, "GET /1/y/z"), { name: "GET /{c}/y/z", values: ["1"] });
+  assert.deepEqual(lookup(router, "GET /1/y/x"), { name: "GET /{a}/{b}/x", values: ["1", "y"] });
+});
+
+Deno.test("backtracking: a static branch whose stub fails its query falls back to the placeholder", () => {
+  const router = routerOf("GET /a/b?x=1", "GET /a/{y}");
+  assert.deepEqual(lookup(router, "GET /a/b?x=1"), { name: "GET /a/b?x=1", values: [] });
+  assert.deepEqual(lookup(router, "GET /a/b"), { name: "GET /a/{y}", values: ["b"] });
+  assert.deepEqual(lookup(router, "GET /a/b?x=2"), { name: "GET /a/{y}", values: ["b"] });
+});
+
+Deno.test("no match when every branch dead-ends", () => {
+  const router = routerOf("GET /a/b/c", "GET /a/{x}/d");
+  assert.equal(lookup(router, "GET /a/b/e"), undefined);
+  assert.equal(lookup(router, "GET /a/b"), undefined);
+  assert.equal(lookup(router, "GET /a/b/c/d"), undefined);
+});
+
+// --- segments (P3.1) -----------------------------------------------------------------
+
+Deno.test("a placeholder never matches an empty segment", () => {
+  const router = routerOf("GET /users/{id}", "GET /{a}/x");
+  assert.equal(lookup(router, "GET /users/"), undefined);
+  assert.equal(lookup(router, "GET //x"), undefined);
+  assert.deepEqual(lookup(router, "GET /users/7"), { name: "GET /users/{id}", values: ["7"] });
+});
+
+Deno.test("a placeholder matches exactly one segment", () => {
+  const router = routerOf("GET /files/{name}");
+  assert.equal(lookup(router, "GET /files/a/b"), undefined);
+  assert.equal(lookup(router, "GET /files"), undefined);
+});
+
+Deno.test("a trailing slash is significant", () => {
+  const router = routerOf("GET /a", "GET /b/");
+  assert.equal(lookup(router, "GET /a")?.name, "GET /a");
+  assert.equal(lookup(router, "GET /a/"), undefined);
+  assert.equal(lookup(router, "GET /b/")?.name, "GET /b/");
+  assert.equal(lookup(router, "GET /b"), undefined);
+});
+
+Deno.test("the root path", () => {
+  const router = routerOf("GET /", "GET /{x}");
+  assert.deepEqual(lookup(router, "GET /"), { name: "GET /", values: [] });
+  assert.deepEqual(lookup(router, "GET /a"), { name: "GET /{x}", values: ["a"] });
+});
+
+Deno.test("segments are compared percent-decoded, in stub and request alike", () => {
+  const router = routerOf("GET /caf%C3%A9/{id}");
+  assert.deepEqual(lookup(router, "GET /café/a%20b"), { name: "GET /caf%C3%A9/{id}", values: ["a b"] });
+  assert.deepEqual(lookup(router, "GET /caf%c3%a9/x"), { name: "GET /caf%C3%A9/{id}", values: ["x"] });
+});
+
+Deno.test("an encoded slash is part of one segment and is captured decoded", () => {
+  const router = routerOf("GET /files/{name}", "GET /files/{dir}/{name}");
+  assert.deepEqual(lookup(router, "GET /files/a%2Fb"), { name: "GET /files/{name}", values: ["a/b"] });
+  assert.deepEqual(lookup(router, "GET /files/a/b"), { name: "GET /files/{dir}/{name}", values: ["a", "b"] });
+});
+
+Deno.test("a malformed escape matches itself as written", () => {
+  const router = routerOf("GET /100%zz/{x}");
+  assert.deepEqual(lookup(router, "GET /100%zz/%zz"), { name: "GET /100%zz/{x}", values: ["%zz"] });
+});
+
+Deno.test("regression: a validated stub at /files/a%2Fb was routed as /files/a/b (and /%7Bid%7D as a catch-all)", () => {
+  const router = new Router<TestRoute>();
+  ["/files/a%2Fb", "/%7Bid%7D"].forEach((path, order) => {
+    const stub = validateStub({ method: "GET", path }).stub!;
+    router.add({ name: path, method: stub.method, path: stub.path, segments: stubSegments(stub), order });
+  });
+  assert.equal(lookup(router, "GET /files/a%2Fb")?.name, "/files/a%2Fb");
+  assert.equal(lookup(router, "GET /files/a/b"), undefined);
+  assert.equal(lookup(router, "GET /%7Bid%7D")?.name, "/%7Bid%7D");
+  assert.equal(lookup(router, "GET /anything"), undefined);
+});
+
+// --- query (P3.4, P8.13) -------------------------------------------------------------
+
+Deno.test("query literal: the value must equal one of the request's values", () => {
+  const router = routerOf("GET /s?sort=asc");
+  assert.equal(lookup(router, "GET /s?sort=asc")?.name, "GET /s?sort=asc");
+  assert.equal(lookup(router, "GET /s?sort=desc&sort=asc")?.name, "GET /s?sort=asc");
+  assert.equal(lookup(router, "GET /s?sort=desc"), undefined);
+  assert.equal(lookup(router, "GET /s?sort=ASC"), undefined);
+  assert.equal(lookup(router, "GET /s?sort="), undefined);
+  assert.equal(lookup(router, "GET /s"), undefined);
+});
+
+Deno.test("query capture: requires the key and takes its first value", () => {
+  const router = routerOf("GET /s?q={term}");
+  assert.deepEqual(lookup(router, "GET /s?q=shoes"), { name: "GET /s?q={term}", values: ["shoes"] });
+  assert.deepEqual(lookup(router, "GET /s?q=1&q=2"), { name: "GET /s?q={term}", values: ["1"] });
+  assert.deepEqual(lookup(router, "GET /s?q="), { name: "GET /s?q={term}", values: [""] });
+  assert.equal(lookup(router, "GET /s?Q=1"), undefined);
+  assert.equal(lookup(router, "GET /s"), undefined);
+});
+
+Deno.test("query values are form-decoded before comparing and capturing", () => {
+  const router = routerOf("GET /s?q={term}", "GET /t?name=a+b");
+  assert.deepEqual(lookup(router, "GET /s?q=a+b%21"), { name: "GET /s?q={term}", values: ["a b!"] });
+  assert.equal(lookup(router, "GET /t?name=a%20b")?.name, "GET /t?name=a+b");
+});
+
+Deno.test("extra query parameters in the request are allowed (P8.13)", () => {
+  const router = routerOf("GET /s?sort=asc&q={q}");
+  assert.deepEqual(lookup(router, "GET /s?page=2&q=x&sort=asc&debug"), {
+    name: "GET /s?sort=asc&q={q}",
+    values: ["x"],
+  });
+});
+
+Deno.test("a stub with no query part matches whatever the query string", () => {
+  const router = routerOf("GET /s");
+  assert.equal(lookup(router, "GET /s?anything=1&x")?.name, "GET /s");
+  assert.equal(lookup(router, "GET /s?%zz=%")?.name, "GET /s");
+});
+
+Deno.test("capture values: path placeholders in order, then query captures in the stub's order", () => {
+  const router = routerOf("GET /u/{id}/p/{pid}?x={x}&kind=book&y={y}");
+  assert.deepEqual(lookup(router, "GET /u/1/p/2?y=Y&kind=book&x=X"), {
+    name: "GET /u/{id}/p/{pid}?x={x}&kind=book&y={y}",
+    values: ["1", "2", "X", "Y"],
+  });
+});
+
+Deno.test("a failed query check leaves no captures behind for the next candidate", () => {
+  const router = routerOf("GET /s/{a}?x={x}&need=1", "GET /s/{b}?y={y}");
+  assert.deepEqual(lookup(router, "GET /s/v?x=X&y=Y"), { name: "GET /s/{b}?y={y}", values: ["v", "Y"] });
+});
+
+// --- scale ---------------------------------------------------------------------------
+
+Deno.test("a lookup among 10,000 stubs returns the right stub", () => {
+  const specs: string[] = [];
+  for (let i = 0; i < 10_000; i++) specs.push(i % 2 ? `GET /s${i}/{id}` : `GET /s${i}/x`);
+  const router = routerOf(...specs);
+  assert.deepEqual(lookup(router, "GET /s9999/42"), { name: "GET /s9999/{id}", values: ["42"] });
+  assert.deepEqual(lookup(router, "GET /s0/x"), { name: "GET /s0/x", values: [] });
+  assert.deepEqual(lookup(router, "GET /s5000/x"), { name: "GET /s5000/x", values: [] });
+  assert.equal(lookup(router, "GET /s5000/y"), undefined);
+  assert.equal(lookup(router, "GET /s10000/x"), undefined);
+});
+
+Deno.test("10,000 query variants of one path: each request finds its own", () => {
+  const router = routerOf(...Array.from({ length: 10_000 }, (_, i) => `GET /search?q=v${i}`), "GET /search");
+  assert.equal(lookup(router, "GET /search?q=v9999")?.name, "GET /search?q=v9999");
+  assert.equal(lookup(router, "GET /search?q=v0")?.name, "GET /search?q=v0");
+  assert.equal(lookup(router, "GET /search?q=other")?.name, "GET /search");
+});
+
+Deno.test("stubs added out of declaration order keep precedence (insertion replaced a sort per add, which was O(n² log n))", () => {
+  const router = new Router<TestRoute>();
+  // Interleave stubs with and without query, added out of declaration order.
+  const orders = [7, 2, 9, 0, 5, 4, 8, 1, 6, 3];
+  for (const order of orders) router.add(routeOf(order % 2 ? `GET /p?k=${order}` : "GET /p", order));
+  // Required query first, then declaration order: k=1 wins for a request carrying every k.
+  assert.equal(lookup(router, "GET /p?k=1&k=3&k=5&k=7&k=9")?.name, "GET /p?k=1");
+  assert.equal(lookup(router, "GET /p?k=9")?.name, "GET /p?k=9");
+  // Without a matching query, the earliest plain stub (order 0) answers.
+  const match = router.match("GET", ["p"], "");
+  assert.equal(match?.route.order, 0);
+});
+
+// --- nearMisses (P4, P8.3) -----------------------------------------------------------
+
+Deno.test("nearMisses: method differs", () => {
+  const router = routerOf("POST /users/{id}", "GET /users/{id}/orders");
+  assert.deepEqual(misses(router, "GET /users/1"), ["POST /users/{id}: method differs (stub is POST)"]);
+});
+
+Deno.test("nearMisses: a method no stub can have lists the stubs of that path", () => {
+  const router = routerOf("GET /a", "DELETE /a");
+  assert.deepEqual(misses(router, "BREW /a"), [
+    "GET /a: method differs (stub is GET)",
+    "DELETE /a: method differs (stub is DELETE)",
+  ]);
+});
+
+Deno.test("nearMisses: one segment differs, numbered from 1", () => {
+  const router = routerOf("GET /api/v1/users", "GET /users/{id}/orders");
+  assert.deepEqual(misses(router, "GET /api/v2/users"), ["GET /api/v1/users: segment 2 differs"]);
+  assert.deepEqual(misses(router, "GET /users/1/invoices"), ["GET /users/{id}/orders: segment 3 differs"]);
+  assert.deepEqual(misses(router, "GET /people/1/orders"), ["GET /users/{id}/orders: segment 1 differs"]);
+});
+
+Deno.test("nearMisses: an empty segment where a placeholder stands is a differing segment", () => {
+  const router = routerOf("GET /users/{id}/orders");
+  assert.deepEqual(misses(router, "GET /users//orders"), ["GET /users/{id}/orders: segment 2 differs"]);
+});
+
+Deno.test("nearMisses: two differing segments are not a near miss", () => {
+  const router = routerOf("GET /api/v1/users");
+  assert.deepEqual(misses(router, "GET /api/v2/people"), []);
+  assert.deepEqual(misses(router, "GET /completely/different/thing"), []);
+});
+
+Deno.test("regression: a one-segment path was a 'segment 1 differs' near miss of every one-segment stub", () => {
+  const router = routerOf("GET /search", "GET /items/");
+  assert.deepEqual(misses(router, "GET /items"), ["GET /items/: trailing slash"]);
+  assert.deepEqual(misses(router, "GET /other"), []);
+  assert.deepEqual(misses(routerOf("GET /a"), "GET /"), []);
+});
+
+Deno.test("nearMisses: missing query parameter", () => {
+  const router = routerOf("GET /search?q={term}");
+  assert.deepEqual(misses(router, "GET /search?page=1"), ["GET /search?q={term}: missing query parameter 'q'"]);
+  assert.deepEqual(misses(router, "GET /search"), ["GET /search?q={term}: missing query parameter 'q'"]);
+});
+
+Deno.test("nearMisses: query parameter differs", () => {
+  const router = routerOf("GET /list?sort=asc");
+  assert.deepEqual(misses(router, "GET /list?sort=desc"), [
+    "GET /list?sort=asc: query parameter 'sort' differs (stub wants 'asc')",
+  ]);
+});
+
+Deno.test("nearMisses: the first failing query check is the reason", () => {
+  const router = routerOf("GET /s?a=1&b={b}");
+  assert.deepEqual(misses(router, "GET /s?a=2"), ["GET /s?a=1&b={b}: query parameter 'a' differs (stub wants '1')"]);
+  assert.deepEqual(misses(router, "GET /s?a=1"), ["GET /s?a=1&b={b}: missing query parameter 'b'"]);
+});
+
+Deno.test("nearMisses: trailing slash, both ways", () => {
+  assert.deepEqual(misses(routerOf("GET /items/"), "GET /items"), ["GET /items/: trailing slash"]);
+  assert.deepEqual(misses(routerOf("GET /items"), "GET /items/"), ["GET /items: trailing slash"]);
+  assert.deepEqual(misses(routerOf("GET /a/{id}"), "GET /a/7/"), ["GET /a/{id}: trailing slash"]);
+});
+
+Deno.test("nearMisses: closest first — query, then method, then trailing slash, then segment", () => {
+  // Declared in the reverse of the expected order, so declaration order cannot explain it.
+  const router = routerOf("GET /p/z", "GET /p/q/", "POST /p/q", "GET /p/{v}?k=1");
+  assert.deepEqual(misses(router, "GET /p/q", 4), [
+    "GET /p/{v}?k=1: missing query parameter 'k'",
+    "POST /p/q: method differs (stub is POST)",
+    "GET /p/q/: trailing slash",
+    "GET /p/z: segment 2 differs",
+  ]);
+});
+
+Deno.test("nearMisses: at most 3 by default, the closest kept", () => {
+  const router = routerOf("GET /p/z", "GET /p/q/", "POST /p/q", "GET /p/{v}?k=1");
+  assert.deepEqual(misses(router, "GET /p/q"), [
+    "GET /p/{v}?k=1: missing query parameter 'k'",
+    "POST /p/q: method differs (stub is POST)",
+    "GET /p/q/: trailing slash",
+  ]);
+  assert.deepEqual(misses(router, "GET /p/q", 1), ["GET /p/{v}?k=1: missing query parameter 'k'"]);
+  const methods = routerOf("POST /x", "PUT /x", "PATCH /x", "DELETE /x");
+  assert.deepEqual(misses(methods, "GET /x"), [
+    "POST /x: method differs (stub is POST)",
+    "PUT /x: method differs (stub is PUT)",
+    "PATCH /x: method differs (stub is PATCH)",
+  ]);
+});
+
+Deno.test("nearMisses: each stub is listed once", () => {
+  const router = routerOf("GET /a/{x}?k=1", "GET /a/b?j=1", "GET /{y}/b?k=2", "POST /a/b", "POST /a/{z}");
+  const found = misses(router, "GET /a/b", 10);
+  assert.deepEqual(found, [
+    "GET /a/b?j=1: missing query parameter 'j'",
+    "GET /a/{x}?k=1: missing query parameter 'k'",
+    "GET /{y}/b?k=2: missing query parameter 'k'",
+    "POST /a/b: method differs (stub is POST)",
+    "POST /a/{z}: method differs (stub is POST)",
+  ]);
+  assert.equal(new Set(found.map((line) => line.split(":")[0])).size, found.length);
+});
+
+Deno.test("nearMisses: nothing near", () => {
+  const router = routerOf("GET /users/{id}/orders", "POST /login");
+  assert.deepEqual(misses(router, "GET /completely/different/thing/here"), []);
+  assert.deepEqual(misses(new Router<TestRoute>(), "GET /a"), []);
+});
+
+Deno.test("nearMisses: bounded work with 10,000 static siblings still finds the near misses", () => {
+  const router = routerOf(...Array.from({ length: 10_000 }, (_, i) => `GET /s${i}/x`));
+  assert.deepEqual(misses(router, "GET /q/x"), [
+    "GET /s0/x: segment 1 differs",
+    "GET /s1/x: segment 1 differs",
+    "GET /s2/x: segment 1 differs",
+  ]);
+  assert.deepEqual(misses(router, "GET /s9999/y"), ["GET /s9999/x: segment 2 differs"]);
+  assert.deepEqual(misses(router, "GET /s9999/x/"), ["GET /s9999/x: trailing slash"]);
+  assert.deepEqual(misses(router, "POST /s7777/x"), ["GET /s7777/x: method differs (stub is GET)"]);
+  assert.deepEqual(misses(router, "GET /q/y"), []);
+});
