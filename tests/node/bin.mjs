@@ -1,22 +1,93 @@
-// The `stubtool` bin of the npm package, as a user runs it after `npm install stubtool`.
+// The `stubtool` bin of the npm package, as a user runs it after `npm install stubtool`:
+// through npx and through node_modules/.bin (a symlink run by its shebang).
 import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
-import { installedPackage, run } from "./_package.mjs";
+import { setTimeout as sleep } from "node:timers/promises";
+import { installedPackage, run, start } from "./_package.mjs";
 
 let pkg;
+let bin;
 
 before(async () => {
   pkg = await installedPackage();
+  bin = join(pkg.dir, "node_modules", ".bin", "stubtool");
 });
 
+/** A port nothing listens on right now. */
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function waitForHealth(url, exited) {
+  let done = false;
+  exited.then(() => done = true);
+  for (let i = 0; i < 100 && !done; i++) {
+    try {
+      if ((await fetch(`${url}/__stubtool__/health`)).ok) return;
+    } catch { /* not yet */ }
+    await sleep(100);
+  }
+  throw new Error(`stubtool serve did not become healthy at ${url}`);
+}
+
 describe("npm package: the stubtool bin", () => {
-  it("is declared when the CLI runs on Node", (t) => {
-    if (!pkg.manifest.bin) return t.skip("the package ships without a bin (src/cli/main.ts is missing)");
-    assert.deepEqual(Object.keys(pkg.manifest.bin), ["stubtool"]);
+  it("is declared as `stubtool` and answers --help (npx) and --version", () => {
+    assert.deepEqual(pkg.manifest.bin, { stubtool: "esm/cli.js" });
     const help = run("npx", ["--no-install", "stubtool", "--help"], pkg.dir);
+    assert.match(help.stdout, /Usage: stubtool <command>/);
     assert.match(help.stdout, /serve/);
-    const version = run(join(pkg.dir, "node_modules", ".bin", "stubtool"), ["--version"], pkg.dir);
-    assert.match(version.stdout, new RegExp(pkg.manifest.version.replaceAll(".", "\\.")));
+    const version = run(bin, ["--version"], pkg.dir);
+    assert.equal(version.stdout.trim(), `stubtool ${pkg.manifest.version}`);
+  });
+
+  it("validates a YAML config (the yaml dependency is installed with the package)", () => {
+    writeFileSync(
+      join(pkg.dir, "stubs.yaml"),
+      "routes:\n  - method: GET\n    path: /users/{id}\n    body: {id: '{id}'}\n",
+    );
+    const ok = run(bin, ["validate", "stubs.yaml"], pkg.dir);
+    assert.match(ok.stdout, /^\[OK\] stubs\.yaml is valid \(1 route\(s\) defined\)/);
+    writeFileSync(join(pkg.dir, "bad.yaml"), "routes:\n  - method: FETCH\n    path: /x\n");
+    const bad = run(bin, ["validate", "bad.yaml"], pkg.dir, { allowFailure: true });
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /^\[ERROR\] routes\[0\]: .*invalid method 'FETCH'/m);
+  });
+
+  it("serves config and inline stubs, and exits 0 on SIGTERM after writing the report file", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const server = start(bin, [
+      "serve",
+      "--port",
+      String(port),
+      "--config",
+      "stubs.yaml",
+      "--stub",
+      'GET /ping -> 200 {"pong": true}',
+      "--report-file",
+      "report.json",
+    ], pkg.dir);
+    try {
+      await waitForHealth(url, server.exited);
+      assert.deepEqual(await (await fetch(`${url}/ping`)).json(), { pong: true });
+      assert.deepEqual(await (await fetch(`${url}/users/7`)).json(), { id: "7" });
+      assert.equal((await fetch(`${url}/nope`)).status, 404);
+      const report = run(bin, ["report", "--url", url, "--format", "json"], pkg.dir);
+      assert.equal(JSON.parse(report.stdout).summary.matched_stubs, 2);
+    } finally {
+      server.child.kill("SIGTERM");
+    }
+    const { code, stdout, stderr } = await server.exited;
+    assert.equal(code, 0, `exit ${code}\n${stdout}\n${stderr}`);
+    assert.match(stdout, new RegExp(url.replaceAll(".", "\\.")));
+    const saved = JSON.parse(readFileSync(join(pkg.dir, "report.json"), "utf8"));
+    assert.deepEqual(saved.summary, { total_stubs: 2, matched_stubs: 2, unmatched_requests: 1 });
   });
 });
