@@ -81,6 +81,11 @@ export function describeFetchError(error: unknown): string {
   }
   if (/ECONNRESET|connection reset|connection closed/i.test(text)) return "the connection was closed";
   if (/EHOSTUNREACH|ENETUNREACH|unreachable/i.test(text)) return "host unreachable";
-  const message = error instanceof Error ? error.message : String(error);
+  // Node's fetch says only "fetch failed"; the innermost cause says why.
+  let innermost = error;
+  for (let n = 0; n < 8 && (innermost as { cause?: unknown })?.cause; n++) {
+    innermost = (innermost as { cause: unknown }).cause;
+  }
+  const message = innermost instanceof Error ? innermost.message : String(innermost);
   return message.split("\n")[0];
 }

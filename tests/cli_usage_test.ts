@@ -1,0 +1,164 @@
+// The CLI as a user meets it first: --help, --version, and usage errors (exit 2), run as a subprocess.
+import assert from "node:assert/strict";
+import { COMMANDS } from "../src/cli/usage.ts";
+import { VERSION } from "../src/version.ts";
+import { lines, runCli } from "./_cli.ts";
+
+Deno.test("stubtool --version prints the version, exit 0", async () => {
+  for (const flag of ["--version", "-V"]) {
+    const { code, stdout, stderr } = await runCli([flag]);
+    assert.equal(code, 0);
+    assert.equal(stdout, `stubtool ${VERSION}\n`);
+    assert.equal(stderr, "");
+  }
+});
+
+Deno.test("stubtool --help lists every command and the exit codes, exit 0", async () => {
+  const { code, stdout, stderr } = await runCli(["--help"]);
+  assert.equal(code, 0);
+  assert.equal(stderr, "");
+  assert.match(stdout, /^stubtool \S+: an HTTP mock server/);
+  for (const command of ["serve", "wait", "validate", "report"]) {
+    assert.match(stdout, new RegExp(`^  ${command} `, "m"));
+  }
+  assert.match(stdout, /Exit codes: 0 success, 1 a check failed, 2 usage error or server unreachable\./);
+  assert.equal((await runCli(["-h"])).stdout, stdout);
+});
+
+Deno.test("stubtool <command> --help shows every flag of the usage table, exit 0", async () => {
+  const results = await Promise.all(COMMANDS.map((c) => runCli([c.name, "--help"])));
+  results.forEach(({ code, stdout, stderr }, i) => {
+    const command = COMMANDS[i];
+    assert.equal(code, 0, command.name);
+    assert.equal(stderr, "");
+    assert.ok(stdout.startsWith(`Usage: stubtool ${command.name}`), stdout);
+    for (const flag of command.flags) {
+      assert.match(stdout, new RegExp(`--${flag.name}\\b`), `${command.name} --${flag.name}`);
+    }
+    assert.match(stdout, /--help/);
+  });
+  // -h works anywhere, even after other flags.
+  const late = await runCli(["serve", "--port", "1", "-h"]);
+  assert.equal(late.code, 0);
+  assert.ok(late.stdout.startsWith("Usage: stubtool serve"));
+});
+
+Deno.test("serve --help names the built-in default config path and the environment variables", async () => {
+  const { stdout } = await runCli(["serve", "--help"]);
+  assert.match(stdout, /default: \/config\/stubs\.yaml if it exists; \$STUBTOOL_CONFIG names another/);
+  assert.match(stdout, /default: \$STUBTOOL_PORT, else 8080; the config file's port wins/);
+  assert.match(stdout, /default: \$STUBTOOL_HOST, else 127\.0\.0\.1/);
+});
+
+/** Runs and checks a usage error: exit 2, nothing on stdout, exactly one [ERROR] line. */
+async function usageError(args: string[]): Promise<string> {
+  const { code, stdout, stderr } = await runCli(args);
+  assert.equal(code, 2, `${args.join(" ")}: ${stderr}`);
+  assert.equal(stdout, "");
+  const [line, ...rest] = lines(stderr);
+  assert.deepEqual(rest, [], `one line: ${stderr}`);
+  assert.ok(line.startsWith("[ERROR] "), line);
+  assert.equal(stderr, line + "\n", "one line, no stack trace");
+  return line;
+}
+
+Deno.test("usage errors: missing or unknown command, with did-you-mean, exit 2", async () => {
+  assert.equal(
+    await usageError([]),
+    "[ERROR] missing command (serve, wait, validate, report); run stubtool --help",
+  );
+  assert.equal(
+    await usageError(["sevre"]),
+    "[ERROR] unknown command 'sevre' (did you mean 'serve'?); commands: serve, wait, validate, report; run stubtool --help",
+  );
+  assert.equal(
+    await usageError(["launch"]),
+    "[ERROR] unknown command 'launch'; commands: serve, wait, validate, report; run stubtool --help",
+  );
+  assert.equal(
+    await usageError(["--port", "3000", "serve"]),
+    "[ERROR] option '--port' must come after the command: stubtool serve --port ...; run stubtool --help",
+  );
+});
+
+Deno.test("usage errors: unknown flags, with did-you-mean and the command's --help, exit 2", async () => {
+  assert.equal(
+    await usageError(["serve", "--prot", "3000"]),
+    "[ERROR] serve: unknown option '--prot' (did you mean '--port'?); run stubtool serve --help",
+  );
+  assert.equal(
+    await usageError(["report", "--fail-on-unmatchd"]),
+    "[ERROR] report: unknown option '--fail-on-unmatchd' (did you mean '--fail-on-unmatched'?); run stubtool report --help",
+  );
+  assert.equal(
+    await usageError(["wait", "-x"]),
+    "[ERROR] wait: unknown option '-x'; run stubtool wait --help",
+  );
+});
+
+Deno.test("usage errors: missing values, values on boolean flags, stray arguments, exit 2", async () => {
+  assert.equal(
+    await usageError(["serve", "--port"]),
+    "[ERROR] serve: --port needs a value (--port PORT; for a value starting with '-', write --port=VALUE); run stubtool serve --help",
+  );
+  assert.equal(
+    await usageError(["serve", "--quiet=yes"]),
+    "[ERROR] serve: --quiet takes no value; run stubtool serve --help",
+  );
+  assert.equal(
+    await usageError(["validate"]),
+    "[ERROR] validate: missing FILE (usage: stubtool validate FILE); run stubtool validate --help",
+  );
+  assert.equal(
+    await usageError(["validate", "a.yaml", "b.yaml"]),
+    "[ERROR] validate: unexpected extra argument 'b.yaml' (usage: stubtool validate FILE); run stubtool validate --help",
+  );
+  assert.equal(
+    await usageError(["serve", "extra"]),
+    "[ERROR] serve: unexpected argument 'extra' (serve takes only --flags); run stubtool serve --help",
+  );
+});
+
+Deno.test("usage errors: bad flag values say what is expected, exit 2", async () => {
+  const cases: [string[], string][] = [
+    [["serve", "--port", "http"], `[ERROR] --port: must be a port number from 0 to 65535, got "http"`],
+    [["serve", "--port=70000"], `[ERROR] --port: must be a port number from 0 to 65535, got "70000"`],
+    [["serve", "--max-unmatched", "lots"], `[ERROR] --max-unmatched: must be a whole number of 0 or more, got "lots"`],
+    [["serve", "--max-body", "1.5"], `[ERROR] --max-body: must be a whole number of bytes of 0 or more, got "1.5"`],
+    [
+      ["serve", "--handler-timeout", "0"],
+      `[ERROR] --handler-timeout: must be a number of seconds above 0 (like 10 or 2.5), got "0"`,
+    ],
+    [["wait", "--timeout", "soon"], `[ERROR] --timeout: must be a number of seconds (like 10 or 2.5), got "soon"`],
+    [
+      ["wait", "--url", "localhost:8080"],
+      `[ERROR] --url: must be an http:// or https:// URL like http://localhost:8080, got "localhost:8080"`,
+    ],
+    [
+      ["report", "--format", "githb-summary"],
+      `[ERROR] --format: must be one of text, json, github-summary, got "githb-summary" (did you mean 'github-summary'?)`,
+    ],
+    [["report", "--format", "xml"], `[ERROR] --format: must be one of text, json, github-summary, got "xml"`],
+  ];
+  const results = await Promise.all(cases.map(([args]) => usageError(args)));
+  results.forEach((line, i) => {
+    const [args, expected] = cases[i];
+    assert.equal(line, `${expected}; run stubtool ${args[0]} --help`);
+  });
+});
+
+Deno.test("usage errors: invalid STUBTOOL_PORT is named as such, exit 2", async () => {
+  const { code, stderr } = await runCli(["serve"], { env: { STUBTOOL_PORT: "eighty" } });
+  assert.equal(code, 2);
+  assert.equal(
+    stderr,
+    `[ERROR] STUBTOOL_PORT: must be a port number from 0 to 65535, got "eighty"; run stubtool serve --help\n`,
+  );
+});
+
+Deno.test("--debug is accepted anywhere and shows nothing extra when all goes well", async () => {
+  const { code, stdout } = await runCli(["--debug", "--version"]);
+  assert.equal(code, 0);
+  assert.equal(stdout, `stubtool ${VERSION}\n`);
+  assert.equal((await runCli(["validate", "--debug", "examples/stubs.yaml"])).code, 0);
+});

@@ -1,0 +1,170 @@
+import assert from "node:assert/strict";
+import {
+  describeReadError,
+  formatOfFile,
+  lineAndColumn,
+  loadConfigFile,
+  loadConfigText,
+  parseConfigText,
+  parseJson,
+} from "../src/config.ts";
+import { fixture, ROOT } from "./_cli.ts";
+
+Deno.test("formatOfFile: picks JSON or YAML by extension, case-insensitively, else nothing", () => {
+  assert.equal(formatOfFile("stubs.json"), "json");
+  assert.equal(formatOfFile("STUBS.JSON"), "json");
+  assert.equal(formatOfFile("stubs.yaml"), "yaml");
+  assert.equal(formatOfFile("dir.json/stubs.yml"), "yaml");
+  assert.equal(formatOfFile("stubs.conf"), undefined);
+});
+
+Deno.test("lineAndColumn: 1-based line and column of an offset", () => {
+  const text = "ab\ncd\n\nef";
+  assert.deepEqual(lineAndColumn(text, 0), { line: 1, col: 1 });
+  assert.deepEqual(lineAndColumn(text, 2), { line: 1, col: 3 }); // the newline itself
+  assert.deepEqual(lineAndColumn(text, 4), { line: 2, col: 2 });
+  assert.deepEqual(lineAndColumn(text, 7), { line: 4, col: 1 });
+});
+
+Deno.test("parseJson: value, or the offset and message of a syntax error", () => {
+  assert.deepEqual(parseJson('{"a": [1, 2]}'), { value: { a: [1, 2] } });
+  // The engine names the position: its message is kept, without the echoed position.
+  assert.deepEqual(parseJson('{"a": 1,}'), { error: { offset: 8, message: "Expected double-quoted property name" } });
+  assert.deepEqual(parseJson("[1, 2"), { error: { offset: 5, message: "Expected ',' or ']' after array element" } });
+  const end = parseJson("");
+  assert.ok("error" in end && end.error.offset === 0);
+  // The engine gives no position for an unknown word: the YAML parser locates it.
+  const word = parseJson('{"a": tru}');
+  assert.ok("error" in word);
+  assert.equal(word.error.offset, 6);
+  assert.match(word.error.message, /tru/);
+});
+
+Deno.test("parseConfigText: YAML syntax errors carry file:line:col and no code frame", () => {
+  const { raw, problems } = parseConfigText("routes:\n  - method: GET\n    body: {id: 1\n  - x\n", "s.yaml");
+  assert.equal(raw, undefined);
+  assert.ok(problems.length >= 1);
+  assert.equal(problems[0].level, "error");
+  assert.match(problems[0].place!, /^s\.yaml:\d+:\d+$/);
+  for (const p of problems) assert.ok(!p.message.includes("\n"), `one line: ${p.message}`);
+  assert.ok(!problems[0].message.includes(" at line "), problems[0].message);
+});
+
+Deno.test("parseConfigText: a tab used as indentation points at its line and column", () => {
+  const { problems } = parseConfigText("routes:\n\t- method: GET\n", "tabs.yaml");
+  assert.equal(problems[0].place, "tabs.yaml:2:1");
+  assert.match(problems[0].message, /tab/i);
+});
+
+Deno.test("parseConfigText: duplicate keys are errors in YAML and in JSON", () => {
+  const yaml = parseConfigText("routes: []\nroutes: []\n", "d.yaml");
+  assert.deepEqual(yaml.problems, [
+    { level: "error", place: "d.yaml:2:1", message: "duplicate key: keys in one mapping must be unique" },
+  ]);
+  const json = parseConfigText('{"routes": [],\n "routes": []}', "d.json");
+  assert.deepEqual(json.problems, [
+    { level: "error", place: "d.json:2:2", message: "duplicate key: keys in one mapping must be unique" },
+  ]);
+});
+
+Deno.test("parseConfigText: YAML merge keys are enabled", () => {
+  const text = "base: &b {method: GET, status: 201}\nroutes:\n  - <<: *b\n    path: /x\n";
+  assert.deepEqual(parseConfigText(text, "m.yaml").raw, {
+    base: { method: "GET", status: 201 },
+    routes: [{ method: "GET", status: 201, path: "/x" }],
+  });
+});
+
+Deno.test("parseConfigText: an alias bomb is refused, not expanded", () => {
+  const { problems } = parseConfigText(Deno.readTextFileSync(fixture("alias_bomb.yaml")), "bomb.yaml");
+  assert.equal(problems.length, 1);
+  assert.equal(problems[0].place, "bomb.yaml");
+  assert.match(problems[0].message, /alias/i);
+});
+
+Deno.test("parseConfigText: .json is strict JSON (a trailing comma is an error YAML would accept)", () => {
+  const { problems } = parseConfigText('{"routes": [],\n}', "t.json");
+  assert.equal(problems.length, 1);
+  assert.equal(problems[0].place, "t.json:2:1");
+  assert.equal(problems[0].message, "Expected double-quoted property name");
+  // The same text as .yaml is fine (a flow mapping may end with a comma).
+  assert.deepEqual(parseConfigText('{"routes": [],\n}', "t.yaml").raw, { routes: [] });
+});
+
+Deno.test("parseConfigText: other extensions are JSON when the text is JSON, else YAML", () => {
+  assert.deepEqual(parseConfigText('{"routes": []}', "stubs.conf").raw, { routes: [] });
+  assert.deepEqual(parseConfigText("routes: []", "stubs.conf").raw, { routes: [] });
+  // YAML 1.2 core schema: `yes` stays a string, `0x10` is a number.
+  assert.deepEqual(parseConfigText("a: yes\nb: 0x10", "x").raw, { a: "yes", b: 16 });
+});
+
+Deno.test("parseConfigText: a byte-order mark is ignored", () => {
+  assert.deepEqual(parseConfigText('\uFEFF{"routes": []}', "bom.json").raw, { routes: [] });
+});
+
+Deno.test("parseConfigText: __proto__ keys stay plain data (no prototype pollution)", () => {
+  for (const [text, file] of [['{"__proto__": {"polluted": 1}}', "p.json"], ["__proto__: {polluted: 1}", "p.yaml"]]) {
+    const { raw } = parseConfigText(text, file);
+    assert.ok(Object.hasOwn(raw as object, "__proto__"), file);
+    assert.equal(({} as Record<string, unknown>).polluted, undefined);
+  }
+});
+
+Deno.test("loadConfigText: validation problems are placed at routes[i], port, or the file", () => {
+  const text = "port: 99999\nroutes:\n  - {method: FETCH, path: /x}\n  - {method: GET, path: /y, staus: 1}\n";
+  const { config, problems } = loadConfigText(text, "c.yaml");
+  assert.equal(config, undefined);
+  assert.deepEqual(problems, [
+    { level: "error", place: "port", message: "must be an integer from 0 to 65535, got 99999" },
+    {
+      level: "error",
+      place: "routes[0]",
+      message: "invalid method 'FETCH' (allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
+    },
+    { level: "error", place: "routes[1]", message: "unknown field 'staus' (did you mean 'status'?)" },
+  ]);
+  const topLevel = loadConfigText("rotues: []", "c.yaml").problems;
+  assert.deepEqual(topLevel.map((p) => p.place), ["c.yaml", "c.yaml"]);
+});
+
+Deno.test("loadConfigText: a valid config with warnings returns the config and [WARN] problems", () => {
+  const { config, problems } = loadConfigText(
+    "port: 0\nroutes:\n  - {method: GET, path: /a}\n  - {method: get, path: /a}\n",
+    "w.yaml",
+  );
+  assert.equal(config?.routes.length, 2);
+  assert.equal(config?.port, 0);
+  assert.deepEqual(problems, [
+    { level: "warn", place: "routes[1]", message: "duplicate of routes[0] (GET /a); it can never match" },
+  ]);
+});
+
+Deno.test("loadConfigFile: unreadable files name the file and the reason", async () => {
+  assert.deepEqual((await loadConfigFile("/no/such/stubs.yaml")).problems, [
+    { level: "error", place: "/no/such/stubs.yaml", message: "no such file" },
+  ]);
+  assert.deepEqual((await loadConfigFile(ROOT + "tests")).problems, [
+    { level: "error", place: ROOT + "tests", message: "is a directory, not a file" },
+  ]);
+  assert.equal(describeReadError(Object.assign(new Error("x"), { code: "EACCES" })), "permission denied");
+});
+
+Deno.test("examples/stubs.yaml and examples/stubs.json are valid and define the same stubs", async () => {
+  const yaml = await loadConfigFile(ROOT + "examples/stubs.yaml");
+  const json = await loadConfigFile(ROOT + "examples/stubs.json");
+  assert.deepEqual(yaml.problems, []);
+  assert.deepEqual(json.problems, []);
+  assert.ok(yaml.config && json.config);
+  assert.equal(yaml.config.port, undefined, "the example leaves the port to --port / STUBTOOL_PORT");
+  assert.ok(yaml.config.routes.length >= 8);
+  assert.deepEqual(json.config.routes, yaml.config.routes);
+  // It shows every feature the README points to.
+  const routes = yaml.config.routes;
+  assert.ok(routes.some((s) => s.path.includes("{")), "placeholders");
+  assert.ok(routes.some((s) => s.query && Object.values(s.query).some((v) => v.startsWith("{"))), "?q={term}");
+  assert.ok(routes.some((s) => s.query && Object.values(s.query).some((v) => !v.startsWith("{"))), "query_params");
+  assert.ok(routes.some((s) => s.responses.some((r) => r.headers)), "headers");
+  assert.ok(routes.some((s) => s.responses.some((r) => r.delay !== undefined)), "delay");
+  assert.ok(routes.some((s) => s.isSequence && s.sequenceMode === "cycle"), "sequence_mode: cycle");
+  assert.ok(routes.some((s) => s.isSequence && s.sequenceMode === "repeat-last"), "sequence");
+});

@@ -1,0 +1,225 @@
+import assert from "node:assert/strict";
+import type { Report } from "../src/recorder.ts";
+import { checkReport, mergeReports, renderReport } from "../src/report.ts";
+
+function sample(): Report {
+  return {
+    summary: { total_stubs: 4, matched_stubs: 2, unmatched_requests: 2 },
+    stubs: [
+      { method: "GET", path: "/users/{id}", hit_count: 3 },
+      { method: "GET", path: "/search", hit_count: 0, query_params: { q: "{term}", sort: "asc" } },
+      { method: "POST", path: "/orders", hit_count: 1 },
+      { method: "DELETE", path: "/users/{id}", hit_count: 0 },
+    ],
+    unused_stubs: [
+      { method: "GET", path: "/search", query_params: { q: "{term}", sort: "asc" } },
+      { method: "DELETE", path: "/users/{id}" },
+    ],
+    unmatched_requests: [
+      { method: "GET", path: "/nope", timestamp: "2026-01-02T03:04:05.006Z" },
+      { method: "PUT", path: "/users/1", query: "force=true&x=1", timestamp: "2026-01-02T03:04:06.000Z" },
+    ],
+  };
+}
+
+function empty(): Report {
+  return {
+    summary: { total_stubs: 0, matched_stubs: 0, unmatched_requests: 0 },
+    stubs: [],
+    unused_stubs: [],
+    unmatched_requests: [],
+  };
+}
+
+Deno.test("renderReport text: header, exercised/total, unmatched count, unused stubs, unmatched requests", () => {
+  assert.equal(
+    renderReport(sample(), { format: "text" }),
+    [
+      "stubtool coverage report",
+      "Exercised stubs: 2/4",
+      "Unmatched requests: 2",
+      "Unused stubs:",
+      "  GET /search?q={term}&sort=asc",
+      "  DELETE /users/{id}",
+      "Requests that matched no stub:",
+      "  GET /nope [2026-01-02T03:04:05.006Z]",
+      "  PUT /users/1?force=true&x=1 [2026-01-02T03:04:06.000Z]",
+      "",
+    ].join("\n"),
+  );
+});
+
+Deno.test("renderReport text: empty lists say none", () => {
+  assert.equal(
+    renderReport(empty(), { format: "text" }),
+    [
+      "stubtool coverage report",
+      "Exercised stubs: 0/0",
+      "Unmatched requests: 0",
+      "Unused stubs: none",
+      "Requests that matched no stub: none",
+      "",
+    ].join("\n"),
+  );
+});
+
+Deno.test("renderReport text: says how many unmatched requests the server did not keep", () => {
+  const report = sample();
+  report.summary.unmatched_requests = 1002;
+  const text = renderReport(report, { format: "text" });
+  assert.ok(text.endsWith("\n  ... and 1000 earlier requests not kept (--max-unmatched)\n"), text);
+});
+
+Deno.test("renderReport github-summary: heading, counts line, stub table with ✅/❌, unmatched table", () => {
+  assert.equal(
+    renderReport(sample(), { format: "github-summary" }),
+    [
+      "## stubtool coverage report",
+      "",
+      "Exercised stubs: **2/4** · Unmatched requests: **2**",
+      "",
+      "### Stubs",
+      "",
+      "| Method | Path | Hits |",
+      "| --- | --- | --- |",
+      "| GET | `/users/{id}` | ✅ 3 |",
+      "| GET | `/search?q={term}&sort=asc` | ❌ 0 |",
+      "| POST | `/orders` | ✅ 1 |",
+      "| DELETE | `/users/{id}` | ❌ 0 |",
+      "",
+      "### Unmatched requests",
+      "",
+      "| Method | Path | Timestamp |",
+      "| --- | --- | --- |",
+      "| GET | `/nope` | 2026-01-02T03:04:05.006Z |",
+      "| PUT | `/users/1?force=true&x=1` | 2026-01-02T03:04:06.000Z |",
+      "",
+    ].join("\n"),
+  );
+});
+
+Deno.test("renderReport github-summary: no tables when there is nothing to list", () => {
+  assert.equal(
+    renderReport(empty(), { format: "github-summary" }),
+    [
+      "## stubtool coverage report",
+      "",
+      "Exercised stubs: **0/0** · Unmatched requests: **0**",
+      "",
+      "### Stubs",
+      "",
+      "none",
+      "",
+      "### Unmatched requests",
+      "",
+      "none",
+      "",
+    ].join("\n"),
+  );
+});
+
+Deno.test("renderReport github-summary: | and backticks in cells cannot break the table", () => {
+  const report = empty();
+  report.summary = { total_stubs: 0, matched_stubs: 0, unmatched_requests: 2 };
+  report.unmatched_requests = [
+    { method: "GET", path: "/a|b", query: "x=`y`", timestamp: "t" },
+    { method: "BR|EW", path: "`/tick", timestamp: "2026|01" },
+  ];
+  const rows = renderReport(report, { format: "github-summary" }).split("\n").filter((l) =>
+    l.startsWith("| GET") || l.startsWith("| BR")
+  );
+  assert.deepEqual(rows, [
+    "| GET | `` /a\\|b?x=`y` `` | t |",
+    "| BR\\|EW | `` `/tick `` | 2026\\|01 |",
+  ]);
+  // Every row still has exactly four unescaped pipes, so GitHub sees three cells.
+  for (const row of rows) assert.equal(row.replaceAll("\\|", "").split("|").length - 1, 4, row);
+});
+
+Deno.test("renderReport json: the report object with 2-space indent", () => {
+  const text = renderReport(sample(), { format: "json" });
+  assert.deepEqual(JSON.parse(text), sample());
+  assert.ok(text.startsWith('{\n  "summary": {\n    "total_stubs": 4,'));
+  assert.ok(text.endsWith("}\n"));
+});
+
+Deno.test("renderReport: an unknown format is a TypeError naming the allowed ones", () => {
+  // @ts-expect-error: testing a value the type forbids
+  assert.throws(() => renderReport(empty(), { format: "xml" }), /allowed: text, json, github-summary/);
+});
+
+Deno.test("mergeReports: hits add up per method+path+query, unused and summary are recomputed", () => {
+  const a = sample();
+  const b: Report = {
+    summary: { total_stubs: 3, matched_stubs: 2, unmatched_requests: 1 },
+    stubs: [
+      { method: "GET", path: "/users/{id}", hit_count: 1 },
+      // Same path, other query: a different stub.
+      { method: "GET", path: "/search", hit_count: 5, query_params: { sort: "asc", q: "{term}" } },
+      { method: "GET", path: "/search", hit_count: 0, query_params: { q: "{term}" } },
+      { method: "PATCH", path: "/users/{id}", hit_count: 2 },
+    ],
+    unused_stubs: [{ method: "GET", path: "/search", query_params: { q: "{term}" } }],
+    unmatched_requests: [{ method: "GET", path: "/between", timestamp: "2026-01-02T03:04:05.500Z" }],
+  };
+  assert.deepEqual(mergeReports([a, b]), {
+    summary: { total_stubs: 6, matched_stubs: 4, unmatched_requests: 3 },
+    stubs: [
+      { method: "GET", path: "/users/{id}", hit_count: 4 },
+      { method: "GET", path: "/search", hit_count: 5, query_params: { q: "{term}", sort: "asc" } },
+      { method: "POST", path: "/orders", hit_count: 1 },
+      { method: "DELETE", path: "/users/{id}", hit_count: 0 },
+      { method: "GET", path: "/search", hit_count: 0, query_params: { q: "{term}" } },
+      { method: "PATCH", path: "/users/{id}", hit_count: 2 },
+    ],
+    unused_stubs: [
+      { method: "DELETE", path: "/users/{id}" },
+      { method: "GET", path: "/search", query_params: { q: "{term}" } },
+    ],
+    unmatched_requests: [
+      { method: "GET", path: "/nope", timestamp: "2026-01-02T03:04:05.006Z" },
+      { method: "GET", path: "/between", timestamp: "2026-01-02T03:04:05.500Z" },
+      { method: "PUT", path: "/users/1", query: "force=true&x=1", timestamp: "2026-01-02T03:04:06.000Z" },
+    ],
+  });
+});
+
+Deno.test("mergeReports: duplicate stubs within one report stay separate; inputs are not changed", () => {
+  const shard = (first: number, second: number): Report => ({
+    summary: { total_stubs: 2, matched_stubs: Number(first > 0) + Number(second > 0), unmatched_requests: 0 },
+    stubs: [
+      { method: "GET", path: "/a", hit_count: first },
+      { method: "GET", path: "/a", hit_count: second },
+    ],
+    unused_stubs: [],
+    unmatched_requests: [],
+  });
+  const one = shard(1, 0);
+  const merged = mergeReports([one, shard(2, 0)]);
+  assert.deepEqual(merged.stubs.map((s) => s.hit_count), [3, 0]);
+  assert.deepEqual(merged.summary, { total_stubs: 2, matched_stubs: 1, unmatched_requests: 0 });
+  assert.equal(one.stubs[0].hit_count, 1);
+});
+
+Deno.test("mergeReports: the unmatched total counts requests the shards did not keep", () => {
+  const a = sample();
+  a.summary.unmatched_requests = 5000;
+  const merged = mergeReports([a, empty()]);
+  assert.equal(merged.summary.unmatched_requests, 5000);
+  assert.equal(merged.unmatched_requests.length, 2);
+});
+
+Deno.test("checkReport: accepts a report, names what is wrong otherwise", () => {
+  assert.equal(checkReport(sample()), undefined);
+  assert.equal(checkReport([]), "not a stubtool report: expected a JSON object");
+  assert.equal(checkReport({ routes: [] }), "not a stubtool report: summary is missing");
+  const noStubs = { ...sample(), stubs: undefined };
+  assert.equal(checkReport(noStubs), "not a stubtool report: stubs must be a list");
+  const badStub = { ...sample(), stubs: [{ method: "GET", path: "/x" }] };
+  assert.equal(checkReport(badStub), "not a stubtool report: stubs[0] needs method, path and hit_count");
+  const badRequest = { ...sample(), unmatched_requests: [{ method: "GET", path: "/x" }] };
+  assert.equal(
+    checkReport(badRequest),
+    "not a stubtool report: unmatched_requests[0] needs method, path and timestamp",
+  );
+});
