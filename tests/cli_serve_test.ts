@@ -1,0 +1,389 @@
+// `stubtool serve` as a subprocess: banner, request log, inline stubs, flags, bad config,
+// busy port, and graceful SIGTERM/SIGINT with --report-file.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { Report } from "../src/recorder.ts";
+import { fixture, freePort, get, lines, runCli, startServe, tempDir } from "./_cli.ts";
+
+/** A request-log line: METHOD TARGET STATUS [STUB or UNMATCHED] TIMEms. */
+const logLine = (method: string, target: string, status: number, stub: string) =>
+  new RegExp(`^${method} ${RegExp.escape(target)} ${status} \\[${RegExp.escape(stub)}\\] \\d+\\.\\dms$`, "m");
+
+Deno.test("serve: banner with URL, config, inline count and route table; then one log line per request", async () => {
+  const config = fixture("valid.yaml");
+  const served = await startServe([
+    "--port",
+    "0",
+    "--config",
+    config,
+    "--stub",
+    'POST /orders -> 201 {"id": "o-1"}',
+  ]);
+  await using _ = served.process;
+  const url = `http://127.0.0.1:${served.port}`;
+  assert.equal(served.url, url);
+  assert.deepEqual(lines(served.process.stdout), [
+    `stubtool 0.1.0 listening on ${url}`,
+    `config: ${config} (2 route(s))`,
+    "inline: 1 stub(s) from --stub",
+    "  GET     /users/{id}  200  routes[0]",
+    "  DELETE  /users/{id}  204  routes[1]",
+    "  POST    /orders      201  --stub[0]",
+    `report: ${url}/__stubtool__/report; one log line per request; Ctrl+C stops`,
+  ]);
+
+  assert.deepEqual(await get(`${url}/users/42?x=1`), { status: 200, text: '{"id":"42"}' });
+  assert.deepEqual(await get(`${url}/orders`, { method: "POST" }), { status: 201, text: '{"id":"o-1"}' });
+  assert.equal((await get(`${url}/nope`)).status, 404);
+  assert.equal((await get(`${url}/__stubtool__/health`)).status, 200);
+
+  await served.process.waitForStdout(logLine("GET", "/nope", 404, "UNMATCHED"));
+  const log = lines(served.process.stdout).slice(7);
+  assert.equal(log.length, 3, "reserved endpoints are not logged");
+  assert.match(log[0], logLine("GET", "/users/42?x=1", 200, "GET /users/{id}"));
+  assert.match(log[1], logLine("POST", "/orders", 201, "POST /orders"));
+  assert.match(log[2], logLine("GET", "/nope", 404, "UNMATCHED"));
+  assert.equal(served.process.stderr, "");
+});
+
+Deno.test("serve: a burst of requests gets every log line (buffered writes lose nothing)", async () => {
+  const served = await startServe(["--port", "0", "--stub", "GET /n/{i} -> 200"]);
+  await using _ = served.process;
+  await Promise.all(Array.from({ length: 60 }, (_, i) => get(`${served.url}/n/${i}`)));
+  await served.process.waitForStdout(/(^GET \/n\/\d+ 200 .*\n){60}/m);
+  for (let i = 0; i < 60; i++) assert.match(served.process.stdout, logLine("GET", `/n/${i}`, 200, "GET /n/{i}"));
+});
+
+Deno.test("serve --quiet: no request log lines, the banner says so", async () => {
+  await using dir = await tempDir();
+  const reportFile = join(dir.path, "report.json");
+  const served = await startServe(["--port", "0", "--quiet", "--stub", "GET /x -> 200", "--report-file", reportFile]);
+  await using _ = served.process;
+  assert.match(served.process.stdout, /request log off \(--quiet\)/);
+  await get(`${served.url}/x`);
+  await get(`${served.url}/y`);
+  served.process.kill("SIGTERM");
+  const { code, stdout } = await served.process.result();
+  assert.equal(code, 0);
+  assert.doesNotMatch(stdout, /^GET \//m);
+  // The requests were served and counted all the same.
+  const report = JSON.parse(await Deno.readTextFile(reportFile)) as Report;
+  assert.deepEqual(report.summary, { total_stubs: 1, matched_stubs: 1, unmatched_requests: 1 });
+});
+
+Deno.test("serve --stub: good inline stubs answer as written; whitespace around -> is optional", async () => {
+  const served = await startServe([
+    "--port",
+    "0",
+    "--stub",
+    'GET /users/{id}->200 {"id": "{id}", "note": "a -> b"}',
+    "--stub",
+    "DELETE /users/{id} -> 204",
+    "--stub",
+    "get /search?q={term} ->404",
+  ]);
+  await using _ = served.process;
+  assert.deepEqual(await get(`${served.url}/users/7`), { status: 200, text: '{"id":"7","note":"a -> b"}' });
+  assert.deepEqual(await get(`${served.url}/users/7`, { method: "DELETE" }), { status: 204, text: "" });
+  assert.equal((await get(`${served.url}/search?q=x`)).status, 404);
+  assert.match(served.process.stdout, /^ {2}GET {5}\/search\?q=\{term\} +404 +--stub\[2\]$/m);
+});
+
+Deno.test("serve --stub: a malformed inline stub is [ERROR] --stub[i]: column n: ..., exit 1", async () => {
+  const { code, stdout, stderr } = await runCli([
+    "serve",
+    "--port",
+    "0",
+    "--stub",
+    "GET /ok -> 200",
+    "--stub",
+    "GET /users 200",
+    "--stub",
+    'POST /x -> 201 {"a":1,}',
+    "--stub",
+    "FETCH /y -> 200",
+  ]);
+  assert.equal(code, 1);
+  assert.equal(stdout, "");
+  assert.deepEqual(lines(stderr), [
+    "[ERROR] --stub[1]: column 12: expected '->' after the path",
+    "[ERROR] --stub[2]: column 23: invalid JSON body: Expected double-quoted property name",
+    "[ERROR] --stub[3]: column 1: invalid method 'FETCH' (allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
+  ]);
+});
+
+Deno.test("serve --stub: inline stubs come after config stubs; one the config shadows is a [WARN]", async () => {
+  const served = await startServe([
+    "--port",
+    "0",
+    "--config",
+    fixture("valid.yaml"),
+    "--stub",
+    "GET /users/{name} -> 418",
+  ]);
+  await using _ = served.process;
+  assert.equal(
+    served.process.stderr,
+    "[WARN] --stub[0]: shadowed by routes[0] (GET /users/{id}), which matches every request it would; it can never match\n",
+  );
+  assert.equal((await get(`${served.url}/users/1`)).status, 200);
+  const report = JSON.parse((await get(`${served.url}/__stubtool__/report`)).text) as Report;
+  assert.deepEqual(report.stubs.map((s) => `${s.method} ${s.path}`), [
+    "GET /users/{id}",
+    "DELETE /users/{id}",
+    "GET /users/{name}",
+  ]);
+});
+
+Deno.test("serve: a bad config prints the same [ERROR] lines as validate, exit 1", async () => {
+  const file = fixture("many_errors.yaml");
+  const [served, validated] = await Promise.all([
+    runCli(["serve", "--port", "0", "--config", file]),
+    runCli(["validate", file]),
+  ]);
+  assert.equal(served.code, 1);
+  assert.equal(served.stdout, "");
+  assert.equal(served.stderr, validated.stderr);
+  assert.equal(lines(served.stderr).length, 12);
+
+  const missing = await runCli(["serve", "--port", "0", "--config", "/no/such/stubs.yaml"]);
+  assert.equal(missing.code, 1);
+  assert.equal(missing.stderr, "[ERROR] /no/such/stubs.yaml: no such file\n");
+});
+
+Deno.test("serve: config errors and --stub errors are all printed before exiting 1", async () => {
+  const { code, stderr } = await runCli([
+    "serve",
+    "--port",
+    "0",
+    "--config",
+    fixture("invalid_method.yaml"),
+    "--stub",
+    "GET /x",
+  ]);
+  assert.equal(code, 1);
+  assert.deepEqual(lines(stderr), [
+    "[ERROR] routes[1]: invalid method 'FETCH' (allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
+    "[ERROR] --stub[0]: column 7: expected '-> STATUS' after the path",
+  ]);
+});
+
+Deno.test("serve: with zero stubs it still serves, and says so", async () => {
+  const served = await startServe(["--port", "0"], { env: { STUBTOOL_CONFIG: "/no/such/dir/stubs.yaml" } });
+  await using _ = served.process;
+  assert.match(
+    served.process.stdout,
+    /^config: none \(\/no\/such\/dir\/stubs\.yaml not found \(STUBTOOL_CONFIG\)\)$/m,
+  );
+  assert.match(
+    served.process.stdout,
+    /^no stubs defined: every request gets 404 and is recorded as unmatched \(add --config or --stub\)$/m,
+  );
+  assert.equal((await get(`${served.url}/anything`)).status, 404);
+});
+
+Deno.test("serve: a busy port is one [ERROR] line naming the port, exit 1", async () => {
+  using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  const { code, stdout, stderr } = await runCli(["serve", "--port", String(port), "--stub", "GET /x -> 200"]);
+  assert.equal(code, 1);
+  assert.equal(stdout, "");
+  assert.equal(
+    stderr,
+    `[ERROR] port ${port}: already in use on 127.0.0.1; stop the other process or choose another --port\n`,
+  );
+});
+
+Deno.test("serve --report-file: a directory that does not exist is a usage error before serving, exit 2", async () => {
+  const { code, stderr } = await runCli(["serve", "--port", "0", "--report-file", "/no/such/dir/report.json"]);
+  assert.equal(code, 2);
+  assert.equal(
+    stderr,
+    "[ERROR] --report-file: directory /no/such/dir does not exist; create it first; run stubtool serve --help\n",
+  );
+});
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  Deno.test(`serve: ${signal} shuts down gracefully, writes --report-file, exit 0`, async () => {
+    await using dir = await tempDir();
+    const reportFile = join(dir.path, "final.json");
+    const served = await startServe([
+      "--port",
+      "0",
+      "--config",
+      fixture("valid.yaml"),
+      "--report-file",
+      reportFile,
+    ]);
+    await using _ = served.process;
+    await get(`${served.url}/users/1`);
+    await get(`${served.url}/users/2`);
+    await get(`${served.url}/missing?q=1`);
+    served.process.kill(signal);
+    const { code, stdout, stderr } = await served.process.result();
+    assert.equal(code, 0, stderr);
+    assert.equal(stderr, "");
+    const tail = lines(stdout).slice(-3);
+    assert.equal(tail[0], `stopping (${signal}): no new connections; in-flight responses get up to 5s`);
+    assert.equal(tail[1], `report written to ${reportFile}`);
+    assert.equal(tail[2], "stopped: 1/2 stubs exercised, 1 unmatched request(s)");
+
+    const text = await Deno.readTextFile(reportFile);
+    const report = JSON.parse(text) as Report;
+    assert.ok(text.startsWith('{\n  "summary"'), "2-space JSON");
+    assert.deepEqual(report.summary, { total_stubs: 2, matched_stubs: 1, unmatched_requests: 1 });
+    assert.deepEqual(report.stubs, [
+      { method: "GET", path: "/users/{id}", hit_count: 2 },
+      { method: "DELETE", path: "/users/{id}", hit_count: 0 },
+    ]);
+    assert.deepEqual(report.unused_stubs, [{ method: "DELETE", path: "/users/{id}" }]);
+    assert.equal(report.unmatched_requests.length, 1);
+    assert.equal(report.unmatched_requests[0].path, "/missing");
+    assert.equal(report.unmatched_requests[0].query, "q=1");
+    // The port is free again.
+    using again = Deno.listen({ hostname: "127.0.0.1", port: served.port });
+    assert.equal((again.addr as Deno.NetAddr).port, served.port);
+  });
+}
+
+Deno.test("serve: SIGTERM lets an in-flight delayed response finish before exiting 0", async () => {
+  await using dir = await tempDir();
+  const config = join(dir.path, "slow.yaml");
+  await Deno.writeTextFile(config, "routes:\n  - {method: GET, path: /slow, delay: 400, body: {done: true}}\n");
+  const reportFile = join(dir.path, "report.json");
+  const served = await startServe(["--port", "0", "--config", config, "--report-file", reportFile]);
+  await using _ = served.process;
+  const inFlight = get(`${served.url}/slow`);
+  await new Promise((resolve) => setTimeout(resolve, 100)); // the request has arrived
+  served.process.kill("SIGTERM");
+  assert.deepEqual(await inFlight, { status: 200, text: '{"done":true}' });
+  const { code } = await served.process.result();
+  assert.equal(code, 0);
+  const report = JSON.parse(await Deno.readTextFile(reportFile)) as Report;
+  assert.equal(report.stubs[0].hit_count, 1);
+});
+
+Deno.test("serve --max-unmatched: the report keeps the N most recent, the total stays exact", async () => {
+  const served = await startServe(["--port", "0", "--max-unmatched", "2", "--quiet"]);
+  await using _ = served.process;
+  for (const path of ["/a", "/b", "/c"]) await get(served.url + path);
+  const report = JSON.parse((await get(`${served.url}/__stubtool__/report`)).text) as Report;
+  assert.equal(report.summary.unmatched_requests, 3);
+  assert.deepEqual(report.unmatched_requests.map((r) => r.path), ["/b", "/c"]);
+});
+
+Deno.test("serve --max-body: a larger request body gets 413", async () => {
+  const served = await startServe(["--port", "0", "--max-body", "16", "--stub", "POST /upload -> 201"]);
+  await using _ = served.process;
+  assert.equal((await get(`${served.url}/upload`, { method: "POST", body: "x".repeat(16) })).status, 201);
+  const tooBig = await get(`${served.url}/upload`, { method: "POST", body: "x".repeat(17) });
+  assert.equal(tooBig.status, 413);
+  assert.match(tooBig.text, /larger than 16 bytes/);
+});
+
+Deno.test("serve --handler-timeout: a value in seconds is accepted", async () => {
+  const served = await startServe(["--port", "0", "--handler-timeout", "0.5", "--stub", "GET /x -> 200"]);
+  await using _ = served.process;
+  assert.equal((await get(`${served.url}/x`)).status, 200);
+});
+
+// ---- port, host and config precedence (flags, environment, config file) -------------
+
+Deno.test("serve: STUBTOOL_PORT sets the port when --port is absent", async () => {
+  const port = freePort();
+  const served = await startServe(["--stub", "GET /x -> 200"], { env: { STUBTOOL_PORT: String(port) } });
+  await using _ = served.process;
+  assert.equal(served.port, port);
+});
+
+Deno.test("serve: --port wins over STUBTOOL_PORT", async () => {
+  // STUBTOOL_PORT names a busy port: serving there would fail.
+  using busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const served = await startServe(["--port", "0"], {
+    env: { STUBTOOL_PORT: String((busy.addr as Deno.NetAddr).port) },
+  });
+  await using _ = served.process;
+  assert.notEqual(served.port, (busy.addr as Deno.NetAddr).port);
+});
+
+Deno.test("serve: the config file's port wins over --port and STUBTOOL_PORT, with a [WARN]", async () => {
+  await using dir = await tempDir();
+  const port = freePort();
+  const config = join(dir.path, "port.yaml");
+  await Deno.writeTextFile(config, `port: ${port}\nroutes:\n  - {method: GET, path: /x}\n`);
+  const served = await startServe(["--port", "0", "--config", config], { env: { STUBTOOL_PORT: "1" } });
+  await using _ = served.process;
+  assert.equal(served.port, port);
+  assert.equal(served.process.stderr, `[WARN] port: ${config} sets port ${port}, which wins over --port 0\n`);
+  assert.equal((await get(`http://127.0.0.1:${port}/x`)).status, 200);
+});
+
+/** An address of this machine other than 127.0.0.1: reachable only when bound to all interfaces. */
+function otherAddress(): string {
+  const external = Object.values(Deno.networkInterfaces()).find((i) =>
+    i.family === "IPv4" && i.address !== "127.0.0.1"
+  );
+  // Linux routes all of 127.0.0.0/8 to loopback; a socket bound to 127.0.0.1 does not accept 127.0.0.2.
+  return external?.address ?? "127.0.0.2";
+}
+
+async function reachable(url: string): Promise<boolean> {
+  try {
+    await get(url, { signal: AbortSignal.timeout(2_000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("serve: STUBTOOL_HOST=0.0.0.0 binds all interfaces; the default binds loopback only", async () => {
+  const address = otherAddress();
+  const open = await startServe(["--port", "0", "--stub", "GET /x -> 200"], { env: { STUBTOOL_HOST: "0.0.0.0" } });
+  await using _ = open.process;
+  assert.match(open.process.stdout, /listening on http:\/\/127\.0\.0\.1:\d+ \(bound to 0\.0\.0\.0\)/);
+  assert.ok(await reachable(`http://${address}:${open.port}/x`), `reachable at ${address}`);
+
+  const loopback = await startServe(["--port", "0", "--stub", "GET /x -> 200"]);
+  await using __ = loopback.process;
+  assert.equal(await reachable(`http://${address}:${loopback.port}/x`), false);
+  assert.ok(await reachable(`${loopback.url}/x`));
+});
+
+Deno.test("serve: --host wins over STUBTOOL_HOST", async () => {
+  const served = await startServe(["--port", "0", "--host", "127.0.0.1"], { env: { STUBTOOL_HOST: "0.0.0.0" } });
+  await using _ = served.process;
+  assert.doesNotMatch(served.process.stdout, /bound to/);
+  assert.equal(await reachable(`http://${otherAddress()}:${served.port}/`), false);
+});
+
+Deno.test("serve: STUBTOOL_CONFIG names the default config file; --config wins over it", async () => {
+  const fromEnv = await startServe(["--port", "0"], { env: { STUBTOOL_CONFIG: fixture("valid.yaml") } });
+  await using _ = fromEnv.process;
+  assert.match(
+    fromEnv.process.stdout,
+    new RegExp(`^config: ${RegExp.escape(fixture("valid.yaml"))} \\(2 route\\(s\\)\\)$`, "m"),
+  );
+  assert.equal((await get(`${fromEnv.url}/users/1`)).status, 200);
+
+  const flag = await startServe(["--port", "0", "--config", fixture("merge_keys.yaml")], {
+    env: { STUBTOOL_CONFIG: fixture("valid.yaml") },
+  });
+  await using __ = flag.process;
+  assert.match(flag.process.stdout, new RegExp(`^config: ${RegExp.escape(fixture("merge_keys.yaml"))} `, "m"));
+  assert.equal((await get(`${flag.url}/admins/1`)).status, 200);
+});
+
+Deno.test("serve: without --config or STUBTOOL_CONFIG the default is /config/stubs.yaml", async () => {
+  const served = await startServe(["--port", "0"]);
+  await using _ = served.process;
+  let exists = true;
+  try {
+    await Deno.stat("/config/stubs.yaml");
+  } catch {
+    exists = false;
+  }
+  assert.match(
+    served.process.stdout,
+    exists ? /^config: \/config\/stubs\.yaml \(/m : /^config: none \(\/config\/stubs\.yaml not found\)$/m,
+  );
+});
