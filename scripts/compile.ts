@@ -32,10 +32,11 @@ export const TARGETS = [
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const ENTRY = "cli.ts";
 /**
- * `-A`, like `deno run -A jsr:@stubtool/cli serve`: the CLI listens (net), reads configs and
- * writes report files (read, write), reads STUBTOOL_* (env) and resolves hosts for `wait`.
+ * What the CLI needs and no more: listen and connect (`serve`, `wait`, `report`), read
+ * config files, write `--report-file`, read `STUBTOOL_*`. tests/compile_test.ts runs the CLI
+ * under exactly these flags, so a command that needs another permission fails there first.
  */
-const PERMISSIONS = ["--allow-all"];
+export const PERMISSIONS = ["--allow-net", "--allow-read", "--allow-write", "--allow-env"];
 /**
  * Files the binary needs beyond the module graph. None today: the adapters are imported
  * with literal specifiers, which deno compile follows, and `yaml` comes from node_modules.

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { binaryName, denortProblem, nodeModulesExcludes, TARGETS } from "../scripts/compile.ts";
+import { binaryName, denortProblem, nodeModulesExcludes, PERMISSIONS, TARGETS } from "../scripts/compile.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const SCRIPT = new URL("../scripts/compile.ts", import.meta.url).pathname;
@@ -110,4 +110,51 @@ Deno.test("compile: binaries are named per target, and node_modules keeps only r
   assert.ok(excluded.includes("node_modules/deno"));
   assert.ok(excluded.includes("node_modules/typescript"));
   assert.ok(!excluded.includes("node_modules/yaml"));
+});
+
+Deno.test("compile: the binary's permission flags are enough for serve, wait, report and validate", async () => {
+  const dir = await Deno.makeTempDir();
+  const cli = (args: string[]) =>
+    new Deno.Command(Deno.execPath(), {
+      args: ["run", "--quiet", "--no-prompt", ...PERMISSIONS, `${ROOT}cli.ts`, ...args],
+      cwd: dir,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(30_000),
+    });
+  const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
+  try {
+    await Deno.writeTextFile(
+      `${dir}/stubs.yaml`,
+      "routes:\n  - method: GET\n    path: /users/{id}\n    body: {id: '{id}'}\n",
+    );
+    const validate = await cli(["validate", "stubs.yaml"]).output();
+    assert.equal(validate.code, 0, text(validate.stderr));
+
+    const serve = cli(["serve", "--port", "0", "--config", "stubs.yaml", "--report-file", "report.json"]).spawn();
+    const reader = serve.stdout.pipeThrough(new TextDecoderStream()).getReader();
+    let banner = "";
+    while (!/listening on (http:\S+)/.test(banner)) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      banner += value;
+    }
+    const url = banner.match(/listening on (http:\S+)/)?.[1];
+    assert.ok(url, `no URL in: ${banner}`);
+    const wait = await cli(["wait", "--url", url, "--timeout", "10"]).output();
+    assert.equal(wait.code, 0, text(wait.stderr));
+    assert.deepEqual(await (await fetch(`${url}/users/3`)).json(), { id: "3" });
+    const report = await cli(["report", "--url", url, "--format", "json"]).output();
+    assert.equal(report.code, 0, text(report.stderr));
+    assert.equal(JSON.parse(text(report.stdout)).summary.matched_stubs, 1);
+
+    serve.kill("SIGTERM");
+    await reader.cancel();
+    const stderr = await new Response(serve.stderr).text();
+    assert.equal((await serve.status).code, 0, stderr);
+    assert.equal(JSON.parse(await Deno.readTextFile(`${dir}/report.json`)).summary.total_stubs, 1);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
