@@ -46,17 +46,19 @@ export function splitRequestPath(pathname: string): string[] {
   return raw;
 }
 
-const MISREAD_IN_SEGMENT = /[/?#{}]/;
-const ENCODE_IN_SEGMENT = /[%/?#{}]/g;
+const MISREAD_IN_SEGMENT = /[/?#{}\\\t\n\r]/;
+const ENCODE_IN_SEGMENT = /[%/?#{}\\\t\n\r]/g;
+/** Characters URL parsing rewrites (`\` becomes `/`) or drops, so a request never carries them raw. */
+const REWRITTEN_BY_URL = /[\\\t\n\r]/;
 
 /**
  * The display form of a decoded static segment: as is, unless parsing it again would read
  * it differently (`a/b` as two segments, `{id}` as a placeholder, `%41` as `A`); then `%`,
- * `/`, `?`, `#`, `{` and `}` are percent-encoded.
+ * `/`, `?`, `#`, `{`, `}`, `\`, tab, CR and LF are percent-encoded.
  */
 export function displaySegment(value: string): string {
   if (!MISREAD_IN_SEGMENT.test(value) && decodeSegment(value) === value) return value;
-  return value.replace(ENCODE_IN_SEGMENT, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase());
+  return value.replace(ENCODE_IN_SEGMENT, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0"));
 }
 
 /** Is this string the whole of a `{name}` placeholder? Returns the name. */
@@ -91,7 +93,19 @@ export function parsePathTemplate(raw: string): { template?: PathTemplate; probl
         `path segment '${piece}' is not a placeholder: write a whole segment as {name} (letters, digits, _)`,
       );
     } else {
-      segments.push({ param: false, value: decodeSegment(piece) });
+      const value = decodeSegment(piece);
+      if (value === "." || value === "..") {
+        problems.push(
+          `path segment '${piece}' can never match: URLs resolve '.' and '..' segments before a request arrives`,
+        );
+      } else if (REWRITTEN_BY_URL.test(piece)) {
+        problems.push(
+          `path segment ${
+            JSON.stringify(piece)
+          } can never match: URLs turn '\\' into '/' and drop tabs and line breaks; write %5C, %09, %0A or %0D`,
+        );
+      }
+      segments.push({ param: false, value });
     }
   }
   const path = "/" + segments.map((s) => s.param ? `{${s.name}}` : displaySegment(s.value)).join("/");

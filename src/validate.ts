@@ -520,7 +520,8 @@ const CONFIG_FIELDS = ["routes", "port"] as const;
 
 /**
  * Validates a parsed config document (`{routes: [...], port?}`). Returns the config when
- * there is no error; `problems` holds every error and warning in file order.
+ * there is no error; `problems` holds every error: unknown top-level keys, then `port`,
+ * then each route in order. Shadow warnings are added only when there is no error.
  */
 export function validateConfig(raw: unknown): { config?: Config; problems: Problem[] } {
   const problems: Problem[] = [];

@@ -95,6 +95,12 @@ Deno.test("displaySegment: ordinary text, even decoded, is shown as is", () => {
   assert.equal(displaySegment("50%"), "50%"); // reads back the same: a malformed escape
 });
 
+Deno.test("displaySegment: characters URL parsing would rewrite stay encoded", () => {
+  assert.equal(displaySegment("a\\b"), "a%5Cb");
+  assert.equal(displaySegment("a\tb"), "a%09b");
+  assert.equal(displaySegment("\r\n"), "%0D%0A");
+});
+
 Deno.test("displaySegment: characters the template syntax would misread stay encoded", () => {
   assert.equal(displaySegment("a/b"), "a%2Fb");
   assert.equal(displaySegment("what?"), "what%3F");
@@ -235,4 +241,41 @@ Deno.test("parsePathTemplate: every problem is returned, in order", () => {
     "path segment 'b{c}' is not a placeholder: write a whole segment as {name} (letters, digits, _)",
     "path query parameter 'x' appears twice",
   ]);
+});
+
+Deno.test("regression: '.' and '..' segments were accepted, though URLs resolve them and no request can match", () => {
+  const message = (piece: string) =>
+    `path segment '${piece}' can never match: URLs resolve '.' and '..' segments before a request arrives`;
+  assert.deepEqual(problemsOf("/a/../b"), [message("..")]);
+  assert.deepEqual(problemsOf("/a/./b"), [message(".")]);
+  assert.deepEqual(problemsOf("/a/%2e%2E"), [message("%2e%2E")]);
+  assert.deepEqual(problemsOf("/%2e/x"), [message("%2e")]);
+  assert.deepEqual(parse("/a/.../.x/x..").segments, [lit("a"), lit("..."), lit(".x"), lit("x..")]);
+});
+
+Deno.test("regression: a raw backslash, tab or line break was accepted, though URLs rewrite them", () => {
+  const message = (piece: string) =>
+    `path segment ${
+      JSON.stringify(piece)
+    } can never match: URLs turn '\\' into '/' and drop tabs and line breaks; write %5C, %09, %0A or %0D`;
+  assert.deepEqual(problemsOf("/a\\b"), [message("a\\b")]);
+  assert.deepEqual(problemsOf("/a\tb"), [message("a\tb")]);
+  assert.deepEqual(problemsOf("/x/\n"), [message("\n")]);
+  // Encoded, they are ordinary characters, and the display path keeps them encoded.
+  assert.deepEqual(parse("/a%5Cb/c%09d"), {
+    path: "/a%5Cb/c%09d",
+    segments: [lit("a\\b"), lit("c\td")],
+    query: undefined,
+  });
+  assert.deepEqual(parse(parse("/a%5Cb/c%09d").path).segments, [lit("a\\b"), lit("c\td")]);
+});
+
+Deno.test("a template's segments equal those of a request sent to the same URL", () => {
+  for (
+    const template of ["/a b/é", "/caf%C3%A9", "/a%2Fb", "/%7Bid%7D", "/a%5Cb", "/a%09b", "/.../x", "/users/", "/"]
+  ) {
+    const segments = parse(template).segments.map((s) => s.param ? null : s.value);
+    const pathname = new URL(template, "http://stub.test").pathname;
+    assert.deepEqual(splitRequestPath(pathname), segments, template);
+  }
 });
