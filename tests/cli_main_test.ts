@@ -1,0 +1,155 @@
+// main(args, env) in-process (STYLE 12), the printing layer, and the portability rule.
+import assert from "node:assert/strict";
+import { Writable } from "node:stream";
+import { main } from "../src/cli/main.ts";
+import { MemoryOutput, StreamOutput } from "../src/cli/output.ts";
+import { logLine, routeTable } from "../src/cli/serve.ts";
+import { inlineStubs } from "../src/inline.ts";
+import { VERSION } from "../src/version.ts";
+import { fixture, ROOT } from "./_cli.ts";
+
+Deno.test("main: returns the exit code and prints through the given output", async () => {
+  const output = new MemoryOutput();
+  assert.equal(await main(["--version"], {}, { output }), 0);
+  assert.deepEqual(output.stdout, [`stubtool ${VERSION}`]);
+
+  const bad = new MemoryOutput();
+  assert.equal(await main(["validate", fixture("invalid_method.yaml")], {}, { output: bad }), 1);
+  assert.deepEqual(bad.stdout, []);
+  assert.equal(bad.stderr.length, 1);
+
+  const usage = new MemoryOutput();
+  assert.equal(await main(["serve", "--nope"], {}, { output: usage }), 2);
+  assert.deepEqual(usage.stderr, ["[ERROR] serve: unknown option '--nope'; run stubtool serve --help"]);
+});
+
+Deno.test("main: serve in-process reads env, serves, and stops on the given signal with exit 0", async () => {
+  const output = new MemoryOutput();
+  const stop = new AbortController();
+  const env = { STUBTOOL_CONFIG: fixture("valid.yaml"), STUBTOOL_HOST: "127.0.0.1" };
+  const running = main(["serve", "--port", "0"], env, { output, stop: stop.signal });
+  const [, url] = await output.waitFor(/listening on (http:\/\/\S+)/);
+  const response = await fetch(`${url}/users/5`);
+  assert.deepEqual(await response.json(), { id: "5" });
+  await output.waitFor(/^GET \/users\/5 200 \[GET \/users\/\{id\}\] \d+\.\dms$/);
+  stop.abort("test over");
+  assert.equal(await running, 0);
+  assert.equal(output.stdout.at(-2), "stopping (test over): no new connections; in-flight responses get up to 5s");
+  assert.equal(output.stdout.at(-1), "stopped: 1/2 stubs exercised, 0 unmatched request(s)");
+});
+
+Deno.test("main: a --report-file that cannot be written is one [ERROR] line after shutdown, exit 1", async () => {
+  // The path is a directory: the startup check passes (its parent exists), the write fails.
+  const output = new MemoryOutput();
+  const stop = new AbortController();
+  stop.abort("now");
+  const code = await main(["serve", "--port", "0", "--report-file", ROOT + "tests"], {}, { output, stop: stop.signal });
+  assert.equal(code, 1);
+  assert.equal(output.stderr.length, 1);
+  assert.match(output.stderr[0], /^\[ERROR\] --report-file .*tests: cannot write the report: /);
+});
+
+/** Output whose stdout fails, to provoke an error no command expects. */
+class BrokenOutput extends MemoryOutput {
+  override out(): void {
+    throw new Error("stdout is gone\nsecond line");
+  }
+}
+
+Deno.test("main: an unexpected error is one [ERROR] line without a stack; --debug adds the stack", async () => {
+  const plain = new BrokenOutput();
+  assert.equal(await main(["--version"], {}, { output: plain }), 1);
+  assert.deepEqual(plain.stderr, [
+    "[ERROR] stubtool: unexpected error: stdout is gone (run again with --debug for details)",
+  ]);
+  const debug = new BrokenOutput();
+  assert.equal(await main(["--version", "--debug"], {}, { output: debug }), 1);
+  assert.equal(debug.stderr[0], "[ERROR] stubtool: unexpected error: stdout is gone");
+  assert.match(debug.stderr[1], /^Error: stdout is gone\nsecond line\n\s+at /);
+});
+
+Deno.test("logLine: METHOD TARGET STATUS [STUB] TIMEms, UNMATCHED when no stub matched", () => {
+  assert.equal(
+    logLine({ method: "GET", target: "/users/1?x=1", status: 200, stub: "GET /users/{id}", ms: 1.26 }),
+    "GET /users/1?x=1 200 [GET /users/{id}] 1.3ms",
+  );
+  assert.equal(logLine({ method: "BREW", target: "/pot", status: 404, ms: 0.04 }), "BREW /pot 404 [UNMATCHED] 0.0ms");
+});
+
+Deno.test("routeTable: aligned columns of method, path with query, response, source", () => {
+  const { stubs } = inlineStubs(["GET /search?q={term} -> 200", "DELETE /users/{id} -> 204"]);
+  assert.deepEqual(routeTable(stubs, ["routes[0]", "--stub[0]"]), [
+    "  GET     /search?q={term}  200  routes[0]",
+    "  DELETE  /users/{id}       204  --stub[0]",
+  ]);
+});
+
+/** A stream that records each write and holds its callbacks until released. */
+class SlowStream extends Writable {
+  writes: string[] = [];
+  #held: (() => void)[] = [];
+  constructor(readonly hold: boolean) {
+    super({ highWaterMark: 64, decodeStrings: false });
+  }
+  override _write(chunk: string, _encoding: string, callback: () => void): void {
+    this.writes.push(String(chunk));
+    if (this.hold) this.#held.push(callback);
+    else callback();
+  }
+  release(): void {
+    for (const callback of this.#held.splice(0)) callback();
+  }
+}
+
+Deno.test("StreamOutput: request-log lines are batched into one write", async () => {
+  const stdout = new SlowStream(false);
+  const output = new StreamOutput(stdout, new SlowStream(false));
+  for (let i = 0; i < 100; i++) output.log(`line ${i}`);
+  assert.equal(stdout.writes.length, 0, "nothing written per line");
+  await output.flush();
+  assert.equal(stdout.writes.length, 1);
+  assert.equal(stdout.writes[0], Array.from({ length: 100 }, (_, i) => `line ${i}\n`).join(""));
+  // A direct line first flushes pending log lines, so order is kept.
+  output.log("logged");
+  output.out("direct");
+  assert.deepEqual(stdout.writes.slice(1), ["logged\n", "direct\n"]);
+});
+
+Deno.test("StreamOutput: log lines are written on a short timer without an explicit flush", async () => {
+  const stdout = new SlowStream(false);
+  const output = new StreamOutput(stdout, new SlowStream(false));
+  output.log("a");
+  output.log("b");
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  assert.deepEqual(stdout.writes, ["a\nb\n"]);
+});
+
+Deno.test("StreamOutput: a stdout that does not keep up costs bounded memory; drops are reported", async () => {
+  const stdout = new SlowStream(true);
+  const output = new StreamOutput(stdout, new SlowStream(false));
+  output.log("x".repeat(100));
+  await new Promise((resolve) => setTimeout(resolve, 50)); // first batch written, stream now full
+  const line = "y".repeat(1000);
+  for (let i = 0; i < 3000; i++) output.log(line); // 3 MB offered while the stream is stuck
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.equal(stdout.writes.length, 1, "nothing more is written while the stream is full");
+  stdout.release(); // the reader catches up
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  stdout.release();
+  const written = stdout.writes.slice(1).join("");
+  const kept = written.split("\n").filter((l) => l === line).length;
+  assert.ok(kept > 0 && kept < 3000, `kept ${kept}`);
+  assert.match(
+    written,
+    new RegExp(`\\[WARN\\] log: ${3000 - kept} request log line\\(s\\) dropped because stdout was not keeping up`),
+  );
+});
+
+Deno.test("CLI code does not use Deno.* (it also ships as an npm bin on Node)", async () => {
+  const files = ["cli.ts", "src/config.ts", "src/inline.ts", "src/report.ts"];
+  for await (const entry of Deno.readDir(ROOT + "src/cli")) files.push(`src/cli/${entry.name}`);
+  for (const file of files) {
+    const code = (await Deno.readTextFile(ROOT + file)).replace(/^\s*(\*|\/\/).*$/gm, "");
+    assert.doesNotMatch(code, /\bDeno\./, file);
+  }
+});
