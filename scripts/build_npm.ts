@@ -48,7 +48,9 @@ export function bareImports(code: string): string[] {
   const names = new Set<string>();
   const specifiers =
     /(?:^|[;\s])(?:import|export)\s[^"'`;]*?from\s*["']([^"']+)["']|\bimport\s*\(\s*["']([^"']+)["']\s*\)|^\s*import\s*["']([^"']+)["']/gm;
-  for (const match of code.matchAll(specifiers)) {
+  // Doc comments hold examples (`import { get } from "stubtool"`) that are not imports.
+  const uncommented = code.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  for (const match of uncommented.matchAll(specifiers)) {
     const specifier = match[1] ?? match[2] ?? match[3];
     if (specifier.startsWith(".") || specifier.startsWith("/") || specifier.startsWith("node:")) continue;
     const parts = specifier.split("/");
@@ -60,6 +62,11 @@ export function bareImports(code: string): string[] {
 /** `from "./x.ts"` → `from "./x.js"` in declaration files, for TypeScript versions before 5.0 too. */
 export function rewriteDeclarationSpecifiers(dts: string): string {
   return dts.replace(/((?:from|import)\s*\(?\s*["'])(\.{1,2}\/[^"']+)\.ts(["'])/g, "$1$2.js$3");
+}
+
+/** In doc comments, examples import from "./mod.ts" and the like: for npm users that is "stubtool". */
+export function rewriteDocExamples(text: string): string {
+  return text.replace(/^(\s*\*.*\bfrom\s*)["'](?:\.{1,2}\/)+[^"']+\.ts["']/gm, '$1"stubtool"');
 }
 
 // Node 20.0–20.3 lack Symbol.dispose / Symbol.asyncDispose; StubServer's dispose method is
@@ -89,10 +96,12 @@ function build(): void {
   const files = walk(ESM);
   const imports = new Set<string>();
   for (const file of files) {
+    const text = rewriteDocExamples(readFileSync(file, "utf8"));
     if (file.endsWith(".d.ts")) {
-      writeFileSync(file, rewriteDeclarationSpecifiers(readFileSync(file, "utf8")));
+      writeFileSync(file, rewriteDeclarationSpecifiers(text));
     } else if (file.endsWith(".js")) {
-      for (const name of bareImports(readFileSync(file, "utf8"))) imports.add(name);
+      writeFileSync(file, text);
+      for (const name of bareImports(text)) imports.add(name);
     }
   }
 

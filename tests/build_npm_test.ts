@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { bareImports, rewriteDeclarationSpecifiers } from "../scripts/build_npm.ts";
+import { bareImports, rewriteDeclarationSpecifiers, rewriteDocExamples } from "../scripts/build_npm.ts";
 
 Deno.test("bareImports: the packages compiled output imports, not relative files or node: builtins", () => {
   const code = [
@@ -14,6 +14,10 @@ Deno.test("bareImports: the packages compiled output imports, not relative files
     `} from "multi-line";`,
     `import("./adapters/node.js");`,
     `// a comment mentioning from "nowhere" is not an import`,
+    `/**`,
+    ` * import { get } from "stubtool";`,
+    ` */`,
+    `// import "commented-out";`,
   ].join("\n");
   assert.deepEqual(bareImports(code).sort(), ["@scope/pkg", "multi-line", "yaml"]);
 });
@@ -34,6 +38,24 @@ Deno.test("rewriteDeclarationSpecifiers: relative .ts specifiers in .d.ts become
       `export type X = import("./model.js").Stub;`,
       `import type { Document } from "yaml";`,
       `declare const s: "./not-an-import.ts";`,
+    ].join("\n"),
+  );
+});
+
+Deno.test('rewriteDocExamples: examples in doc comments import from "stubtool", code keeps its imports', () => {
+  const text = [
+    ` * import { get, stubServer } from "./mod.ts";`,
+    ` * import { StubHandler } from "../handler.ts";`,
+    ` * import { parse } from "yaml";`,
+    `export * from "./mod.ts";`,
+  ].join("\n");
+  assert.equal(
+    rewriteDocExamples(text),
+    [
+      ` * import { get, stubServer } from "stubtool";`,
+      ` * import { StubHandler } from "stubtool";`,
+      ` * import { parse } from "yaml";`,
+      `export * from "./mod.ts";`,
     ].join("\n"),
   );
 });
