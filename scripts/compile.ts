@@ -140,6 +140,8 @@ async function main(): Promise<void> {
       timeout: { type: "string", default: "600" },
     },
   });
+  // An empty DENORT_BIN (e.g. an unset Docker build ARG) means "not set"; deno would try to open "".
+  if (Deno.env.get("DENORT_BIN") === "") Deno.env.delete("DENORT_BIN");
   const denortBin = Deno.env.get("DENORT_BIN");
   const requested = values.target ?? (denortBin ? [Deno.build.target] : [...TARGETS]);
   for (const target of requested) {
