@@ -325,7 +325,9 @@ export class StubHandler {
   }
 
   #unmatched(method: string, pathname: string, rawQuery: string, segments: string[]): Response {
-    const closest = this.#router.nearMisses(method, segments, rawQuery).map(({ route, reason }) => ({
+    // GET stubs answer HEAD requests (P3.5), so a HEAD miss is explained as a GET miss.
+    const explainAs = method === "HEAD" ? "GET" : method;
+    const closest = this.#router.nearMisses(explainAs, segments, rawQuery).map(({ route, reason }) => ({
       method: route.method,
       path: route.path,
       reason,

@@ -305,6 +305,12 @@ serverTest("P4 no match: 404 JSON with method, path, query and up to 3 closest s
   assert.deepEqual(query.json.closest, [{ method: "GET", path: "/search", reason: "missing query parameter 'q'" }]);
   const slash = await send(server, "GET", "/items");
   assert.deepEqual(slash.json.closest, [{ method: "GET", path: "/items/", reason: "trailing slash" }]);
+  // HEAD answers carry no body on the wire, so ask the handler itself.
+  const head = await server.handler.fetch(new Request(server.url + "/search", { method: "HEAD" }));
+  assert.equal(head.status, 404);
+  assert.deepEqual((await head.json()).closest, [
+    { method: "GET", path: "/search", reason: "missing query parameter 'q'" },
+  ]);
   const nothing = await send(server, "GET", "/completely/different/thing/here");
   assert.deepEqual(nothing.json.closest, []);
 });
