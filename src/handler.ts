@@ -206,7 +206,7 @@ function parsePayload(bytes: Uint8Array): unknown {
  * @example
  * ```ts
  * import { StubHandler } from "./handler.ts";
- * import { get } from "./builder.ts";
+ * import { get } from "../mod.ts";
  * const handler = new StubHandler([get("/users/{id}").body({ id: "{id}" }).toStub()]);
  * const response = await handler.fetch(new Request("http://stub/users/42"));
  * console.log(await response.json()); // { id: "42" }
