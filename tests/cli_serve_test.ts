@@ -263,6 +263,26 @@ Deno.test("serve: SIGTERM lets an in-flight delayed response finish before exiti
   assert.equal(report.stubs[0].hit_count, 1);
 });
 
+Deno.test("serve: a second signal cuts in-flight responses short instead of waiting out the 5 s grace", async () => {
+  await using dir = await tempDir();
+  const config = join(dir.path, "slower.yaml");
+  await Deno.writeTextFile(config, "routes:\n  - {method: GET, path: /slower, delay: 20000}\n");
+  const served = await startServe(["--port", "0", "--config", config]);
+  await using _ = served.process;
+  const inFlight = get(`${served.url}/slower`).catch((error) => error);
+  await served.process.waitForStdout(/^report: /m);
+  await new Promise((resolve) => setTimeout(resolve, 100));
+  const start = performance.now();
+  served.process.kill("SIGINT");
+  await served.process.waitForStdout(/^stopping \(SIGINT\)/m);
+  served.process.kill("SIGINT");
+  const { code, stdout } = await served.process.result();
+  assert.equal(code, 0);
+  assert.ok(performance.now() - start < 3_000, `${performance.now() - start} ms`);
+  assert.match(stdout, /^second signal: cutting in-flight responses short$/m);
+  await inFlight;
+});
+
 Deno.test("serve --max-unmatched: the report keeps the N most recent, the total stays exact", async () => {
   const served = await startServe(["--port", "0", "--max-unmatched", "2", "--quiet"]);
   await using _ = served.process;
