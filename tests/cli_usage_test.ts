@@ -147,13 +147,15 @@ Deno.test("usage errors: bad flag values say what is expected, exit 2", async ()
   });
 });
 
-Deno.test("usage errors: invalid STUBTOOL_PORT is named as such, exit 2", async () => {
-  const { code, stderr } = await runCli(["serve"], { env: { STUBTOOL_PORT: "eighty" } });
-  assert.equal(code, 2);
-  assert.equal(
-    stderr,
-    `[ERROR] STUBTOOL_PORT: must be a port number from 0 to 65535, got "eighty"; run stubtool serve --help\n`,
-  );
+Deno.test("usage errors: an invalid STUBTOOL_PORT is named as such, in serve, wait and report, exit 2", async () => {
+  for (const command of ["serve", "wait", "report"]) {
+    const { code, stderr } = await runCli([command], { env: { STUBTOOL_PORT: "eighty" } });
+    assert.equal(code, 2, command);
+    assert.equal(
+      stderr,
+      `[ERROR] STUBTOOL_PORT: must be a port number from 0 to 65535, got "eighty"; run stubtool ${command} --help\n`,
+    );
+  }
 });
 
 Deno.test("--debug is accepted anywhere and shows nothing extra when all goes well", async () => {

@@ -8,11 +8,13 @@
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import type { Env } from "./context.ts";
+import { portValue } from "./usage.ts";
 
-/** `http://localhost:$STUBTOOL_PORT`, else `http://localhost:8080`. */
-export function defaultServerUrl(env: Env): string {
-  const port = env.STUBTOOL_PORT?.trim() || "8080";
-  return `http://localhost:${port}`;
+/** `http://localhost:$STUBTOOL_PORT`, else `http://localhost:8080`; a bad STUBTOOL_PORT is a usage error. */
+export function defaultServerUrl(env: Env, command: string): URL {
+  const text = env.STUBTOOL_PORT?.trim();
+  const port = text ? portValue(text, "STUBTOOL_PORT", command) : 8080;
+  return new URL(`http://localhost:${port}`);
 }
 
 /** The URL of a reserved endpoint under a base URL (which may carry a path prefix). */

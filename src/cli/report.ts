@@ -91,7 +91,7 @@ export async function reportCommand({ values, positionals }: ParsedArgs, { env, 
     report = reports.length === 1 ? reports[0] : mergeReports(reports);
   } else {
     const urlText = values.url as string | undefined;
-    const url = urlValue(urlText ?? defaultServerUrl(env), urlText === undefined ? "STUBTOOL_PORT" : "--url", "report");
+    const url = urlText === undefined ? defaultServerUrl(env, "report") : urlValue(urlText, "--url", "report");
     const result = await fetchReport(url);
     if ("error" in result) {
       output.err(result.error);

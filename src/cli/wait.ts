@@ -25,7 +25,7 @@ function sleep(ms: number): Promise<void> {
  */
 export async function waitCommand({ values }: ParsedArgs, { env, output }: CliContext): Promise<number> {
   const urlText = values.url as string | undefined;
-  const url = urlValue(urlText ?? defaultServerUrl(env), urlText === undefined ? "STUBTOOL_PORT" : "--url", "wait");
+  const url = urlText === undefined ? defaultServerUrl(env, "wait") : urlValue(urlText, "--url", "wait");
   const timeoutText = values.timeout as string | undefined;
   const timeout = timeoutText === undefined ? 10 : secondsValue(timeoutText, "--timeout", "wait");
   const display = url.href.replace(/\/$/, "");
