@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Report } from "../src/recorder.ts";
-import { fixture, freePort, get, lines, runCli, startServe, tempDir } from "./_cli.ts";
+import { BANNER, CliProcess, fixture, freePort, get, lines, runCli, startServe, tempDir } from "./_cli.ts";
 
 /** A request-log line: METHOD TARGET STATUS [STUB or UNMATCHED] TIMEms. */
 const logLine = (method: string, target: string, status: number, stub: string) =>
@@ -308,6 +308,17 @@ Deno.test("serve --handler-timeout: a value in seconds is accepted", async () =>
 });
 
 // ---- port, host and config precedence (flags, environment, config file) -------------
+
+Deno.test("serve: without --port, STUBTOOL_PORT or a config port, the port is 8080", async () => {
+  const process = new CliProcess(["serve", "--quiet"]);
+  await using _ = process;
+  // Port 8080 may be taken on this machine: then the error names it. Either way it is 8080.
+  const outcome = await Promise.race([
+    process.waitForStdout(BANNER).then((m) => m[2]),
+    process.result().then((r) => /^\[ERROR\] port (\d+): already in use/.exec(r.stderr)?.[1] ?? r.stderr),
+  ]);
+  assert.equal(outcome, "8080");
+});
 
 Deno.test("serve: STUBTOOL_PORT sets the port when --port is absent", async () => {
   const port = freePort();
