@@ -5,11 +5,11 @@
  */
 
 import { type Delay, type HeaderMap, RESERVED_PREFIX, type ResponseSpec, type Stub, stubLabel } from "./model.ts";
-import { placeholderName, type Segment, splitRequestPath } from "./path.ts";
+import { placeholderName, splitRequestPath } from "./path.ts";
 import { DEFAULT_MAX_UNMATCHED, Recorder, type Report } from "./recorder.ts";
 import { type Routable, Router } from "./router.ts";
 import { compileJson, compileText, render, type Template } from "./template.ts";
-import { checkHeaders, checkStatus, describe, HEADER_VALUE_FORBIDDEN, stubSegments } from "./validate.ts";
+import { checkHeaders, checkStatus, describe, HEADER_VALUE_FORBIDDEN } from "./validate.ts";
 
 /** Default request body limit: 10 MiB (`--max-body`). */
 export const DEFAULT_MAX_BODY = 10 * 1024 * 1024;
@@ -127,7 +127,7 @@ interface Route extends Routable {
 }
 
 function compileRoute(stub: Stub, index: number): Route {
-  const segments: Segment[] = stubSegments(stub);
+  const segments = stub.segments;
   const paramNames = segments.flatMap((s) => s.param ? [s.name] : []);
   const queryCaptures = Object.values(stub.query ?? {}).flatMap((v) => placeholderName(v) ?? []);
   const names = [...paramNames, ...queryCaptures];

@@ -3,6 +3,8 @@
  * @module
  */
 
+import type { Segment } from "./path.ts";
+
 /** HTTP methods a stub may use (P2), sorted as the validator lists them. */
 export const METHODS = ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"] as const;
 
@@ -59,6 +61,8 @@ export interface Stub {
   method: Method;
   /** Path template without the query part, percent-decoded. */
   path: string;
+  /** The path split into segments (parsed once, at validation). */
+  segments: readonly Segment[];
   /** Required query parameters: name → literal value or `{name}` capture. */
   query?: Record<string, string>;
   /** One entry for a plain response, several for a sequence; empty with a response function. */

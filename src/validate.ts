@@ -389,6 +389,7 @@ export function validateStub(
   const stub: Stub = {
     method: method!,
     path,
+    segments,
     responses: responseFunc ? [] : responses,
     isSequence,
     sequenceMode,
@@ -401,9 +402,9 @@ export function validateStub(
   return { stub, errors };
 }
 
-/** The segments of a validated stub's path (its template re-parsed; it is known valid). */
-export function stubSegments(stub: Stub): Segment[] {
-  return parsePathTemplate(stub.path).template!.segments;
+/** The segments of a validated stub's path. */
+export function stubSegments(stub: Stub): readonly Segment[] {
+  return stub.segments;
 }
 
 /** A request matching `later` always matches `earlier` first (P3.2)? Both carry a query. */

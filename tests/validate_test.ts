@@ -81,6 +81,7 @@ Deno.test("validateStub: defaults are status 200, no body, repeat-last, no query
   assert.deepEqual(stubOf({ method: "GET", path: "/a" }), {
     method: "GET",
     path: "/a",
+    segments: [{ param: false, value: "a" }],
     responses: [{ status: 200, headers: undefined, body: undefined, hasBody: false, delay: undefined }],
     isSequence: false,
     sequenceMode: "repeat-last",
@@ -100,6 +101,7 @@ Deno.test("validateStub: a full plain stub", () => {
   assert.deepEqual(stub, {
     method: "POST",
     path: "/users/{id}",
+    segments: [{ param: false, value: "users" }, { param: true, name: "id" }],
     query: nullProto({ v: "{version}", mode: "full" }),
     responses: [{
       status: 201,
