@@ -64,14 +64,14 @@ const S2: Scenario = {
   id: "S2",
   label: "static route",
   method: "GET",
-  path: "/r/17",
-  check: expectJson(200, { n: 17 }),
+  path: "/r/7",
+  check: expectJson(200, { n: 7 }),
 };
 const S3: Scenario = {
   id: "S3",
   label: "unmatched (404)",
   method: "GET",
-  path: "/r/17/x",
+  path: "/r/10/items/x",
   check: (status, body) =>
     status === 404 && JSON.parse(body).closest?.length > 0 ? undefined : `status ${status}, body ${body.slice(0, 200)}`,
 };
