@@ -1,15 +1,30 @@
 /**
- * The fetch-style handler that holds all of stubtool's behaviour (P3, P4, P7). Sockets,
- * the CLI and the npm package are thin shells around {@link StubHandler.fetch}.
+ * The handler that holds all of stubtool's behaviour (P3, P4, P7). Sockets, the CLI and
+ * the npm package are thin shells around it: {@link StubHandler.fetch} is the fetch-style
+ * entry (`(Request) => Response`), and {@link StubHandler.handle} the same behaviour for
+ * adapters that write responses themselves.
  * @module
  */
 
-import { type Delay, type HeaderMap, RESERVED_PREFIX, type ResponseSpec, type Stub, stubLabel } from "./model.ts";
+import { type Incoming, requestIncoming, TOO_LARGE } from "./incoming.ts";
+import { type Delay, RESERVED_PREFIX, type Stub, stubLabel } from "./model.ts";
 import { placeholderName, splitRequestPath } from "./path.ts";
 import { DEFAULT_MAX_UNMATCHED, Recorder, type Report } from "./recorder.ts";
+import {
+  answerFromResult,
+  CompiledResponse,
+  errorAnswer,
+  HeaderValueError,
+  type Respond,
+  type ResponseHead,
+  toResponse,
+} from "./response.ts";
 import { type Routable, Router } from "./router.ts";
-import { compileJson, compileText, render, type Template } from "./template.ts";
-import { checkHeaders, checkStatus, describe, HEADER_VALUE_FORBIDDEN } from "./validate.ts";
+
+export { errorAnswer, jsonError } from "./response.ts";
+export { TOO_LARGE } from "./incoming.ts";
+export type { Incoming } from "./incoming.ts";
+export type { Respond, ResponseHead } from "./response.ts";
 
 /** Default request body limit: 10 MiB (`--max-body`). */
 export const DEFAULT_MAX_BODY = 10 * 1024 * 1024;
@@ -36,89 +51,22 @@ export interface HandlerOptions {
   maxBody?: number;
   /** How long a response function may run before the request gets 504, in ms. Default 30000. */
   handlerTimeout?: number;
-  /** Called once per stub request (matched or not) after its response is ready. */
+  /** Called once per stub request (matched or not) when its response is ready. */
   onRequest?: (entry: RequestLogEntry) => void;
 }
 
-const JSON_MEDIA = /^[^;]*(\/json|\+json)\s*(;|$)/i;
-const JSON_HEADERS: [string, string][] = [["content-type", "application/json"]];
-
-/** A JSON error response, the shape of every error the server produces itself (P4). */
-export function jsonError(
-  status: number,
-  error: string,
-  extra: Record<string, unknown> = {},
-  headers: HeaderMap = {},
-): Response {
-  return new Response(JSON.stringify({ error, ...extra }), {
-    status,
-    headers: { "content-type": "application/json", ...headers },
-  });
-}
-
-/** Is this a JSON media type (`*\/json`, `*+json`)? (P8.4) */
-export function isJsonMediaType(contentType: string): boolean {
-  return JSON_MEDIA.test(contentType);
-}
-
-function findHeader(headers: HeaderMap | undefined, name: string): string | undefined {
-  for (const key in headers) if (key.toLowerCase() === name) return headers[key];
-  return undefined;
-}
-
-/** The response body text: a string sent as is under a non-JSON content type, else JSON (P8.4). */
-function encodeBody(body: unknown, contentType: string | undefined): string {
-  return typeof body === "string" && contentType !== undefined && !isJsonMediaType(contentType)
-    ? body
-    : JSON.stringify(body);
-}
-
-/** Thrown while rendering when a captured value would break a header (P7). */
-class HeaderValueError extends Error {}
-
-/** A response compiled for fast rendering. */
-class CompiledResponse {
-  readonly status: number;
-  readonly delay?: Delay;
-  #headers: [string, Template][];
-  #body: Template | undefined;
-  /** Set when nothing depends on the request: the same text and init every time. */
-  #staticInit: ResponseInit | undefined;
-
-  constructor(spec: ResponseSpec, names: readonly string[]) {
-    this.status = spec.status;
-    this.delay = spec.delay;
-    const contentType = findHeader(spec.headers, "content-type");
-    this.#headers = Object.entries(spec.headers ?? {}).map(([name, value]) => [name, compileText(value, names)]);
-    if (spec.hasBody && contentType === undefined) this.#headers.unshift(["content-type", "application/json"]);
-    if (spec.hasBody) {
-      const asText = typeof spec.body === "string" && contentType !== undefined && !isJsonMediaType(contentType);
-      this.#body = asText ? compileText(spec.body as string, names) : compileJson(spec.body, names);
-    }
-    if (this.#headers.every(([, t]) => typeof t === "string") && typeof (this.#body ?? "") === "string") {
-      this.#staticInit = { status: this.status, headers: this.#headers as [string, string][] };
-    }
-  }
-
-  render(values: readonly string[], headOnly: boolean): Response {
-    const body = this.#body === undefined || headOnly ? null : render(this.#body, values);
-    if (this.#staticInit) return new Response(body, this.#staticInit);
-    const headers = this.#headers.map(([name, template]): [string, string] => {
-      const value = render(template, values);
-      if (typeof template !== "string" && HEADER_VALUE_FORBIDDEN.test(value)) {
-        throw new HeaderValueError(`header '${name}' would contain CR, LF or NUL after substitution`);
-      }
-      return [name, value];
-    });
-    return new Response(body, { status: this.status, headers });
-  }
-}
+const JSON_HEAD: ResponseHead = { status: 200, headers: [["content-type", "application/json"]] };
+const RESET_HEAD: ResponseHead = { status: 204, headers: [] };
+const HEALTH_BODY = '{"status":"ok"}';
+const ENDPOINTS = ["GET /__stubtool__/health", "GET /__stubtool__/report", "POST /__stubtool__/reset"];
 
 /** A registered stub: its routing data, compiled responses and sequence position. */
 interface Route extends Routable {
   stub: Stub;
   index: number;
   label: string;
+  /** `METHOD /path`, as error answers name the stub. */
+  name: string;
   /** Path placeholder names, in segment order. */
   paramNames: string[];
   responses: CompiledResponse[];
@@ -127,19 +75,23 @@ interface Route extends Routable {
 }
 
 function compileRoute(stub: Stub, index: number): Route {
-  const segments = stub.segments;
-  const paramNames = segments.flatMap((s) => s.param ? [s.name] : []);
-  const queryCaptures = Object.values(stub.query ?? {}).flatMap((v) => placeholderName(v) ?? []);
-  const names = [...paramNames, ...queryCaptures];
+  const paramNames: string[] = [];
+  for (const segment of stub.segments) if (segment.param) paramNames.push(segment.name);
+  const names = [...paramNames];
+  for (const key in stub.query) {
+    const name = placeholderName(stub.query[key]);
+    if (name !== undefined) names.push(name);
+  }
   return {
     stub,
     index,
     order: index,
     method: stub.method,
     path: stub.path,
-    segments,
+    segments: stub.segments,
     query: stub.query,
     label: stubLabel(stub),
+    name: `${stub.method} ${stub.path}`,
     paramNames,
     responses: stub.responses.map((spec) => new CompiledResponse(spec, names)),
     position: 0,
@@ -148,46 +100,6 @@ function compileRoute(stub: Stub, index: number): Route {
 
 function delayMs(delay: Delay): number {
   return typeof delay === "number" ? delay : delay.min + Math.random() * (delay.max - delay.min);
-}
-
-/** Splits `request.url` into pathname and raw query without building a URL object. */
-function splitUrl(url: string): [pathname: string, query: string] {
-  const start = url.indexOf("/", url.indexOf("//") + 2);
-  if (start === -1) return ["/", ""];
-  let end = url.indexOf("#", start);
-  if (end === -1) end = url.length;
-  const q = url.indexOf("?", start);
-  return q === -1 || q > end ? [url.slice(start, end), ""] : [url.slice(start, q), url.slice(q + 1, end)];
-}
-
-const TOO_LARGE = Symbol("too large");
-
-/** Reads a request body, giving up as soon as it passes `max` bytes. */
-async function readBody(request: Request, max: number): Promise<Uint8Array | typeof TOO_LARGE> {
-  const declared = request.headers.get("content-length");
-  if (declared !== null && Number(declared) > max) return TOO_LARGE;
-  if (!request.body) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel().catch(() => {});
-      return TOO_LARGE;
-    }
-    chunks.push(value);
-  }
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 function parsePayload(bytes: Uint8Array): unknown {
@@ -199,9 +111,25 @@ function parsePayload(bytes: Uint8Array): unknown {
   }
 }
 
+function queryLists(rawQuery: string): Record<string, string[]> {
+  const lists = new Map<string, string[]>();
+  for (const [key, value] of new URLSearchParams(rawQuery)) {
+    const list = lists.get(key);
+    if (list) list.push(value);
+    else lists.set(key, [value]);
+  }
+  return Object.fromEntries(lists);
+}
+
+/** Per-request logging state, present only when a request log is wanted. */
+interface LogState {
+  stub?: string;
+  reserved?: boolean;
+}
+
 /**
- * All stub behaviour behind one fetch-style function. Holds the stubs, the router and the
- * recorder; {@link StubHandler.fetch} never throws because of user config or client input.
+ * All stub behaviour behind one handler. Holds the stubs, the router and the recorder;
+ * answering never throws because of user config or client input.
  *
  * @example
  * ```ts
@@ -260,48 +188,57 @@ export class StubHandler {
     this.#closing.abort();
   }
 
-  /** Answers one request. */
-  fetch = (request: Request): Response | Promise<Response> => {
-    if (!this.#onRequest) return this.#dispatch(request, undefined);
+  /** Answers one fetch `Request` with a `Response`. */
+  fetch = (request: Request): Response | Promise<Response> => this.handle(requestIncoming(request), toResponse);
+
+  /**
+   * Answers one request: `respond` turns the answer into the caller's response type (a
+   * `Response`, or a write to a Node `ServerResponse`). Never throws.
+   */
+  handle<R>(incoming: Incoming, respond: Respond<R>): R | Promise<R> {
+    const onRequest = this.#onRequest;
+    if (!onRequest) return this.#dispatch(incoming, respond, undefined);
     const start = performance.now();
-    const log: { stub?: string } = {};
-    const done = (response: Response) => {
-      if (log.stub !== RESERVED) {
-        const [pathname, query] = splitUrl(request.url);
-        this.#onRequest!({
-          method: request.method,
-          target: query ? `${pathname}?${query}` : pathname,
-          status: response.status,
+    const log: LogState = {};
+    return this.#dispatch(incoming, (head, body) => {
+      if (!log.reserved) {
+        onRequest({
+          method: incoming.method,
+          target: incoming.target,
+          status: head.status,
           stub: log.stub,
           ms: performance.now() - start,
         });
       }
-      return response;
-    };
-    const result = this.#dispatch(request, log);
-    return result instanceof Response ? done(result) : result.then(done);
-  };
+      return respond(head, body);
+    }, log);
+  }
 
-  #dispatch(request: Request, log: { stub?: string } | undefined): Response | Promise<Response> {
-    const [pathname, rawQuery] = splitUrl(request.url);
+  #dispatch<R>(incoming: Incoming, respond: Respond<R>, log: LogState | undefined): R | Promise<R> {
+    const target = incoming.target;
+    const q = target.indexOf("?");
+    const pathname = q === -1 ? target : target.slice(0, q);
+    const rawQuery = q === -1 ? "" : target.slice(q + 1);
     if (pathname.startsWith(RESERVED_PREFIX) || pathname === "/__stubtool__") {
-      if (log) log.stub = RESERVED;
-      return this.#reserved(request.method, pathname);
+      if (log) log.reserved = true;
+      return this.#reserved(incoming.method, pathname, respond);
     }
-    const method = request.method;
+    const method = incoming.method;
     const segments = splitRequestPath(pathname);
     const headOnly = method === "HEAD";
     const match = this.#router.match(method, segments, rawQuery) ??
       (headOnly ? this.#router.match("GET", segments, rawQuery) : undefined);
-    if (!match) return this.#unmatched(method, pathname, rawQuery, segments);
+    if (!match) return this.#unmatched(method, pathname, rawQuery, segments, respond);
 
     const route = match.route;
     if (log) log.stub = route.label;
     this.#recorder.hit(route.index);
-    if (route.stub.responseFunc) return this.#callResponseFunc(route, match.values, request, headOnly, rawQuery);
+    if (route.stub.responseFunc) {
+      return this.#callResponseFunc(route, match.values, incoming, headOnly, rawQuery, respond);
+    }
     if (method !== "GET" && !headOnly) {
-      const declared = request.headers.get("content-length");
-      if (declared !== null && Number(declared) > this.#maxBody) return this.#tooLarge();
+      const declared = incoming.header("content-length");
+      if (declared !== null && Number(declared) > this.#maxBody) return this.#tooLarge(respond);
     }
     const responses = route.responses;
     let response = responses[0];
@@ -311,20 +248,22 @@ export class StubHandler {
         ? (route.position + 1) % responses.length
         : Math.min(route.position + 1, responses.length);
     }
-    if (response.delay === undefined) return this.#render(route, response, match.values, headOnly);
-    return this.#sleep(delayMs(response.delay)).then(() => this.#render(route, response, match.values, headOnly));
+    if (response.delay === undefined) return this.#render(route, response, match.values, headOnly, respond);
+    return this.#sleep(delayMs(response.delay)).then(() =>
+      this.#render(route, response, match.values, headOnly, respond)
+    );
   }
 
-  #render(route: Route, response: CompiledResponse, values: string[], headOnly: boolean): Response {
+  #render<R>(route: Route, response: CompiledResponse, values: string[], headOnly: boolean, respond: Respond<R>): R {
     try {
-      return response.render(values, headOnly);
+      return response.render(values, headOnly, respond);
     } catch (error) {
       const message = error instanceof HeaderValueError ? error.message : `could not build the response: ${error}`;
-      return jsonError(500, message, { stub: `${route.method} ${route.path}` });
+      return respond(...errorAnswer(500, message, { stub: route.name }));
     }
   }
 
-  #unmatched(method: string, pathname: string, rawQuery: string, segments: string[]): Response {
+  #unmatched<R>(method: string, pathname: string, rawQuery: string, segments: string[], respond: Respond<R>): R {
     // GET stubs answer HEAD requests (P3.5), so a HEAD miss is explained as a GET miss.
     const explainAs = method === "HEAD" ? "GET" : method;
     const closest = this.#router.nearMisses(explainAs, segments, rawQuery).map(({ route, reason }) => ({
@@ -334,33 +273,31 @@ export class StubHandler {
     }));
     const query = rawQuery ? { query: rawQuery } : {};
     this.#recorder.unmatched({ method, path: pathname, ...query, timestamp: new Date().toISOString() });
-    return jsonError(404, "no stub matched", { method, path: pathname, ...query, closest });
+    return respond(...errorAnswer(404, "no stub matched", { method, path: pathname, ...query, closest }));
   }
 
-  #tooLarge(): Response {
-    return jsonError(413, `request body is larger than ${this.#maxBody} bytes (--max-body)`);
+  #tooLarge<R>(respond: Respond<R>): R {
+    return respond(...errorAnswer(413, `request body is larger than ${this.#maxBody} bytes (--max-body)`));
   }
 
-  #reserved(method: string, pathname: string): Response {
+  #reserved<R>(method: string, pathname: string, respond: Respond<R>): R {
     const endpoint = pathname.slice(RESERVED_PREFIX.length);
-    const allow = endpoint === "reset" ? "POST" : "GET, HEAD";
     if (endpoint !== "health" && endpoint !== "report" && endpoint !== "reset") {
-      return jsonError(404, `unknown stubtool endpoint '${pathname}'`, {
-        endpoints: ["GET /__stubtool__/health", "GET /__stubtool__/report", "POST /__stubtool__/reset"],
-      });
+      return respond(...errorAnswer(404, `unknown stubtool endpoint '${pathname}'`, { endpoints: ENDPOINTS }));
     }
+    const allow = endpoint === "reset" ? "POST" : "GET, HEAD";
     if (!allow.split(", ").includes(method)) {
-      return jsonError(405, `${pathname} accepts ${allow}, not ${method}`, {}, { allow });
+      return respond(...errorAnswer(405, `${pathname} accepts ${allow}, not ${method}`, {}, [["allow", allow]]));
     }
-    const body = method === "HEAD" ? null : undefined;
+    const headOnly = method === "HEAD";
     switch (endpoint) {
       case "health":
-        return new Response(body === null ? null : '{"status":"ok"}', { headers: JSON_HEADERS });
+        return respond(JSON_HEAD, headOnly ? null : HEALTH_BODY);
       case "report":
-        return new Response(body === null ? null : JSON.stringify(this.report()), { headers: JSON_HEADERS });
+        return respond(JSON_HEAD, headOnly ? null : JSON.stringify(this.report()));
       default:
         this.reset();
-        return new Response(null, { status: 204 });
+        return respond(RESET_HEAD, null);
     }
   }
 
@@ -379,49 +316,49 @@ export class StubHandler {
     });
   }
 
-  async #callResponseFunc(
+  async #callResponseFunc<R>(
     route: Route,
     values: string[],
-    request: Request,
+    incoming: Incoming,
     headOnly: boolean,
     rawQuery: string,
-  ): Promise<Response> {
-    const stubName = `${route.method} ${route.path}`;
+    respond: Respond<R>,
+  ): Promise<R> {
     let bytes: Uint8Array | typeof TOO_LARGE;
     try {
-      bytes = await readBody(request, this.#maxBody);
+      bytes = await incoming.body(this.#maxBody);
     } catch (error) {
-      return jsonError(400, `could not read the request body: ${error instanceof Error ? error.message : error}`);
+      const reason = error instanceof Error ? error.message : error;
+      return respond(...errorAnswer(400, `could not read the request body: ${reason}`));
     }
-    if (bytes === TOO_LARGE) return this.#tooLarge();
-    const queryParams = new Map<string, string[]>();
-    for (const [key, value] of new URLSearchParams(rawQuery)) {
-      const list = queryParams.get(key);
-      if (list) list.push(value);
-      else queryParams.set(key, [value]);
-    }
+    if (bytes === TOO_LARGE) return this.#tooLarge(respond);
     const args = {
       payload: parsePayload(bytes),
-      headers: Object.fromEntries(request.headers),
+      headers: incoming.headers(),
       params: Object.fromEntries(route.paramNames.map((name, i) => [name, values[i]])),
-      queryParams: Object.fromEntries(queryParams),
+      queryParams: queryLists(rawQuery),
     };
     if (route.stub.delay !== undefined) await this.#sleep(delayMs(route.stub.delay));
 
     const outcome = await this.#withTimeout(() => route.stub.responseFunc!(args));
+    const stub = route.name;
     if ("timeout" in outcome) {
-      return this.#closing.signal.aborted
-        ? jsonError(503, "the server shut down before the response function answered", { stub: stubName })
-        : jsonError(504, `response function did not answer within ${this.#handlerTimeout} ms (--handler-timeout)`, {
-          stub: stubName,
-        });
+      return respond(
+        ...(this.#closing.signal.aborted
+          ? errorAnswer(503, "the server shut down before the response function answered", { stub })
+          : errorAnswer(504, `response function did not answer within ${this.#handlerTimeout} ms (--handler-timeout)`, {
+            stub,
+          })),
+      );
     }
     if ("error" in outcome) {
       const reason = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
-      return jsonError(500, `response function threw: ${reason}`, { stub: stubName });
+      return respond(...errorAnswer(500, `response function threw: ${reason}`, { stub }));
     }
-    const built = buildFuncResponse(outcome.value, headOnly);
-    return typeof built === "string" ? jsonError(500, `response function ${built}`, { stub: stubName }) : built;
+    const answer = answerFromResult(outcome.value, headOnly);
+    return typeof answer === "string"
+      ? respond(...errorAnswer(500, `response function ${answer}`, { stub }))
+      : respond(...answer);
   }
 
   /** Runs `fn`, settling with its value, its error, or a timeout (handler timeout or shutdown). */
@@ -440,34 +377,4 @@ export class StubHandler {
       Promise.resolve().then(fn).then((value) => finish({ value }), (error) => finish({ error }));
     });
   }
-}
-
-const RESERVED = "\u0000reserved";
-
-/** Turns a response function's result into a Response, or says (as text) what is wrong with it. */
-function buildFuncResponse(result: unknown, headOnly: boolean): Response | string {
-  if (!Array.isArray(result) || result.length < 2 || result.length > 3) {
-    return `must return [status, body] or [status, body, headers], got ${describe(result)}`;
-  }
-  const [status, body, rawHeaders] = result;
-  const statusError = checkStatus(status);
-  if (statusError) return `returned an invalid status: ${statusError}`;
-  const errors: string[] = [];
-  const headers = rawHeaders === undefined ? {} : checkHeaders(rawHeaders, "headers", errors) ?? {};
-  if (errors.length) return `returned invalid headers: ${errors[0]}`;
-  const contentType = findHeader(headers, "content-type");
-  let text: string | null = null;
-  if (body !== undefined) {
-    if (status === 204 || status === 205 || status === 304) {
-      return `returned a body with status ${status}, which cannot carry one`;
-    }
-    try {
-      text = encodeBody(body, contentType);
-    } catch (error) {
-      return `returned a body that is not JSON-serializable: ${error instanceof Error ? error.message : error}`;
-    }
-    if (text === undefined) return `returned a body that is not JSON-serializable: ${describe(body)}`;
-    if (contentType === undefined) headers["content-type"] = "application/json";
-  }
-  return new Response(headOnly ? null : text, { status, headers });
 }

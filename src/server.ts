@@ -131,6 +131,6 @@ export async function stubServer(port = 0, options: StubServerOptions = {}): Pro
   const isDeno = typeof (globalThis as { Deno?: { serve?: unknown } }).Deno?.serve === "function";
   const serve = await loadAdapter(options.adapter ?? (isDeno ? "deno" : "node"));
   const handler = new StubHandler(options.stubs ?? [], options);
-  const listener = await serve(handler.fetch, { port, hostname });
+  const listener = await serve(handler, { port, hostname });
   return new StubServer(handler, listener.port, hostname, listener.close.bind(listener));
 }

@@ -8,8 +8,10 @@ const body = (id) => `{"id":"${id}","name":"Ada","profile":{"roles":["admin","de
 
 createServer((req, res) => {
   if (req.url.startsWith("/users/")) {
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end(body(req.url.slice(7)));
+    // Same framing as stubtool: content-length, not chunked.
+    const text = body(req.url.slice(7));
+    res.writeHead(200, ["content-type", "application/json", "content-length", String(Buffer.byteLength(text))]);
+    res.end(text);
   } else if (req.url === "/__stubtool__/health") {
     res.writeHead(200, { "content-type": "application/json" });
     res.end('{"status":"ok"}');

@@ -4,10 +4,10 @@
  */
 
 import { jsonError } from "../handler.ts";
-import type { FetchHandler, Listener, ListenOptions } from "./types.ts";
+import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
-/** Serves `fetch` with `Deno.serve`; rejects when the port cannot be bound. */
-export function serve(fetch: FetchHandler, { port, hostname }: ListenOptions): Promise<Listener> {
+/** Serves the handler's fetch entry with `Deno.serve`; throws when the port cannot be bound. */
+export function serve({ fetch }: ServedHandler, { port, hostname }: ListenOptions): Promise<Listener> {
   const server = Deno.serve({
     port,
     hostname,

@@ -1,10 +1,21 @@
 /**
- * What a runtime adapter provides: serve a fetch-style handler on a TCP port, and stop.
+ * What a runtime adapter provides: serve the handler on a TCP port, and stop.
  * @module
  */
 
+import type { Incoming, Respond } from "../handler.ts";
+
 /** A fetch-style handler. */
 export type FetchHandler = (request: Request) => Response | Promise<Response>;
+
+/**
+ * The handler as adapters see it: the fetch-style entry, and the same behaviour for an
+ * adapter that reads requests and writes responses itself (Node).
+ */
+export interface ServedHandler {
+  fetch: FetchHandler;
+  handle<R>(incoming: Incoming, respond: Respond<R>): R | Promise<R>;
+}
 
 /** Where and how to listen. */
 export interface ListenOptions {
@@ -23,5 +34,5 @@ export interface Listener {
   close(graceMs: number, onGraceEnd: () => void): Promise<void>;
 }
 
-/** An adapter: starts serving `fetch`, resolving once the port is bound. */
-export type Serve = (fetch: FetchHandler, options: ListenOptions) => Promise<Listener>;
+/** An adapter: starts serving the handler, resolving once the port is bound. */
+export type Serve = (handler: ServedHandler, options: ListenOptions) => Promise<Listener>;
