@@ -8,8 +8,16 @@
  */
 
 import { readFile } from "node:fs/promises";
-import { LineCounter, parseDocument } from "yaml";
+import { duplicateKeyOffsets } from "./duplicate_keys.ts";
 import { type Config, type Problem, validateConfig } from "./validate.ts";
+
+/**
+ * `npm:yaml`, loaded on first use: a JSON config never needs it (unless its syntax error
+ * has to be located), and loading it costs every start 10-20 ms.
+ */
+function loadYaml(): Promise<typeof import("yaml")> {
+  return import("yaml");
+}
 
 /** How a config text is parsed. */
 export type ConfigFormat = "json" | "yaml";
@@ -30,15 +38,13 @@ export function formatOfFile(file: string): ConfigFormat | undefined {
 
 /** 1-based line and column of a 0-based offset. */
 export function lineAndColumn(text: string, offset: number): { line: number; col: number } {
-  const lines = new LineCounter();
-  let start = 0;
-  for (;;) {
-    lines.addNewLine(start);
-    const next = text.indexOf("\n", start);
-    if (next === -1 || next >= offset) break;
-    start = next + 1;
+  let line = 1;
+  let lineStart = 0;
+  for (let next = text.indexOf("\n"); next !== -1 && next < offset; next = text.indexOf("\n", next + 1)) {
+    line++;
+    lineStart = next + 1;
   }
-  return lines.linePos(offset);
+  return { line, col: offset - lineStart + 1 };
 }
 
 /**
@@ -49,11 +55,11 @@ export function lineAndColumn(text: string, offset: number): { line: number; col
  * @example
  * ```ts
  * import { parseJson } from "./config.ts";
- * const result = parseJson('{"id": 1,}');
+ * const result = await parseJson('{"id": 1,}');
  * console.log("error" in result && result.error.offset); // 9
  * ```
  */
-export function parseJson(text: string): { value: unknown } | { error: JsonSyntaxError } {
+export async function parseJson(text: string): Promise<{ value: unknown } | { error: JsonSyntaxError }> {
   try {
     return { value: JSON.parse(text) };
   } catch (error) {
@@ -63,6 +69,7 @@ export function parseJson(text: string): { value: unknown } | { error: JsonSynta
     const message = raw.replace(/ in JSON at position \d+.*$/s, "").replace(/, ".*" is not valid JSON$/s, "");
     if (position) return { error: { offset: Number(position[1]), message } };
     if (/end of JSON input/.test(raw)) return { error: { offset: text.length, message } };
+    const { parseDocument } = await loadYaml();
     const located = parseDocument(text, { schema: "json", prettyErrors: false }).errors[0];
     if (located) return { error: { offset: located.pos[0], message: located.message } };
     return { error: { offset: 0, message } };
@@ -74,22 +81,17 @@ function syntaxProblem(file: string, text: string, offset: number, message: stri
   return { level: "error", place: `${file}:${line}:${col}`, message };
 }
 
-/** Keys that appear twice in one mapping, which `JSON.parse` would silently collapse. */
-function duplicateKeys(text: string, file: string): Problem[] {
-  const doc = parseDocument(text, { schema: "json", prettyErrors: false, uniqueKeys: true });
-  return doc.errors
-    .filter((e) => e.code === "DUPLICATE_KEY")
-    .map((e) => syntaxProblem(file, text, e.pos[0], "duplicate key: keys in one mapping must be unique"));
-}
+const DUPLICATE_KEY = "duplicate key: keys in one mapping must be unique";
 
-function parseJsonConfig(text: string, file: string): { raw?: unknown; problems: Problem[] } {
-  const result = parseJson(text);
+async function parseJsonConfig(text: string, file: string): Promise<{ raw?: unknown; problems: Problem[] }> {
+  const result = await parseJson(text);
   if ("error" in result) return { problems: [syntaxProblem(file, text, result.error.offset, result.error.message)] };
-  const problems = duplicateKeys(text, file);
+  const problems = duplicateKeyOffsets(text).map((offset) => syntaxProblem(file, text, offset, DUPLICATE_KEY));
   return problems.length ? { problems } : { raw: result.value, problems };
 }
 
-function parseYamlConfig(text: string, file: string): { raw?: unknown; problems: Problem[] } {
+async function parseYamlConfig(text: string, file: string): Promise<{ raw?: unknown; problems: Problem[] }> {
+  const { LineCounter, parseDocument } = await loadYaml();
   const lineCounter = new LineCounter();
   // uniqueKeys stays on (duplicate keys are errors); merge keys (`<<: *base`) are allowed.
   const doc = parseDocument(text, { merge: true, uniqueKeys: true, prettyErrors: false, lineCounter });
@@ -102,7 +104,7 @@ function parseYamlConfig(text: string, file: string): { raw?: unknown; problems:
     const errors: Problem[] = doc.errors.map((e) => ({
       level: "error",
       place: place(e.pos[0]),
-      message: e.code === "DUPLICATE_KEY" ? "duplicate key: keys in one mapping must be unique" : e.message,
+      message: e.code === "DUPLICATE_KEY" ? DUPLICATE_KEY : e.message,
     }));
     return { problems: [...errors, ...warnings] };
   }
@@ -123,16 +125,16 @@ function parseYamlConfig(text: string, file: string): { raw?: unknown; problems:
  * @example
  * ```ts
  * import { parseConfigText } from "./config.ts";
- * const { problems } = parseConfigText("routes:\n  - method: GET\n    method: POST\n", "stubs.yaml");
+ * const { problems } = await parseConfigText("routes:\n  - method: GET\n    method: POST\n", "stubs.yaml");
  * console.log(problems[0].place); // "stubs.yaml:3:5"
  * ```
  */
-export function parseConfigText(text: string, file: string): { raw?: unknown; problems: Problem[] } {
+export async function parseConfigText(text: string, file: string): Promise<{ raw?: unknown; problems: Problem[] }> {
   if (text.startsWith("\uFEFF")) text = text.slice(1);
   const format = formatOfFile(file);
   if (format === "json") return parseJsonConfig(text, file);
   if (format === "yaml") return parseYamlConfig(text, file);
-  const asJson = parseJsonConfig(text, file);
+  const asJson = await parseJsonConfig(text, file);
   return asJson.raw !== undefined ? asJson : parseYamlConfig(text, file);
 }
 
@@ -143,12 +145,12 @@ export function parseConfigText(text: string, file: string): { raw?: unknown; pr
  * @example
  * ```ts
  * import { loadConfigText } from "./config.ts";
- * const { config } = loadConfigText("routes:\n  - {method: GET, path: /ping}\n", "stubs.yaml");
+ * const { config } = await loadConfigText("routes:\n  - {method: GET, path: /ping}\n", "stubs.yaml");
  * console.log(config?.routes.length); // 1
  * ```
  */
-export function loadConfigText(text: string, file: string): { config?: Config; problems: Problem[] } {
-  const parsed = parseConfigText(text, file);
+export async function loadConfigText(text: string, file: string): Promise<{ config?: Config; problems: Problem[] }> {
+  const parsed = await parseConfigText(text, file);
   if (parsed.problems.some((p) => p.level === "error")) return { problems: parsed.problems };
   const { config, problems } = validateConfig(parsed.raw);
   return {

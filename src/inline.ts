@@ -37,11 +37,11 @@ const EXAMPLE = `for example "GET /users/{id} -> 200 {\\"id\\": \\"{id}\\"}"`;
  * @example
  * ```ts
  * import { parseInlineStub } from "./inline.ts";
- * const parsed = parseInlineStub('POST /orders -> 201 {"id": "o-1"}');
+ * const parsed = await parseInlineStub('POST /orders -> 201 {"id": "o-1"}');
  * console.log("raw" in parsed && parsed.raw.status); // 201
  * ```
  */
-export function parseInlineStub(text: string): InlineParts | { error: InlineError } {
+export async function parseInlineStub(text: string): Promise<InlineParts | { error: InlineError }> {
   let i = 0;
   const skipSpace = () => {
     while (i < text.length && SPACE.test(text[i])) i++;
@@ -95,7 +95,7 @@ export function parseInlineStub(text: string): InlineParts | { error: InlineErro
   const columns: InlineParts["columns"] = { method: methodAt + 1, path: pathAt + 1, status: statusAt + 1 };
   const rest = text.slice(i).trimEnd();
   if (rest !== "") {
-    const parsed = parseJson(rest);
+    const parsed = await parseJson(rest);
     if ("error" in parsed) {
       return { error: { column: i + parsed.error.offset + 1, message: `invalid JSON body: ${parsed.error.message}` } };
     }
@@ -128,12 +128,12 @@ function columnOf(message: string, columns: InlineParts["columns"]): number {
  * @example
  * ```ts
  * import { inlineStub } from "./inline.ts";
- * console.log(inlineStub("FETCH /x -> 200").errors[0]);
+ * console.log((await inlineStub("FETCH /x -> 200")).errors[0]);
  * // "column 1: invalid method 'FETCH' (allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)"
  * ```
  */
-export function inlineStub(text: string): { stub?: Stub; errors: string[] } {
-  const parsed = parseInlineStub(text);
+export async function inlineStub(text: string): Promise<{ stub?: Stub; errors: string[] }> {
+  const parsed = await parseInlineStub(text);
   if ("error" in parsed) return { errors: [`column ${parsed.error.column}: ${parsed.error.message}`] };
   const { stub, errors } = validateStub(parsed.raw);
   return { stub, errors: errors.map((message) => `column ${columnOf(message, parsed.columns)}: ${message}`) };
@@ -147,21 +147,21 @@ export function inlineStub(text: string): { stub?: Stub; errors: string[] } {
  * @example
  * ```ts
  * import { inlineStubs } from "./inline.ts";
- * const { stubs, problems } = inlineStubs(["GET /x->200", "DELETE /x/{id} -> 204"]);
+ * const { stubs, problems } = await inlineStubs(["GET /x->200", "DELETE /x/{id} -> 204"]);
  * console.log(stubs.length, problems.length); // 2 0
  * ```
  */
-export function inlineStubs(
+export async function inlineStubs(
   texts: readonly string[],
   before: { stubs: readonly Stub[]; places: readonly string[] } = { stubs: [], places: [] },
-): { stubs: Stub[]; problems: Problem[] } {
+): Promise<{ stubs: Stub[]; problems: Problem[] }> {
   const stubs: Stub[] = [];
   const problems: Problem[] = [];
-  texts.forEach((text, i) => {
-    const { stub, errors } = inlineStub(text);
+  for (const [i, text] of texts.entries()) {
+    const { stub, errors } = await inlineStub(text);
     for (const message of errors) problems.push({ level: "error", place: `--stub[${i}]`, message });
     if (stub) stubs.push(stub);
-  });
+  }
   if (problems.length) return { stubs: [], problems };
   const places = [...before.places, ...texts.map((_, i) => `--stub[${i}]`)];
   const shadowed = findShadowedStubs([...before.stubs, ...stubs], places);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { Writable } from "node:stream";
 import { main } from "../src/cli/main.ts";
 import { MemoryOutput, StreamOutput } from "../src/cli/output.ts";
-import { logLine, routeTable } from "../src/cli/serve.ts";
+import { logLine, ROUTE_TABLE_ROWS, routeTable } from "../src/cli/serve.ts";
 import { inlineStubs } from "../src/inline.ts";
 import { VERSION } from "../src/version.ts";
 import { fixture, ROOT } from "./_cli.ts";
@@ -76,12 +76,25 @@ Deno.test("logLine: METHOD TARGET STATUS [STUB] TIMEms, UNMATCHED when no stub m
   assert.equal(logLine({ method: "BREW", target: "/pot", status: 404, ms: 0.04 }), "BREW /pot 404 [UNMATCHED] 0.0ms");
 });
 
-Deno.test("routeTable: aligned columns of method, path with query, response, source", () => {
-  const { stubs } = inlineStubs(["GET /search?q={term} -> 200", "DELETE /users/{id} -> 204"]);
+Deno.test("routeTable: aligned columns of method, path with query, response, source", async () => {
+  const { stubs } = await inlineStubs(["GET /search?q={term} -> 200", "DELETE /users/{id} -> 204"]);
   assert.deepEqual(routeTable(stubs, ["routes[0]", "--stub[0]"]), [
     "  GET     /search?q={term}  200  routes[0]",
     "  DELETE  /users/{id}       204  --stub[0]",
   ]);
+});
+
+Deno.test("routeTable: past the row limit, one line counts the rest; widths come from the shown rows", async () => {
+  const texts = ["GET /a -> 200", "GET /b -> 200", "GET /a-much-longer-path-that-is-not-shown -> 200"];
+  const { stubs } = await inlineStubs(texts);
+  const places = ["routes[0]", "routes[1]", "routes[2]"];
+  assert.deepEqual(routeTable(stubs, places, 2), [
+    "  GET  /a  200  routes[0]",
+    "  GET  /b  200  routes[1]",
+    "  … and 1 more routes (GET /__stubtool__/report lists them all)",
+  ]);
+  assert.equal(routeTable(stubs, places, 3).length, 3, "no extra line when every stub is shown");
+  assert.equal(ROUTE_TABLE_ROWS, 40);
 });
 
 /** A stream that records each write and holds its callbacks until released. */

@@ -46,6 +46,24 @@ Deno.test("serve: banner with URL, config, inline count and route table; then on
   assert.equal(served.process.stderr, "");
 });
 
+Deno.test("serve: a big config shows the first 40 routes and counts the rest; the report lists them all", async () => {
+  await using dir = await tempDir();
+  const config = join(dir.path, "many.json");
+  const routes = Array.from({ length: 45 }, (_, i) => ({ method: "GET", path: `/r/${i}` }));
+  await Deno.writeTextFile(config, JSON.stringify({ routes }));
+  const served = await startServe(["--port", "0", "--quiet", "--config", config, "--stub", "GET /inline -> 204"]);
+  await using _ = served.process;
+  const banner = lines(served.process.stdout);
+  assert.equal(banner[1], `config: ${config} (45 route(s))`);
+  const table = banner.slice(3, -1);
+  assert.equal(table.length, 41);
+  assert.equal(table[0], "  GET  /r/0   200  routes[0]");
+  assert.equal(table[39], "  GET  /r/39  200  routes[39]");
+  assert.equal(table[40], "  … and 6 more routes (GET /__stubtool__/report lists them all)");
+  const report = JSON.parse((await get(`${served.url}/__stubtool__/report`)).text) as Report;
+  assert.equal(report.stubs.length, 46);
+});
+
 Deno.test("serve: a burst of requests gets every log line (buffered writes lose nothing)", async () => {
   const served = await startServe(["--port", "0", "--stub", "GET /n/{i} -> 200"]);
   await using _ = served.process;

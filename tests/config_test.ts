@@ -26,22 +26,26 @@ Deno.test("lineAndColumn: 1-based line and column of an offset", () => {
   assert.deepEqual(lineAndColumn(text, 7), { line: 4, col: 1 });
 });
 
-Deno.test("parseJson: value, or the offset and message of a syntax error", () => {
-  assert.deepEqual(parseJson('{"a": [1, 2]}'), { value: { a: [1, 2] } });
+Deno.test("parseJson: value, or the offset and message of a syntax error", async () => {
+  assert.deepEqual(await parseJson('{"a": [1, 2]}'), { value: { a: [1, 2] } });
   // The engine names the position: its message is kept, without the echoed position.
-  assert.deepEqual(parseJson('{"a": 1,}'), { error: { offset: 8, message: "Expected double-quoted property name" } });
-  assert.deepEqual(parseJson("[1, 2"), { error: { offset: 5, message: "Expected ',' or ']' after array element" } });
-  const end = parseJson("");
+  assert.deepEqual(await parseJson('{"a": 1,}'), {
+    error: { offset: 8, message: "Expected double-quoted property name" },
+  });
+  assert.deepEqual(await parseJson("[1, 2"), {
+    error: { offset: 5, message: "Expected ',' or ']' after array element" },
+  });
+  const end = await parseJson("");
   assert.ok("error" in end && end.error.offset === 0);
   // The engine gives no position for an unknown word: the YAML parser locates it.
-  const word = parseJson('{"a": tru}');
+  const word = await parseJson('{"a": tru}');
   assert.ok("error" in word);
   assert.equal(word.error.offset, 6);
   assert.match(word.error.message, /tru/);
 });
 
-Deno.test("parseConfigText: YAML syntax errors carry file:line:col and no code frame", () => {
-  const { raw, problems } = parseConfigText("routes:\n  - method: GET\n    body: {id: 1\n  - x\n", "s.yaml");
+Deno.test("parseConfigText: YAML syntax errors carry file:line:col and no code frame", async () => {
+  const { raw, problems } = await parseConfigText("routes:\n  - method: GET\n    body: {id: 1\n  - x\n", "s.yaml");
   assert.equal(raw, undefined);
   assert.ok(problems.length >= 1);
   assert.equal(problems[0].level, "error");
@@ -50,69 +54,69 @@ Deno.test("parseConfigText: YAML syntax errors carry file:line:col and no code f
   assert.ok(!problems[0].message.includes(" at line "), problems[0].message);
 });
 
-Deno.test("parseConfigText: a tab used as indentation points at its line and column", () => {
-  const { problems } = parseConfigText("routes:\n\t- method: GET\n", "tabs.yaml");
+Deno.test("parseConfigText: a tab used as indentation points at its line and column", async () => {
+  const { problems } = await parseConfigText("routes:\n\t- method: GET\n", "tabs.yaml");
   assert.equal(problems[0].place, "tabs.yaml:2:1");
   assert.match(problems[0].message, /tab/i);
 });
 
-Deno.test("parseConfigText: duplicate keys are errors in YAML and in JSON", () => {
-  const yaml = parseConfigText("routes: []\nroutes: []\n", "d.yaml");
+Deno.test("parseConfigText: duplicate keys are errors in YAML and in JSON", async () => {
+  const yaml = await parseConfigText("routes: []\nroutes: []\n", "d.yaml");
   assert.deepEqual(yaml.problems, [
     { level: "error", place: "d.yaml:2:1", message: "duplicate key: keys in one mapping must be unique" },
   ]);
-  const json = parseConfigText('{"routes": [],\n "routes": []}', "d.json");
+  const json = await parseConfigText('{"routes": [],\n "routes": []}', "d.json");
   assert.deepEqual(json.problems, [
     { level: "error", place: "d.json:2:2", message: "duplicate key: keys in one mapping must be unique" },
   ]);
 });
 
-Deno.test("parseConfigText: YAML merge keys are enabled", () => {
+Deno.test("parseConfigText: YAML merge keys are enabled", async () => {
   const text = "base: &b {method: GET, status: 201}\nroutes:\n  - <<: *b\n    path: /x\n";
-  assert.deepEqual(parseConfigText(text, "m.yaml").raw, {
+  assert.deepEqual((await parseConfigText(text, "m.yaml")).raw, {
     base: { method: "GET", status: 201 },
     routes: [{ method: "GET", status: 201, path: "/x" }],
   });
 });
 
-Deno.test("parseConfigText: an alias bomb is refused, not expanded", () => {
-  const { problems } = parseConfigText(Deno.readTextFileSync(fixture("alias_bomb.yaml")), "bomb.yaml");
+Deno.test("parseConfigText: an alias bomb is refused, not expanded", async () => {
+  const { problems } = await parseConfigText(Deno.readTextFileSync(fixture("alias_bomb.yaml")), "bomb.yaml");
   assert.equal(problems.length, 1);
   assert.equal(problems[0].place, "bomb.yaml");
   assert.match(problems[0].message, /alias/i);
 });
 
-Deno.test("parseConfigText: .json is strict JSON (a trailing comma is an error YAML would accept)", () => {
-  const { problems } = parseConfigText('{"routes": [],\n}', "t.json");
+Deno.test("parseConfigText: .json is strict JSON (a trailing comma is an error YAML would accept)", async () => {
+  const { problems } = await parseConfigText('{"routes": [],\n}', "t.json");
   assert.equal(problems.length, 1);
   assert.equal(problems[0].place, "t.json:2:1");
   assert.equal(problems[0].message, "Expected double-quoted property name");
   // The same text as .yaml is fine (a flow mapping may end with a comma).
-  assert.deepEqual(parseConfigText('{"routes": [],\n}', "t.yaml").raw, { routes: [] });
+  assert.deepEqual((await parseConfigText('{"routes": [],\n}', "t.yaml")).raw, { routes: [] });
 });
 
-Deno.test("parseConfigText: other extensions are JSON when the text is JSON, else YAML", () => {
-  assert.deepEqual(parseConfigText('{"routes": []}', "stubs.conf").raw, { routes: [] });
-  assert.deepEqual(parseConfigText("routes: []", "stubs.conf").raw, { routes: [] });
+Deno.test("parseConfigText: other extensions are JSON when the text is JSON, else YAML", async () => {
+  assert.deepEqual((await parseConfigText('{"routes": []}', "stubs.conf")).raw, { routes: [] });
+  assert.deepEqual((await parseConfigText("routes: []", "stubs.conf")).raw, { routes: [] });
   // YAML 1.2 core schema: `yes` stays a string, `0x10` is a number.
-  assert.deepEqual(parseConfigText("a: yes\nb: 0x10", "x").raw, { a: "yes", b: 16 });
+  assert.deepEqual((await parseConfigText("a: yes\nb: 0x10", "x")).raw, { a: "yes", b: 16 });
 });
 
-Deno.test("parseConfigText: a byte-order mark is ignored", () => {
-  assert.deepEqual(parseConfigText('\uFEFF{"routes": []}', "bom.json").raw, { routes: [] });
+Deno.test("parseConfigText: a byte-order mark is ignored", async () => {
+  assert.deepEqual((await parseConfigText('\uFEFF{"routes": []}', "bom.json")).raw, { routes: [] });
 });
 
-Deno.test("parseConfigText: __proto__ keys stay plain data (no prototype pollution)", () => {
+Deno.test("parseConfigText: __proto__ keys stay plain data (no prototype pollution)", async () => {
   for (const [text, file] of [['{"__proto__": {"polluted": 1}}', "p.json"], ["__proto__: {polluted: 1}", "p.yaml"]]) {
-    const { raw } = parseConfigText(text, file);
+    const { raw } = await parseConfigText(text, file);
     assert.ok(Object.hasOwn(raw as object, "__proto__"), file);
     assert.equal(({} as Record<string, unknown>).polluted, undefined);
   }
 });
 
-Deno.test("loadConfigText: validation problems are placed at routes[i], port, or the file", () => {
+Deno.test("loadConfigText: validation problems are placed at routes[i], port, or the file", async () => {
   const text = "port: 99999\nroutes:\n  - {method: FETCH, path: /x}\n  - {method: GET, path: /y, staus: 1}\n";
-  const { config, problems } = loadConfigText(text, "c.yaml");
+  const { config, problems } = await loadConfigText(text, "c.yaml");
   assert.equal(config, undefined);
   assert.deepEqual(problems, [
     { level: "error", place: "port", message: "must be an integer from 0 to 65535, got 99999" },
@@ -123,12 +127,12 @@ Deno.test("loadConfigText: validation problems are placed at routes[i], port, or
     },
     { level: "error", place: "routes[1]", message: "unknown field 'staus' (did you mean 'status'?)" },
   ]);
-  const topLevel = loadConfigText("rotues: []", "c.yaml").problems;
+  const topLevel = (await loadConfigText("rotues: []", "c.yaml")).problems;
   assert.deepEqual(topLevel.map((p) => p.place), ["c.yaml", "c.yaml"]);
 });
 
-Deno.test("loadConfigText: a valid config with warnings returns the config and [WARN] problems", () => {
-  const { config, problems } = loadConfigText(
+Deno.test("loadConfigText: a valid config with warnings returns the config and [WARN] problems", async () => {
+  const { config, problems } = await loadConfigText(
     "port: 0\nroutes:\n  - {method: GET, path: /a}\n  - {method: get, path: /a}\n",
     "w.yaml",
   );

@@ -4,44 +4,44 @@ import { validateStub } from "../src/validate.ts";
 
 const ALLOWED = "(allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
 
-Deno.test("parseInlineStub: METHOD path -> STATUS json, with each part's column", () => {
-  assert.deepEqual(parseInlineStub('GET /users/{id} -> 200 {"id": "{id}"}'), {
+Deno.test("parseInlineStub: METHOD path -> STATUS json, with each part's column", async () => {
+  assert.deepEqual(await parseInlineStub('GET /users/{id} -> 200 {"id": "{id}"}'), {
     raw: { method: "GET", path: "/users/{id}", status: 200, body: { id: "{id}" } },
     columns: { method: 1, path: 5, status: 20, body: 24 },
   });
 });
 
-Deno.test("parseInlineStub: the body is optional", () => {
-  assert.deepEqual(parseInlineStub("DELETE /users/{id}/sessions/{sid} -> 204"), {
+Deno.test("parseInlineStub: the body is optional", async () => {
+  assert.deepEqual(await parseInlineStub("DELETE /users/{id}/sessions/{sid} -> 204"), {
     raw: { method: "DELETE", path: "/users/{id}/sessions/{sid}", status: 204 },
     columns: { method: 1, path: 8, status: 38 },
   });
 });
 
-Deno.test("parseInlineStub: whitespace around -> is optional and flexible", () => {
+Deno.test("parseInlineStub: whitespace around -> is optional and flexible", async () => {
   for (const text of ["GET /x->200", "GET /x-> 200", "GET /x ->200", "  GET \t /x   ->   200  "]) {
-    const parsed = parseInlineStub(text);
+    const parsed = await parseInlineStub(text);
     assert.ok("raw" in parsed, text);
     assert.deepEqual(parsed.raw, { method: "GET", path: "/x", status: 200 }, text);
   }
 });
 
-Deno.test("parseInlineStub: the JSON is the rest of the line, spaces and all, any JSON value", () => {
-  const parsed = parseInlineStub('POST /echo -> 201 {"a": "x -> y", "list": [1, 2]}  ');
+Deno.test("parseInlineStub: the JSON is the rest of the line, spaces and all, any JSON value", async () => {
+  const parsed = await parseInlineStub('POST /echo -> 201 {"a": "x -> y", "list": [1, 2]}  ');
   assert.ok("raw" in parsed);
   assert.deepEqual(parsed.raw.body, { a: "x -> y", list: [1, 2] });
-  const text = parseInlineStub('GET /t -> 200 "plain"');
+  const text = await parseInlineStub('GET /t -> 200 "plain"');
   assert.ok("raw" in text);
   assert.equal(text.raw.body, "plain");
 });
 
-Deno.test("parseInlineStub: a path may carry a query and dashes", () => {
-  const parsed = parseInlineStub("GET /search-v2?q={term}&sort=asc->200");
+Deno.test("parseInlineStub: a path may carry a query and dashes", async () => {
+  const parsed = await parseInlineStub("GET /search-v2?q={term}&sort=asc->200");
   assert.ok("raw" in parsed);
   assert.equal(parsed.raw.path, "/search-v2?q={term}&sort=asc");
 });
 
-Deno.test("parseInlineStub: malformed text names the column and what to write", () => {
+Deno.test("parseInlineStub: malformed text names the column and what to write", async () => {
   const cases: [string, number, RegExp][] = [
     ["", 1, /^expected a method/],
     ["   ", 4, /^expected a method/],
@@ -60,42 +60,42 @@ Deno.test("parseInlineStub: malformed text names the column and what to write", 
     ["GET /users -> 200 {", 20, /^invalid JSON body: /],
   ];
   for (const [text, column, message] of cases) {
-    const parsed = parseInlineStub(text);
+    const parsed = await parseInlineStub(text);
     assert.ok("error" in parsed, `should fail: ${JSON.stringify(text)}`);
     assert.equal(parsed.error.column, column, `column for ${JSON.stringify(text)}: ${parsed.error.message}`);
     assert.match(parsed.error.message, message, JSON.stringify(text));
   }
 });
 
-Deno.test("inlineStub: the stub equals what validateStub makes of the same config fields", () => {
-  const { stub, errors } = inlineStub('post /orders -> 201 {"id": "o-1"}');
+Deno.test("inlineStub: the stub equals what validateStub makes of the same config fields", async () => {
+  const { stub, errors } = await inlineStub('post /orders -> 201 {"id": "o-1"}');
   assert.deepEqual(errors, []);
   assert.deepEqual(stub, validateStub({ method: "post", path: "/orders", status: 201, body: { id: "o-1" } }).stub);
   assert.equal(stub?.method, "POST");
 });
 
-Deno.test("inlineStub: validation rules apply, each message at the column of its part", () => {
-  assert.deepEqual(inlineStub("FETCH /x -> 200").errors, [`column 1: invalid method 'FETCH' ${ALLOWED}`]);
-  assert.deepEqual(inlineStub("GET x -> 200").errors, [`column 5: path must start with '/', got "x"`]);
-  assert.deepEqual(inlineStub("GET /x -> 999").errors, [
+Deno.test("inlineStub: validation rules apply, each message at the column of its part", async () => {
+  assert.deepEqual((await inlineStub("FETCH /x -> 200")).errors, [`column 1: invalid method 'FETCH' ${ALLOWED}`]);
+  assert.deepEqual((await inlineStub("GET x -> 200")).errors, [`column 5: path must start with '/', got "x"`]);
+  assert.deepEqual((await inlineStub("GET /x -> 999")).errors, [
     "column 11: status must be an integer from 100 to 599, got 999",
   ]);
-  assert.deepEqual(inlineStub('GET /x -> 204 {"a": 1}').errors, [
+  assert.deepEqual((await inlineStub('GET /x -> 204 {"a": 1}')).errors, [
     "column 11: status 204 cannot carry a body; remove body or use another status",
   ]);
-  assert.deepEqual(inlineStub("GET /__stubtool__/health -> 200").errors, [
+  assert.deepEqual((await inlineStub("GET /__stubtool__/health -> 200")).errors, [
     "column 5: path '/__stubtool__/health' is under /__stubtool__/, which stubtool reserves for itself",
   ]);
   // Several problems: every one is reported.
-  assert.equal(inlineStub("BREW /{a}/{a} -> 200").errors.length, 2);
+  assert.equal((await inlineStub("BREW /{a}/{a} -> 200")).errors.length, 2);
 });
 
-Deno.test("inlineStubs: places are --stub[i]; errors mean no stubs", () => {
-  const ok = inlineStubs(["GET /a -> 200", "DELETE /a -> 204"]);
+Deno.test("inlineStubs: places are --stub[i]; errors mean no stubs", async () => {
+  const ok = await inlineStubs(["GET /a -> 200", "DELETE /a -> 204"]);
   assert.deepEqual(ok.problems, []);
   assert.deepEqual(ok.stubs.map((s) => `${s.method} ${s.path}`), ["GET /a", "DELETE /a"]);
 
-  const bad = inlineStubs(["GET /a -> 200", "GET /b", "PUT /c -> 2000"]);
+  const bad = await inlineStubs(["GET /a -> 200", "GET /b", "PUT /c -> 2000"]);
   assert.deepEqual(bad.stubs, []);
   assert.deepEqual(bad.problems, [
     { level: "error", place: "--stub[1]", message: "column 7: expected '-> STATUS' after the path" },
@@ -107,12 +107,15 @@ Deno.test("inlineStubs: places are --stub[i]; errors mean no stubs", () => {
   ]);
 });
 
-Deno.test("inlineStubs: an inline stub that a config stub or an earlier inline stub shadows is a warning", () => {
-  const before = inlineStubs(["GET /users/{id} -> 200"]);
-  const { stubs, problems } = inlineStubs(["GET /users/{name} -> 404", "GET /other -> 200", "GET /other -> 500"], {
-    stubs: before.stubs,
-    places: ["routes[0]"],
-  });
+Deno.test("inlineStubs: an inline stub that a config stub or an earlier inline stub shadows is a warning", async () => {
+  const before = await inlineStubs(["GET /users/{id} -> 200"]);
+  const { stubs, problems } = await inlineStubs(
+    ["GET /users/{name} -> 404", "GET /other -> 200", "GET /other -> 500"],
+    {
+      stubs: before.stubs,
+      places: ["routes[0]"],
+    },
+  );
   assert.equal(stubs.length, 3);
   assert.deepEqual(problems, [
     {

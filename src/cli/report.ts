@@ -34,7 +34,7 @@ async function fetchReport(url: URL): Promise<Fetched> {
   if (response.status !== 200) {
     return cannot(`${endpoint.pathname} answered ${response.status}; is this a stubtool server?`);
   }
-  const parsed = parseJson(text);
+  const parsed = await parseJson(text);
   const problem = "error" in parsed ? "the answer is not JSON" : checkReport(parsed.value);
   if (problem) return cannot(`${endpoint.pathname}: ${problem}; is this a stubtool server?`);
   return { report: (parsed as { value: Report }).value };
@@ -47,7 +47,7 @@ async function readSavedReport(file: string): Promise<Fetched> {
   } catch (error) {
     return { error: errorLine(file, describeReadError(error)) };
   }
-  const parsed = parseJson(text);
+  const parsed = await parseJson(text);
   if ("error" in parsed) {
     const { line, col } = lineAndColumn(text, parsed.error.offset);
     return { error: errorLine(`${file}:${line}:${col}`, parsed.error.message) };

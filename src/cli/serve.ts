@@ -50,17 +50,27 @@ function describeResponse(stub: Stub): string {
   return `sequence ${steps} (${stub.sequenceMode})`;
 }
 
+/** The route table shows at most this many stubs; a config of thousands would bury the banner. */
+export const ROUTE_TABLE_ROWS = 40;
+
 /**
  * The route table of the start banner: one line per stub, `  METHOD  PATH  RESPONSE  SOURCE`,
- * columns padded to the widest entry.
+ * columns padded to the widest shown entry. Past `maxRows` stubs, one last line says how
+ * many more there are and where to see them.
  */
-export function routeTable(stubs: readonly Stub[], places: readonly string[]): string[] {
-  const rows = stubs.map((
-    stub,
-    i,
-  ) => [stub.method, stubLabel(stub).slice(stub.method.length + 1), describeResponse(stub), places[i]]);
-  const widths = [0, 1, 2].map((c) => Math.max(...rows.map((row) => row[c].length)));
-  return rows.map((row) => `  ${row.map((cell, c) => c < 3 ? cell.padEnd(widths[c]) : cell).join("  ")}`);
+export function routeTable(stubs: readonly Stub[], places: readonly string[], maxRows = ROUTE_TABLE_ROWS): string[] {
+  const shown = Math.min(stubs.length, maxRows);
+  const rows: string[][] = [];
+  for (let i = 0; i < shown; i++) {
+    const stub = stubs[i];
+    rows.push([stub.method, stubLabel(stub).slice(stub.method.length + 1), describeResponse(stub), places[i]]);
+  }
+  const widths = [0, 1, 2].map((c) => rows.reduce((width, row) => Math.max(width, row[c].length), 0));
+  const lines = rows.map((row) => `  ${row.map((cell, c) => c < 3 ? cell.padEnd(widths[c]) : cell).join("  ")}`);
+  if (stubs.length > shown) {
+    lines.push(`  … and ${stubs.length - shown} more routes (GET /__stubtool__/report lists them all)`);
+  }
+  return lines;
 }
 
 /** Where `serve` gets its stubs from, before loading. */
@@ -219,7 +229,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
     configPort = loaded.config?.port;
   }
   const places = configStubs.map((_, i) => `routes[${i}]`);
-  const inline = inlineStubs(inlineTexts, { stubs: configStubs, places });
+  const inline = await inlineStubs(inlineTexts, { stubs: configStubs, places });
   problems.push(...inline.problems);
   printProblems(output, problems, sources.file ?? "serve");
   if (!configOk || problems.some((p) => p.level === "error")) return 1;

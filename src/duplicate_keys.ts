@@ -1,0 +1,82 @@
+/**
+ * Duplicate keys in JSON text. `JSON.parse` silently keeps the last of two equal keys in
+ * one object, so a stub with `"path"` twice would lose one; the config loader reports them
+ * instead. This is one linear pass over text that `JSON.parse` has already accepted: it
+ * trusts the structure and only follows strings, nesting, and which strings are keys.
+ * @module
+ */
+
+const QUOTE = 0x22; // "
+const BACKSLASH = 0x5c; // \
+const COMMA = 0x2c; // ,
+const OPEN_OBJECT = 0x7b; // {
+const CLOSE_OBJECT = 0x7d; // }
+const OPEN_ARRAY = 0x5b; // [
+const CLOSE_ARRAY = 0x5d; // ]
+
+/** The offset of the `"` that closes the string opened at `start`. */
+function stringEnd(text: string, start: number): number {
+  let end = start;
+  for (;;) {
+    end = text.indexOf('"', end + 1);
+    // A quote preceded by an odd number of backslashes is escaped and does not end the string.
+    let slashes = 0;
+    while (text.charCodeAt(end - 1 - slashes) === BACKSLASH) slashes++;
+    if (slashes % 2 === 0) return end;
+  }
+}
+
+/**
+ * The 0-based offsets of every key (its opening `"`) that repeats an earlier key of the
+ * same object, in text order. Keys compare by their decoded value, so `"a\u0062"` repeats
+ * `"ab"`. `text` must be valid JSON (the result is meaningless otherwise).
+ *
+ * @example
+ * ```ts
+ * import { duplicateKeyOffsets } from "./duplicate_keys.ts";
+ * console.log(duplicateKeyOffsets('{"a": 1, "b": {"a": 2}, "a": 3}')); // [24]
+ * ```
+ */
+export function duplicateKeyOffsets(text: string): number[] {
+  const found: number[] = [];
+  // The keys of each enclosing container: a set for an object, null for an array.
+  const outer: (Set<string> | null)[] = [];
+  let keys: Set<string> | null = null;
+  let expectKey = false;
+  for (let i = 0; i < text.length; i++) {
+    switch (text.charCodeAt(i)) {
+      case QUOTE: {
+        const end = stringEnd(text, i);
+        if (expectKey) {
+          const raw = text.slice(i + 1, end);
+          // Only a key with an escape needs decoding; most keys are plain text.
+          const key: string = raw.includes("\\") ? JSON.parse(text.slice(i, end + 1)) : raw;
+          if (keys!.has(key)) found.push(i);
+          else keys!.add(key);
+          expectKey = false;
+        }
+        i = end;
+        break;
+      }
+      case OPEN_OBJECT:
+        outer.push(keys);
+        keys = new Set();
+        expectKey = true;
+        break;
+      case OPEN_ARRAY:
+        outer.push(keys);
+        keys = null;
+        expectKey = false;
+        break;
+      case CLOSE_OBJECT:
+      case CLOSE_ARRAY:
+        keys = outer.pop() ?? null;
+        expectKey = false;
+        break;
+      case COMMA:
+        expectKey = keys !== null;
+        break;
+    }
+  }
+  return found;
+}
