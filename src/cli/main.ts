@@ -9,8 +9,6 @@ import process from "node:process";
 import { VERSION } from "../version.ts";
 import type { CliContext, Env } from "./context.ts";
 import { errorLine, StreamOutput } from "./output.ts";
-import { reportCommand } from "./report.ts";
-import { serveCommand } from "./serve.ts";
 import {
   commandHelp,
   type CommandSpec,
@@ -22,14 +20,18 @@ import {
   UsageError,
   wantsHelp,
 } from "./usage.ts";
-import { validateCommand } from "./validate.ts";
-import { waitCommand } from "./wait.ts";
 
-const RUN: Record<CommandSpec["name"], (args: ParsedArgs, ctx: CliContext) => Promise<number>> = {
-  serve: serveCommand,
-  wait: waitCommand,
-  validate: validateCommand,
-  report: reportCommand,
+type Command = (args: ParsedArgs, ctx: CliContext) => Promise<number>;
+
+/**
+ * Each command's module, loaded only when it runs: startup time is part of what `serve`
+ * promises, and a command should not pay for the modules (and Node built-ins) of the others.
+ */
+const LOAD: Record<CommandSpec["name"], () => Promise<Command>> = {
+  serve: () => import("./serve.ts").then((m) => m.serveCommand),
+  wait: () => import("./wait.ts").then((m) => m.waitCommand),
+  validate: () => import("./validate.ts").then((m) => m.validateCommand),
+  report: () => import("./report.ts").then((m) => m.reportCommand),
 };
 
 const COMMAND_NAMES = "serve, wait, validate, report";
@@ -91,7 +93,9 @@ export async function main(
       output.out(commandHelp(command).trimEnd());
       return 0;
     }
-    return await RUN[command.name](parseCommandArgs(command, [...commandArgs]), ctx);
+    const parsed = parseCommandArgs(command, [...commandArgs]);
+    const run = await LOAD[command.name]();
+    return await run(parsed, ctx);
   } catch (error) {
     if (error instanceof UsageError) {
       const help = error.command ? `stubtool ${error.command} --help` : "stubtool --help";
