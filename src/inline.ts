@@ -155,6 +155,8 @@ export async function inlineStubs(
   texts: readonly string[],
   before: { stubs: readonly Stub[]; places: readonly string[] } = { stubs: [], places: [] },
 ): Promise<{ stubs: Stub[]; problems: Problem[] }> {
+  // Without inline stubs there is nothing to check, and `before` may hold thousands.
+  if (texts.length === 0) return { stubs: [], problems: [] };
   const stubs: Stub[] = [];
   const problems: Problem[] = [];
   for (const [i, text] of texts.entries()) {

@@ -63,6 +63,8 @@ export function displaySegment(value: string): string {
 
 /** Is this string the whole of a `{name}` placeholder? Returns the name. */
 export function placeholderName(value: string): string | undefined {
+  // Most values are not placeholders; tell them apart without running the regex.
+  if (value.charCodeAt(0) !== 0x7b /* { */) return undefined;
   return PLACEHOLDER.exec(value)?.[1];
 }
 
@@ -81,10 +83,11 @@ export function parsePathTemplate(raw: string): { template?: PathTemplate; probl
   const queryStart = raw.indexOf("?");
   const pathPart = queryStart === -1 ? raw : raw.slice(0, queryStart);
   const segments: Segment[] = [];
-  const names = new Set<string>();
+  let names: Set<string> | undefined;
   for (const piece of pathPart.slice(1).split("/")) {
     const name = placeholderName(piece);
     if (name !== undefined) {
+      names ??= new Set();
       if (names.has(name)) problems.push(`path uses placeholder {${name}} twice; give each one its own name`);
       names.add(name);
       segments.push({ param: true, name });
@@ -108,7 +111,10 @@ export function parsePathTemplate(raw: string): { template?: PathTemplate; probl
       segments.push({ param: false, value });
     }
   }
-  const path = "/" + segments.map((s) => s.param ? `{${s.name}}` : displaySegment(s.value)).join("/");
+  // Without a problem or a `%`, every piece displays as written: the display form is the path itself.
+  const path = problems.length === 0 && !pathPart.includes("%")
+    ? pathPart
+    : "/" + segments.map((s) => s.param ? `{${s.name}}` : displaySegment(s.value)).join("/");
   if (path.startsWith(RESERVED_PREFIX) || path === RESERVED_PREFIX.slice(0, -1)) {
     problems.push(`path '${path}' is under ${RESERVED_PREFIX}, which stubtool reserves for itself`);
   }

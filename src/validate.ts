@@ -37,6 +37,7 @@ const STUB_FIELDS = [
   "sequence",
   "sequence_mode",
 ] as const;
+const STUB_FIELDS_WITH_FUNC = [...STUB_FIELDS, "response_func"] as const;
 const ENTRY_FIELDS = ["status", "headers", "body", "delay"] as const;
 const SEQUENCE_MODES: readonly SequenceMode[] = ["repeat-last", "cycle"];
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -101,9 +102,13 @@ export function unknownField(what: string, name: string, known: readonly string[
     : `unknown ${what} '${name}' (allowed: ${known.join(", ")})`;
 }
 
+const ALLOWED_METHODS = `(allowed: ${METHODS.join(", ")})`;
+
 /** Checks a method name; returns it upper-cased, or the P6 message. */
 export function checkMethod(value: unknown): { method?: Method; error?: string } {
-  const allowed = `(allowed: ${METHODS.join(", ")})`;
+  // Most stubs spell the method as listed: no regex, no new string.
+  if ((METHODS as readonly unknown[]).includes(value)) return { method: value as Method };
+  const allowed = ALLOWED_METHODS;
   if (value === undefined) return { error: `method is required ${allowed}` };
   if (typeof value !== "string") return { error: `invalid method ${describe(value)} ${allowed}` };
   // ASCII only: toUpperCase() would turn "poſt" (long s) into "POST".
@@ -189,40 +194,66 @@ export function checkHeaders(value: unknown, field: string, errors: string[]): H
   return headers;
 }
 
-/** Finds the first part of a value JSON cannot carry faithfully; returns where and why. */
-export function checkJsonValue(value: unknown, field: string, depth = 0): string | undefined {
-  if (depth > MAX_BODY_DEPTH) return `${field} is nested deeper than ${MAX_BODY_DEPTH} levels`;
+/** Where a walk is inside a value: object keys and list indexes, outermost first. */
+type JsonPath = (string | number)[];
+
+/**
+ * The first part of `value` JSON cannot carry, as a message for where it is; `path` is
+ * left pointing at it. Builds no strings unless there is a problem: bodies are walked for
+ * every stub at startup.
+ */
+function nonJson(value: unknown, depth: number, path: JsonPath): ((where: string) => string) | undefined {
+  if (depth > MAX_BODY_DEPTH) return (where) => `${where} is nested deeper than ${MAX_BODY_DEPTH} levels`;
   switch (typeof value) {
     case "string":
     case "boolean":
       return undefined;
     case "number":
-      return Number.isFinite(value) ? undefined : `${field} is ${value}, which JSON cannot hold`;
+      return Number.isFinite(value) ? undefined : (where) => `${where} is ${value}, which JSON cannot hold`;
     case "object": {
       if (value === null) return undefined;
       if (Array.isArray(value)) {
         for (let i = 0; i < value.length; i++) {
-          if (value[i] === undefined) continue; // JSON.stringify writes null
-          const problem = checkJsonValue(value[i], `${field}[${i}]`, depth + 1);
+          const item = value[i];
+          if (item === undefined) continue; // JSON.stringify writes null
+          path.push(i);
+          const problem = nonJson(item, depth + 1, path);
           if (problem) return problem;
+          path.pop();
         }
         return undefined;
       }
       const proto = Object.getPrototypeOf(value);
       if (proto !== Object.prototype && proto !== null) {
         const name = (value as object).constructor?.name ?? "object";
-        return `${field} is a ${name}, which JSON cannot hold as is; convert it (for a Date, use .toISOString())`;
+        return (where) =>
+          `${where} is a ${name}, which JSON cannot hold as is; convert it (for a Date, use .toISOString())`;
       }
-      for (const [key, item] of Object.entries(value)) {
+      const keys = Object.keys(value);
+      for (let i = 0; i < keys.length; i++) {
+        const item = (value as Record<string, unknown>)[keys[i]];
         if (item === undefined) continue; // JSON.stringify leaves the key out
-        const problem = checkJsonValue(item, `${field}.${key}`, depth + 1);
+        path.push(keys[i]);
+        const problem = nonJson(item, depth + 1, path);
         if (problem) return problem;
+        path.pop();
       }
       return undefined;
     }
     default:
-      return `${field} is ${typeof value === "undefined" ? "undefined" : `a ${typeof value}`}, which JSON cannot hold`;
+      return (where) =>
+        `${where} is ${typeof value === "undefined" ? "undefined" : `a ${typeof value}`}, which JSON cannot hold`;
   }
+}
+
+/** Finds the first part of a value JSON cannot carry faithfully; returns where and why. */
+export function checkJsonValue(value: unknown, field: string, depth = 0): string | undefined {
+  const path: JsonPath = [];
+  const problem = nonJson(value, depth, path);
+  if (!problem) return undefined;
+  let where = field;
+  for (const step of path) where += typeof step === "number" ? `[${step}]` : `.${step}`;
+  return problem(where);
 }
 
 /**
@@ -257,6 +288,11 @@ function checkResponse(
   return { status: status as number, headers, body: raw.body, hasBody, delay };
 }
 
+/** The plain-response fields a stub sets, which a sequence or a response function rules out. */
+function plainResponseFields(raw: Record<string, unknown>): string[] {
+  return ["status", "headers", "body"].filter((key) => Object.hasOwn(raw, key) && raw[key] !== undefined);
+}
+
 /** Options for {@link validateStub}. */
 export interface ValidateStubOptions {
   /** Programmatic stubs may carry a `response_func`; config files cannot. */
@@ -275,7 +311,7 @@ export function validateStub(
     return { errors: [`must be a mapping with at least method and path, got ${describe(raw)}`] };
   }
   const errors: string[] = [];
-  const known: readonly string[] = options.allowResponseFunc ? [...STUB_FIELDS, "response_func"] : STUB_FIELDS;
+  const known: readonly string[] = options.allowResponseFunc ? STUB_FIELDS_WITH_FUNC : STUB_FIELDS;
   for (const key of Object.keys(raw)) {
     if (!known.includes(key)) errors.push(unknownField("field", key, known));
   }
@@ -313,17 +349,23 @@ export function validateStub(
     }
   }
 
-  const captureNames = new Set(segments.flatMap((s) => s.param ? [s.name] : []));
-  for (const [key, value] of Object.entries(query ?? {})) {
-    const name = placeholderName(value);
-    if (name === undefined) continue;
-    if (captureNames.has(name)) {
-      errors.push(`placeholder {${name}} of query parameter '${key}' is already used; rename one`);
+  if (query) {
+    // Built on the first query capture: most stubs have none.
+    let captureNames: Set<string> | undefined;
+    for (const key in query) { // a null-prototype record: own keys only
+      const name = placeholderName(query[key]);
+      if (name === undefined) continue;
+      if (!captureNames) {
+        captureNames = new Set();
+        for (const segment of segments) if (segment.param) captureNames.add(segment.name);
+      }
+      if (captureNames.has(name)) {
+        errors.push(`placeholder {${name}} of query parameter '${key}' is already used; rename one`);
+      }
+      captureNames.add(name);
     }
-    captureNames.add(name);
   }
 
-  const hasPlain = ["status", "headers", "body"].filter((key) => Object.hasOwn(raw, key) && raw[key] !== undefined);
   const isSequence = raw.sequence !== undefined;
   // Where response functions are not allowed, `response_func` is only an unknown field.
   const responseFunc = options.allowResponseFunc ? raw.response_func : undefined;
@@ -336,12 +378,14 @@ export function validateStub(
   }
 
   if (responseFunc !== undefined) {
+    const hasPlain = plainResponseFields(raw);
     if (typeof responseFunc !== "function") {
       errors.push(`response_func must be a function, got ${describe(responseFunc)}`);
     }
     if (isSequence) errors.push("use either a response function or sequence, not both");
     if (hasPlain.length) errors.push(`a response function computes the response; remove ${hasPlain.join(", ")}`);
   } else if (isSequence) {
+    const hasPlain = plainResponseFields(raw);
     if (hasPlain.length) {
       errors.push(`use either sequence or ${hasPlain.join("/")}, not both: move them into the sequence entries`);
     }
@@ -454,6 +498,19 @@ function coveringSignatures(query: Readonly<Record<string, string>>, max: number
   return out;
 }
 
+/**
+ * The method and path shape, placeholder names left out: equal for stubs that match the
+ * same paths. Each literal segment carries its length, so no segment text can pass for
+ * a separator or a placeholder.
+ */
+function shapeKey(stub: Stub): string {
+  let key: string = stub.method;
+  for (const segment of stubSegments(stub)) {
+    key += segment.param ? "/*" : `/${segment.value.length}:${segment.value}`;
+  }
+  return key;
+}
+
 interface ShapeGroup {
   /** The first stub of the shape without a query. */
   plain?: number;
@@ -472,8 +529,9 @@ interface ShapeGroup {
 export function findShadowedStubs(stubs: readonly Stub[], places: readonly string[]): Problem[] {
   const groups = new Map<string, ShapeGroup>();
   const problems: Problem[] = [];
-  stubs.forEach((stub, i) => {
-    const shape = JSON.stringify([stub.method, ...stubSegments(stub).map((s) => s.param ? null : s.value)]);
+  for (let i = 0; i < stubs.length; i++) {
+    const stub = stubs[i];
+    const shape = shapeKey(stub);
     let group = groups.get(shape);
     if (!group) groups.set(shape, group = { bySignature: new Map(), withQuery: [] });
     let shadow: number | undefined;
@@ -495,7 +553,7 @@ export function findShadowedStubs(stubs: readonly Stub[], places: readonly strin
       if (!group.bySignature.has(own)) group.bySignature.set(own, i);
       group.withQuery.push(i);
     }
-    if (shadow === undefined) return;
+    if (shadow === undefined) continue;
     const earlier = stubs[shadow];
     const same = earlier.path === stub.path && queryText(earlier.query) === queryText(stub.query);
     problems.push({
@@ -507,7 +565,7 @@ export function findShadowedStubs(stubs: readonly Stub[], places: readonly strin
           stubLabel(earlier)
         }), which matches every request it would; it can never match`,
     });
-  });
+  }
   return problems;
 }
 
