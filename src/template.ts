@@ -80,13 +80,22 @@ function splitPlaceholders(
 function mentionsCapture(value: unknown, names: readonly string[]): boolean {
   if (names.length === 0) return false;
   if (typeof value === "string") {
+    if (!value.includes("{")) return false; // most strings: no regex, no match objects
     for (const match of value.matchAll(PLACEHOLDER_ANYWHERE)) {
       if (names.includes(match[1])) return true;
     }
     return false;
   }
   if (typeof value !== "object" || value === null) return false;
-  return Object.values(value).some((item) => mentionsCapture(item, names));
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (mentionsCapture(value[i], names)) return true;
+    return false;
+  }
+  const keys = Object.keys(value);
+  for (let i = 0; i < keys.length; i++) {
+    if (mentionsCapture((value as Record<string, unknown>)[keys[i]], names)) return true;
+  }
+  return false;
 }
 
 /** Compiles plain text (a header value, a non-JSON body): captures go in unescaped. */
@@ -102,6 +111,8 @@ export function compileText(text: string, names: readonly string[]): Template {
  * serialized once, here.
  */
 export function compileJson(body: unknown, names: readonly string[]): Template {
+  // Most bodies hold no placeholder: one JSON.stringify, no builder.
+  if (!mentionsCapture(body, names)) return JSON.stringify(body === undefined ? null : body);
   const builder = new TemplateBuilder();
   const walk = (value: unknown): void => {
     if (!mentionsCapture(value, names)) {

@@ -198,11 +198,11 @@ export function checkHeaders(value: unknown, field: string, errors: string[]): H
 type JsonPath = (string | number)[];
 
 /**
- * The first part of `value` JSON cannot carry, as a message for where it is; `path` is
- * left pointing at it. Builds no strings unless there is a problem: bodies are walked for
- * every stub at startup.
+ * The first part of `value` JSON cannot carry, as a message for where it is. With `path`,
+ * the path is left pointing at it. Builds nothing unless there is a problem: bodies are
+ * walked for every stub at startup, so the path is only tracked on a second walk.
  */
-function nonJson(value: unknown, depth: number, path: JsonPath): ((where: string) => string) | undefined {
+function nonJson(value: unknown, depth: number, path?: JsonPath): ((where: string) => string) | undefined {
   if (depth > MAX_BODY_DEPTH) return (where) => `${where} is nested deeper than ${MAX_BODY_DEPTH} levels`;
   switch (typeof value) {
     case "string":
@@ -216,10 +216,10 @@ function nonJson(value: unknown, depth: number, path: JsonPath): ((where: string
         for (let i = 0; i < value.length; i++) {
           const item = value[i];
           if (item === undefined) continue; // JSON.stringify writes null
-          path.push(i);
+          path?.push(i);
           const problem = nonJson(item, depth + 1, path);
           if (problem) return problem;
-          path.pop();
+          path?.pop();
         }
         return undefined;
       }
@@ -233,10 +233,10 @@ function nonJson(value: unknown, depth: number, path: JsonPath): ((where: string
       for (let i = 0; i < keys.length; i++) {
         const item = (value as Record<string, unknown>)[keys[i]];
         if (item === undefined) continue; // JSON.stringify leaves the key out
-        path.push(keys[i]);
+        path?.push(keys[i]);
         const problem = nonJson(item, depth + 1, path);
         if (problem) return problem;
-        path.pop();
+        path?.pop();
       }
       return undefined;
     }
@@ -248,9 +248,10 @@ function nonJson(value: unknown, depth: number, path: JsonPath): ((where: string
 
 /** Finds the first part of a value JSON cannot carry faithfully; returns where and why. */
 export function checkJsonValue(value: unknown, field: string, depth = 0): string | undefined {
+  if (!nonJson(value, depth)) return undefined;
   const path: JsonPath = [];
   const problem = nonJson(value, depth, path);
-  if (!problem) return undefined;
+  if (!problem) return undefined; // only a value that changes between reads (a getter) gets here
   let where = field;
   for (const step of path) where += typeof step === "number" ? `[${step}]` : `.${step}`;
   return problem(where);
@@ -511,9 +512,8 @@ function shapeKey(stub: Stub): string {
   return key;
 }
 
-interface ShapeGroup {
-  /** The first stub of the shape without a query. */
-  plain?: number;
+/** The stubs with a query of one shape. */
+interface QueryGroup {
   /** First stub for each query signature. */
   bySignature: Map<string, number>;
   /** Stubs with a query, in order. */
@@ -527,18 +527,20 @@ interface ShapeGroup {
  * stubs (unless a stub has many query parameters; then it compares with its group).
  */
 export function findShadowedStubs(stubs: readonly Stub[], places: readonly string[]): Problem[] {
-  const groups = new Map<string, ShapeGroup>();
+  // Stubs without a query only shadow each other, and most stubs have none: they need no group.
+  const firstPlain = new Map<string, number>();
+  const groups = new Map<string, QueryGroup>();
   const problems: Problem[] = [];
   for (let i = 0; i < stubs.length; i++) {
     const stub = stubs[i];
     const shape = shapeKey(stub);
-    let group = groups.get(shape);
-    if (!group) groups.set(shape, group = { bySignature: new Map(), withQuery: [] });
     let shadow: number | undefined;
     if (!stub.query) {
-      shadow = group.plain;
-      group.plain ??= i;
+      shadow = firstPlain.get(shape);
+      if (shadow === undefined) firstPlain.set(shape, i);
     } else {
+      let group = groups.get(shape);
+      if (!group) groups.set(shape, group = { bySignature: new Map(), withQuery: [] });
       const query = stub.query;
       const signatures = coveringSignatures(query, group.withQuery.length);
       if (signatures) {
