@@ -82,15 +82,19 @@ export function parsePathTemplate(raw: string): { template?: PathTemplate; probl
   }
   const queryStart = raw.indexOf("?");
   const pathPart = queryStart === -1 ? raw : raw.slice(0, queryStart);
-  const segments: Segment[] = [];
   let names: Set<string> | undefined;
-  for (const piece of pathPart.slice(1).split("/")) {
+  // Each piece is replaced by its segment in place: the split array already has the right
+  // size, and the stub keeps it (a fresh array grows to 16 slots on its first push).
+  const segments: (string | Segment)[] = pathPart.slice(1).split("/");
+  let count = 0;
+  for (let k = 0; k < segments.length; k++) {
+    const piece = segments[k] as string;
     const name = placeholderName(piece);
     if (name !== undefined) {
       names ??= new Set();
       if (names.has(name)) problems.push(`path uses placeholder {${name}} twice; give each one its own name`);
       names.add(name);
-      segments.push({ param: true, name });
+      segments[count++] = { param: true, name };
     } else if (piece.includes("{") || piece.includes("}")) {
       problems.push(
         `path segment '${piece}' is not a placeholder: write a whole segment as {name} (letters, digits, _)`,
@@ -108,13 +112,14 @@ export function parsePathTemplate(raw: string): { template?: PathTemplate; probl
           } can never match: URLs turn '\\' into '/' and drop tabs and line breaks; write %5C, %09, %0A or %0D`,
         );
       }
-      segments.push({ param: false, value });
+      segments[count++] = { param: false, value };
     }
   }
+  segments.length = count; // a piece with a stray brace is a problem, not a segment
   // Without a problem or a `%`, every piece displays as written: the display form is the path itself.
   const path = problems.length === 0 && !pathPart.includes("%")
     ? pathPart
-    : "/" + segments.map((s) => s.param ? `{${s.name}}` : displaySegment(s.value)).join("/");
+    : "/" + (segments as Segment[]).map((s) => s.param ? `{${s.name}}` : displaySegment(s.value)).join("/");
   if (path.startsWith(RESERVED_PREFIX) || path === RESERVED_PREFIX.slice(0, -1)) {
     problems.push(`path '${path}' is under ${RESERVED_PREFIX}, which stubtool reserves for itself`);
   }
@@ -130,5 +135,5 @@ export function parsePathTemplate(raw: string): { template?: PathTemplate; probl
     }
     if (Object.keys(query).length === 0) query = undefined;
   }
-  return problems.length ? { problems } : { template: { path, segments, query }, problems };
+  return problems.length ? { problems } : { template: { path, segments: segments as Segment[], query }, problems };
 }

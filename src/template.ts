@@ -91,9 +91,8 @@ function mentionsCapture(value: unknown, names: readonly string[]): boolean {
     for (let i = 0; i < value.length; i++) if (mentionsCapture(value[i], names)) return true;
     return false;
   }
-  const keys = Object.keys(value);
-  for (let i = 0; i < keys.length; i++) {
-    if (mentionsCapture((value as Record<string, unknown>)[keys[i]], names)) return true;
+  for (const key in value) { // for-in with hasOwn: Object.keys without the array
+    if (Object.hasOwn(value, key) && mentionsCapture((value as Record<string, unknown>)[key], names)) return true;
   }
   return false;
 }

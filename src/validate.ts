@@ -16,7 +16,7 @@ import {
   type Stub,
   stubLabel,
 } from "./model.ts";
-import { parsePathTemplate, placeholderName, type Segment } from "./path.ts";
+import { parsePathTemplate, PLACEHOLDER_ANYWHERE, placeholderName, type Segment } from "./path.ts";
 
 /** A problem found in a config, tied to where it is. */
 export interface Problem {
@@ -229,11 +229,11 @@ function nonJson(value: unknown, depth: number, path?: JsonPath): ((where: strin
         return (where) =>
           `${where} is a ${name}, which JSON cannot hold as is; convert it (for a Date, use .toISOString())`;
       }
-      const keys = Object.keys(value);
-      for (let i = 0; i < keys.length; i++) {
-        const item = (value as Record<string, unknown>)[keys[i]];
+      for (const key in value) { // for-in with hasOwn: Object.keys without the array
+        if (!Object.hasOwn(value, key)) continue;
+        const item = (value as Record<string, unknown>)[key];
         if (item === undefined) continue; // JSON.stringify leaves the key out
-        path?.push(keys[i]);
+        path?.push(key);
         const problem = nonJson(item, depth + 1, path);
         if (problem) return problem;
         path?.pop();
@@ -306,15 +306,15 @@ export interface ValidateStubOptions {
  */
 export function validateStub(
   raw: unknown,
-  options: ValidateStubOptions = {},
+  options?: ValidateStubOptions,
 ): { stub?: Stub; errors: string[] } {
   if (!isMapping(raw)) {
     return { errors: [`must be a mapping with at least method and path, got ${describe(raw)}`] };
   }
   const errors: string[] = [];
-  const known: readonly string[] = options.allowResponseFunc ? STUB_FIELDS_WITH_FUNC : STUB_FIELDS;
-  for (const key of Object.keys(raw)) {
-    if (!known.includes(key)) errors.push(unknownField("field", key, known));
+  const known: readonly string[] = options?.allowResponseFunc ? STUB_FIELDS_WITH_FUNC : STUB_FIELDS;
+  for (const key in raw) { // for-in with hasOwn: Object.keys without the array
+    if (Object.hasOwn(raw, key) && !known.includes(key)) errors.push(unknownField("field", key, known));
   }
 
   const { method, error: methodError } = checkMethod(raw.method);
@@ -331,7 +331,7 @@ export function validateStub(
     );
   } else {
     const parsed = parsePathTemplate(raw.path);
-    errors.push(...parsed.problems);
+    for (const problem of parsed.problems) errors.push(problem);
     if (parsed.template) ({ segments, path, query } = parsed.template);
   }
 
@@ -369,7 +369,7 @@ export function validateStub(
 
   const isSequence = raw.sequence !== undefined;
   // Where response functions are not allowed, `response_func` is only an unknown field.
-  const responseFunc = options.allowResponseFunc ? raw.response_func : undefined;
+  const responseFunc = options?.allowResponseFunc ? raw.response_func : undefined;
   let responses: ResponseSpec[] = [];
   let delay: Delay | undefined;
   if (raw.delay !== undefined) {
@@ -500,16 +500,20 @@ function coveringSignatures(query: Readonly<Record<string, string>>, max: number
 }
 
 /**
- * The method and path shape, placeholder names left out: equal for stubs that match the
- * same paths. Each literal segment carries its length, so no segment text can pass for
- * a separator or a placeholder.
+ * The path shape, placeholder names left out: equal for stubs of one method that match the
+ * same paths. The display path stands for its segments (parsing it again gives the same
+ * ones, and a literal `{` in it is percent-encoded), so a path without a placeholder is
+ * its own shape.
  */
-function shapeKey(stub: Stub): string {
-  let key: string = stub.method;
-  for (const segment of stubSegments(stub)) {
-    key += segment.param ? "/*" : `/${segment.value.length}:${segment.value}`;
-  }
-  return key;
+function pathShape(stub: Stub): string {
+  return stub.path.includes("{") ? stub.path.replaceAll(PLACEHOLDER_ANYWHERE, "{}") : stub.path;
+}
+
+/** The map for one method in a map of maps, created on first use. */
+function forMethod<V>(maps: Map<string, Map<string, V>>, method: string): Map<string, V> {
+  let map = maps.get(method);
+  if (!map) maps.set(method, map = new Map());
+  return map;
 }
 
 /** The stubs with a query of one shape. */
@@ -526,21 +530,28 @@ interface QueryGroup {
  * looked up by query signature, so the work per stub does not grow with the number of
  * stubs (unless a stub has many query parameters; then it compares with its group).
  */
-export function findShadowedStubs(stubs: readonly Stub[], places: readonly string[]): Problem[] {
-  // Stubs without a query only shadow each other, and most stubs have none: they need no group.
-  const firstPlain = new Map<string, number>();
-  const groups = new Map<string, QueryGroup>();
+export function findShadowedStubs(
+  stubs: readonly Stub[],
+  places: readonly string[] | ((index: number) => string),
+): Problem[] {
+  const placeOf = typeof places === "function" ? places : (index: number) => places[index];
+  // Keyed by method, then shape: no key string per stub. Stubs without a query only shadow
+  // each other, and most stubs have none: they need no group.
+  const firstPlain = new Map<string, Map<string, number>>();
+  const groups = new Map<string, Map<string, QueryGroup>>();
   const problems: Problem[] = [];
   for (let i = 0; i < stubs.length; i++) {
     const stub = stubs[i];
-    const shape = shapeKey(stub);
+    const shape = pathShape(stub);
     let shadow: number | undefined;
     if (!stub.query) {
-      shadow = firstPlain.get(shape);
-      if (shadow === undefined) firstPlain.set(shape, i);
+      const first = forMethod(firstPlain, stub.method);
+      shadow = first.get(shape);
+      if (shadow === undefined) first.set(shape, i);
     } else {
-      let group = groups.get(shape);
-      if (!group) groups.set(shape, group = { bySignature: new Map(), withQuery: [] });
+      const sameMethod = forMethod(groups, stub.method);
+      let group = sameMethod.get(shape);
+      if (!group) sameMethod.set(shape, group = { bySignature: new Map(), withQuery: [] });
       const query = stub.query;
       const signatures = coveringSignatures(query, group.withQuery.length);
       if (signatures) {
@@ -560,10 +571,10 @@ export function findShadowedStubs(stubs: readonly Stub[], places: readonly strin
     const same = earlier.path === stub.path && queryText(earlier.query) === queryText(stub.query);
     problems.push({
       level: "warn",
-      place: places[i],
+      place: placeOf(i),
       message: same
-        ? `duplicate of ${places[shadow]} (${stubLabel(stub)}); it can never match`
-        : `shadowed by ${places[shadow]} (${
+        ? `duplicate of ${placeOf(shadow)} (${stubLabel(stub)}); it can never match`
+        : `shadowed by ${placeOf(shadow)} (${
           stubLabel(earlier)
         }), which matches every request it would; it can never match`,
     });
@@ -621,6 +632,6 @@ export function validateConfig(raw: unknown): { config?: Config; problems: Probl
     if (stub) routes.push(stub);
   });
   if (problems.some((p) => p.level === "error")) return { problems };
-  problems.push(...findShadowedStubs(routes, routes.map((_, i) => `routes[${i}]`)));
+  problems.push(...findShadowedStubs(routes, (i) => `routes[${i}]`));
   return { config: { routes, port }, problems };
 }
