@@ -153,7 +153,10 @@ export async function inlineStub(text: string): Promise<{ stub?: Stub; errors: s
  */
 export async function inlineStubs(
   texts: readonly string[],
-  before: { stubs: readonly Stub[]; places: readonly string[] } = { stubs: [], places: [] },
+  before: { stubs: readonly Stub[]; places: readonly string[] | ((index: number) => string) } = {
+    stubs: [],
+    places: [],
+  },
 ): Promise<{ stubs: Stub[]; problems: Problem[] }> {
   // Without inline stubs there is nothing to check, and `before` may hold thousands.
   if (texts.length === 0) return { stubs: [], problems: [] };
@@ -165,8 +168,11 @@ export async function inlineStubs(
     if (stub) stubs.push(stub);
   }
   if (problems.length) return { stubs: [], problems };
-  const places = [...before.places, ...texts.map((_, i) => `--stub[${i}]`)];
-  const shadowed = findShadowedStubs([...before.stubs, ...stubs], places);
+  const count = before.stubs.length;
+  const { places } = before;
+  const placeBefore = typeof places === "function" ? places : (i: number) => places[i];
+  const placeOf = (i: number) => i < count ? placeBefore(i) : `--stub[${i - count}]`;
+  const shadowed = findShadowedStubs([...before.stubs, ...stubs], placeOf);
   problems.push(...shadowed.filter((p) => p.place?.startsWith("--stub[")));
   return { stubs, problems };
 }

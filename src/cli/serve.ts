@@ -58,12 +58,17 @@ export const ROUTE_TABLE_ROWS = 40;
  * columns padded to the widest shown entry. Past `maxRows` stubs, one last line says how
  * many more there are and where to see them.
  */
-export function routeTable(stubs: readonly Stub[], places: readonly string[], maxRows = ROUTE_TABLE_ROWS): string[] {
+export function routeTable(
+  stubs: readonly Stub[],
+  places: readonly string[] | ((index: number) => string),
+  maxRows = ROUTE_TABLE_ROWS,
+): string[] {
+  const placeOf = typeof places === "function" ? places : (i: number) => places[i];
   const shown = Math.min(stubs.length, maxRows);
   const rows: string[][] = [];
   for (let i = 0; i < shown; i++) {
     const stub = stubs[i];
-    rows.push([stub.method, stubLabel(stub).slice(stub.method.length + 1), describeResponse(stub), places[i]]);
+    rows.push([stub.method, stubLabel(stub).slice(stub.method.length + 1), describeResponse(stub), placeOf(i)]);
   }
   const widths = [0, 1, 2].map((c) => rows.reduce((width, row) => Math.max(width, row[c].length), 0));
   const lines = rows.map((row) => `  ${row.map((cell, c) => c < 3 ? cell.padEnd(widths[c]) : cell).join("  ")}`);
@@ -228,8 +233,10 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
     configStubs = loaded.config?.routes ?? [];
     configPort = loaded.config?.port;
   }
-  const places = configStubs.map((_, i) => `routes[${i}]`);
-  const inline = await inlineStubs(inlineTexts, { stubs: configStubs, places });
+  // Places are written out only for the stubs a message or the route table names.
+  const configCount = configStubs.length;
+  const placeOf = (i: number) => i < configCount ? `routes[${i}]` : `--stub[${i - configCount}]`;
+  const inline = await inlineStubs(inlineTexts, { stubs: configStubs, places: placeOf });
   problems.push(...inline.problems);
   printProblems(output, problems, sources.file ?? "serve");
   if (!configOk || problems.some((p) => p.level === "error")) return 1;
@@ -248,7 +255,6 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   }
 
   const stubs = [...configStubs, ...inline.stubs];
-  const allPlaces = [...places, ...inline.stubs.map((_, i) => `--stub[${i}]`)];
   let server: StubServer;
   try {
     server = await stubServer(port, {
@@ -270,7 +276,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   if (inline.stubs.length) banner.push(`inline: ${inline.stubs.length} stub(s) from --stub`);
   if (stubs.length === 0) {
     banner.push("no stubs defined: every request gets 404 and is recorded as unmatched (add --config or --stub)");
-  } else banner.push(...routeTable(stubs, allPlaces));
+  } else banner.push(...routeTable(stubs, placeOf));
 
   const { stopped, dispose } = stopRequested(ctx, () => {
     output.out("second signal: cutting in-flight responses short");
