@@ -13,24 +13,26 @@
  * @module
  */
 
-import { realpathSync } from "node:fs";
 import process from "node:process";
-import { pathToFileURL } from "node:url";
 
 export * from "./mod.ts";
 
-/** Deno (and Node ≥ 24.2) say whether this is the main module; older Node needs argv[1]. */
-function isMainModule(): boolean {
+/**
+ * Deno (and Node ≥ 24.2) say whether this is the main module; older Node needs argv[1]
+ * (node:fs and node:url are loaded only then: under Deno each Node module costs startup).
+ */
+async function isMainModule(): Promise<boolean> {
   const flag = (import.meta as { main?: boolean }).main;
   if (flag !== undefined) return flag;
   try {
+    const [{ realpathSync }, { pathToFileURL }] = await Promise.all([import("node:fs"), import("node:url")]);
     return process.argv[1] !== undefined && pathToFileURL(realpathSync(process.argv[1])).href === import.meta.url;
   } catch {
     return false;
   }
 }
 
-if (isMainModule()) {
+if (await isMainModule()) {
   // Loaded only when run, so importing the API does not load the CLI and its YAML parser.
   const { main } = await import("./src/cli/main.ts");
   process.exit(await main(process.argv.slice(2), process.env));
