@@ -102,16 +102,19 @@ function delayMs(delay: Delay): number {
   return typeof delay === "number" ? delay : delay.min + Math.random() * (delay.max - delay.min);
 }
 
+const utf8 = new TextDecoder();
+
 function parsePayload(bytes: Uint8Array): unknown {
   if (bytes.byteLength === 0) return null;
   try {
-    return JSON.parse(new TextDecoder().decode(bytes));
+    return JSON.parse(utf8.decode(bytes));
   } catch {
     return null;
   }
 }
 
 function queryLists(rawQuery: string): Record<string, string[]> {
+  if (rawQuery === "") return {};
   const lists = new Map<string, string[]>();
   for (const [key, value] of new URLSearchParams(rawQuery)) {
     const list = lists.get(key);
