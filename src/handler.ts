@@ -60,42 +60,58 @@ const RESET_HEAD: ResponseHead = { status: 204, headers: [] };
 const HEALTH_BODY = '{"status":"ok"}';
 const ENDPOINTS = ["GET /__stubtool__/health", "GET /__stubtool__/report", "POST /__stubtool__/reset"];
 
-/** A registered stub: its routing data, compiled responses and sequence position. */
-interface Route extends Routable {
-  stub: Stub;
-  index: number;
-  label: string;
-  /** `METHOD /path`, as error answers name the stub. */
-  name: string;
-  /** Path placeholder names, in segment order. */
-  paramNames: string[];
-  responses: CompiledResponse[];
-  /** Next sequence entry. */
-  position: number;
-}
+const NO_NAMES: readonly string[] = [];
 
-function compileRoute(stub: Stub, index: number): Route {
-  const paramNames: string[] = [];
-  for (const segment of stub.segments) if (segment.param) paramNames.push(segment.name);
-  const names = [...paramNames];
-  for (const key in stub.query) {
-    const name = placeholderName(stub.query[key]);
-    if (name !== undefined) names.push(name);
+/** A registered stub: its routing data, compiled responses and sequence position. */
+class Route implements Routable {
+  readonly stub: Stub;
+  readonly index: number;
+  readonly method: Stub["method"];
+  readonly path: string;
+  readonly segments: Stub["segments"];
+  readonly query: Stub["query"];
+  /** Path placeholder names, in segment order. */
+  readonly paramNames: readonly string[];
+  readonly responses: CompiledResponse[];
+  /** Next sequence entry. */
+  position = 0;
+  #label: string | undefined;
+
+  constructor(stub: Stub, index: number) {
+    this.stub = stub;
+    this.index = index;
+    this.method = stub.method;
+    this.path = stub.path;
+    this.segments = stub.segments;
+    this.query = stub.query;
+    let paramNames = NO_NAMES;
+    for (const segment of stub.segments) {
+      if (segment.param) (paramNames === NO_NAMES ? paramNames = [] : paramNames as string[]).push(segment.name);
+    }
+    this.paramNames = paramNames;
+    // Capture slots: path placeholders, then query captures (the order the router fills them).
+    let names = paramNames;
+    for (const key in stub.query) {
+      const name = placeholderName(stub.query[key]);
+      if (name !== undefined) (names === paramNames ? names = [...paramNames] : names as string[]).push(name);
+    }
+    this.responses = stub.responses.map((spec) => new CompiledResponse(spec, names));
   }
-  return {
-    stub,
-    index,
-    order: index,
-    method: stub.method,
-    path: stub.path,
-    segments: stub.segments,
-    query: stub.query,
-    label: stubLabel(stub),
-    name: `${stub.method} ${stub.path}`,
-    paramNames,
-    responses: stub.responses.map((spec) => new CompiledResponse(spec, names)),
-    position: 0,
-  };
+
+  /** Declaration order, the router's last tie-breaker. */
+  get order(): number {
+    return this.index;
+  }
+
+  /** `GET /users/{id}?q={term}`, for the request log (built on first use: most stubs never log). */
+  get label(): string {
+    return this.#label ??= stubLabel(this.stub);
+  }
+
+  /** `METHOD /path`, as error answers name the stub. */
+  get name(): string {
+    return `${this.method} ${this.path}`;
+  }
 }
 
 function delayMs(delay: Delay): number {
@@ -164,7 +180,7 @@ export class StubHandler {
   /** Registers validated stubs; they take effect for the next request. */
   add(stubs: readonly Stub[]): void {
     for (const stub of stubs) {
-      const route = compileRoute(stub, this.#routes.length);
+      const route = new Route(stub, this.#routes.length);
       this.#routes.push(route);
       this.#router.add(route);
     }

@@ -52,6 +52,19 @@ export function jsonError(status: number, error: string, extra: Record<string, u
   return toResponse(head, body);
 }
 
+const sharedHeads = new Map<number, ResponseHead>();
+
+/** One head object per status and body presence for stubs without headers of their own. */
+function sharedHead(status: number, hasBody: boolean): ResponseHead {
+  const key = hasBody ? status : -status;
+  let head = sharedHeads.get(key);
+  if (!head) {
+    head = { status, headers: hasBody ? [["content-type", "application/json"]] : [] };
+    sharedHeads.set(key, head);
+  }
+  return head;
+}
+
 /** Thrown while rendering when a captured value would break a header (P7). */
 export class HeaderValueError extends Error {}
 
@@ -68,15 +81,25 @@ export class CompiledResponse {
     this.status = spec.status;
     this.delay = spec.delay;
     const contentType = findHeader(spec.headers, "content-type");
-    this.#headers = [];
-    for (const name in spec.headers) this.#headers.push([name, compileText(spec.headers[name], names)]);
-    if (spec.hasBody && contentType === undefined) this.#headers.unshift(["content-type", "application/json"]);
+    const headers: [string, Template][] = spec.hasBody && contentType === undefined
+      ? [["content-type", "application/json"]]
+      : [];
+    let fixed = true;
+    for (const name in spec.headers) {
+      const template = compileText(spec.headers[name], names);
+      if (typeof template !== "string") fixed = false;
+      headers.push([name, template]);
+    }
+    this.#headers = headers;
     if (spec.hasBody) {
       const asText = typeof spec.body === "string" && contentType !== undefined && !isJsonMediaType(contentType);
       this.#body = asText ? compileText(spec.body as string, names) : compileJson(spec.body, names);
     }
-    if (this.#headers.every(([, t]) => typeof t === "string")) {
-      this.#staticHead = { status: this.status, headers: this.#headers as [string, string][] };
+    if (fixed) {
+      // The common case (JSON body, no headers of its own) shares one head per status.
+      this.#staticHead = spec.headers === undefined
+        ? sharedHead(this.status, spec.hasBody)
+        : { status: this.status, headers: headers as [string, string][] };
     }
   }
 

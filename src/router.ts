@@ -41,7 +41,7 @@ interface QueryCheck {
 
 interface Terminal<T> {
   route: T;
-  checks: QueryCheck[];
+  checks: readonly QueryCheck[];
 }
 
 class Node<T> {
@@ -82,6 +82,8 @@ function precedes<T extends Routable>(a: Terminal<T>, b: Terminal<T>): boolean {
 }
 
 const NEAR_MISS_VISIT_LIMIT = 2_000;
+/** Shared by every stub without a query, so registering one allocates no array for it. */
+const NO_CHECKS: readonly QueryCheck[] = [];
 
 /** A trie per method over {@link Routable} stubs. */
 export class Router<T extends Routable> {
@@ -100,11 +102,21 @@ export class Router<T extends Routable> {
         node = next;
       }
     }
-    const checks = Object.entries(route.query ?? {}).map(([key, value]) =>
-      placeholderName(value) === undefined ? { key, literal: value } : { key }
-    );
+    let checks = NO_CHECKS;
+    if (route.query) {
+      const list: QueryCheck[] = [];
+      for (const key in route.query) {
+        const value = route.query[key];
+        list.push(placeholderName(value) === undefined ? { key, literal: value } : { key });
+      }
+      checks = list;
+    }
     const terminal = { route, checks };
-    const terminals = node.terminals ??= [];
+    const terminals = node.terminals;
+    if (!terminals) {
+      node.terminals = [terminal];
+      return;
+    }
     // Keep the order (required query first, then declaration order) by inserting in place:
     // sorting on every add made registering n stubs on one path cost O(n² log n).
     let at = terminals.length;
