@@ -128,22 +128,24 @@ export class Router<T extends Routable> {
   match(method: string, segments: readonly string[], rawQuery: string): Match<T> | undefined {
     const root = this.#roots.get(method as Method);
     if (!root) return undefined;
-    return this.#find(root, segments, 0, [], new LazyQuery(rawQuery));
+    this.#rawQuery = rawQuery;
+    this.#query = undefined;
+    return this.#find(root, segments, 0, []);
   }
 
-  #find(
-    node: Node<T>,
-    segments: readonly string[],
-    depth: number,
-    values: string[],
-    query: LazyQuery,
-  ): Match<T> | undefined {
+  /** The query of the lookup under way, parsed on first need (most stubs require none). */
+  #rawQuery = "";
+  #query: LazyQuery | undefined;
+
+  #find(node: Node<T>, segments: readonly string[], depth: number, values: string[]): Match<T> | undefined {
     if (depth === segments.length) {
       const terminals = node.terminals;
       if (!terminals) return undefined;
       for (const terminal of terminals) {
-        if (terminal.checks.length === 0) return { route: terminal.route, values: values.slice() };
+        // `values` is not touched again once a match returns, so it is handed over as is.
+        if (terminal.checks.length === 0) return { route: terminal.route, values };
         const captured = values.slice();
+        const query = this.#query ??= new LazyQuery(this.#rawQuery);
         if (checkQuery(terminal.checks, query, captured) === undefined) {
           return { route: terminal.route, values: captured };
         }
@@ -153,14 +155,14 @@ export class Router<T extends Routable> {
     const segment = segments[depth];
     const child = node.statics?.get(segment);
     if (child) {
-      const found = this.#find(child, segments, depth + 1, values, query);
+      const found = this.#find(child, segments, depth + 1, values);
       if (found) return found;
     }
     if (node.param && segment !== "") {
       values.push(segment);
-      const found = this.#find(node.param, segments, depth + 1, values, query);
-      values.pop();
+      const found = this.#find(node.param, segments, depth + 1, values);
       if (found) return found;
+      values.pop();
     }
     return undefined;
   }
