@@ -19,6 +19,7 @@ function stringEnd(text: string, start: number): number {
   let end = start;
   for (;;) {
     end = text.indexOf('"', end + 1);
+    if (end === -1) return text.length; // unterminated (not JSON): the string runs to the end
     // A quote preceded by an odd number of backslashes is escaped and does not end the string.
     let slashes = 0;
     while (text.charCodeAt(end - 1 - slashes) === BACKSLASH) slashes++;
@@ -26,10 +27,20 @@ function stringEnd(text: string, start: number): number {
   }
 }
 
+/** A key's decoded value; a bad escape (not JSON) leaves it as written. */
+function decodeKey(quoted: string, raw: string): string {
+  try {
+    return JSON.parse(quoted);
+  } catch {
+    return raw;
+  }
+}
+
 /**
  * The 0-based offsets of every key (its opening `"`) that repeats an earlier key of the
  * same object, in text order. Keys compare by their decoded value, so `"a\u0062"` repeats
- * `"ab"`. `text` must be valid JSON (the result is meaningless otherwise).
+ * `"ab"`. `text` should be valid JSON: otherwise the result is meaningless, but the scan
+ * still ends and does not throw.
  *
  * @example
  * ```ts
@@ -50,7 +61,7 @@ export function duplicateKeyOffsets(text: string): number[] {
         if (expectKey) {
           const raw = text.slice(i + 1, end);
           // Only a key with an escape needs decoding; most keys are plain text.
-          const key: string = raw.includes("\\") ? JSON.parse(text.slice(i, end + 1)) : raw;
+          const key: string = raw.includes("\\") ? decodeKey(text.slice(i, end + 1), raw) : raw;
           if (keys!.has(key)) found.push(i);
           else keys!.add(key);
           expectKey = false;

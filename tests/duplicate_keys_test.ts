@@ -75,3 +75,15 @@ Deno.test("duplicateKeyOffsets: every duplicate where npm:yaml reported it, in t
     assert.deepEqual(offsets, yamlDuplicateOffsets(text).sort((x, y) => x - y), text);
   }
 });
+
+Deno.test("regression: an unterminated string no longer makes duplicateKeyOffsets loop forever", () => {
+  // stringEnd got -1 from indexOf, the scan restarted at offset 0 and never ended.
+  assert.deepEqual(duplicateKeyOffsets('"unterminated'), []);
+  assert.deepEqual(duplicateKeyOffsets('{"a": 1, "a'), [9]);
+  assert.deepEqual(duplicateKeyOffsets('{"\\'), []);
+});
+
+Deno.test("regression: a key with a bad escape no longer makes duplicateKeyOffsets throw", () => {
+  // Decoding the key with JSON.parse threw a SyntaxError out of the scanner.
+  assert.deepEqual(duplicateKeyOffsets('{"a\\x": 1, "a\\x": 2}'), [11]);
+});
