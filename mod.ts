@@ -32,7 +32,8 @@ export { StubServer, stubServer } from "./src/server.ts";
 export type { StubServerOptions } from "./src/server.ts";
 export { StubHandler } from "./src/handler.ts";
 export type { HandlerOptions, RequestLogEntry } from "./src/handler.ts";
-export type { Report, ReportStub, UnmatchedRequest, UnusedStub } from "./src/recorder.ts";
+export type { ClosestStub, Report, ReportStub, UnmatchedRequest, UnusedStub } from "./src/recorder.ts";
+export type { JournalEntry, JournalSnapshot } from "./src/journal.ts";
 export type {
   Delay,
   HeaderMap,

@@ -7,9 +7,10 @@
  */
 
 import { type Incoming, requestIncoming, TOO_LARGE } from "./incoming.ts";
+import { DEFAULT_JOURNAL_SIZE, Journal, type JournalRecord, type JournalSnapshot } from "./journal.ts";
 import { type Delay, RESERVED_PREFIX, type Stub, stubLabel } from "./model.ts";
 import { placeholderName, splitRequestPath } from "./path.ts";
-import { DEFAULT_MAX_UNMATCHED, Recorder, type Report } from "./recorder.ts";
+import { DEFAULT_MAX_UNMATCHED, Recorder, type Report, type UnmatchedRequest } from "./recorder.ts";
 import {
   answerFromResult,
   CompiledResponse,
@@ -53,12 +54,23 @@ export interface HandlerOptions {
   handlerTimeout?: number;
   /** Called once per stub request (matched or not) when its response is ready. */
   onRequest?: (entry: RequestLogEntry) => void;
+  /**
+   * How many recent requests the journal keeps (`GET /__stubtool__/requests`, the
+   * dashboard). Default 500; 0 turns the journal off.
+   */
+  journalSize?: number;
 }
 
 const JSON_HEAD: ResponseHead = { status: 200, headers: [["content-type", "application/json"]] };
 const RESET_HEAD: ResponseHead = { status: 204, headers: [] };
 const HEALTH_BODY = '{"status":"ok"}';
-const ENDPOINTS = ["GET /__stubtool__/health", "GET /__stubtool__/report", "POST /__stubtool__/reset"];
+const ENDPOINTS = [
+  "GET /__stubtool__/ (dashboard)",
+  "GET /__stubtool__/health",
+  "GET /__stubtool__/report",
+  "GET /__stubtool__/requests",
+  "POST /__stubtool__/reset",
+];
 
 const NO_NAMES: readonly string[] = [];
 
@@ -140,10 +152,12 @@ function queryLists(rawQuery: string): Record<string, string[]> {
   return Object.fromEntries(lists);
 }
 
-/** Per-request logging state, present only when a request log is wanted. */
-interface LogState {
-  stub?: string;
-  reserved?: boolean;
+/**
+ * Per-request logging state, present only when a request log or the journal is on: the
+ * journal keeps this very object once the response is ready.
+ */
+interface LogState extends JournalRecord {
+  reserved: boolean;
 }
 
 /**
@@ -166,6 +180,8 @@ export class StubHandler {
   #maxBody: number;
   #handlerTimeout: number;
   #onRequest?: (entry: RequestLogEntry) => void;
+  /** The request journal; undefined when it is off (`journalSize: 0`). */
+  #journal: Journal | undefined;
   /** Aborted when the server stops waiting for in-flight work (end of the shutdown grace). */
   #closing = new AbortController();
 
@@ -174,6 +190,8 @@ export class StubHandler {
     this.#maxBody = options.maxBody ?? DEFAULT_MAX_BODY;
     this.#handlerTimeout = options.handlerTimeout ?? DEFAULT_HANDLER_TIMEOUT_MS;
     this.#onRequest = options.onRequest;
+    const journalSize = options.journalSize ?? DEFAULT_JOURNAL_SIZE;
+    this.#journal = journalSize === 0 ? undefined : new Journal(journalSize);
     this.add(stubs);
   }
 
@@ -196,9 +214,15 @@ export class StubHandler {
     return this.#recorder.report(this.stubs);
   }
 
-  /** Zeroes hit counts, clears unmatched requests, restarts sequences. */
+  /** The most recent requests, oldest first (`GET /__stubtool__/requests`). */
+  journal(): JournalSnapshot {
+    return this.#journal?.snapshot() ?? { capacity: 0, total: 0, requests: [] };
+  }
+
+  /** Zeroes hit counts, clears unmatched requests and the journal, restarts sequences. */
   reset(): void {
     this.#recorder.reset();
+    this.#journal?.clear();
     for (const route of this.#routes) route.position = 0;
   }
 
@@ -216,18 +240,24 @@ export class StubHandler {
    */
   handle<R>(incoming: Incoming, respond: Respond<R>): R | Promise<R> {
     const onRequest = this.#onRequest;
-    if (!onRequest) return this.#dispatch(incoming, respond, undefined);
-    const start = performance.now();
-    const log: LogState = {};
+    const journal = this.#journal;
+    if (!onRequest && !journal) return this.#dispatch(incoming, respond, undefined);
+    const log: LogState = {
+      method: incoming.method,
+      target: incoming.target,
+      start: performance.now(),
+      status: 0,
+      ms: 0,
+      stub: undefined,
+      closest: undefined,
+      reserved: false,
+    };
     return this.#dispatch(incoming, (head, body) => {
       if (!log.reserved) {
-        onRequest({
-          method: incoming.method,
-          target: incoming.target,
-          status: head.status,
-          stub: log.stub,
-          ms: performance.now() - start,
-        });
+        log.status = head.status;
+        log.ms = performance.now() - log.start;
+        journal?.add(log);
+        onRequest?.({ method: log.method, target: log.target, status: log.status, stub: log.stub, ms: log.ms });
       }
       return respond(head, body);
     }, log);
@@ -247,7 +277,7 @@ export class StubHandler {
     const headOnly = method === "HEAD";
     const match = this.#router.match(method, segments, rawQuery) ??
       (headOnly ? this.#router.match("GET", segments, rawQuery) : undefined);
-    if (!match) return this.#unmatched(method, pathname, rawQuery, segments, respond);
+    if (!match) return this.#unmatched(method, pathname, rawQuery, segments, respond, log);
 
     const route = match.route;
     if (log) log.stub = route.label;
@@ -282,7 +312,14 @@ export class StubHandler {
     }
   }
 
-  #unmatched<R>(method: string, pathname: string, rawQuery: string, segments: string[], respond: Respond<R>): R {
+  #unmatched<R>(
+    method: string,
+    pathname: string,
+    rawQuery: string,
+    segments: string[],
+    respond: Respond<R>,
+    log: LogState | undefined,
+  ): R {
     // GET stubs answer HEAD requests (P3.5), so a HEAD miss is explained as a GET miss.
     const explainAs = method === "HEAD" ? "GET" : method;
     const closest = this.#router.nearMisses(explainAs, segments, rawQuery).map(({ route, reason }) => ({
@@ -291,7 +328,10 @@ export class StubHandler {
       reason,
     }));
     const query = rawQuery ? { query: rawQuery } : {};
-    this.#recorder.unmatched({ method, path: pathname, ...query, timestamp: new Date().toISOString() });
+    const request: UnmatchedRequest = { method, path: pathname, ...query, timestamp: new Date().toISOString() };
+    if (closest.length) request.closest = closest;
+    this.#recorder.unmatched(request);
+    if (log) log.closest = closest;
     return respond(...errorAnswer(404, "no stub matched", { method, path: pathname, ...query, closest }));
   }
 
@@ -299,9 +339,13 @@ export class StubHandler {
     return respond(...errorAnswer(413, `request body is larger than ${this.#maxBody} bytes (--max-body)`));
   }
 
-  #reserved<R>(method: string, pathname: string, respond: Respond<R>): R {
-    const endpoint = pathname.slice(RESERVED_PREFIX.length);
-    if (endpoint !== "health" && endpoint !== "report" && endpoint !== "reset") {
+  #reserved<R>(method: string, pathname: string, respond: Respond<R>): R | Promise<R> {
+    // `/__stubtool__` itself is shorter than the prefix: no endpoint, like an unknown one.
+    const endpoint = pathname.length < RESERVED_PREFIX.length ? undefined : pathname.slice(RESERVED_PREFIX.length);
+    if (
+      endpoint !== "" && endpoint !== "health" && endpoint !== "report" && endpoint !== "requests" &&
+      endpoint !== "reset"
+    ) {
       return respond(...errorAnswer(404, `unknown stubtool endpoint '${pathname}'`, { endpoints: ENDPOINTS }));
     }
     const allow = endpoint === "reset" ? "POST" : "GET, HEAD";
@@ -310,14 +354,29 @@ export class StubHandler {
     }
     const headOnly = method === "HEAD";
     switch (endpoint) {
+      case "":
+        return this.#dashboard(headOnly, respond);
       case "health":
         return respond(JSON_HEAD, headOnly ? null : HEALTH_BODY);
       case "report":
         return respond(JSON_HEAD, headOnly ? null : JSON.stringify(this.report()));
+      case "requests":
+        return respond(JSON_HEAD, headOnly ? null : JSON.stringify(this.journal()));
       default:
         this.reset();
         return respond(RESET_HEAD, null);
     }
+  }
+
+  /** The live dashboard page; its module loads on the first visit, not at start. */
+  #dashboard<R>(headOnly: boolean, respond: Respond<R>): Promise<R> {
+    return import("./dashboard.ts").then(
+      ({ dashboardPage }) => {
+        const page = dashboardPage(this.report(), this.journal());
+        return respond({ status: 200, headers: page.headers }, headOnly ? null : page.html);
+      },
+      (error) => respond(...errorAnswer(500, `could not load the dashboard: ${error}`)),
+    );
   }
 
   /** Waits `ms`, or less if the shutdown grace runs out. */

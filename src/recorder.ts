@@ -20,6 +20,14 @@ export interface ReportStub {
 /** An unused stub: a {@link ReportStub} without its (zero) hit count. */
 export type UnusedStub = Omit<ReportStub, "hit_count">;
 
+/** A stub that nearly matched a request, and why it did not (the 404's `closest`, P8.3). */
+export interface ClosestStub {
+  method: string;
+  path: string;
+  /** `segment 2 differs`, `method differs (stub is POST)`, `missing query parameter 'q'`, … */
+  reason: string;
+}
+
 /** A request that matched no stub. */
 export interface UnmatchedRequest {
   method: string;
@@ -29,6 +37,8 @@ export interface UnmatchedRequest {
   query?: string;
   /** `Date#toISOString()` of when it arrived. */
   timestamp: string;
+  /** Stubs that nearly matched (as in the 404 answer), only when there are some. */
+  closest?: ClosestStub[];
 }
 
 /** The coverage / contract-drift report served at `/__stubtool__/report`. */

@@ -1,13 +1,16 @@
 /**
- * Renders the coverage report (seed §2.5, §4.4) as text, JSON or GitHub job-summary
- * Markdown, and merges saved reports from sharded runs into one. Pure functions: no I/O.
+ * Renders the coverage report (seed §2.5, §4.4) as text, JSON, GitHub job-summary
+ * Markdown or a self-contained HTML page, and merges saved reports from sharded runs into
+ * one. Pure functions: no I/O.
  * @module
  */
 
+import type { JournalSnapshot } from "./journal.ts";
 import type { Report, ReportStub, UnmatchedRequest } from "./recorder.ts";
+import { renderHtmlReport } from "./report_html.ts";
 
 /** Output formats of `stubtool report --format`. */
-export const REPORT_FORMATS = ["text", "json", "github-summary"] as const;
+export const REPORT_FORMATS = ["text", "json", "github-summary", "html"] as const;
 
 /** One of {@link REPORT_FORMATS}. */
 export type ReportFormat = typeof REPORT_FORMATS[number];
@@ -15,6 +18,12 @@ export type ReportFormat = typeof REPORT_FORMATS[number];
 /** Options of {@link renderReport}. */
 export interface RenderOptions {
   format: ReportFormat;
+  /** `html` only: the request journal of a live server, shown below the report. */
+  journal?: JournalSnapshot;
+  /** `html` only: where the report came from (a server URL, saved files), shown in the header. */
+  source?: string;
+  /** `html` only: when the page was made, `Date#toISOString()`; default now. */
+  generatedAt?: string;
 }
 
 /** `/search?q={term}`: a report stub's path with its required query, if any. */
@@ -113,7 +122,8 @@ function renderGithubSummary(report: Report): string {
 
 /**
  * Renders a report: `text` for terminals and CI logs, `json` (2-space indent) for tools,
- * `github-summary` Markdown for `$GITHUB_STEP_SUMMARY`. The result ends with a newline.
+ * `github-summary` Markdown for `$GITHUB_STEP_SUMMARY`, `html` a static page (the
+ * dashboard's, without live refresh) for a CI artifact. The result ends with a newline.
  *
  * @example
  * ```ts
@@ -127,8 +137,10 @@ function renderGithubSummary(report: Report): string {
  * console.log(renderReport(report, { format: "text" }).split("\n")[1]); // "Exercised stubs: 1/1"
  * ```
  */
-export function renderReport(report: Report, { format }: RenderOptions): string {
+export function renderReport(report: Report, { format, ...html }: RenderOptions): string {
   switch (format) {
+    case "html":
+      return renderHtmlReport(report, html);
     case "json":
       return JSON.stringify(report, null, 2) + "\n";
     case "github-summary":

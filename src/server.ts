@@ -7,6 +7,7 @@ import type { Serve } from "./adapters/types.ts";
 import { StubBuilder } from "./builder.ts";
 import { type HandlerOptions, StubHandler } from "./handler.ts";
 import type { Stub } from "./model.ts";
+import type { JournalSnapshot } from "./journal.ts";
 import type { Report } from "./recorder.ts";
 
 /** How long shutdown waits for in-flight responses before cutting them short (P7). */
@@ -91,7 +92,15 @@ export class StubServer implements AsyncDisposable {
     return Promise.resolve(this.handler.report());
   }
 
-  /** Zeroes hit counts, clears unmatched requests, restarts sequences. */
+  /**
+   * The most recent requests, oldest first, as `GET /__stubtool__/requests` serves them
+   * (the `journalSize` option sets how many; 0 turns the journal off).
+   */
+  journal(): Promise<JournalSnapshot> {
+    return Promise.resolve(this.handler.journal());
+  }
+
+  /** Zeroes hit counts, clears unmatched requests and the journal, restarts sequences. */
   reset(): Promise<void> {
     this.handler.reset();
     return Promise.resolve();

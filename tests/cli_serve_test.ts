@@ -29,6 +29,7 @@ Deno.test("serve: banner with URL, config, inline count and route table; then on
     "  GET     /users/{id}  200  routes[0]",
     "  DELETE  /users/{id}  204  routes[1]",
     "  POST    /orders      201  --stub[0]",
+    `dashboard: ${url}/__stubtool__/`,
     `report: ${url}/__stubtool__/report; one log line per request; Ctrl+C stops`,
   ]);
 
@@ -38,7 +39,7 @@ Deno.test("serve: banner with URL, config, inline count and route table; then on
   assert.equal((await get(`${url}/__stubtool__/health`)).status, 200);
 
   await served.process.waitForStdout(logLine("GET", "/nope", 404, "UNMATCHED"));
-  const log = lines(served.process.stdout).slice(7);
+  const log = lines(served.process.stdout).slice(8);
   assert.equal(log.length, 3, "reserved endpoints are not logged");
   assert.match(log[0], logLine("GET", "/users/42?x=1", 200, "GET /users/{id}"));
   assert.match(log[1], logLine("POST", "/orders", 201, "POST /orders"));
@@ -55,7 +56,7 @@ Deno.test("serve: a big config shows the first 40 routes and counts the rest; th
   await using _ = served.process;
   const banner = lines(served.process.stdout);
   assert.equal(banner[1], `config: ${config} (45 route(s))`);
-  const table = banner.slice(3, -1);
+  const table = banner.slice(3, -2);
   assert.equal(table.length, 41);
   assert.equal(table[0], "  GET  /r/0   200  routes[0]");
   assert.equal(table[39], "  GET  /r/39  200  routes[39]");

@@ -136,9 +136,12 @@ Deno.test("usage errors: bad flag values say what is expected, exit 2", async ()
     ],
     [
       ["report", "--format", "githb-summary"],
-      `[ERROR] --format: must be one of text, json, github-summary, got "githb-summary" (did you mean 'github-summary'?)`,
+      `[ERROR] --format: must be one of text, json, github-summary, html, got "githb-summary" (did you mean 'github-summary'?)`,
     ],
-    [["report", "--format", "xml"], `[ERROR] --format: must be one of text, json, github-summary, got "xml"`],
+    [
+      ["report", "--format", "pdf"],
+      `[ERROR] --format: must be one of text, json, github-summary, html, got "pdf"`,
+    ],
   ];
   const results = await Promise.all(cases.map(([args]) => usageError(args)));
   results.forEach((line, i) => {

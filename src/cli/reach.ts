@@ -18,7 +18,7 @@ export function defaultServerUrl(env: Env, command: string): URL {
 }
 
 /** The URL of a reserved endpoint under a base URL (which may carry a path prefix). */
-export function endpointUrl(base: URL, endpoint: "health" | "report"): URL {
+export function endpointUrl(base: URL, endpoint: "health" | "report" | "requests"): URL {
   const url = new URL(base.href);
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/__stubtool__/${endpoint}`;
   url.search = "";

@@ -1,12 +1,16 @@
 /**
  * `stubtool report`: print the coverage report of a running server, or of reports saved
- * with `serve --report-file` (merged when there are several), and optionally fail on
- * unmatched requests or unused stubs (P6, seed §4.4).
+ * with `serve --report-file` (merged when there are several), or write it to a file
+ * (`--output`; `--format html` for a CI artifact), and optionally fail on unmatched
+ * requests or unused stubs (P6, seed §4.4).
  * @module
  */
 
-import { readFile } from "node:fs/promises";
+import { existsSync, statSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import { describeReadError, lineAndColumn, parseJson } from "../config.ts";
+import type { JournalSnapshot } from "../journal.ts";
 import type { Report } from "../recorder.ts";
 import { checkReport, mergeReports, renderReport, REPORT_FORMATS, type ReportFormat } from "../report.ts";
 import type { CliContext } from "./context.ts";
@@ -38,6 +42,49 @@ async function fetchReport(url: URL): Promise<Fetched> {
   const problem = "error" in parsed ? "the answer is not JSON" : checkReport(parsed.value);
   if (problem) return cannot(`${endpoint.pathname}: ${problem}; is this a stubtool server?`);
   return { report: (parsed as { value: Report }).value };
+}
+
+/**
+ * The server's request journal for the HTML page, or undefined when the server has none to
+ * give (an older stubtool); the report itself does not depend on it.
+ */
+async function fetchJournal(url: URL): Promise<JournalSnapshot | undefined> {
+  try {
+    const response = await fetchAnyAddress(endpointUrl(url, "requests"), REPORT_TIMEOUT_MS);
+    const text = await response.text();
+    if (response.status !== 200) return undefined;
+    const value = JSON.parse(text) as Partial<JournalSnapshot> | null;
+    const ok = typeof value === "object" && value !== null && Number.isInteger(value.capacity) &&
+      Number.isInteger(value.total) && Array.isArray(value.requests) &&
+      value.requests.every((r) =>
+        typeof r === "object" && r !== null && typeof r.method === "string" && typeof r.target === "string" &&
+        typeof r.time === "string" && Number.isInteger(r.status)
+      );
+    return ok ? value as JournalSnapshot : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Checks `--output`'s directory before any work, like serve's `--report-file`. */
+function outputPath(file: string | undefined): string | undefined {
+  if (file === undefined) return undefined;
+  const dir = dirname(resolve(file));
+  if (file === "" || !existsSync(dir) || !statSync(dir).isDirectory()) {
+    throw new UsageError(`--output: directory ${dir} does not exist; create it first`, "report");
+  }
+  return file;
+}
+
+async function writeOutput(file: string, text: string): Promise<string | undefined> {
+  try {
+    await writeFile(file, text);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "EACCES") return "permission denied";
+    if (code === "EISDIR") return "it is a directory";
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 async function readSavedReport(file: string): Promise<Fetched> {
@@ -76,9 +123,13 @@ export async function reportCommand({ values, positionals }: ParsedArgs, { env, 
   if (from.length && values.url !== undefined) {
     throw new UsageError("report: use either --url (ask a server) or --from (saved reports), not both", "report");
   }
+  const outputFile = outputPath(values.output as string | undefined);
 
   let report: Report;
+  let journal: JournalSnapshot | undefined;
+  let source: string;
   if (from.length) {
+    source = from.join(", ");
     const reports: Report[] = [];
     for (const file of from) {
       const result = await readSavedReport(file);
@@ -98,9 +149,20 @@ export async function reportCommand({ values, positionals }: ParsedArgs, { env, 
       return 2;
     }
     report = result.report;
+    source = url.href.replace(/\/$/, "");
+    if (format === "html") journal = await fetchJournal(url);
   }
 
-  output.out(renderReport(report, { format }).replace(/\n$/, ""));
+  const rendered = renderReport(report, { format, journal, source });
+  if (outputFile === undefined) output.out(rendered.replace(/\n$/, ""));
+  else {
+    const problem = await writeOutput(outputFile, rendered);
+    if (problem) {
+      output.err(errorLine(`--output ${outputFile}`, `cannot write the report: ${problem}`));
+      return 1;
+    }
+    output.out(`report written to ${outputFile}`);
+  }
 
   const failures: string[] = [];
   const unmatched = report.summary.unmatched_requests;

@@ -102,6 +102,7 @@ interface Settings {
   maxUnmatched?: number;
   maxBody?: number;
   handlerTimeoutMs?: number;
+  journalSize?: number;
   reportFile?: string;
   quiet: boolean;
 }
@@ -141,6 +142,9 @@ function readSettings(values: ParsedArgs["values"], env: CliContext["env"]): Set
     handlerTimeoutMs: str("handler-timeout") === undefined
       ? undefined
       : Math.round(secondsValue(str("handler-timeout")!, "--handler-timeout", "serve", true) * 1000),
+    journalSize: str("journal-size") === undefined
+      ? undefined
+      : countValue(str("journal-size")!, "--journal-size", "serve"),
     reportFile: reportFile === undefined ? undefined : resolve(reportFile),
     quiet: values.quiet === true,
   };
@@ -196,6 +200,7 @@ function printBanner(output: Output, server: StubServer, settings: Settings, ban
   const bound = settings.hostname === "0.0.0.0" || settings.hostname === "::" ? ` (bound to ${settings.hostname})` : "";
   output.out(`stubtool ${VERSION} listening on ${server.url}${bound}`);
   for (const line of banner) output.out(line);
+  output.out(`dashboard: ${server.url}/__stubtool__/${settings.journalSize === 0 ? " (request journal off)" : ""}`);
   output.out(
     `report: ${server.url}/__stubtool__/report; ` +
       (settings.quiet ? "request log off (--quiet)" : "one log line per request") + "; Ctrl+C stops",
@@ -263,6 +268,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
       maxUnmatched: settings.maxUnmatched,
       maxBody: settings.maxBody,
       handlerTimeout: settings.handlerTimeoutMs,
+      journalSize: settings.journalSize,
       onRequest: settings.quiet ? undefined : (entry) => output.log(logLine(entry)),
     });
   } catch (error) {

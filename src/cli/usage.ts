@@ -101,6 +101,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: "SECONDS",
         help: "how long a response function may run before the request gets 504 (default: 30)",
       },
+      {
+        name: "journal-size",
+        type: "string",
+        value: "N",
+        help: "recent requests the dashboard and /__stubtool__/requests keep; 0 turns the journal off (default: 500)",
+      },
     ],
     examples: [
       "stubtool serve --config stubs.yaml",
@@ -140,7 +146,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     positionals: { min: 0, max: Infinity },
     summary: "print the coverage report of a server or of saved reports",
     description: "Fetch /__stubtool__/report from a running server, or render (and merge) reports saved with\n" +
-      "serve --report-file. Exit 1 when a --fail-on check fails (after printing the report),\n" +
+      "serve --report-file. --format html writes the dashboard's page as a static file (with the server's\n" +
+      "request journal when asked of a server), for a CI artifact. Exit 1 when a --fail-on check fails (after printing the report),\n" +
       "2 when the server is unreachable or a saved report cannot be read.",
     flags: [
       {
@@ -154,7 +161,15 @@ export const COMMANDS: readonly CommandSpec[] = [
         short: "f",
         type: "string",
         value: "FORMAT",
-        help: "text, json or github-summary (Markdown for $GITHUB_STEP_SUMMARY) (default: text)",
+        help: "text, json, github-summary (Markdown for $GITHUB_STEP_SUMMARY) or html (a self-contained page) " +
+          "(default: text)",
+      },
+      {
+        name: "output",
+        short: "o",
+        type: "string",
+        value: "FILE",
+        help: "write the report to FILE instead of stdout",
       },
       { name: "fail-on-unmatched", type: "boolean", help: "exit 1 if any request matched no stub" },
       { name: "fail-on-unused", type: "boolean", help: "exit 1 if any stub was never hit" },
@@ -170,6 +185,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       "stubtool report --fail-on-unmatched",
       "stubtool report --format github-summary >> $GITHUB_STEP_SUMMARY",
       "stubtool report --from shard-1.json shard-2.json --format json",
+      "stubtool report --format html --output stubtool-report.html",
     ],
   },
 ];

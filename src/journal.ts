@@ -1,0 +1,123 @@
+/**
+ * The request journal (`GET /__stubtool__/requests`, the dashboard): the most recent stub
+ * requests, each with its status, the stub it matched or the stubs that nearly matched,
+ * and how long it took. A ring of fixed capacity holding the small records the handler
+ * fills in anyway; times and rounding are worked out only when someone reads it.
+ * @module
+ */
+
+import type { ClosestStub } from "./recorder.ts";
+
+/** How many requests the journal keeps by default (`--journal-size`, `journalSize`). */
+export const DEFAULT_JOURNAL_SIZE = 500;
+
+/**
+ * One request as the handler records it: filled in as the handler learns each field,
+ * added to the journal when the response is ready.
+ */
+export interface JournalRecord {
+  method: string;
+  /** Path with the query string, as requested. */
+  target: string;
+  /** `performance.now()` when the request arrived. */
+  start: number;
+  status: number;
+  /** Time from arrival to the response, in milliseconds. */
+  ms: number;
+  /** The matched stub (`GET /users/{id}`); unset when nothing matched. */
+  stub: string | undefined;
+  /** For a request that matched nothing: the stubs that nearly matched (the 404's `closest`). */
+  closest: ClosestStub[] | undefined;
+}
+
+/** One request as `GET /__stubtool__/requests` lists it. */
+export interface JournalEntry {
+  /** When it arrived, `Date#toISOString()`. */
+  time: string;
+  method: string;
+  /** Path with the query string, as requested. */
+  target: string;
+  status: number;
+  /** The matched stub (`GET /users/{id}`), when one matched. */
+  stub?: string;
+  /** When nothing matched: up to 3 stubs that nearly did, each with the reason (may be empty). */
+  closest?: ClosestStub[];
+  /** Time from arrival to the response, in milliseconds (3 decimals). */
+  duration_ms: number;
+}
+
+/** What `GET /__stubtool__/requests` answers. */
+export interface JournalSnapshot {
+  /** How many requests the journal keeps (0: the journal is off). */
+  capacity: number;
+  /** Requests journaled since start or the last reset, including those no longer kept. */
+  total: number;
+  /** The kept requests, oldest first. */
+  requests: JournalEntry[];
+}
+
+/**
+ * A ring of the most recent {@link JournalRecord}s. Adding is one array store; nothing is
+ * copied or formatted until {@link Journal.snapshot}.
+ *
+ * @example
+ * ```ts
+ * import { Journal } from "./journal.ts";
+ * const journal = new Journal(2);
+ * for (const target of ["/a", "/b", "/c"]) {
+ *   journal.add({ method: "GET", target, start: 0, status: 404, ms: 0.5, stub: undefined, closest: [] });
+ * }
+ * const { total, requests } = journal.snapshot();
+ * console.log(total, requests.map((r) => r.target)); // 3 [ "/b", "/c" ]
+ * ```
+ */
+export class Journal {
+  /** How many requests it keeps. */
+  readonly capacity: number;
+  #ring: JournalRecord[] = [];
+  #next = 0;
+  #total = 0;
+
+  constructor(capacity: number = DEFAULT_JOURNAL_SIZE) {
+    if (!Number.isSafeInteger(capacity) || capacity < 0) {
+      throw new RangeError(`journalSize must be a whole number of 0 or more, got ${capacity}`);
+    }
+    this.capacity = capacity;
+  }
+
+  /** Records one finished request; the oldest falls out once the ring is full. */
+  add(record: JournalRecord): void {
+    this.#total++;
+    if (this.capacity === 0) return;
+    this.#ring[this.#next] = record;
+    this.#next = this.#next + 1 === this.capacity ? 0 : this.#next + 1;
+  }
+
+  /** Forgets every request (reset). */
+  clear(): void {
+    this.#ring = [];
+    this.#next = 0;
+    this.#total = 0;
+  }
+
+  /** Requests journaled since start or the last reset. */
+  get total(): number {
+    return this.#total;
+  }
+
+  /** The kept requests, oldest first, as the endpoint serves them. */
+  snapshot(): JournalSnapshot {
+    const ring = this.#ring;
+    const ordered = ring.length < this.capacity ? ring : [...ring.slice(this.#next), ...ring.slice(0, this.#next)];
+    return { capacity: this.capacity, total: this.#total, requests: ordered.map(journalEntry) };
+  }
+}
+
+function journalEntry({ method, target, status, stub, closest, start, ms }: JournalRecord): JournalEntry {
+  // Arrival on the wall clock: the monotonic start plus the clock's origin.
+  const time = new Date(performance.timeOrigin + start).toISOString();
+  const duration_ms = Math.round(ms * 1000) / 1000;
+  return stub !== undefined
+    ? { time, method, target, status, stub, duration_ms }
+    : { time, method, target, status, closest: closest ?? [], duration_ms };
+}

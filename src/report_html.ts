@@ -1,0 +1,365 @@
+/**
+ * The coverage report as one self-contained HTML page: a coverage bar, the stub table
+ * (unused stubs marked), the requests that matched no stub with the stubs that nearly
+ * matched and why, and the request journal. `stubtool report --format html` writes it as
+ * a static file; the live dashboard (`GET /__stubtool__/`, src/dashboard.ts) serves the
+ * same page with a refresh script. No external assets, no framework; every string that
+ * came from a config, a request or a saved report is escaped.
+ * @module
+ */
+
+import type { JournalEntry, JournalSnapshot } from "./journal.ts";
+import type { ClosestStub, Report, ReportStub, UnmatchedRequest } from "./recorder.ts";
+import { VERSION } from "./version.ts";
+
+/** Options of {@link renderHtmlReport}. */
+export interface HtmlReportOptions {
+  /** The request journal of a live server; saved reports have none. */
+  journal?: JournalSnapshot;
+  /** Where the data came from: a server URL, saved report files. */
+  source?: string;
+  /** When the page was made, `Date#toISOString()`; default now. */
+  generatedAt?: string;
+  /**
+   * Makes the live dashboard: `script` runs in the page under a Content-Security-Policy
+   * that allows only scripts and styles carrying `nonce`. Without it the page is static
+   * and carries no script at all.
+   */
+  live?: { script: string; nonce: string };
+}
+
+const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/**
+ * Escapes text for HTML element content and double- or single-quoted attribute values.
+ *
+ * @example
+ * ```ts
+ * import { escapeHtml } from "./report_html.ts";
+ * console.log(escapeHtml("/<script>alert(1)</script>")); // "/&lt;script&gt;alert(1)&lt;/script&gt;"
+ * ```
+ */
+export function escapeHtml(text: string): string {
+  return String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
+}
+
+/** The Content-Security-Policy of the static page: no script, nothing loaded from anywhere. */
+export const STATIC_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; " +
+  "form-action 'none'";
+
+/** The Content-Security-Policy of the live page: only its own nonce-tagged script and style, fetches to itself. */
+export function liveCsp(nonce: string): string {
+  return `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'nonce-${nonce}'; connect-src 'self'; ` +
+    "img-src data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+}
+
+const CSS = `
+:root {
+  color-scheme: light dark;
+  --bg: #ffffff; --fg: #1f2328; --muted: #59636e; --border: #d1d9e0; --panel: #f6f8fa;
+  --accent: #0969da; --good: #1a7f37; --bad: #cf222e; --warn-bg: #fff8c5; --warn-fg: #6f4400;
+}
+@media (prefers-color-scheme: dark) {
+  :root {
+    --bg: #0d1117; --fg: #e6edf3; --muted: #9198a1; --border: #3d444d; --panel: #151b23;
+    --accent: #4493f8; --good: #3fb950; --bad: #ff7b72; --warn-bg: #3a2d00; --warn-fg: #f2cc60;
+  }
+}
+* { box-sizing: border-box; }
+html { background: var(--bg); color: var(--fg); }
+body { margin: 0; font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+a { color: var(--accent); }
+a:focus-visible, button:focus-visible, .scroll:focus-visible {
+  outline: 3px solid var(--accent); outline-offset: 2px;
+}
+.skip { position: absolute; left: -9999px; top: 0; }
+.skip:focus { left: 8px; top: 8px; padding: 6px 10px; background: var(--bg); z-index: 1; }
+header, main, footer { max-width: 1200px; margin: 0 auto; padding: 0 16px; }
+header { padding-top: 14px; display: flex; flex-wrap: wrap; align-items: baseline; gap: 6px 18px; }
+h1 { font-size: 20px; margin: 0; }
+h1 span { font-weight: 400; color: var(--muted); }
+h2 { font-size: 17px; margin: 22px 0 8px; }
+.meta { margin: 0; color: var(--muted); font-size: 13px; display: flex; flex-wrap: wrap; align-items: center; gap: 8px; }
+.meta.error { color: var(--bad); }
+nav ul { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 14px; }
+button {
+  font: inherit; font-size: 13px; color: var(--fg); background: var(--panel); border: 1px solid var(--border);
+  border-radius: 6px; padding: 2px 10px; cursor: pointer;
+}
+button[aria-pressed="true"] { background: var(--warn-bg); color: var(--warn-fg); }
+.coverage { display: flex; flex-wrap: wrap; align-items: center; gap: 8px 16px; }
+meter { flex: 1 1 260px; height: 18px; min-width: 0; }
+meter::-webkit-meter-bar { background: var(--panel); border: 1px solid var(--border); border-radius: 9px; height: 18px; }
+meter::-webkit-meter-optimum-value { background: var(--good); border-radius: 9px; }
+meter::-moz-meter-bar { background: var(--good); }
+.coverage p { margin: 0; font-size: 16px; }
+.stats { display: flex; flex-wrap: wrap; gap: 8px; margin: 12px 0 0; padding: 0; }
+.stats div { border: 1px solid var(--border); border-radius: 8px; padding: 6px 12px; background: var(--panel); }
+.stats dt { font-size: 12px; color: var(--muted); }
+.stats dd { margin: 0; font-size: 18px; font-weight: 600; font-variant-numeric: tabular-nums; }
+.scroll { overflow-x: auto; border: 1px solid var(--border); border-radius: 8px; }
+table { border-collapse: collapse; width: 100%; }
+caption { text-align: left; padding: 8px 10px; font-size: 13px; color: var(--muted); caption-side: top; }
+th, td { text-align: left; padding: 6px 10px; border-top: 1px solid var(--border); vertical-align: top; }
+thead th { font-size: 12px; font-weight: 600; color: var(--muted); background: var(--panel); white-space: nowrap; }
+tbody th { font-weight: 400; }
+.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+code { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; overflow-wrap: anywhere; }
+.method { font: 600 12px/1.6 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
+tr.unused { background: var(--warn-bg); }
+.tag {
+  display: inline-block; margin-left: 6px; padding: 0 6px; border-radius: 10px; font-size: 11px; font-weight: 600;
+  background: var(--warn-fg); color: var(--bg);
+}
+.hits-0 { color: var(--warn-fg); font-weight: 600; }
+.s2, .s3 { color: var(--good); }
+.s4, .s5 { color: var(--bad); }
+.status { font-weight: 600; font-variant-numeric: tabular-nums; }
+.closest { margin: 0; padding-left: 16px; }
+.muted { color: var(--muted); }
+time { white-space: nowrap; font-variant-numeric: tabular-nums; }
+.note { font-size: 13px; color: var(--muted); margin: 6px 0 0; }
+footer { color: var(--muted); font-size: 12px; padding-top: 24px; padding-bottom: 24px; }
+@media (max-width: 640px) {
+  body { font-size: 14px; }
+  header, main, footer { padding-left: 10px; padding-right: 10px; }
+  th, td { padding: 5px 6px; }
+  .stats dd { font-size: 16px; }
+  .narrow-hide { display: none; }
+  table.stacked, table.stacked tbody, table.stacked caption { display: block; }
+  table.stacked thead {
+    display: block; position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%);
+  }
+  table.stacked tr {
+    display: grid; grid-template-columns: 1fr auto auto; column-gap: 10px; padding: 6px 8px;
+    grid-template-areas: "request request request" "time status ms" "why why why";
+    border-top: 1px solid var(--border);
+  }
+  table.stacked td, table.stacked th { display: block; border: 0; padding: 1px 0; text-align: left; }
+  table.stacked .c-request { grid-area: request; }
+  table.stacked .c-time { grid-area: time; color: var(--muted); font-size: 13px; }
+  table.stacked .c-status { grid-area: status; }
+  table.stacked .c-ms { grid-area: ms; color: var(--muted); font-size: 13px; }
+  table.stacked .c-ms::after { content: " ms"; }
+  table.stacked .c-why { grid-area: why; }
+}
+`;
+
+/** `/search?q={term}`: a stub's path with its required query, if any. */
+function stubTarget(stub: { path: string; query_params?: Record<string, string> }): string {
+  const query = Object.entries(stub.query_params ?? {});
+  return query.length ? `${stub.path}?${query.map(([k, v]) => `${k}=${v}`).join("&")}` : stub.path;
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** `<time>` showing the time of day (UTC), the full timestamp on hover. */
+function timeCell(iso: string): string {
+  const shown = /T(\d\d:\d\d:\d\d(?:\.\d+)?)Z$/.exec(iso)?.[1] ?? iso;
+  return `<time datetime="${escapeHtml(iso)}" title="${escapeHtml(iso)}">${escapeHtml(shown)}</time>`;
+}
+
+function closestList(closest: readonly ClosestStub[] | undefined): string {
+  if (!closest || closest.length === 0) return `<span class="muted">no stub came close</span>`;
+  const items = closest.map((c) =>
+    `<li><code>${escapeHtml(`${c.method} ${c.path}`)}</code> <span class="muted">— ${escapeHtml(c.reason)}</span></li>`
+  );
+  return `<ul class="closest">${items.join("")}</ul>`;
+}
+
+/**
+ * A table in a keyboard-scrollable region, named by its caption. `head` entries are
+ * `label` or `label|class`. A `stacked` table turns each row into a small card on narrow
+ * screens; its elements carry explicit table roles, which some browsers drop when CSS
+ * changes how a table displays.
+ */
+function table(id: string, caption: string, head: string[], rows: string[], stacked = false): string {
+  const role = (name: string) => stacked ? ` role="${name}"` : "";
+  const heads = head.map((h) => {
+    const [label, cls] = h.split("|");
+    return `<th scope="col"${role("columnheader")}${cls ? ` class="${cls}"` : ""}>${label}</th>`;
+  });
+  return `<div class="scroll" id="${id}-region" role="region" tabindex="0" aria-labelledby="${id}-caption">` +
+    `<table id="${id}"${
+      stacked ? ' class="stacked" role="table"' : ""
+    }><caption id="${id}-caption">${caption}</caption>` +
+    `<thead${role("rowgroup")}><tr${role("row")}>${heads.join("")}</tr></thead>` +
+    `<tbody${role("rowgroup")}>${rows.join("")}</tbody></table></div>`;
+}
+
+/** The request cell of a stacked table: method and target, the row's header. */
+function requestCell(method: string, target: string): string {
+  return `<th scope="row" role="rowheader" class="c-request"><span class="method">${escapeHtml(method)}</span> ` +
+    `<code>${escapeHtml(target)}</code></th>`;
+}
+
+function coverageSection(report: Report, journal: JournalSnapshot | undefined): string {
+  const { total_stubs: total, matched_stubs: matched, unmatched_requests: unmatched } = report.summary;
+  const percent = total === 0 ? 0 : Math.floor((matched / total) * 100);
+  const stats: [string, string, number | string][] = [
+    ["stat-stubs", "Stubs", total],
+    ["stat-exercised", "Exercised", matched],
+    ["stat-unused", "Unused", total - matched],
+    ["stat-unmatched", "Unmatched requests", unmatched],
+  ];
+  if (journal && journal.capacity > 0) stats.push(["stat-requests", "Requests seen", journal.total]);
+  return `<section aria-labelledby="coverage-heading"><h2 id="coverage-heading">Coverage</h2>` +
+    `<div class="coverage"><meter id="coverage-meter" min="0" max="${Math.max(total, 1)}" value="${matched}" ` +
+    `aria-labelledby="coverage-text"></meter>` +
+    `<p id="coverage-text"><strong>${matched} of ${total}</strong> ${total === 1 ? "stub" : "stubs"} exercised ` +
+    `(${percent}%)</p></div>` +
+    `<dl class="stats">${
+      stats.map(([id, label, value]) => `<div><dt>${label}</dt><dd id="${id}">${value}</dd></div>`).join("")
+    }</dl></section>`;
+}
+
+function stubRow(stub: ReportStub, index: number): string {
+  const unused = stub.hit_count === 0;
+  return `<tr${unused ? ' class="unused"' : ""}><td class="num narrow-hide">${index + 1}</td>` +
+    `<td class="method">${escapeHtml(stub.method)}</td>` +
+    `<th scope="row"><code>${escapeHtml(stubTarget(stub))}</code></th>` +
+    `<td class="num${unused ? " hits-0" : ""}">${stub.hit_count}${
+      unused ? '<span class="tag">unused</span>' : ""
+    }</td>` +
+    `</tr>`;
+}
+
+function stubsSection(report: Report): string {
+  const body = report.stubs.length === 0
+    ? `<p class="muted">No stubs are defined: every request gets 404 and is recorded as unmatched.</p>`
+    : table(
+      "stubs-table",
+      `${plural(report.stubs.length, "stub", "stubs")} in declaration order; ${
+        plural(report.unused_stubs.length, "unused stub is", "unused stubs are")
+      } highlighted`,
+      ["#|num narrow-hide", "Method", "Path", "Hits|num"],
+      report.stubs.map(stubRow),
+    );
+  return `<section id="stubs" aria-labelledby="stubs-heading"><h2 id="stubs-heading">Stubs</h2>${body}</section>`;
+}
+
+function unmatchedRow(request: UnmatchedRequest): string {
+  const target = request.query ? `${request.path}?${request.query}` : request.path;
+  return `<tr role="row"><td role="cell" class="c-time">${timeCell(request.timestamp)}</td>` +
+    `${requestCell(request.method, target)}<td role="cell" class="c-why">${closestList(request.closest)}</td></tr>`;
+}
+
+function unmatchedSection(report: Report): string {
+  const kept = report.unmatched_requests.length;
+  const total = report.summary.unmatched_requests;
+  let body: string;
+  if (kept === 0 && total === 0) body = `<p class="muted">None: every request matched a stub.</p>`;
+  else {
+    const dropped = total - kept;
+    body = table(
+      "unmatched-table",
+      `Requests that matched no stub, newest first${
+        dropped > 0 ? ` (the newest ${kept} of ${total}; the server keeps --max-unmatched)` : ""
+      }, with the stubs that came closest`,
+      ["Time (UTC)", "Request", "Closest stubs and why they did not match"],
+      report.unmatched_requests.slice().reverse().map(unmatchedRow),
+      true,
+    );
+  }
+  return `<section id="unmatched" aria-labelledby="unmatched-heading"><h2 id="unmatched-heading">Unmatched requests` +
+    `</h2>${body}</section>`;
+}
+
+function journalRow(entry: JournalEntry): string {
+  const status = Number(entry.status);
+  const answered = entry.stub !== undefined
+    ? `<code>${escapeHtml(entry.stub)}</code>`
+    : `<span class="tag">no stub</span>${entry.closest?.length ? closestList(entry.closest) : ""}`;
+  return `<tr role="row"><td role="cell" class="c-time">${timeCell(entry.time)}</td>` +
+    `${requestCell(entry.method, entry.target)}` +
+    `<td role="cell" class="c-status num status s${Math.floor(status / 100)}">${status}</td>` +
+    `<td role="cell" class="c-why">${answered}</td>` +
+    `<td role="cell" class="c-ms num">${Number(entry.duration_ms).toFixed(1)}</td></tr>`;
+}
+
+function journalSection(journal: JournalSnapshot | undefined): string {
+  let body: string;
+  if (!journal) {
+    body = `<p class="muted">Saved reports carry no request journal. ` +
+      `<code>stubtool report --url URL --format html</code> against a running server includes it.</p>`;
+  } else if (journal.capacity === 0) {
+    body = `<p class="muted">The request journal is off (<code>--journal-size 0</code>).</p>`;
+  } else if (journal.requests.length === 0) {
+    body = `<p class="muted">No requests yet.</p>`;
+  } else {
+    const kept = journal.requests.length;
+    body = table(
+      "journal-table",
+      `The ${plural(kept, "most recent request", "most recent requests")}, newest first${
+        journal.total > kept ? ` (${journal.total} since start or reset; the journal keeps ${journal.capacity})` : ""
+      }`,
+      ["Time (UTC)", "Request", "Status|num", "Answered by", "ms|num"],
+      journal.requests.slice().reverse().map(journalRow),
+      true,
+    );
+  }
+  return `<section id="journal" aria-labelledby="journal-heading"><h2 id="journal-heading">Recent requests</h2>` +
+    `${body}</section>`;
+}
+
+/**
+ * The report as one HTML page (static unless `live` is given). Everything from the report,
+ * the journal and `source` is escaped; the page loads nothing from anywhere.
+ *
+ * @example
+ * ```ts
+ * import { renderHtmlReport } from "./report_html.ts";
+ * const html = renderHtmlReport({
+ *   summary: { total_stubs: 1, matched_stubs: 0, unmatched_requests: 0 },
+ *   stubs: [{ method: "GET", path: "/<b>", hit_count: 0 }],
+ *   unused_stubs: [{ method: "GET", path: "/<b>" }],
+ *   unmatched_requests: [],
+ * });
+ * console.log(html.includes("<code>/&lt;b&gt;</code>")); // true
+ * ```
+ */
+export function renderHtmlReport(report: Report, options: HtmlReportOptions = {}): string {
+  const { journal, source, live } = options;
+  const generatedAt = options.generatedAt ?? new Date().toISOString();
+  const { total_stubs: total, matched_stubs: matched } = report.summary;
+  const kind = live ? "dashboard" : "coverage report";
+  const nonce = live ? ` nonce="${escapeHtml(live.nonce)}"` : "";
+  const from = source ? ` from <code>${escapeHtml(source)}</code>` : "";
+  const meta = live
+    ? `<p class="meta" id="live-meta"><span id="live-status">Live: refreshes every second</span>` +
+      `<button type="button" id="live-pause" aria-pressed="false">Pause updates</button></p>`
+    : `<p class="meta">Generated ${timeCell(generatedAt)} UTC${from}</p>`;
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+${
+    live
+      ? ""
+      : `<meta http-equiv="Content-Security-Policy" content="${STATIC_CSP}">\n`
+  }<title>stubtool ${kind}: ${matched}/${total} stubs exercised</title>
+<link rel="icon" href="data:,">
+<style${nonce}>${CSS}</style>
+</head>
+<body>
+<a class="skip" href="#unmatched">Skip to unmatched requests</a>
+<header>
+<h1>stubtool <span>${kind}</span></h1>
+${meta}
+<nav aria-label="Sections"><ul><li><a href="#stubs">Stubs</a></li><li><a href="#unmatched">Unmatched requests</a></li><li><a href="#journal">Recent requests</a></li></ul></nav>
+</header>
+<main id="content">
+${coverageSection(report, journal)}
+${stubsSection(report)}
+${unmatchedSection(report)}
+${journalSection(journal)}
+</main>
+<footer>stubtool ${VERSION}</footer>
+${live ? `<script${nonce}>${live.script}</script>\n` : ""}</body>
+</html>
+`;
+}

@@ -1,0 +1,60 @@
+/**
+ * Headless Chromium for the dashboard tests and scripts/screenshot.ts: playwright-core
+ * drives the system's Chromium (Debian's `chromium` package; `.ci/run` installs it), never
+ * a downloaded browser. Each launch gets a fresh profile in a temporary directory and the
+ * flags that keep Chromium from reaching out to the network it may not have.
+ * @module
+ */
+
+import { existsSync } from "node:fs";
+import { type BrowserContext, chromium } from "playwright-core";
+
+/** Where the browser is: `CHROMIUM_PATH`, else the first of the usual places that exists. */
+export function chromiumPath(): string | undefined {
+  const fromEnv = Deno.env.get("CHROMIUM_PATH");
+  if (fromEnv) return fromEnv;
+  return ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"].find((p) => existsSync(p));
+}
+
+const ARGS = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+];
+
+/** A browser context with its own profile directory; disposing closes it and removes the directory. */
+export interface Browser extends AsyncDisposable {
+  context: BrowserContext;
+}
+
+/** Launches headless Chromium (throws when none is installed: `apt-get install chromium`). */
+export async function launch(options: { colorScheme?: "light" | "dark" } = {}): Promise<Browser> {
+  const executablePath = chromiumPath();
+  if (!executablePath) throw new Error("no Chromium found: apt-get install chromium, or set CHROMIUM_PATH");
+  const profile = await Deno.makeTempDir({ prefix: "stubtool-chromium-" });
+  let context: BrowserContext;
+  try {
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath,
+      headless: true,
+      args: ARGS,
+      viewport: { width: 1280, height: 800 },
+      colorScheme: options.colorScheme ?? "light",
+      timeout: 30_000,
+    });
+  } catch (error) {
+    await Deno.remove(profile, { recursive: true }).catch(() => {});
+    throw error;
+  }
+  return {
+    context,
+    async [Symbol.asyncDispose]() {
+      await context.close().catch(() => {});
+      await Deno.remove(profile, { recursive: true }).catch(() => {});
+    },
+  };
+}
