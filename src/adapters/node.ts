@@ -142,7 +142,9 @@ function fail(res: ServerResponse, respond: Respond<void>, error: unknown): void
 /** Serves the handler with `node:http`; rejects when the port cannot be bound. */
 export function serve(handler: ServedHandler, { port, hostname }: ListenOptions): Promise<Listener> {
   let closing = false;
-  const server = createServer((req, res) => {
+  // Answer an HTTP/1.1 request without a Host header like any other (as Deno does), instead
+  // of Node's own empty, non-JSON 400 (P4: every error the server produces is JSON).
+  const server = createServer({ requireHostHeader: false }, (req, res) => {
     res.on("error", () => {}); // A write to a vanished client must not become an uncaught error.
     const target = requestTarget(req.url);
     const incoming = new NodeIncoming(req, target ?? "/");
