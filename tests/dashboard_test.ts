@@ -1,0 +1,85 @@
+// The live dashboard at GET /__stubtool__/: the page and its headers, over both adapters.
+// What it looks like and does in a browser: tests/browser/dashboard_test.ts.
+import assert from "node:assert/strict";
+import { get } from "../mod.ts";
+import { dashboardPage } from "../src/dashboard.ts";
+import { send, serverTest } from "./_http.ts";
+
+const EMPTY = {
+  summary: { total_stubs: 0, matched_stubs: 0, unmatched_requests: 0 },
+  stubs: [],
+  unused_stubs: [],
+  unmatched_requests: [],
+};
+
+Deno.test("dashboardPage: one refresh script, allowed by a fresh nonce in the CSP; nothing else may run", () => {
+  const page = dashboardPage(EMPTY, { capacity: 500, total: 0, requests: [] });
+  const headers = new Headers(page.headers);
+  assert.equal(headers.get("content-type"), "text/html; charset=utf-8");
+  assert.equal(headers.get("cache-control"), "no-store");
+  const csp = headers.get("content-security-policy")!;
+  const nonce = /script-src 'nonce-([A-Za-z0-9+/=]+)'/.exec(csp)?.[1];
+  assert.ok(nonce && nonce.length >= 22, csp);
+  assert.match(csp, /^default-src 'none'; /);
+  assert.match(csp, /connect-src 'self'/);
+  assert.equal([...page.html.matchAll(/<script/g)].length, 1);
+  assert.ok(page.html.includes(`<script nonce="${nonce}">`));
+  assert.ok(page.html.includes(`<style nonce="${nonce}">`));
+  assert.doesNotMatch(page.html, /http-equiv="Content-Security-Policy"/, "the header carries the policy");
+  assert.match(page.html, /<title>stubtool dashboard: 0\/0 stubs exercised<\/title>/);
+  assert.match(page.html, /<button type="button" id="live-pause" aria-pressed="false">Pause updates<\/button>/);
+  const again = dashboardPage(EMPTY, { capacity: 500, total: 0, requests: [] });
+  assert.notEqual(new Headers(again.headers).get("content-security-policy"), csp, "a new nonce per page");
+});
+
+Deno.test("dashboardPage: the script touches no runtime API and no external URL", () => {
+  const { html } = dashboardPage(EMPTY, { capacity: 500, total: 0, requests: [] });
+  const script = /<script[^>]*>([\s\S]*)<\/script>/.exec(html)![1];
+  assert.doesNotMatch(script, /\bDeno\b|\bprocess\b|\brequire\(|https?:/);
+  assert.match(script, /fetch\(location\.pathname/);
+});
+
+serverTest("GET /__stubtool__/ serves the dashboard page with the current numbers", async (server) => {
+  server.routes(get("/users/{id}").body({}), get("/unused").status(204));
+  await send(server, "GET", "/users/1");
+  await send(server, "GET", "/users/1/orders");
+  const answer = await send(server, "GET", "/__stubtool__/");
+  assert.equal(answer.status, 200);
+  assert.equal(answer.headers.get("content-type"), "text/html; charset=utf-8");
+  assert.match(answer.headers.get("content-security-policy")!, /script-src 'nonce-/);
+  assert.match(answer.text, /<strong>1 of 2<\/strong> stubs exercised \(50%\)/);
+  assert.match(answer.text, /<dd id="stat-unmatched">1<\/dd>/);
+  assert.match(answer.text, /<dd id="stat-requests">2<\/dd>/);
+  assert.match(answer.text, /<code>\/users\/1\/orders<\/code>/);
+  // Loading the page is not a request the report or the journal counts.
+  assert.equal((await server.journal()).total, 2);
+  assert.equal((await server.report()).summary.unmatched_requests, 1);
+});
+
+serverTest("GET /__stubtool__/ with journalSize 0 says the journal is off", async (server) => {
+  const answer = await send(server, "GET", "/__stubtool__/");
+  assert.match(answer.text, /The request journal is off/);
+}, { journalSize: 0 });
+
+serverTest(
+  "/__stubtool__/ answers HEAD without a body, other methods with 405; /__stubtool__ stays a 404",
+  async (server) => {
+    const headAnswer = await send(server, "HEAD", "/__stubtool__/");
+    assert.equal(headAnswer.status, 200);
+    assert.equal(headAnswer.text, "");
+    assert.equal(headAnswer.headers.get("content-type"), "text/html; charset=utf-8");
+    const posted = await send(server, "POST", "/__stubtool__/");
+    assert.equal(posted.status, 405);
+    assert.equal(posted.headers.get("allow"), "GET, HEAD");
+    const bare = await send(server, "GET", "/__stubtool__");
+    assert.equal(bare.status, 404);
+    assert.deepEqual(bare.json.endpoints, [
+      "GET /__stubtool__/ (dashboard)",
+      "GET /__stubtool__/health",
+      "GET /__stubtool__/report",
+      "GET /__stubtool__/requests",
+      "POST /__stubtool__/reset",
+    ]);
+    assert.equal((await server.report()).summary.unmatched_requests, 0);
+  },
+);

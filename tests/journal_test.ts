@@ -1,0 +1,209 @@
+// The request journal: the ring itself (order, cap, reset, size 0), then what the handler
+// records in it and serves at GET /__stubtool__/requests, over both adapters.
+import assert from "node:assert/strict";
+import { get, post, type RequestLogEntry, stubServer } from "../mod.ts";
+import { DEFAULT_JOURNAL_SIZE, Journal, type JournalRecord } from "../src/journal.ts";
+import { send, serverTest } from "./_http.ts";
+
+const record = (target: string, extra: Partial<JournalRecord> = {}): JournalRecord => ({
+  method: "GET",
+  target,
+  start: performance.now(),
+  status: 200,
+  ms: 0.25,
+  stub: "GET /x",
+  closest: undefined,
+  ...extra,
+});
+
+Deno.test("journal: keeps requests oldest first until the ring is full", () => {
+  const journal = new Journal(3);
+  journal.add(record("/0"));
+  journal.add(record("/1"));
+  const { capacity, total, requests } = journal.snapshot();
+  assert.equal(capacity, 3);
+  assert.equal(total, 2);
+  assert.deepEqual(requests.map((r) => r.target), ["/0", "/1"]);
+});
+
+Deno.test("journal: past its capacity the oldest fall out, order stays oldest first, the total stays exact", () => {
+  const journal = new Journal(3);
+  for (let i = 0; i < 3; i++) journal.add(record(`/${i}`));
+  assert.deepEqual(journal.snapshot().requests.map((r) => r.target), ["/0", "/1", "/2"]);
+  for (let i = 3; i < 8; i++) journal.add(record(`/${i}`));
+  const { total, requests } = journal.snapshot();
+  assert.equal(total, 8);
+  assert.deepEqual(requests.map((r) => r.target), ["/5", "/6", "/7"]);
+  // Wrapping exactly onto the start again.
+  journal.add(record("/8"));
+  assert.deepEqual(journal.snapshot().requests.map((r) => r.target), ["/6", "/7", "/8"]);
+});
+
+Deno.test("journal: clear forgets requests and the total; the ring fills again from empty", () => {
+  const journal = new Journal(2);
+  for (let i = 0; i < 5; i++) journal.add(record(`/${i}`));
+  journal.clear();
+  assert.deepEqual(journal.snapshot(), { capacity: 2, total: 0, requests: [] });
+  journal.add(record("/a"));
+  assert.deepEqual(journal.snapshot().requests.map((r) => r.target), ["/a"]);
+});
+
+Deno.test("journal: capacity 0 keeps nothing", () => {
+  const journal = new Journal(0);
+  journal.add(record("/a"));
+  assert.deepEqual(journal.snapshot().requests, []);
+});
+
+Deno.test("journal: default capacity is 500; a negative or fractional size is a RangeError", () => {
+  assert.equal(DEFAULT_JOURNAL_SIZE, 500);
+  assert.equal(new Journal().capacity, 500);
+  assert.throws(() => new Journal(-1), RangeError);
+  assert.throws(() => new Journal(1.5), /journalSize must be a whole number of 0 or more, got 1.5/);
+});
+
+Deno.test("journal: entries carry time, method, target, status, stub or closest, and duration_ms in that order", () => {
+  const journal = new Journal(4);
+  const before = Date.now();
+  journal.add(record("/users/1?x=1", { stub: "GET /users/{id}", ms: 1.23456 }));
+  const closest = [{ method: "POST", path: "/users", reason: "method differs (stub is POST)" }];
+  journal.add(record("/users", { method: "PUT", status: 404, stub: undefined, closest }));
+  journal.add(record("/nothing", { status: 404, stub: undefined, closest: undefined }));
+  const [matched, missed, alone] = journal.snapshot().requests;
+  assert.deepEqual(Object.keys(matched), ["time", "method", "target", "status", "stub", "duration_ms"]);
+  assert.deepEqual({ ...matched, time: "" }, {
+    time: "",
+    method: "GET",
+    target: "/users/1?x=1",
+    status: 200,
+    stub: "GET /users/{id}",
+    duration_ms: 1.235,
+  });
+  assert.match(matched.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  // The wall-clock time is derived from the monotonic start: within a few ms of Date.now().
+  assert.ok(Math.abs(Date.parse(matched.time) - before) < 1000, `${matched.time} vs ${new Date(before).toISOString()}`);
+  assert.deepEqual(Object.keys(missed), ["time", "method", "target", "status", "closest", "duration_ms"]);
+  assert.deepEqual(missed.closest, closest);
+  assert.deepEqual(alone.closest, []);
+});
+
+// ---------------------------------------------------------------- the handler and the endpoint
+
+serverTest(
+  "GET /__stubtool__/requests lists stub requests with status, stub or closest, oldest first",
+  async (server) => {
+    server.routes(get("/users/{id}").body({ id: "{id}" }), post("/users").status(201));
+    await send(server, "GET", "/users/7?verbose=1");
+    await send(server, "PUT", "/users");
+    await send(server, "GET", "/nowhere");
+    const answer = await send(server, "GET", "/__stubtool__/requests");
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get("content-type"), "application/json");
+    const { capacity, total, requests } = answer.json;
+    assert.equal(capacity, 500);
+    assert.equal(total, 3);
+    assert.deepEqual(
+      requests.map(({ time: _, duration_ms: __, ...rest }: Record<string, unknown>) => rest),
+      [
+        { method: "GET", target: "/users/7?verbose=1", status: 200, stub: "GET /users/{id}" },
+        {
+          method: "PUT",
+          target: "/users",
+          status: 404,
+          closest: [{ method: "POST", path: "/users", reason: "method differs (stub is POST)" }],
+        },
+        { method: "GET", target: "/nowhere", status: 404, closest: [] },
+      ],
+    );
+    for (const r of requests) assert.ok(typeof r.duration_ms === "number" && r.duration_ms >= 0);
+    assert.deepEqual(await server.journal(), answer.json, "server.journal() is what the endpoint serves");
+  },
+);
+
+serverTest("the journal records reserved-endpoint requests never; the report counts them never", async (server) => {
+  server.routes(get("/a").status(204));
+  await send(server, "GET", "/__stubtool__/health");
+  await send(server, "GET", "/__stubtool__/report");
+  await send(server, "GET", "/__stubtool__/");
+  await send(server, "GET", "/__stubtool__/nope");
+  await send(server, "GET", "/a");
+  const journal = await server.journal();
+  assert.equal(journal.total, 1);
+  assert.deepEqual(journal.requests.map((r) => r.target), ["/a"]);
+  assert.equal((await server.report()).summary.unmatched_requests, 0);
+});
+
+serverTest("the journal keeps the newest journalSize requests", async (server) => {
+  for (let i = 0; i < 6; i++) await send(server, "GET", `/r/${i}`);
+  const journal = await server.journal();
+  assert.equal(journal.capacity, 4);
+  assert.equal(journal.total, 6);
+  assert.deepEqual(journal.requests.map((r) => r.target), ["/r/2", "/r/3", "/r/4", "/r/5"]);
+}, { journalSize: 4 });
+
+serverTest("POST /__stubtool__/reset clears the journal", async (server) => {
+  server.routes(get("/a").status(204));
+  await send(server, "GET", "/a");
+  await send(server, "GET", "/b");
+  assert.equal((await send(server, "POST", "/__stubtool__/reset")).status, 204);
+  assert.deepEqual(await server.journal(), { capacity: 500, total: 0, requests: [] });
+  await send(server, "GET", "/a");
+  await server.reset();
+  assert.deepEqual((await server.journal()).requests, [], "server.reset() clears it too");
+});
+
+serverTest("journalSize 0 turns the journal off: nothing recorded, the endpoint says capacity 0", async (server) => {
+  server.routes(get("/a").status(204));
+  await send(server, "GET", "/a");
+  await send(server, "GET", "/b");
+  assert.deepEqual((await send(server, "GET", "/__stubtool__/requests")).json, {
+    capacity: 0,
+    total: 0,
+    requests: [],
+  });
+  // Hits and unmatched requests are counted all the same.
+  assert.deepEqual((await server.report()).summary, { total_stubs: 1, matched_stubs: 1, unmatched_requests: 1 });
+}, { journalSize: 0 });
+
+const logged: RequestLogEntry[] = [];
+serverTest("the journal and the request log see the same requests", async (server) => {
+  logged.length = 0;
+  server.routes(get("/a").status(204));
+  await send(server, "GET", "/a");
+  await send(server, "GET", "/__stubtool__/health");
+  await send(server, "GET", "/b?q=1");
+  const journal = await server.journal();
+  const seen = [["GET", "/a", 204, "GET /a"], ["GET", "/b?q=1", 404, undefined]];
+  assert.deepEqual(journal.requests.map((r) => [r.method, r.target, r.status, r.stub]), seen);
+  assert.deepEqual(logged.map((e) => [e.method, e.target, e.status, e.stub]), seen);
+  assert.deepEqual(
+    Object.keys(logged[0]),
+    ["method", "target", "status", "stub", "ms"],
+    "log entries keep their shape",
+  );
+}, { onRequest: (entry) => logged.push(entry) });
+
+serverTest("GET /__stubtool__/requests answers HEAD without a body and other methods with 405", async (server) => {
+  const headAnswer = await send(server, "HEAD", "/__stubtool__/requests");
+  assert.equal(headAnswer.status, 200);
+  assert.equal(headAnswer.text, "");
+  const posted = await send(server, "POST", "/__stubtool__/requests");
+  assert.equal(posted.status, 405);
+  assert.equal(posted.headers.get("allow"), "GET, HEAD");
+});
+
+serverTest(
+  "an unmatched report entry carries the 404's closest stubs, and only when there are some",
+  async (server) => {
+    server.routes(get("/search?q={term}").body({}));
+    const miss = await send(server, "GET", "/search");
+    await send(server, "GET", "/elsewhere");
+    const [near, far] = (await server.report()).unmatched_requests;
+    assert.deepEqual(near.closest, miss.json.closest);
+    assert.deepEqual(near.closest, [{ method: "GET", path: "/search", reason: "missing query parameter 'q'" }]);
+    assert.deepEqual(Object.keys(far), ["method", "path", "timestamp"]);
+  },
+);
+
+Deno.test("stubServer: a bad journalSize is a RangeError before anything listens", async () => {
+  await assert.rejects(stubServer(0, { journalSize: -5 }), /journalSize must be a whole number of 0 or more, got -5/);
+});

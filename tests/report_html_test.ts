@@ -1,0 +1,186 @@
+// The HTML report page: what it shows, that it loads nothing from anywhere, and that
+// every string from a config, a request or a saved report is escaped.
+import assert from "node:assert/strict";
+import type { JournalSnapshot, Report } from "../mod.ts";
+import { escapeHtml, renderHtmlReport, STATIC_CSP } from "../src/report_html.ts";
+import { renderReport } from "../src/report.ts";
+
+const XSS = "/<script>alert(1)</script>";
+
+function sample(): Report {
+  return {
+    summary: { total_stubs: 3, matched_stubs: 2, unmatched_requests: 2 },
+    stubs: [
+      { method: "GET", path: "/users/{id}", hit_count: 3 },
+      { method: "GET", path: "/search", hit_count: 1, query_params: { q: "{term}", sort: "asc" } },
+      { method: "DELETE", path: "/users/{id}", hit_count: 0 },
+    ],
+    unused_stubs: [{ method: "DELETE", path: "/users/{id}" }],
+    unmatched_requests: [
+      { method: "GET", path: "/nope", timestamp: "2026-01-02T03:04:05.000Z" },
+      {
+        method: "PUT",
+        path: "/users",
+        query: "force=true",
+        timestamp: "2026-01-02T03:04:06.250Z",
+        closest: [{ method: "POST", path: "/users", reason: "method differs (stub is POST)" }],
+      },
+    ],
+  };
+}
+
+function journal(): JournalSnapshot {
+  return {
+    capacity: 500,
+    total: 2,
+    requests: [
+      {
+        time: "2026-01-02T03:04:04.000Z",
+        method: "GET",
+        target: "/users/1",
+        status: 200,
+        stub: "GET /users/{id}",
+        duration_ms: 0.42,
+      },
+      { time: "2026-01-02T03:04:05.000Z", method: "GET", target: "/nope", status: 404, closest: [], duration_ms: 0.2 },
+    ],
+  };
+}
+
+/** Rows of one table's body, each row's cells as text (tags dropped, entities kept). */
+function rows(html: string, id: string): string[][] {
+  const table = new RegExp(`<table id="${id}"[^>]*>([\\s\\S]*?)</table>`).exec(html)?.[1];
+  assert.ok(table, `no table #${id}`);
+  const body = /<tbody[^>]*>([\s\S]*)<\/tbody>/.exec(table)![1];
+  return [...body.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map(([, row]) =>
+    [...row.matchAll(/<t[dh][^>]*>([\s\S]*?)<\/t[dh]>/g)].map(([, cell]) =>
+      cell.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim()
+    )
+  );
+}
+
+Deno.test("escapeHtml: the five characters that matter in content and quoted attributes", () => {
+  assert.equal(
+    escapeHtml(`<a href="x" title='y'>&</a>`),
+    "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;",
+  );
+  assert.equal(escapeHtml("/users/{id}?q=1"), "/users/{id}?q=1");
+});
+
+Deno.test("html: coverage, stub table with unused stubs marked, unmatched newest first with closest, journal", () => {
+  const html = renderHtmlReport(sample(), { journal: journal(), generatedAt: "2026-01-02T03:05:00.000Z" });
+  assert.match(html, /^<!doctype html>\n<html lang="en">/);
+  assert.match(html, /<title>stubtool coverage report: 2\/3 stubs exercised<\/title>/);
+  assert.match(html, /<meter id="coverage-meter" min="0" max="3" value="2"/);
+  assert.match(html, /<p id="coverage-text"><strong>2 of 3<\/strong> stubs exercised \(66%\)<\/p>/);
+  assert.match(html, /<dd id="stat-unmatched">2<\/dd>/);
+  assert.match(html, /<dd id="stat-requests">2<\/dd>/);
+  assert.deepEqual(rows(html, "stubs-table"), [
+    ["1", "GET", "/users/{id}", "3"],
+    ["2", "GET", "/search?q={term}&amp;sort=asc", "1"],
+    ["3", "DELETE", "/users/{id}", "0 unused"],
+  ]);
+  assert.equal([...html.matchAll(/<tr class="unused">/g)].length, 1);
+  assert.deepEqual(rows(html, "unmatched-table"), [
+    ["03:04:06.250", "PUT /users?force=true", "POST /users — method differs (stub is POST)"],
+    ["03:04:05.000", "GET /nope", "no stub came close"],
+  ]);
+  assert.deepEqual(rows(html, "journal-table"), [
+    ["03:04:05.000", "GET /nope", "404", "no stub", "0.2"],
+    ["03:04:04.000", "GET /users/1", "200", "GET /users/{id}", "0.4"],
+  ]);
+  assert.match(html, /<caption id="stubs-table-caption">3 stubs in declaration order; 1 unused stub is highlighted/);
+  // Semantic tables: every header cell has a scope, rows are headed by the request or path.
+  assert.equal(html.match(/<th(?=[\s>])(?![^>]*scope=)/g), null);
+  assert.match(html, /<th scope="row" role="rowheader" class="c-request"><span class="method">PUT<\/span>/);
+});
+
+Deno.test("html: a path like /<script>alert(1)</script> is text everywhere it appears", () => {
+  const report: Report = {
+    summary: { total_stubs: 1, matched_stubs: 0, unmatched_requests: 1 },
+    stubs: [{ method: "GET", path: XSS, hit_count: 0, query_params: { "<q>": "<v>" } }],
+    unused_stubs: [{ method: "GET", path: XSS }],
+    unmatched_requests: [{
+      method: "<B>",
+      path: `/x/<img src=x onerror=alert(2)>`,
+      query: `a="><script>alert(3)</script>`,
+      timestamp: `" onmouseover="alert(4)`,
+      closest: [{ method: "GET", path: XSS, reason: "<u>segment 1 differs</u>" }],
+    }],
+  };
+  const snapshot: JournalSnapshot = {
+    capacity: 1,
+    total: 1,
+    requests: [{
+      time: "<i>t</i>",
+      method: "GET",
+      target: "</script><script>alert(5)</script>",
+      status: 404,
+      closest: [{ method: "GET", path: XSS, reason: "'quoted' & <b>bold</b>" }],
+      duration_ms: 1,
+    }],
+  };
+  const html = renderHtmlReport(report, { journal: snapshot, source: "<evil>.json" });
+  assert.doesNotMatch(html, /<script/i, "the static page has no script element at all");
+  for (const tag of ["<img", "<u>", "<i>", "<b>", "<B>", "<q>", "<v>", "<evil>"]) {
+    assert.ok(!html.includes(tag), `raw ${tag} in the page`);
+  }
+  assert.ok(html.includes("<code>/&lt;script&gt;alert(1)&lt;/script&gt;?&lt;q&gt;=&lt;v&gt;</code>"));
+  assert.ok(html.includes("/x/&lt;img src=x onerror=alert(2)&gt;?a=&quot;&gt;&lt;script&gt;alert(3)&lt;/script&gt;"));
+  assert.ok(html.includes('datetime="&quot; onmouseover=&quot;alert(4)"'), "attribute values cannot be closed");
+  assert.ok(html.includes("&lt;u&gt;segment 1 differs&lt;/u&gt;"));
+  assert.ok(html.includes("&lt;/script&gt;&lt;script&gt;alert(5)&lt;/script&gt;"));
+  assert.ok(html.includes("&#39;quoted&#39; &amp; &lt;b&gt;bold&lt;/b&gt;"));
+  assert.ok(html.includes("<code>&lt;evil&gt;.json</code>"));
+});
+
+Deno.test("html: self-contained: loads nothing, and the static page forbids scripts by CSP", () => {
+  const html = renderHtmlReport(sample(), { journal: journal() });
+  assert.ok(html.includes(`<meta http-equiv="Content-Security-Policy" content="${STATIC_CSP}">`));
+  assert.match(STATIC_CSP, /^default-src 'none'; /);
+  assert.doesNotMatch(STATIC_CSP, /script-src/);
+  assert.equal(html.match(/\ssrc=/g), null, "no src attributes");
+  for (const [, href] of html.matchAll(/href="([^"]*)"/g)) {
+    assert.match(href, /^(#[a-z]+|data:,)$/, `href ${href}`);
+  }
+  assert.doesNotMatch(html, /@import|url\(/, "no CSS imports or urls");
+});
+
+Deno.test("html: saved reports have no journal, a server with --journal-size 0 says it is off", () => {
+  const saved = renderHtmlReport(sample(), { source: "shard-1.json, shard-2.json" });
+  assert.match(saved, /Saved reports carry no request journal/);
+  assert.match(saved, /from <code>shard-1\.json, shard-2\.json<\/code>/);
+  assert.doesNotMatch(saved, /id="stat-requests"/);
+  const off = renderHtmlReport(sample(), { journal: { capacity: 0, total: 0, requests: [] } });
+  assert.match(off, /The request journal is off \(<code>--journal-size 0<\/code>\)/);
+  const empty = renderHtmlReport(sample(), { journal: { capacity: 500, total: 0, requests: [] } });
+  assert.match(empty, /No requests yet\./);
+});
+
+Deno.test("html: dropped entries are counted in the captions; empty sections say so", () => {
+  const report = sample();
+  report.summary.unmatched_requests = 1500;
+  const html = renderHtmlReport(report, { journal: { ...journal(), capacity: 2, total: 9 } });
+  assert.match(html, /newest first \(the newest 2 of 1500; the server keeps --max-unmatched\)/);
+  assert.match(html, /The 2 most recent requests, newest first \(9 since start or reset; the journal keeps 2\)/);
+
+  const none: Report = {
+    summary: { total_stubs: 0, matched_stubs: 0, unmatched_requests: 0 },
+    stubs: [],
+    unused_stubs: [],
+    unmatched_requests: [],
+  };
+  const blank = renderHtmlReport(none);
+  assert.match(blank, /<meter id="coverage-meter" min="0" max="1" value="0"/);
+  assert.match(blank, /<strong>0 of 0<\/strong> stubs exercised \(0%\)/);
+  assert.match(blank, /No stubs are defined/);
+  assert.match(blank, /None: every request matched a stub\./);
+});
+
+Deno.test("renderReport --format html is the static page, with the journal and source passed through", () => {
+  const options = { journal: journal(), source: "http://127.0.0.1:8080", generatedAt: "2026-01-02T03:05:00.000Z" };
+  const html = renderReport(sample(), { format: "html", ...options });
+  assert.equal(html, renderHtmlReport(sample(), options));
+  assert.ok(html.endsWith("</html>\n"));
+  assert.match(html, /Generated <time datetime="2026-01-02T03:05:00.000Z"[^>]*>03:05:00.000<\/time> UTC from/);
+});
