@@ -1,0 +1,101 @@
+/**
+ * Runs one parser on one input, inside a Worker, so that the fuzz tests can bound each case
+ * in time: a parser that loops forever is terminated from outside and reported with its
+ * input. Replies `{ id, ok: true, summary }` or `{ id, ok: false, error }` (an exception
+ * that escaped the parser).
+ * @module
+ */
+/// <reference lib="deno.worker" />
+
+import { loadConfigText } from "../src/config.ts";
+import { duplicateKeyOffsets } from "../src/duplicate_keys.ts";
+import { inlineStub } from "../src/inline.ts";
+import { parsePathTemplate, splitRequestPath } from "../src/path.ts";
+import { type Routable, Router } from "../src/router.ts";
+
+/** The parsers under fuzzing, each turning an input into a short summary of its outcome. */
+export type FuzzTarget = "config" | "inline" | "query" | "duplicate_keys" | "path";
+
+/** A request to the worker: parse `input` with `target`; `file` names a config text (it picks the format). */
+export interface FuzzCase {
+  id: number;
+  target: FuzzTarget;
+  input: string;
+  file?: string;
+}
+
+/** Stubs the query target matches against: literal and captured query values, under static and placeholder paths. */
+const QUERY_STUBS = [
+  "/search?q={term}",
+  "/search?sort=asc",
+  "/search",
+  "/{a}?__proto__={p}",
+  "/{a}/{b}?constructor=x&a%20b={c}",
+  "/é/{x}?é=é",
+];
+let router: Router<Routable> | undefined;
+
+function queryRouter(): Router<Routable> {
+  if (router) return router;
+  router = new Router<Routable>();
+  QUERY_STUBS.forEach((text, order) => {
+    const { template } = parsePathTemplate(text);
+    router!.add({ method: "GET", path: template!.path, segments: template!.segments, query: template!.query, order });
+  });
+  return router;
+}
+
+async function run({ target, input, file }: FuzzCase): Promise<string> {
+  switch (target) {
+    case "config": {
+      const { config, problems } = await loadConfigText(input, file ?? "fuzz.yaml");
+      for (const problem of problems) {
+        if (typeof problem.message !== "string" || problem.message === "") throw new Error("a problem without message");
+      }
+      if (!config && !problems.some((p) => p.level === "error")) throw new Error("no config and no error");
+      return config ? `config: ${config.routes.length} route(s)` : `problems: ${problems.length}`;
+    }
+    case "inline": {
+      const { stub, errors } = await inlineStub(input);
+      if (!stub && errors.length === 0) throw new Error("no stub and no error");
+      for (const error of errors) if (!/^column \d+: ./s.test(error)) throw new Error(`error without column: ${error}`);
+      return stub ? `stub: ${stub.method} ${stub.path}` : `errors: ${errors.length}`;
+    }
+    case "query": {
+      // The input is a request target: path and query, as a client may send them.
+      const q = input.indexOf("?");
+      const path = q === -1 ? input : input.slice(0, q);
+      const query = q === -1 ? "" : input.slice(q + 1);
+      const segments = splitRequestPath(path.startsWith("/") ? path : "/" + path);
+      const match = queryRouter().match("GET", segments, query);
+      if (match) return `match: ${match.route.path} ${JSON.stringify(match.values)}`;
+      return `misses: ${queryRouter().nearMisses("GET", segments, query).length}`;
+    }
+    case "duplicate_keys":
+      return `duplicates: ${duplicateKeyOffsets(input).length}`;
+    case "path": {
+      const { template, problems } = parsePathTemplate(input);
+      if (!template && problems.length === 0) throw new Error("no template and no problem");
+      return template ? `template: ${template.segments.length} segment(s)` : `problems: ${problems.length}`;
+    }
+  }
+}
+
+self.onmessage = async (event: MessageEvent<FuzzCase>) => {
+  const { id } = event.data;
+  try {
+    const summary = await run(event.data);
+    // Inputs carry `__proto__` and `constructor` keys: none may reach a prototype (P7).
+    const probe = {} as Record<string, unknown>;
+    if (probe.polluted !== undefined || Object.keys(Object.prototype).length > 0) {
+      throw new Error("Object.prototype was polluted");
+    }
+    self.postMessage({ id, ok: true, summary });
+  } catch (error) {
+    self.postMessage({
+      id,
+      ok: false,
+      error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+    });
+  }
+};
