@@ -110,7 +110,9 @@ export class CompiledResponse {
     const headers = this.#headers.map(([name, template]): [string, string] => {
       const value = render(template, values);
       if (typeof template !== "string" && HEADER_VALUE_FORBIDDEN.test(value)) {
-        throw new HeaderValueError(`header '${name}' would contain CR, LF or NUL after substitution`);
+        throw new HeaderValueError(
+          `header '${name}' would contain CR, LF, NUL or another control character after substitution`,
+        );
       }
       return [name, value];
     });

@@ -41,8 +41,13 @@ const STUB_FIELDS_WITH_FUNC = [...STUB_FIELDS, "response_func"] as const;
 const ENTRY_FIELDS = ["status", "headers", "body", "delay"] as const;
 const SEQUENCE_MODES: readonly SequenceMode[] = ["repeat-last", "cycle"];
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-/** Characters that would split or end a header line. */
-export const HEADER_VALUE_FORBIDDEN = /[\r\n\0]/;
+/**
+ * Characters a header value cannot carry: CR and LF would split or end the header line, and
+ * NUL and the other control characters but tab make Deno's HTTP/1 writer panic, which ends
+ * the whole process.
+ */
+// deno-lint-ignore no-control-regex -- control characters are exactly what must be caught
+export const HEADER_VALUE_FORBIDDEN = /[\0-\x08\x0a-\x1f\x7f]/;
 /** Header values are bytes: `Headers` rejects any character above U+00FF (any code unit from U+0100). */
 const HEADER_VALUE_NOT_LATIN1 = /[\u0100-\uffff]/;
 /** Headers the server computes itself; a stub that sets them would send a broken response. */
@@ -184,7 +189,7 @@ export function checkHeaders(value: unknown, field: string, errors: string[]): H
     }
     if (!seen.has(lower)) seen.set(lower, name);
     if (HEADER_VALUE_FORBIDDEN.test(item)) {
-      errors.push(`${field}.${name} must not contain CR, LF or NUL characters`);
+      errors.push(`${field}.${name} must not contain CR, LF, NUL or other control characters`);
     } else if (HEADER_VALUE_NOT_LATIN1.test(item)) {
       errors.push(
         `${field}.${name} must hold only characters up to U+00FF (header values are bytes), got ${describe(item)}`,

@@ -475,7 +475,7 @@ serverTest("P7 garbage from a responseFunc gets 500 JSON, each for that request 
     'response function must return [status, body] or [status, body, headers], got "nope"',
     "response function must return [status, body] or [status, body, headers], got a list",
     "response function returned an invalid status: status must be an integer from 100 to 599, got 99",
-    "response function returned invalid headers: headers.x-bad must not contain CR, LF or NUL characters",
+    "response function returned invalid headers: headers.x-bad must not contain CR, LF, NUL or other control characters",
     "response function returned a body with status 204, which cannot carry one",
     "response function returned a body that is not JSON-serializable: Do not know how to serialize a BigInt",
   ]);
@@ -499,7 +499,7 @@ serverTest("P7 a captured value with CR/LF cannot split a header: 500 for that r
   const bad = await send(server, "GET", "/h/a%0D%0Aset-cookie:%20x=1");
   assert.equal(bad.status, 500);
   assert.deepEqual(bad.json, {
-    error: "header 'x-v' would contain CR, LF or NUL after substitution",
+    error: "header 'x-v' would contain CR, LF, NUL or another control character after substitution",
     stub: "GET /h/{v}",
   });
   assert.equal(bad.headers.get("set-cookie"), null);

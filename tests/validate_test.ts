@@ -297,7 +297,7 @@ Deno.test("validateStub: header names must be HTTP tokens", () => {
 Deno.test("validateStub: header values must not hold CR, LF or NUL", () => {
   for (const value of ["a\rb", "a\nb", "a\0b", "a\r\nSet-Cookie: x=1"]) {
     assert.deepEqual(errorsOf(get({ headers: { "x-a": value } })), [
-      "headers.x-a must not contain CR, LF or NUL characters",
+      "headers.x-a must not contain CR, LF, NUL or other control characters",
     ]);
   }
 });
@@ -320,7 +320,8 @@ Deno.test("regression: a header value above U+00FF passed validation and failed 
   assert.equal(stubOf(get({ headers: { "x-name": "José ÿ" } })).responses[0].headers!["x-name"], "José ÿ");
 });
 
-Deno.test("header values the validator accepts are exactly those Headers accepts", () => {
+Deno.test("header values the validator accepts are those Headers accepts, minus control characters", () => {
+  // Headers takes U+0001 and the like, but Deno's HTTP/1 writer panics on them (the process ends).
   for (const value of ["ascii", "tab\there", "é", "ÿ", "Ā", "€", "😀", "\u0001"]) {
     let headersAccept = true;
     try {
@@ -328,7 +329,8 @@ Deno.test("header values the validator accepts are exactly those Headers accepts
     } catch {
       headersAccept = false;
     }
-    assert.equal(validateStub(get({ headers: { "x-a": value } })).errors.length === 0, headersAccept, value);
+    const expected = headersAccept && value !== "\u0001";
+    assert.equal(validateStub(get({ headers: { "x-a": value } })).errors.length === 0, expected, value);
   }
 });
 
@@ -585,7 +587,7 @@ Deno.test("validateStub: sequence entries are checked like responses, with their
     })),
     [
       'sequence[0].status must be an integer from 100 to 599, got "x"',
-      "sequence[0].headers.x-a must not contain CR, LF or NUL characters",
+      "sequence[0].headers.x-a must not contain CR, LF, NUL or other control characters",
       "sequence[1].status 204 cannot carry a body; remove sequence[1].body or use another status",
       "sequence[2].body is Infinity, which JSON cannot hold",
       "sequence[2].delay must be milliseconds from 0 to 2147483647, got -5",
