@@ -141,6 +141,15 @@ function parsePayload(bytes: Uint8Array): unknown {
   }
 }
 
+/** What a thrown value says, even when it is no Error and turning it into text throws too. */
+function reasonOf(error: unknown): string {
+  try {
+    return String(error instanceof Error ? error.message : error);
+  } catch {
+    return "a value that cannot be turned into text";
+  }
+}
+
 function queryLists(rawQuery: string): Record<string, string[]> {
   if (rawQuery === "") return {};
   const lists = new Map<string, string[]>();
@@ -430,10 +439,14 @@ export class StubHandler {
       );
     }
     if ("error" in outcome) {
-      const reason = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
-      return respond(...errorAnswer(500, `response function threw: ${reason}`, { stub }));
+      return respond(...errorAnswer(500, `response function threw: ${reasonOf(outcome.error)}`, { stub }));
     }
-    const answer = answerFromResult(outcome.value, headOnly);
+    let answer: ReturnType<typeof answerFromResult>;
+    try {
+      answer = answerFromResult(outcome.value, headOnly);
+    } catch (error) { // a getter or proxy in the result threw while it was read
+      answer = `returned a value that threw when read: ${reasonOf(error)}`;
+    }
     return typeof answer === "string"
       ? respond(...errorAnswer(500, `response function ${answer}`, { stub }))
       : respond(...answer);

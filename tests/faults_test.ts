@@ -80,3 +80,56 @@ Deno.test("regression: a stub header value with a control character passed valid
   assert.throws(() => get("/x").header("x-a", "a\x01b"), /must not contain CR, LF, NUL or other control characters/);
   assert.ok(validateConfig({ routes: [{ method: "GET", path: "/x", headers: { "x-a": "a\tbé" } }] }).config);
 });
+
+faultTest(
+  "regression: a thrown value that cannot become text, or a result whose getter throws, lost the stub name and its log line",
+  async (server, log) => {
+    // String() of the thrown value (or reading the result) threw out of the handler: the
+    // adapter's fallback answered `internal error` without "stub", and no log line was written.
+    const unprintable = {
+      toString() {
+        throw new Error("nested");
+      },
+    };
+    const getterResult = [200, {}];
+    Object.defineProperty(getterResult, 0, {
+      get() {
+        throw new Error("getter");
+      },
+    });
+    server.routes(
+      get("/null-proto").responseFunc(() => {
+        throw Object.create(null);
+      }),
+      get("/unprintable").responseFunc(() => Promise.reject(unprintable)),
+      get("/getter").responseFunc(() => getterResult as never),
+      get("/proxy").responseFunc(() =>
+        new Proxy([200, {}], {
+          get() {
+            throw new Error("trap");
+          },
+        }) as never
+      ),
+    );
+    const errors = [];
+    for (const path of ["/null-proto", "/unprintable", "/getter", "/proxy"]) {
+      const answer = await send(server, "GET", path);
+      assert.equal(answer.status, 500, path);
+      assert.equal(answer.json.stub, `GET ${path}`);
+      errors.push(answer.json.error);
+    }
+    assert.deepEqual(errors, [
+      "response function threw: a value that cannot be turned into text",
+      "response function threw: a value that cannot be turned into text",
+      "response function returned a value that threw when read: getter",
+      "response function threw: trap",
+    ]);
+    assert.deepEqual(log.map((e) => [e.status, e.stub]), [
+      [500, "GET /null-proto"],
+      [500, "GET /unprintable"],
+      [500, "GET /getter"],
+      [500, "GET /proxy"],
+    ]);
+    assert.deepEqual((await server.report()).stubs.map((s) => s.hit_count), [1, 1, 1, 1]);
+  },
+);
