@@ -7,7 +7,7 @@
  * results, a hang, CR/LF in a capture); these are the rest.
  */
 import assert from "node:assert/strict";
-import { get, type StubServer, stubServer } from "../mod.ts";
+import { get, head, type StubServer, stubServer } from "../mod.ts";
 import type { RequestLogEntry } from "../src/handler.ts";
 import { validateConfig } from "../src/validate.ts";
 import { ADAPTERS, send } from "./_http.ts";
@@ -22,6 +22,231 @@ function faultTest(name: string, fn: (server: StubServer, log: RequestLogEntry[]
     });
   }
 }
+
+/** Results and throws tests/server_test.ts does not try, and the error each must produce. */
+const GARBAGE: [name: string, fn: () => unknown, error: string][] = [
+  ["undefined", () => undefined, "must return [status, body] or [status, body, headers], got undefined"],
+  ["a number", () => 42, "must return [status, body] or [status, body, headers], got 42"],
+  ["four items", () => [200, {}, {}, 4], "must return [status, body] or [status, body, headers], got a list"],
+  [
+    "a status string",
+    () => ["200", {}],
+    'returned an invalid status: status must be an integer from 100 to 599, got "200"',
+  ],
+  [
+    "a fractional status",
+    () => [200.5, {}],
+    "returned an invalid status: status must be an integer from 100 to 599, got 200.5",
+  ],
+  ["NaN", () => [NaN, {}], "returned an invalid status: status must be an integer from 100 to 599, got NaN"],
+  ["status 600", () => [600, {}], "returned an invalid status: status must be an integer from 100 to 599, got 600"],
+  [
+    "status 101",
+    () => [101, {}],
+    "returned an invalid status: status 101 is informational (1xx) and cannot be a final response; use 200 to 599",
+  ],
+  [
+    "headers as a string",
+    () => [200, {}, "x-a: 1"],
+    'returned invalid headers: headers must be a mapping of names to strings, got "x-a: 1"',
+  ],
+  [
+    "headers as a list",
+    () => [200, {}, [["x-a", "1"]]],
+    "returned invalid headers: headers must be a mapping of names to strings, got a list",
+  ],
+  [
+    "a header object value",
+    () => [200, {}, { "x-a": { v: 1 } }],
+    "returned invalid headers: headers.x-a must be a string, got a mapping",
+  ],
+  [
+    "a header name with a space",
+    () => [200, {}, { "x a": "1" }],
+    "returned invalid headers: headers: 'x a' is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)",
+  ],
+  [
+    "a lying content-length",
+    () => [200, "x", { "content-length": "100" }],
+    "returned invalid headers: headers.content-length is set by the server itself; remove it",
+  ],
+  [
+    "transfer-encoding",
+    () => [200, "x", { "Transfer-Encoding": "chunked" }],
+    "returned invalid headers: headers.Transfer-Encoding is set by the server itself; remove it",
+  ],
+  [
+    "a header value past U+00FF",
+    () => [200, {}, { "x-w": "日本" }],
+    'returned invalid headers: headers.x-w must hold only characters up to U+00FF (header values are bytes), got "日本"',
+  ],
+  ["a symbol body", () => [200, Symbol("s")], "returned a body that is not JSON-serializable: Symbol(s)"],
+  ["a function body", () => [200, () => 1], "returned a body that is not JSON-serializable: a function"],
+  [
+    "a body whose getter throws",
+    () => [
+      200,
+      {
+        get x() {
+          throw new Error("body getter");
+        },
+      },
+    ],
+    "returned a body that is not JSON-serializable: body getter",
+  ],
+  ["a body with status 304", () => [304, "x"], "returned a body with status 304, which cannot carry one"],
+  [
+    "a thrown string",
+    () => {
+      throw "just a string";
+    },
+    "threw: just a string",
+  ],
+  [
+    "a thrown null",
+    () => {
+      throw null;
+    },
+    "threw: null",
+  ],
+  ["a rejected undefined", () => Promise.reject(undefined), "threw: undefined"],
+  [
+    "a thenable whose then throws",
+    () => ({
+      then() {
+        throw new Error("then threw");
+      },
+    }),
+    "threw: then threw",
+  ],
+];
+
+faultTest(
+  "each kind of garbage from a response function gets its own 500 JSON; neighbours are unaffected",
+  async (server, log) => {
+    server.routes(get("/fine").body("fine"));
+    GARBAGE.forEach(([, fn], i) => server.routes(get(`/g/${i}`).responseFunc(fn as never)));
+    for (const [i, [name, , error]] of GARBAGE.entries()) {
+      const answer = await send(server, "GET", `/g/${i}`);
+      assert.equal(answer.status, 500, name);
+      assert.deepEqual(answer.json, { error: `response function ${error}`, stub: `GET /g/${i}` }, name);
+      assert.equal((await send(server, "GET", "/fine")).json, "fine");
+    }
+    const report = await server.report();
+    assert.deepEqual(report.stubs.map((s) => s.hit_count), [GARBAGE.length, ...GARBAGE.map(() => 1)]);
+    assert.equal(report.summary.unmatched_requests, 0);
+    assert.equal(log.length, 2 * GARBAGE.length);
+  },
+);
+
+faultTest("a circular body and a body that is a BigInt deep inside get 500 JSON", async (server) => {
+  const circular: Record<string, unknown> = {};
+  circular.self = circular;
+  server.routes(
+    get("/circular").responseFunc(() => [200, circular]),
+    get("/deep").responseFunc(() => [200, { a: [{ b: 1n }] }]),
+  );
+  const answer = await send(server, "GET", "/circular");
+  assert.equal(answer.status, 500);
+  assert.match(
+    answer.json.error,
+    /^response function returned a body that is not JSON-serializable: Converting circular/,
+  );
+  assert.equal((await send(server, "GET", "/deep")).status, 500);
+});
+
+faultTest(
+  "an answer after the handler timeout is dropped: 504, and the next request gets its own answer",
+  async (server) => {
+    let call = 0;
+    server.routes(
+      get("/late").responseFunc(() => {
+        const n = ++call;
+        return new Promise((resolve) => setTimeout(() => resolve([200, { n }]), n === 1 ? 250 : 0));
+      }),
+      get("/never").responseFunc(() => ({ then() {} }) as never),
+    );
+    const late = await send(server, "GET", "/late");
+    assert.equal(late.status, 504);
+    assert.deepEqual(late.json, {
+      error: "response function did not answer within 100 ms (--handler-timeout)",
+      stub: "GET /late",
+    });
+    // A thenable that never calls back is a hang like any other.
+    assert.equal((await send(server, "GET", "/never")).status, 504);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the first call answers now, to nobody
+    assert.deepEqual((await send(server, "GET", "/late")).json, { n: 2 });
+    assert.deepEqual((await server.report()).stubs.map((s) => s.hit_count), [2, 1]);
+  },
+);
+
+faultTest("a delay runs before a failing response function; HEAD gets the 500 without a body", async (server) => {
+  server.routes(
+    get("/slow-boom").delay(60).responseFunc(() => {
+      throw new Error("after the delay");
+    }),
+    head("/head-boom").responseFunc(() => {
+      throw new Error("head");
+    }),
+  );
+  const start = performance.now();
+  const answer = await send(server, "GET", "/slow-boom");
+  assert.ok(performance.now() - start >= 55);
+  assert.deepEqual(answer.json, { error: "response function threw: after the delay", stub: "GET /slow-boom" });
+  const headAnswer = await send(server, "HEAD", "/head-boom");
+  assert.equal(headAnswer.status, 500);
+  assert.equal(headAnswer.text, "");
+  assert.equal(headAnswer.headers.get("content-type"), "application/json");
+  // A HEAD answered by a failing GET stub: the same, counted as the GET stub's hit.
+  assert.equal((await send(server, "HEAD", "/slow-boom")).status, 500);
+  assert.deepEqual((await server.report()).stubs.map((s) => s.hit_count), [2, 1]);
+});
+
+faultTest("100 concurrent requests, faulty and fine interleaved, each get their own answer", async (server) => {
+  server.routes(
+    get("/ok/{n}").body({ n: "{n}" }),
+    get("/boom/{n}").responseFunc(({ params }) => {
+      if (Number(params.n) % 3 === 0) throw new Error(`boom ${params.n}`);
+      if (Number(params.n) % 3 === 1) return Promise.reject(new Error(`reject ${params.n}`));
+      return [200, { ok: params.n }, { "x-n": `a\r\nb${params.n}` }];
+    }),
+    get("/hang/{n}").responseFunc(() => new Promise(() => {})),
+  );
+  const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => {
+    const kind = ["ok", "boom", "hang", "ok"][i % 4];
+    return send(server, "GET", `/${kind}/${i}`).then((answer) => ({ kind, i, answer }));
+  }));
+  for (const { kind, i, answer } of answers) {
+    if (kind === "ok") assert.deepEqual(answer.json, { n: String(i) });
+    else if (kind === "hang") assert.equal(answer.status, 504);
+    else {
+      assert.equal(answer.status, 500);
+      assert.equal(answer.json.stub, "GET /boom/{n}");
+      if (i % 3 === 0) assert.equal(answer.json.error, `response function threw: boom ${i}`);
+      else if (i % 3 === 1) assert.equal(answer.json.error, `response function threw: reject ${i}`);
+      else assert.match(answer.json.error, /headers\.x-n must not contain CR, LF, NUL/);
+    }
+  }
+  assert.deepEqual((await server.report()).stubs.map((s) => s.hit_count), [50, 25, 25]);
+});
+
+faultTest("a response function that mutates its arguments does not affect the next request", async (server) => {
+  server.routes(
+    get("/m/{id}").responseFunc((args) => {
+      const seen = { id: args.params.id, q: args.queryParams.q, h: args.headers["x-h"] };
+      args.params.id = "changed";
+      args.queryParams.q = ["changed"];
+      args.headers["x-h"] = "changed";
+      (args.queryParams as Record<string, unknown>)["__proto__"] = { polluted: true };
+      return [200, seen];
+    }),
+  );
+  const first = await send(server, "GET", "/m/1?q=a", { headers: { "x-h": "one" } });
+  const second = await send(server, "GET", "/m/2?q=b", { headers: { "x-h": "two" } });
+  assert.deepEqual(first.json, { id: "1", q: ["a"], h: "one" });
+  assert.deepEqual(second.json, { id: "2", q: ["b"], h: "two" });
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
 
 /** Every control character a header value cannot carry (tab is allowed). */
 const CONTROL = [
