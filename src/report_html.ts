@@ -108,7 +108,7 @@ code { font: 13px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; 
 .method { font: 600 12px/1.6 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; }
 tr.unused { background: var(--warn-bg); }
 .tag {
-  display: inline-block; margin-left: 6px; padding: 0 6px; border-radius: 10px; font-size: 11px; font-weight: 600;
+  display: inline-block; padding: 0 6px; border-radius: 10px; font-size: 11px; font-weight: 600;
   background: var(--warn-fg); color: var(--bg);
 }
 .hits-0 { color: var(--warn-fg); font-weight: 600; }
@@ -221,7 +221,7 @@ function stubRow(stub: ReportStub, index: number): string {
     `<td class="method">${escapeHtml(stub.method)}</td>` +
     `<th scope="row"><code>${escapeHtml(stubTarget(stub))}</code></th>` +
     `<td class="num${unused ? " hits-0" : ""}">${stub.hit_count}${
-      unused ? '<span class="tag">unused</span>' : ""
+      unused ? ' <span class="tag">unused</span>' : ""
     }</td>` +
     `</tr>`;
 }
@@ -271,7 +271,7 @@ function journalRow(entry: JournalEntry): string {
   const status = Number(entry.status);
   const answered = entry.stub !== undefined
     ? `<code>${escapeHtml(entry.stub)}</code>`
-    : `<span class="tag">no stub</span>${entry.closest?.length ? closestList(entry.closest) : ""}`;
+    : `<span class="tag">no stub</span>${entry.closest?.length ? ` ${closestList(entry.closest)}` : ""}`;
   return `<tr role="row"><td role="cell" class="c-time">${timeCell(entry.time)}</td>` +
     `${requestCell(entry.method, entry.target)}` +
     `<td role="cell" class="c-status num status s${Math.floor(status / 100)}">${status}</td>` +
@@ -330,7 +330,9 @@ export function renderHtmlReport(report: Report, options: HtmlReportOptions = {}
   const meta = live
     ? `<p class="meta" id="live-meta"><span id="live-status">Live: refreshes every second</span>` +
       `<button type="button" id="live-pause" aria-pressed="false">Pause updates</button></p>`
-    : `<p class="meta">Generated ${timeCell(generatedAt)} UTC${from}</p>`;
+    : `<p class="meta">Generated <time datetime="${escapeHtml(generatedAt)}">${
+      escapeHtml(generatedAt.replace("T", " ").replace(/\.\d+Z$|Z$/, ""))
+    } UTC</time>${from}</p>`;
   return `<!doctype html>
 <html lang="en">
 <head>

@@ -34,7 +34,11 @@ export interface Browser extends AsyncDisposable {
 /** Launches headless Chromium (throws when none is installed: `apt-get install chromium`). */
 export async function launch(options: { colorScheme?: "light" | "dark" } = {}): Promise<Browser> {
   const executablePath = chromiumPath();
-  if (!executablePath) throw new Error("no Chromium found: apt-get install chromium, or set CHROMIUM_PATH");
+  if (!executablePath) {
+    throw new Error(
+      "no Chromium found: apt-get install chromium, or set CHROMIUM_PATH (STUBTOOL_SKIP_BROWSER=1 skips these tests)",
+    );
+  }
   const profile = await Deno.makeTempDir({ prefix: "stubtool-chromium-" });
   let context: BrowserContext;
   try {
