@@ -243,3 +243,72 @@ Deno.test("report: --from and --url together, or stray arguments, are usage erro
     "[ERROR] report: unexpected argument 'shard.json' (to render saved reports, use --from FILE...); run stubtool report --help\n",
   );
 });
+
+Deno.test("report --format html --output FILE: the static page with the server's journal, one line on stdout, exit 0", async () => {
+  const { served } = await exercised();
+  await using _ = served.process;
+  await using dir = await tempDir();
+  const file = join(dir.path, "report.html");
+  const { code, stdout, stderr } = await runCli(["report", "--url", served.url, "--format", "html", "--output", file]);
+  assert.equal(code, 0, stderr);
+  assert.equal(stderr, "");
+  assert.equal(stdout, `report written to ${file}\n`);
+  const html = await Deno.readTextFile(file);
+  assert.match(html, /^<!doctype html>/);
+  assert.doesNotMatch(html, /<script/, "static: no live refresh");
+  assert.match(html, /<strong>1 of 2<\/strong> stubs exercised \(50%\)/);
+  assert.match(html, new RegExp(`from <code>${RegExp.escape(served.url)}</code>`));
+  assert.match(html, /<table id="journal-table"/, "the server's request journal is included");
+  assert.match(html, /<code>\/nope\?x=1<\/code>/);
+  // Without --output the same page goes to stdout.
+  const printed = await runCli(["report", "--url", served.url, "--format", "html"]);
+  assert.equal(printed.code, 0);
+  assert.equal(
+    printed.stdout.replace(/<time datetime="[^"]+">[^<]+<\/time>/, ""),
+    html.replace(/<time datetime="[^"]+">[^<]+<\/time>/, ""),
+  );
+});
+
+Deno.test("report --output works for every format: the file holds what stdout would; --fail-on-* still decides the exit", async () => {
+  const { served } = await exercised();
+  await using _ = served.process;
+  await using dir = await tempDir();
+  for (const format of ["text", "json", "github-summary"]) {
+    const file = join(dir.path, `report.${format}`);
+    const [written, printed] = await Promise.all([
+      runCli(["report", "--url", served.url, "--format", format, "--output", file, "--fail-on-unmatched"]),
+      runCli(["report", "--url", served.url, "--format", format]),
+    ]);
+    assert.equal(written.code, 1, format);
+    assert.equal(written.stdout, `report written to ${file}\n`);
+    assert.equal(written.stderr, "[ERROR] report check failed: 1 request(s) matched no stub (--fail-on-unmatched)\n");
+    assert.equal(await Deno.readTextFile(file), printed.stdout, format);
+  }
+});
+
+Deno.test("report --from ... --format html: saved reports render without a journal, naming the files", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "merged.html");
+  const a = fixture("report_shard1.json");
+  const b = fixture("report_shard2.json");
+  const { code, stderr } = await runCli(["report", "--from", a, b, "--format", "html", "-o", file]);
+  assert.equal(code, 0, stderr);
+  const html = await Deno.readTextFile(file);
+  assert.match(html, /<strong>2 of 3<\/strong> stubs exercised/);
+  assert.match(html, /Saved reports carry no request journal/);
+  assert.ok(html.includes(`from <code>${a}, ${b}</code>`));
+});
+
+Deno.test("report --output: a missing directory is a usage error before asking the server; an unwritable file exits 1", async () => {
+  const missing = await runCli(["report", "--url", "http://127.0.0.1:1", "--output", "/no/such/dir/r.html"]);
+  assert.equal(missing.code, 2);
+  assert.equal(
+    missing.stderr,
+    "[ERROR] --output: directory /no/such/dir does not exist; create it first; run stubtool report --help\n",
+  );
+  await using dir = await tempDir();
+  const unwritable = await runCli(["report", "--from", fixture("report_shard1.json"), "--output", dir.path]);
+  assert.equal(unwritable.code, 1);
+  assert.equal(unwritable.stdout, "");
+  assert.equal(unwritable.stderr, `[ERROR] --output ${dir.path}: cannot write the report: it is a directory\n`);
+});

@@ -326,6 +326,49 @@ Deno.test("serve --handler-timeout: a value in seconds is accepted", async () =>
   assert.equal((await get(`${served.url}/x`)).status, 200);
 });
 
+Deno.test("serve --journal-size: /__stubtool__/requests keeps the N most recent; the banner names the dashboard", async () => {
+  const served = await startServe(["--port", "0", "--quiet", "--journal-size", "2", "--stub", "GET /a -> 204"]);
+  await using _ = served.process;
+  assert.match(served.process.stdout, new RegExp(`^dashboard: ${served.url}/__stubtool__/$`, "m"));
+  for (const path of ["/a", "/b", "/a?x=1"]) await get(served.url + path);
+  const journal = JSON.parse((await get(`${served.url}/__stubtool__/requests`)).text);
+  assert.equal(journal.capacity, 2);
+  assert.equal(journal.total, 3);
+  assert.deepEqual(journal.requests.map((r: { target: string; status: number }) => [r.target, r.status]), [
+    ["/b", 404],
+    ["/a?x=1", 204],
+  ]);
+  const page = await get(`${served.url}/__stubtool__/`);
+  assert.equal(page.status, 200);
+  assert.match(page.text, /<strong>1 of 1<\/strong> stub exercised \(100%\)/);
+});
+
+Deno.test("serve --journal-size 0: no journal, the banner and the dashboard say so", async () => {
+  const served = await startServe(["--port", "0", "--quiet", "--journal-size", "0", "--stub", "GET /a -> 204"]);
+  await using _ = served.process;
+  assert.match(
+    served.process.stdout,
+    new RegExp(`^dashboard: ${served.url}/__stubtool__/ \\(request journal off\\)$`, "m"),
+  );
+  await get(`${served.url}/a`);
+  assert.deepEqual(JSON.parse((await get(`${served.url}/__stubtool__/requests`)).text), {
+    capacity: 0,
+    total: 0,
+    requests: [],
+  });
+  assert.match((await get(`${served.url}/__stubtool__/`)).text, /The request journal is off/);
+});
+
+Deno.test("serve --journal-size: a value that is not a whole number is a usage error, exit 2", async () => {
+  const { code, stdout, stderr } = await runCli(["serve", "--port", "0", "--journal-size", "1.5"]);
+  assert.equal(code, 2);
+  assert.equal(stdout, "");
+  assert.equal(
+    stderr,
+    '[ERROR] --journal-size: must be a whole number of 0 or more, got "1.5"; run stubtool serve --help\n',
+  );
+});
+
 // ---- port, host and config precedence (flags, environment, config file) -------------
 
 Deno.test("serve: without --port, STUBTOOL_PORT or a config port, the port is 8080", async () => {
