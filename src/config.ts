@@ -91,13 +91,21 @@ async function parseJsonConfig(text: string, file: string): Promise<{ raw?: unkn
 }
 
 async function parseYamlConfig(text: string, file: string): Promise<{ raw?: unknown; problems: Problem[] }> {
-  const { LineCounter, parseDocument } = await loadYaml();
-  const lineCounter = new LineCounter();
+  const { parseDocument } = await loadYaml();
   // uniqueKeys stays on (duplicate keys are errors); merge keys (`<<: *base`) are allowed.
-  const doc = parseDocument(text, { merge: true, uniqueKeys: true, prettyErrors: false, lineCounter });
+  const doc = parseDocument(text, { merge: true, uniqueKeys: true, prettyErrors: false });
+  // Lines are counted here, not by npm:yaml's LineCounter: it misses the line breaks inside a
+  // plain scalar in a broken flow collection, and placed later errors past the end of their line.
+  const lineStarts = [0];
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lineStarts.push(i + 1);
   const place = (offset: number) => {
-    const { line, col } = lineCounter.linePos(offset);
-    return `${file}:${line}:${col}`;
+    let line = 0;
+    for (let high = lineStarts.length - 1; line < high;) {
+      const mid = (line + high + 1) >> 1;
+      if (lineStarts[mid] <= offset) line = mid;
+      else high = mid - 1;
+    }
+    return `${file}:${line + 1}:${offset - lineStarts[line] + 1}`;
   };
   const warnings: Problem[] = doc.warnings.map((w) => ({ level: "warn", place: place(w.pos[0]), message: w.message }));
   if (doc.errors.length) {

@@ -49,8 +49,22 @@ async function run({ target, input, file }: FuzzCase): Promise<string> {
   switch (target) {
     case "config": {
       const { config, problems } = await loadConfigText(input, file ?? "fuzz.yaml");
+      const name = file ?? "fuzz.yaml";
+      const lines = input.replace(/^\uFEFF/, "").split("\n");
       for (const problem of problems) {
         if (typeof problem.message !== "string" || problem.message === "") throw new Error("a problem without message");
+        // A place is the file, a line and column inside the text, `port` or `routes[i]`.
+        const at = /^(.*):(\d+):(\d+)$/.exec(problem.place ?? "");
+        if (at) {
+          const [line, col] = [Number(at[2]), Number(at[3])];
+          if (at[1] !== name || line < 1 || line > lines.length || col < 1 || col > lines[line - 1].length + 1) {
+            throw new Error(`place ${problem.place} is outside the text (${lines.length} lines)`);
+          }
+        } else if (
+          !(problem.place === name || problem.place === "port" || /^routes\[\d+\]$/.test(problem.place ?? ""))
+        ) {
+          throw new Error(`unexpected place ${problem.place}`);
+        }
       }
       if (!config && !problems.some((p) => p.level === "error")) throw new Error("no config and no error");
       return config ? `config: ${config.routes.length} route(s)` : `problems: ${problems.length}`;
@@ -58,7 +72,12 @@ async function run({ target, input, file }: FuzzCase): Promise<string> {
     case "inline": {
       const { stub, errors } = await inlineStub(input);
       if (!stub && errors.length === 0) throw new Error("no stub and no error");
-      for (const error of errors) if (!/^column \d+: ./s.test(error)) throw new Error(`error without column: ${error}`);
+      for (const error of errors) {
+        const column = Number(/^column (\d+): ./s.exec(error)?.[1]);
+        if (!(column >= 1 && column <= input.length + 1)) {
+          throw new Error(`error without a column in the text: ${error}`);
+        }
+      }
       return stub ? `stub: ${stub.method} ${stub.path}` : `errors: ${errors.length}`;
     }
     case "query": {

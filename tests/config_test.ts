@@ -172,3 +172,20 @@ Deno.test("examples/stubs.yaml and examples/stubs.json are valid and define the 
   assert.ok(routes.some((s) => s.isSequence && s.sequenceMode === "cycle"), "sequence_mode: cycle");
   assert.ok(routes.some((s) => s.isSequence && s.sequenceMode === "repeat-last"), "sequence");
 });
+
+Deno.test("regression: a YAML error after a broken flow collection was placed past the end of its line", async () => {
+  // npm:yaml's LineCounter missed the line break inside `delete\n    path` (a plain scalar in a
+  // flow mapping that never closed), so every later error was a line too early: fuzz.yaml:5:28 for the ':' at 6:9.
+  const text = '{!custom routes:\n  - method: GET\n    path: /users/{id}\n    body: { id: "{id}" }\n' +
+    "  - method: delete\n    path: /users/{id}\n    status: 204\n";
+  const { problems } = await loadConfigText(text, "fuzz.yaml");
+  const lines = text.split("\n");
+  for (const problem of problems) {
+    const [, line, col] = /:(\d+):(\d+)$/.exec(problem.place!)!.map(Number);
+    assert.ok(col <= lines[line - 1].length + 1, `${problem.place} is past the end of line ${line}`);
+  }
+  const colon = problems.find((p) =>
+    p.message === 'Unexpected map-value-ind token in YAML stream: ":"' && p.place?.startsWith("fuzz.yaml:6:")
+  );
+  assert.equal(colon?.place, "fuzz.yaml:6:9", JSON.stringify(problems));
+});
