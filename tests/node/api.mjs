@@ -417,6 +417,27 @@ describe("npm package: stubServer() on Node (P5)", { concurrency: true }, () => 
     await server[Symbol.asyncDispose]();
     await assert.rejects(fetch(server.url + "/"));
   });
+
+  it("journal() and GET /__stubtool__/requests list recent requests; GET /__stubtool__/ serves the dashboard", async () => {
+    await withServer(async (server) => {
+      server.routes(api.get("/a").status(204));
+      await send(server, "GET", "/a");
+      await send(server, "GET", "/b?x=1");
+      const journal = await server.journal();
+      assert.equal(journal.capacity, 3);
+      assert.deepEqual(journal.requests.map((r) => [r.target, r.status, r.stub ?? null]), [
+        ["/a", 204, "GET /a"],
+        ["/b?x=1", 404, null],
+      ]);
+      assert.deepEqual((await send(server, "GET", "/__stubtool__/requests")).json, journal);
+      // The page module ships in the package and loads on the first visit.
+      const page = await send(server, "GET", "/__stubtool__/");
+      assert.equal(page.status, 200);
+      assert.equal(page.headers.get("content-type"), "text/html; charset=utf-8");
+      assert.match(page.text, /<strong>1 of 1<\/strong> stub exercised \(100%\)/);
+      assert.match(page.text, /<code>\/b\?x=1<\/code>/);
+    }, { journalSize: 3 });
+  });
 });
 
 describe("npm package: Node adapter robustness (P7)", { concurrency: true }, () => {
