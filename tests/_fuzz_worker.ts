@@ -7,14 +7,16 @@
  */
 /// <reference lib="deno.worker" />
 
+import { get, post } from "../mod.ts";
 import { loadConfigText } from "../src/config.ts";
+import { StubHandler } from "../src/handler.ts";
 import { duplicateKeyOffsets } from "../src/duplicate_keys.ts";
 import { inlineStub } from "../src/inline.ts";
 import { parsePathTemplate, splitRequestPath } from "../src/path.ts";
 import { type Routable, Router } from "../src/router.ts";
 
 /** The parsers under fuzzing, each turning an input into a short summary of its outcome. */
-export type FuzzTarget = "config" | "inline" | "query" | "duplicate_keys" | "path";
+export type FuzzTarget = "config" | "inline" | "query" | "duplicate_keys" | "path" | "handler";
 
 /** A request to the worker: parse `input` with `target`; `file` names a config text (it picks the format). */
 export interface FuzzCase {
@@ -43,6 +45,21 @@ function queryRouter(): Router<Routable> {
     router!.add({ method: "GET", path: template!.path, segments: template!.segments, query: template!.query, order });
   });
   return router;
+}
+
+let handler: StubHandler | undefined;
+let handled = 0;
+
+/** A handler with placeholder, query, header-template and response-function stubs. */
+function fuzzHandler(): StubHandler {
+  return handler ??= new StubHandler([
+    get("/users/{id}").header("x-id", "{id}").body({ id: "{id}" }).toStub(),
+    get("/search?q={term}").body({ term: "{term}" }).toStub(),
+    get("/search?sort=asc").body("sorted").toStub(),
+    get("/{a}/{b}").header("content-type", "text/plain").body("{a}/{b}").toStub(),
+    post("/echo/{x}").responseFunc(({ params, queryParams, payload }) => [200, { params, queryParams, payload }])
+      .toStub(),
+  ], { maxUnmatched: 10 });
 }
 
 async function run({ target, input, file }: FuzzCase): Promise<string> {
@@ -89,6 +106,33 @@ async function run({ target, input, file }: FuzzCase): Promise<string> {
       const match = queryRouter().match("GET", segments, query);
       if (match) return `match: ${match.route.path} ${JSON.stringify(match.values)}`;
       return `misses: ${queryRouter().nearMisses("GET", segments, query).length}`;
+    }
+    case "handler": {
+      // The input is `METHOD target`, as it could come off the wire; the answer must be a
+      // status with a JSON error body whenever the server itself answers, and counts add up.
+      const space = input.indexOf(" ");
+      const method = space === -1 ? "GET" : input.slice(0, space);
+      const rest = space === -1 ? input : input.slice(space + 1);
+      const target = rest.startsWith("/") ? rest : "/" + rest;
+      const incoming = {
+        method,
+        target,
+        header: () => null,
+        headers: () => ({}),
+        body: () => Promise.resolve(new TextEncoder().encode('{"a":1}')),
+      };
+      const h = fuzzHandler();
+      const [status, body] = await h.handle(incoming, (head, text) => [head.status, text] as const);
+      if (!Number.isInteger(status) || status < 200 || status > 599) throw new Error(`status ${status}`);
+      if (status >= 400 && typeof JSON.parse(body ?? "").error !== "string") throw new Error(`error body ${body}`);
+      const pathname = target.split("?")[0];
+      if (pathname === "/__stubtool__" || pathname.startsWith("/__stubtool__/")) {
+        if (status === 204) handled = 0; // POST /__stubtool__/reset
+      } else handled++;
+      const report = h.report();
+      const counted = report.stubs.reduce((sum, s) => sum + s.hit_count, 0) + report.summary.unmatched_requests;
+      if (counted !== handled) throw new Error(`report counts ${counted} requests, ${handled} were sent`);
+      return `${status}`;
     }
     case "duplicate_keys":
       return `duplicates: ${duplicateKeyOffsets(input).length}`;

@@ -21,7 +21,7 @@ const RUNS = Number(Deno.env.get("STUBTOOL_FUZZ_RUNS") ?? 1000);
 const CASE_MS = 5_000;
 const REPLAY_MS = 10_000;
 const SEED = Number(Deno.env.get("STUBTOOL_FUZZ_SEED") ?? 0xf022);
-const TARGETS: FuzzTarget[] = ["config", "inline", "query", "duplicate_keys", "path"];
+const TARGETS: FuzzTarget[] = ["config", "inline", "query", "duplicate_keys", "path", "handler"];
 
 // ---------------------------------------------------------------- replay
 
@@ -353,6 +353,30 @@ const pathInputArb = fc.oneof(
   fc.string({ unit: "binary", maxLength: 100 }),
 );
 
+/** `METHOD target` lines: real and bogus methods, reserved paths, encoded and broken escapes, long queries. */
+const handlerInputArb = fc.tuple(
+  fc.constantFrom("GET", "HEAD", "POST", "PUT", "BREW", "get", "", "X".repeat(300)),
+  fc.oneof(
+    {
+      weight: 3,
+      arbitrary: fc.array(fc.constantFrom(...TARGET_PIECES, "users", "echo", "42", "%0D%0A", "%01", "%7B"), {
+        maxLength: 12,
+      }).map((p) => "/" + p.join("")),
+    },
+    {
+      weight: 1,
+      arbitrary: fc.constantFrom(
+        "/__stubtool__/health",
+        "/__stubtool__/report",
+        "/__stubtool__/reset",
+        "/__stubtool__",
+        "/__stubtool__/x?y",
+      ),
+    },
+    { weight: 1, arbitrary: fc.string({ unit: "binary", maxLength: 80 }) },
+  ),
+).map(([method, target]) => `${method} ${target}`);
+
 // ---------------------------------------------------------------- properties
 
 async function fuzz(
@@ -386,4 +410,8 @@ Deno.test("fuzz: every parser ends every input in a result or problems, within a
     () => fuzz(runner, "duplicate_keys", duplicateKeysInputArb),
   );
   await t.step("path templates", () => fuzz(runner, "path", pathInputArb));
+  await t.step(
+    "whole requests through the handler: JSON errors, exact counts",
+    () => fuzz(runner, "handler", handlerInputArb),
+  );
 });
