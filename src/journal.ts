@@ -19,10 +19,10 @@ export interface JournalRecord {
   method: string;
   /** Path with the query string, as requested. */
   target: string;
-  /** `performance.now()` when the request arrived. */
-  start: number;
+  /** When the request arrived, `Date.now()`. */
+  time: number;
   status: number;
-  /** Time from arrival to the response, in milliseconds. */
+  /** Time from arrival to the response, in milliseconds (0 for an answer given at once: see the handler). */
   ms: number;
   /** The matched stub (`GET /users/{id}`); unset when nothing matched. */
   stub: string | undefined;
@@ -42,7 +42,11 @@ export interface JournalEntry {
   stub?: string;
   /** When nothing matched: up to 3 stubs that nearly did, each with the reason (may be empty). */
   closest?: ClosestStub[];
-  /** Time from arrival to the response, in milliseconds (3 decimals). */
+  /**
+   * Time from arrival to the response, in milliseconds (3 decimals). An answer the server
+   * gives at once (a stub without delay) is 0: it took microseconds, and timing it would
+   * cost more than recording it.
+   */
   duration_ms: number;
 }
 
@@ -65,7 +69,7 @@ export interface JournalSnapshot {
  * import { Journal } from "./journal.ts";
  * const journal = new Journal(2);
  * for (const target of ["/a", "/b", "/c"]) {
- *   journal.add({ method: "GET", target, start: 0, status: 404, ms: 0.5, stub: undefined, closest: [] });
+ *   journal.add({ method: "GET", target, time: 0, status: 404, ms: 0.5, stub: undefined, closest: [] });
  * }
  * const { total, requests } = journal.snapshot();
  * console.log(total, requests.map((r) => r.target)); // 3 [ "/b", "/c" ]
@@ -113,9 +117,8 @@ export class Journal {
   }
 }
 
-function journalEntry({ method, target, status, stub, closest, start, ms }: JournalRecord): JournalEntry {
-  // Arrival on the wall clock: the monotonic start plus the clock's origin.
-  const time = new Date(performance.timeOrigin + start).toISOString();
+function journalEntry({ method, target, status, stub, closest, time: arrived, ms }: JournalRecord): JournalEntry {
+  const time = new Date(arrived).toISOString();
   const duration_ms = Math.round(ms * 1000) / 1000;
   return stub !== undefined
     ? { time, method, target, status, stub, duration_ms }

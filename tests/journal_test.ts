@@ -8,7 +8,7 @@ import { send, serverTest } from "./_http.ts";
 const record = (target: string, extra: Partial<JournalRecord> = {}): JournalRecord => ({
   method: "GET",
   target,
-  start: performance.now(),
+  time: Date.now(),
   status: 200,
   ms: 0.25,
   stub: "GET /x",
@@ -79,7 +79,6 @@ Deno.test("journal: entries carry time, method, target, status, stub or closest,
     duration_ms: 1.235,
   });
   assert.match(matched.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-  // The wall-clock time is derived from the monotonic start: within a few ms of Date.now().
   assert.ok(Math.abs(Date.parse(matched.time) - before) < 1000, `${matched.time} vs ${new Date(before).toISOString()}`);
   assert.deepEqual(Object.keys(missed), ["time", "method", "target", "status", "closest", "duration_ms"]);
   assert.deepEqual(missed.closest, closest);
@@ -181,6 +180,29 @@ serverTest("the journal and the request log see the same requests", async (serve
     "log entries keep their shape",
   );
 }, { onRequest: (entry) => logged.push(entry) });
+
+serverTest(
+  "duration_ms times answers that wait (delay, response function); an answer given at once is 0",
+  async (server) => {
+    server.routes(
+      get("/slow").delay(60).status(204),
+      get("/func").responseFunc(async () => {
+        await new Promise((resolve) => setTimeout(resolve, 30));
+        return [200, { ok: true }];
+      }),
+      get("/fast").status(204),
+    );
+    await send(server, "GET", "/slow");
+    await send(server, "GET", "/func");
+    await send(server, "GET", "/fast");
+    await send(server, "GET", "/missing");
+    const [slow, func, fast, missing] = (await server.journal()).requests;
+    assert.ok(slow.duration_ms >= 55 && slow.duration_ms < 2000, `${slow.duration_ms}`);
+    assert.ok(func.duration_ms >= 25 && func.duration_ms < 2000, `${func.duration_ms}`);
+    assert.equal(fast.duration_ms, 0);
+    assert.equal(missing.duration_ms, 0);
+  },
+);
 
 serverTest("GET /__stubtool__/requests answers HEAD without a body and other methods with 405", async (server) => {
   const headAnswer = await send(server, "HEAD", "/__stubtool__/requests");
