@@ -26,6 +26,9 @@ serverTest("P2 explicit status and no body gives an empty body without content-t
   assert.equal(accepted.status, 202);
   assert.equal(accepted.text, "");
   assert.equal(accepted.headers.get("content-type"), null);
+  // Regression (Node adapter): an empty answer went out chunked instead of saying its length.
+  assert.equal(accepted.headers.get("content-length"), "0");
+  assert.equal(accepted.headers.get("transfer-encoding"), null);
 });
 
 serverTest("P2 every JSON value is a body: string, number, null, array", async (server) => {

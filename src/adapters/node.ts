@@ -100,14 +100,16 @@ class NodeIncoming implements Incoming {
 }
 
 /** A {@link Respond} that writes the answer to `res` at once: head, content-length, body. */
-function writeTo(res: ServerResponse, closeConnection: (status: number) => boolean): Respond<void> {
-  return (head, body) => {
+function writeTo(res: ServerResponse, head: boolean, closeConnection: (status: number) => boolean): Respond<void> {
+  return (answer, body) => {
     if (res.destroyed || res.headersSent) return; // The client went away meanwhile.
     const flat: string[] = [];
-    for (const [name, value] of head.headers) flat.push(name, value);
+    for (const [name, value] of answer.headers) flat.push(name, value);
+    // An empty answer says so (rather than going out chunked); HEAD, 204 and 304 carry no length of their own.
     if (body !== null) flat.push("content-length", String(Buffer.byteLength(body)));
-    if (closeConnection(head.status)) flat.push("connection", "close");
-    res.writeHead(head.status, flat);
+    else if (!head && answer.status !== 204 && answer.status !== 304) flat.push("content-length", "0");
+    if (closeConnection(answer.status)) flat.push("connection", "close");
+    res.writeHead(answer.status, flat);
     res.end(body ?? undefined);
   };
 }
@@ -149,7 +151,11 @@ export function serve(handler: ServedHandler, { port, hostname }: ListenOptions)
     const target = requestTarget(req.url);
     const incoming = new NodeIncoming(req, target ?? "/");
     // A body the handler stopped reading halfway (too large) is not worth draining: close instead.
-    const respond = writeTo(res, (status) => closing || ((incoming.pulled || status === 413) && !req.complete));
+    const respond = writeTo(
+      res,
+      req.method === "HEAD",
+      (status) => closing || ((incoming.pulled || status === 413) && !req.complete),
+    );
     if (target === undefined) return respond(...errorAnswer(400, `bad request target '${req.url}'`));
     try {
       const result = handler.handle(incoming, respond);
