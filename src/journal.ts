@@ -61,8 +61,11 @@ export interface JournalSnapshot {
 }
 
 /**
- * A ring of the most recent {@link JournalRecord}s. Adding is one array store; nothing is
- * copied or formatted until {@link Journal.snapshot}.
+ * The most recent {@link JournalRecord}s in a ring of fixed capacity. The ring keeps each
+ * field in its own array (numbers unboxed), not the records: a request's record dies young,
+ * and under load the journal then holds on to little besides each request's target string,
+ * which keeps garbage collection (and the server's memory) close to what it is without
+ * a journal. Nothing is formatted until {@link Journal.snapshot}.
  *
  * @example
  * ```ts
@@ -78,7 +81,14 @@ export interface JournalSnapshot {
 export class Journal {
   /** How many requests it keeps. */
   readonly capacity: number;
-  #ring: JournalRecord[] = [];
+  #methods: string[] = [];
+  #targets: string[] = [];
+  #times: number[] = [];
+  #statuses: number[] = [];
+  #ms: number[] = [];
+  #stubs: (string | undefined)[] = [];
+  #closest: (ClosestStub[] | undefined)[] = [];
+  /** Where the next request goes; once the ring is full, also where the oldest is. */
   #next = 0;
   #total = 0;
 
@@ -93,13 +103,26 @@ export class Journal {
   add(record: JournalRecord): void {
     this.#total++;
     if (this.capacity === 0) return;
-    this.#ring[this.#next] = record;
-    this.#next = this.#next + 1 === this.capacity ? 0 : this.#next + 1;
+    const i = this.#next;
+    this.#methods[i] = record.method;
+    this.#targets[i] = record.target;
+    this.#times[i] = record.time;
+    this.#statuses[i] = record.status;
+    this.#ms[i] = record.ms;
+    this.#stubs[i] = record.stub;
+    this.#closest[i] = record.closest;
+    this.#next = i + 1 === this.capacity ? 0 : i + 1;
   }
 
   /** Forgets every request (reset). */
   clear(): void {
-    this.#ring = [];
+    this.#methods = [];
+    this.#targets = [];
+    this.#times = [];
+    this.#statuses = [];
+    this.#ms = [];
+    this.#stubs = [];
+    this.#closest = [];
     this.#next = 0;
     this.#total = 0;
   }
@@ -111,9 +134,22 @@ export class Journal {
 
   /** The kept requests, oldest first, as the endpoint serves them. */
   snapshot(): JournalSnapshot {
-    const ring = this.#ring;
-    const ordered = ring.length < this.capacity ? ring : [...ring.slice(this.#next), ...ring.slice(0, this.#next)];
-    return { capacity: this.capacity, total: this.#total, requests: ordered.map(journalEntry) };
+    const kept = this.#targets.length;
+    const oldest = kept < this.capacity ? 0 : this.#next;
+    const requests: JournalEntry[] = [];
+    for (let k = 0; k < kept; k++) {
+      const i = (oldest + k) % kept;
+      requests.push(journalEntry({
+        method: this.#methods[i],
+        target: this.#targets[i],
+        time: this.#times[i],
+        status: this.#statuses[i],
+        ms: this.#ms[i],
+        stub: this.#stubs[i],
+        closest: this.#closest[i],
+      }));
+    }
+    return { capacity: this.capacity, total: this.#total, requests };
   }
 }
 
