@@ -162,9 +162,12 @@ function timeCell(iso: string): string {
 }
 
 function closestList(closest: readonly ClosestStub[] | undefined): string {
-  if (!closest || closest.length === 0) return `<span class="muted">no stub came close</span>`;
+  // Saved reports are files anyone can edit: anything but a list reads as "none".
+  if (!Array.isArray(closest) || closest.length === 0) return `<span class="muted">no stub came close</span>`;
   const items = closest.map((c) =>
-    `<li><code>${escapeHtml(`${c.method} ${c.path}`)}</code> <span class="muted">— ${escapeHtml(c.reason)}</span></li>`
+    `<li><code>${escapeHtml(`${c?.method} ${c?.path}`)}</code> <span class="muted">— ${
+      escapeHtml(`${c?.reason}`)
+    }</span></li>`
   );
   return `<ul class="closest">${items.join("")}</ul>`;
 }
@@ -271,7 +274,9 @@ function journalRow(entry: JournalEntry): string {
   const status = Number(entry.status);
   const answered = entry.stub !== undefined
     ? `<code>${escapeHtml(entry.stub)}</code>`
-    : `<span class="tag">no stub</span>${entry.closest?.length ? ` ${closestList(entry.closest)}` : ""}`;
+    : `<span class="tag">no stub</span>${
+      Array.isArray(entry.closest) && entry.closest.length ? ` ${closestList(entry.closest)}` : ""
+    }`;
   return `<tr role="row"><td role="cell" class="c-time">${timeCell(entry.time)}</td>` +
     `${requestCell(entry.method, entry.target)}` +
     `<td role="cell" class="c-status num status s${Math.floor(status / 100)}">${status}</td>` +

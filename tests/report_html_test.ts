@@ -134,6 +134,17 @@ Deno.test("html: a path like /<script>alert(1)</script> is text everywhere it ap
   assert.ok(html.includes("<code>&lt;evil&gt;.json</code>"));
 });
 
+Deno.test("html: a hand-edited saved report with odd closest values still renders", () => {
+  const report = sample();
+  // deno-lint-ignore no-explicit-any
+  (report.unmatched_requests[0] as any).closest = "GET /x";
+  // deno-lint-ignore no-explicit-any
+  (report.unmatched_requests[1] as any).closest = [null, { method: 1, path: ["<a>"], reason: undefined }];
+  const html = renderHtmlReport(report);
+  assert.match(html, /no stub came close/);
+  assert.match(html, /<code>1 &lt;a&gt;<\/code> <span class="muted">— undefined<\/span>/);
+});
+
 Deno.test("html: self-contained: loads nothing, and the static page forbids scripts by CSP", () => {
   const html = renderHtmlReport(sample(), { journal: journal() });
   assert.ok(html.includes(`<meta http-equiv="Content-Security-Policy" content="${STATIC_CSP}">`));

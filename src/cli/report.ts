@@ -58,7 +58,8 @@ async function fetchJournal(url: URL): Promise<JournalSnapshot | undefined> {
       Number.isInteger(value.total) && Array.isArray(value.requests) &&
       value.requests.every((r) =>
         typeof r === "object" && r !== null && typeof r.method === "string" && typeof r.target === "string" &&
-        typeof r.time === "string" && Number.isInteger(r.status)
+        typeof r.time === "string" && Number.isInteger(r.status) &&
+        (r.closest === undefined || Array.isArray(r.closest))
       );
     return ok ? value as JournalSnapshot : undefined;
   } catch {
