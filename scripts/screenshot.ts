@@ -29,6 +29,7 @@ const TRAFFIC: [method: string, path: string][] = [
   ["GET", "/users/search?q=ada"],
   ["GET", "/orders/o-1/status"],
   ["GET", "/orders/o-1/status"],
+  ["GET", "/users/1/orders/7"],
   ["PUT", "/users/1"],
   ["GET", "/users/search"],
   ["GET", "/users/1/orders"],

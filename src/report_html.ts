@@ -270,6 +270,11 @@ function unmatchedSection(report: Report): string {
     `</h2>${body}</section>`;
 }
 
+/** Milliseconds to one decimal; 0 (an answer given at once, not timed) as `<0.1`. */
+function duration(ms: number): string {
+  return ms === 0 ? '<span title="answered at once">&lt;0.1</span>' : escapeHtml(Number(ms).toFixed(1));
+}
+
 function journalRow(entry: JournalEntry): string {
   const status = Number(entry.status);
   const answered = entry.stub !== undefined
@@ -281,7 +286,7 @@ function journalRow(entry: JournalEntry): string {
     `${requestCell(entry.method, entry.target)}` +
     `<td role="cell" class="c-status num status s${Math.floor(status / 100)}">${status}</td>` +
     `<td role="cell" class="c-why">${answered}</td>` +
-    `<td role="cell" class="c-ms num">${Number(entry.duration_ms).toFixed(1)}</td></tr>`;
+    `<td role="cell" class="c-ms num">${duration(entry.duration_ms)}</td></tr>`;
 }
 
 function journalSection(journal: JournalSnapshot | undefined): string {

@@ -42,7 +42,7 @@ function journal(): JournalSnapshot {
         stub: "GET /users/{id}",
         duration_ms: 0.42,
       },
-      { time: "2026-01-02T03:04:05.000Z", method: "GET", target: "/nope", status: 404, closest: [], duration_ms: 0.2 },
+      { time: "2026-01-02T03:04:05.000Z", method: "GET", target: "/nope", status: 404, closest: [], duration_ms: 0 },
     ],
   };
 }
@@ -86,7 +86,7 @@ Deno.test("html: coverage, stub table with unused stubs marked, unmatched newest
     ["03:04:05.000", "GET /nope", "no stub came close"],
   ]);
   assert.deepEqual(rows(html, "journal-table"), [
-    ["03:04:05.000", "GET /nope", "404", "no stub", "0.2"],
+    ["03:04:05.000", "GET /nope", "404", "no stub", "&lt;0.1"],
     ["03:04:04.000", "GET /users/1", "200", "GET /users/{id}", "0.4"],
   ]);
   assert.match(html, /<caption id="stubs-table-caption">3 stubs in declaration order; 1 unused stub is highlighted/);

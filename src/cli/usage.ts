@@ -50,7 +50,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     positionals: { min: 0, max: 0 },
     summary: "start the mock server",
     description: "Serve the stubs of a config file and/or inline --stub flags. Prints the URL and the route table,\n" +
-      "then one line per request: METHOD TARGET STATUS [STUB or UNMATCHED] TIMEms.\n" +
+      "then one line per request: METHOD TARGET STATUS [STUB or UNMATCHED] TIMEms. The live dashboard\n" +
+      "(coverage, unmatched requests and why, recent requests) is at /__stubtool__/ on the same URL.\n" +
       "SIGINT/SIGTERM shut it down gracefully (in-flight responses get up to 5 s) and exit 0.",
     flags: [
       {
