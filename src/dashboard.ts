@@ -44,21 +44,27 @@ const SCRIPT = `(() => {
     }
     if (focusId) document.getElementById(focusId)?.focus({ preventScroll: true });
   };
+  /** Swaps in the content of a freshly fetched page, if it differs from what is shown. */
+  const apply = (html) => {
+    const next = new DOMParser().parseFromString(html, "text/html");
+    const fresh = next.getElementById("content");
+    if (!fresh) throw new Error("the answer is not a stubtool dashboard");
+    if (fresh.innerHTML !== last) {
+      last = fresh.innerHTML;
+      swap(fresh);
+      document.title = next.title;
+      show("Live: changed at " + clock(), false);
+    } else if (failing) show("Live: reconnected at " + clock(), false);
+    failing = false;
+  };
   const poll = async () => {
     if (!paused && !document.hidden) {
       try {
         const response = await fetch(location.pathname, { cache: "no-store", headers: { accept: "text/html" } });
         if (!response.ok) throw new Error("HTTP " + response.status);
-        const next = new DOMParser().parseFromString(await response.text(), "text/html");
-        const fresh = next.getElementById("content");
-        if (!fresh) throw new Error("the answer is not a stubtool dashboard");
-        if (fresh.innerHTML !== last) {
-          last = fresh.innerHTML;
-          swap(fresh);
-          document.title = next.title;
-          show("Live: changed at " + clock(), false);
-        } else if (failing) show("Live: reconnected at " + clock(), false);
-        failing = false;
+        const html = await response.text();
+        // Paused while the answer was on its way: keep what is shown.
+        if (!paused) apply(html);
       } catch (error) {
         failing = true;
         show("Cannot reach the server (" + (error && error.message || error) + "); retrying", true);

@@ -301,6 +301,15 @@ Deno.test({
       return Promise.resolve();
     });
 
+    await step("when the server goes away the page says so and keeps what it showed", async () => {
+      await page.goto(dashboard);
+      const before = await shown(page);
+      await server.shutdown();
+      await waitFor(page, `document.getElementById("live-meta").classList.contains("error")`);
+      assert.match(await text(page, "#live-status"), /^Cannot reach the server \(.+\); retrying$/);
+      assert.deepEqual(await shown(page), before);
+    });
+
     if (failed || keep) console.log(`screenshots: ${shots}`);
     else await Deno.remove(shots, { recursive: true });
   },
