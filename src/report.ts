@@ -6,7 +6,7 @@
  */
 
 import type { JournalSnapshot } from "./journal.ts";
-import type { Report, ReportStub, UnmatchedRequest } from "./recorder.ts";
+import type { ClosestStub, Report, ReportStub, UnmatchedRequest } from "./recorder.ts";
 import { renderHtmlReport } from "./report_html.ts";
 
 /** Output formats of `stubtool report --format`. */
@@ -35,6 +35,27 @@ function stubTarget(stub: { path: string; query_params?: Record<string, string> 
 /** `/users?role=x`: an unmatched request's path with its query string, if any. */
 function requestTarget(request: UnmatchedRequest): string {
   return request.query ? `${request.path}?${request.query}` : request.path;
+}
+
+/**
+ * The stubs that came closest to an unmatched request, as far as they can be shown: saved
+ * reports are files anyone can edit, so anything but a list of `{method, path, reason}`
+ * strings reads as none.
+ */
+function closestOf(request: UnmatchedRequest): ClosestStub[] {
+  const closest: unknown = request.closest;
+  if (!Array.isArray(closest)) return [];
+  return closest.filter((c): c is ClosestStub =>
+    typeof c === "object" && c !== null && typeof c.method === "string" && typeof c.path === "string" &&
+    typeof c.reason === "string"
+  );
+}
+
+/** `GET /users/{id}/orders (segment 3 is 'invoices', stub has 'orders')`, plus how many others came close. */
+function closestLine(closest: readonly ClosestStub[]): string {
+  const [first] = closest;
+  const more = closest.length > 1 ? ` (+${closest.length - 1} more)` : "";
+  return `${first.method} ${first.path} (${first.reason})${more}`.replace(/[\r\n]+/g, " ");
 }
 
 function plural(n: number, one: string, many: string): string {
@@ -66,6 +87,8 @@ function renderText(report: Report): string {
     lines.push("Requests that matched no stub:");
     for (const request of report.unmatched_requests) {
       lines.push(`  ${request.method} ${requestTarget(request)} [${request.timestamp}]`);
+      const closest = closestOf(request);
+      if (closest.length) lines.push(`    closest: ${closestLine(closest)}`);
     }
     const note = droppedNote(report);
     if (note) lines.push(`  ... and ${note}`);
@@ -108,10 +131,19 @@ function renderGithubSummary(report: Report): string {
   lines.push("", "### Unmatched requests", "");
   if (report.unmatched_requests.length === 0) lines.push("none");
   else {
-    lines.push("| Method | Path | Timestamp |", "| --- | --- | --- |");
+    lines.push("| Method | Path | Timestamp | Closest stub |", "| --- | --- | --- | --- |");
     for (const request of report.unmatched_requests) {
+      const closest = closestOf(request);
+      const [first] = closest;
+      const why = first
+        ? `${codeCell(`${first.method} ${first.path}`)} ${textCell(`(${first.reason})`)}${
+          closest.length > 1 ? ` +${closest.length - 1} more` : ""
+        }`
+        : "none";
       lines.push(
-        `| ${textCell(request.method)} | ${codeCell(requestTarget(request))} | ${textCell(request.timestamp)} |`,
+        `| ${textCell(request.method)} | ${codeCell(requestTarget(request))} | ${
+          textCell(request.timestamp)
+        } | ${why} |`,
       );
     }
     const note = droppedNote(report);

@@ -63,9 +63,9 @@ Deno.test("report: github-summary format, exact Markdown, exit 0", async () => {
     "",
     "### Unmatched requests",
     "",
-    "| Method | Path | Timestamp |",
-    "| --- | --- | --- |",
-    `| GET | \`/nope?x=1\` | ${report.unmatched_requests[0].timestamp} |`,
+    "| Method | Path | Timestamp | Closest stub |",
+    "| --- | --- | --- | --- |",
+    `| GET | \`/nope?x=1\` | ${report.unmatched_requests[0].timestamp} | none |`,
   ]);
 });
 

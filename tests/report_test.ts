@@ -89,10 +89,10 @@ Deno.test("renderReport github-summary: heading, counts line, stub table with âœ
       "",
       "### Unmatched requests",
       "",
-      "| Method | Path | Timestamp |",
-      "| --- | --- | --- |",
-      "| GET | `/nope` | 2026-01-02T03:04:05.006Z |",
-      "| PUT | `/users/1?force=true&x=1` | 2026-01-02T03:04:06.000Z |",
+      "| Method | Path | Timestamp | Closest stub |",
+      "| --- | --- | --- | --- |",
+      "| GET | `/nope` | 2026-01-02T03:04:05.006Z | none |",
+      "| PUT | `/users/1?force=true&x=1` | 2026-01-02T03:04:06.000Z | none |",
       "",
     ].join("\n"),
   );
@@ -129,11 +129,83 @@ Deno.test("renderReport github-summary: | and backticks in cells cannot break th
     l.startsWith("| GET") || l.startsWith("| BR")
   );
   assert.deepEqual(rows, [
-    "| GET | `` /a\\|b?x=`y` `` | t |",
-    "| BR\\|EW | `` `/tick `` | 2026\\|01 |",
+    "| GET | `` /a\\|b?x=`y` `` | t | none |",
+    "| BR\\|EW | `` `/tick `` | 2026\\|01 | none |",
   ]);
-  // Every row still has exactly four unescaped pipes, so GitHub sees three cells.
-  for (const row of rows) assert.equal(row.replaceAll("\\|", "").split("|").length - 1, 4, row);
+  // Every row still has exactly five unescaped pipes, so GitHub sees four cells.
+  for (const row of rows) assert.equal(row.replaceAll("\\|", "").split("|").length - 1, 5, row);
+});
+
+/** Unmatched requests with the stubs that came closest, as the server records them. */
+function explained(): Report {
+  const report = empty();
+  report.summary = { total_stubs: 2, matched_stubs: 0, unmatched_requests: 3 };
+  report.unmatched_requests = [
+    {
+      method: "GET",
+      path: "/users/1/invoices",
+      timestamp: "2026-01-02T03:04:05.006Z",
+      closest: [{ method: "GET", path: "/users/{id}/orders", reason: "segment 3 is 'invoices', stub has 'orders'" }],
+    },
+    {
+      method: "GET",
+      path: "/search",
+      query: "sort=desc",
+      timestamp: "2026-01-02T03:04:06.000Z",
+      closest: [
+        { method: "GET", path: "/search", reason: "query parameter 'sort' is 'desc', stub wants 'asc'" },
+        { method: "POST", path: "/search", reason: "method differs (stub is POST)" },
+      ],
+    },
+    { method: "GET", path: "/elsewhere", timestamp: "2026-01-02T03:04:07.000Z" },
+  ];
+  return report;
+}
+
+Deno.test("renderReport text: each unmatched request shows the closest stub and why, one line", () => {
+  assert.equal(
+    renderReport(explained(), { format: "text" }).split("Requests that matched no stub:\n")[1],
+    [
+      "  GET /users/1/invoices [2026-01-02T03:04:05.006Z]",
+      "    closest: GET /users/{id}/orders (segment 3 is 'invoices', stub has 'orders')",
+      "  GET /search?sort=desc [2026-01-02T03:04:06.000Z]",
+      "    closest: GET /search (query parameter 'sort' is 'desc', stub wants 'asc') (+1 more)",
+      "  GET /elsewhere [2026-01-02T03:04:07.000Z]",
+      "",
+    ].join("\n"),
+  );
+});
+
+Deno.test("renderReport github-summary: the unmatched table has a Closest stub column", () => {
+  const text = renderReport(explained(), { format: "github-summary" });
+  assert.equal(
+    text.split("### Unmatched requests\n\n")[1],
+    [
+      "| Method | Path | Timestamp | Closest stub |",
+      "| --- | --- | --- | --- |",
+      "| GET | `/users/1/invoices` | 2026-01-02T03:04:05.006Z | `GET /users/{id}/orders` (segment 3 is 'invoices', stub has 'orders') |",
+      "| GET | `/search?sort=desc` | 2026-01-02T03:04:06.000Z | `GET /search` (query parameter 'sort' is 'desc', stub wants 'asc') +1 more |",
+      "| GET | `/elsewhere` | 2026-01-02T03:04:07.000Z | none |",
+      "",
+    ].join("\n"),
+  );
+});
+
+Deno.test("renderReport text and github-summary: a hand-edited closest that is not a list of stubs shows none", () => {
+  const report = explained();
+  // deno-lint-ignore no-explicit-any
+  (report.unmatched_requests[0] as any).closest = "segment 3";
+  // deno-lint-ignore no-explicit-any
+  (report.unmatched_requests[1] as any).closest = [null, { method: "GET" }, {
+    method: "GET",
+    path: "/x",
+    reason: "a\nb",
+  }];
+  const text = renderReport(report, { format: "text" });
+  assert.ok(!text.includes("closest: GET /users"), text);
+  assert.ok(text.includes("    closest: GET /x (a b)\n"), text);
+  const markdown = renderReport(report, { format: "github-summary" });
+  assert.ok(markdown.includes("| GET | `/users/1/invoices` | 2026-01-02T03:04:05.006Z | none |"), markdown);
 });
 
 Deno.test("renderReport json: the report object with 2-space indent", () => {
