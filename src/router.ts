@@ -7,7 +7,7 @@
  */
 
 import type { Method } from "./model.ts";
-import { placeholderName, type Segment } from "./path.ts";
+import { decodeSegment, placeholderName, type Segment } from "./path.ts";
 
 /** What the router needs to know about a stub. */
 export interface Routable {
@@ -82,6 +82,8 @@ function precedes<T extends Routable>(a: Terminal<T>, b: Terminal<T>): boolean {
 }
 
 const NEAR_MISS_VISIT_LIMIT = 2_000;
+/** A lookup at its last segment: the terminal check of {@link Router.match} with no segments left. */
+const EMPTY: readonly string[] = [];
 /** Shared by every stub without a query, so registering one allocates no array for it. */
 const NO_CHECKS: readonly QueryCheck[] = [];
 
@@ -133,6 +135,19 @@ export class Router<T extends Routable> {
     return this.#find(root, segments, 0, []);
   }
 
+  /**
+   * {@link match} over a request pathname (`/users/42`) as is: walks the trie segment by
+   * segment along the string, decoding a segment only when it holds `%`, so no segment
+   * array is built for a request that matches.
+   */
+  matchPath(method: string, pathname: string, rawQuery: string): Match<T> | undefined {
+    const root = this.#roots.get(method as Method);
+    if (!root) return undefined;
+    this.#rawQuery = rawQuery;
+    this.#query = undefined;
+    return this.#findAlong(root, pathname, 1, []);
+  }
+
   /** The query of the lookup under way, parsed on first need (most stubs require none). */
   #rawQuery = "";
   #query: LazyQuery | undefined;
@@ -161,6 +176,29 @@ export class Router<T extends Routable> {
     if (node.param && segment !== "") {
       values.push(segment);
       const found = this.#find(node.param, segments, depth + 1, values);
+      if (found) return found;
+      values.pop();
+    }
+    return undefined;
+  }
+
+  /** {@link #find} for the segment of `pathname` that starts at `start`. */
+  #findAlong(node: Node<T>, pathname: string, start: number, values: string[]): Match<T> | undefined {
+    let end = pathname.indexOf("/", start);
+    const last = end === -1;
+    if (last) end = pathname.length;
+    let segment = pathname.slice(start, end);
+    if (segment.includes("%")) segment = decodeSegment(segment);
+    const child = node.statics?.get(segment);
+    if (child) {
+      const found = last ? this.#find(child, EMPTY, 0, values) : this.#findAlong(child, pathname, end + 1, values);
+      if (found) return found;
+    }
+    if (node.param && segment !== "") {
+      values.push(segment);
+      const found = last
+        ? this.#find(node.param, EMPTY, 0, values)
+        : this.#findAlong(node.param, pathname, end + 1, values);
       if (found) return found;
       values.pop();
     }

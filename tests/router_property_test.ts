@@ -252,6 +252,10 @@ Deno.test("property: the trie router picks the same stub and captures as the bru
           const actual = found && { order: found.route.order, values: [...found.values] };
           if (expected) matched++;
           assert.deepEqual(actual, expected, `${method} ${path}?${query} against ${stubs.map(templateOf)}`);
+          // The handler's lookup walks the pathname string itself: it must agree exactly.
+          const along = router.matchPath(method, path, query);
+          const alongActual = along && { order: along.route.order, values: [...along.values] };
+          assert.deepEqual(alongActual, expected, `matchPath ${method} ${path}?${query}`);
         }
       },
     ),
