@@ -11,6 +11,7 @@
 
 import { parseArgs } from "node:util";
 import { makeConfig } from "./scenarios.ts";
+import { rssMb } from "./measure.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -32,11 +33,6 @@ request = function()
   return wrk.format("GET", "/" .. prefix .. "/" .. counter .. "/x")
 end
 `;
-
-function rssMb(pid: number): number {
-  const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]) / 1024;
-}
 
 /** Runs wrk in 5 s slices until `total` requests were sent; returns how many were. */
 async function load(url: string, total: number, script?: string): Promise<number> {

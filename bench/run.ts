@@ -15,6 +15,7 @@
 
 import { parseArgs } from "node:util";
 import { makeConfig, s1Body } from "./scenarios.ts";
+import { rssMb, toMs } from "./measure.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -155,13 +156,6 @@ interface Measure {
   rssMb: number;
 }
 
-function toMs(value: string): number {
-  const match = /^([\d.]+)(us|ms|s)$/.exec(value.trim());
-  if (!match) return NaN;
-  const n = Number(match[1]);
-  return match[2] === "us" ? n / 1000 : match[2] === "s" ? n * 1000 : n;
-}
-
 /** Runs wrk and parses its --latency output. */
 async function wrk(scenario: Scenario, seconds: number, scriptDir: string): Promise<Omit<Measure, "rssMb">> {
   const args = [
@@ -195,15 +189,6 @@ async function wrk(scenario: Scenario, seconds: number, scriptDir: string): Prom
   const expectedNon2xx = scenario.id === "S3";
   if (!Number.isFinite(rps)) throw new Error(`wrk printed no result for ${scenario.id}:\n${text}`);
   return { rps, p50, p99, errors: socketErrors + (expectedNon2xx ? 0 : non2xx) };
-}
-
-function rssMb(pid: number): number {
-  try {
-    const status = Deno.readTextFileSync(`/proc/${pid}/status`);
-    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? NaN) / 1024;
-  } catch {
-    return NaN;
-  }
 }
 
 async function request(scenario: Scenario): Promise<[number, string]> {

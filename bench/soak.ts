@@ -19,6 +19,7 @@
 
 import { parseArgs } from "node:util";
 import { makeConfig } from "./scenarios.ts";
+import { rssMb, toMs } from "./measure.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -107,21 +108,6 @@ interface Slice {
   other: number;
   socketErrors: number;
   rssMb: number;
-}
-
-function toMs(value: string): number {
-  const match = /^([\d.]+)(us|ms|s)$/.exec(value.trim());
-  if (!match) return NaN;
-  const n = Number(match[1]);
-  return match[2] === "us" ? n / 1000 : match[2] === "s" ? n * 1000 : n;
-}
-
-function rssMb(pid: number): number {
-  try {
-    return Number(/VmRSS:\s+(\d+)/.exec(Deno.readTextFileSync(`/proc/${pid}/status`))?.[1]) / 1024;
-  } catch {
-    return NaN;
-  }
 }
 
 /** One wrk slice of `seconds`; its numbers, from wrk's output and the script's status counts. */
