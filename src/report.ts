@@ -6,6 +6,7 @@
  */
 
 import type { JournalSnapshot } from "./journal.ts";
+import type { OpenApiDrift } from "./openapi.ts";
 import type { ClosestStub, Report, ReportStub, UnmatchedRequest } from "./recorder.ts";
 import { renderHtmlReport } from "./report_html.ts";
 
@@ -24,6 +25,11 @@ export interface RenderOptions {
   source?: string;
   /** `html` only: when the page was made, `Date#toISOString()`; default now. */
   generatedAt?: string;
+  /**
+   * The drift against an OpenAPI document (`report --openapi`), shown after the report in
+   * every format; `json` carries it as the top-level key `openapi`.
+   */
+  openapi?: OpenApiDrift;
 }
 
 /** `/search?q={term}`: a report stub's path with its required query, if any. */
@@ -68,6 +74,62 @@ function droppedNote(report: Report): string | undefined {
   return dropped > 0
     ? `${plural(dropped, "earlier request", "earlier requests")} not kept (--max-unmatched)`
     : undefined;
+}
+
+function driftText(drift: OpenApiDrift): string[] {
+  const lines = [`OpenAPI drift against ${drift.spec} (OpenAPI ${drift.version}, ${drift.operations} operation(s))`];
+  if (drift.uncovered_operations.length === 0) lines.push("Operations no stub covers: none");
+  else {
+    lines.push("Operations no stub covers:");
+    for (const op of drift.uncovered_operations) {
+      lines.push(`  ${op.method} ${op.path}${op.operation_id ? ` (${op.operation_id})` : ""}`);
+    }
+  }
+  if (drift.unstubbed_requests.length === 0) lines.push("Unmatched requests the spec describes: none");
+  else {
+    lines.push("Unmatched requests the spec describes (a real endpoint nobody stubbed):");
+    for (const request of drift.unstubbed_requests) {
+      lines.push(`  ${request.method} ${requestTarget(request)} [${request.timestamp}]`);
+      lines.push(`    spec: ${request.operation}`);
+    }
+  }
+  return lines;
+}
+
+function driftMarkdown(drift: OpenApiDrift): string[] {
+  const lines = [
+    "",
+    "### OpenAPI drift",
+    "",
+    `Against ${codeCell(drift.spec)} (OpenAPI ${textCell(drift.version)}, ${drift.operations} operations): ` +
+    `operations no stub covers: **${drift.uncovered_operations.length}** · ` +
+    `unmatched requests the spec describes: **${drift.unstubbed_requests.length}**`,
+    "",
+    "#### Operations no stub covers",
+    "",
+  ];
+  if (drift.uncovered_operations.length === 0) lines.push("none");
+  else {
+    lines.push("| Method | Path | Operation ID |", "| --- | --- | --- |");
+    for (const op of drift.uncovered_operations) {
+      lines.push(
+        `| ${textCell(op.method)} | ${codeCell(op.path)} | ${op.operation_id ? codeCell(op.operation_id) : ""} |`,
+      );
+    }
+  }
+  lines.push("", "#### Unmatched requests the spec describes", "");
+  if (drift.unstubbed_requests.length === 0) lines.push("none");
+  else {
+    lines.push("| Method | Path | Timestamp | Spec operation |", "| --- | --- | --- | --- |");
+    for (const request of drift.unstubbed_requests) {
+      lines.push(
+        `| ${textCell(request.method)} | ${codeCell(requestTarget(request))} | ${textCell(request.timestamp)} | ${
+          codeCell(request.operation)
+        } |`,
+      );
+    }
+  }
+  return lines;
 }
 
 function renderText(report: Report): string {
@@ -169,16 +231,16 @@ function renderGithubSummary(report: Report): string {
  * console.log(renderReport(report, { format: "text" }).split("\n")[1]); // "Exercised stubs: 1/1"
  * ```
  */
-export function renderReport(report: Report, { format, ...html }: RenderOptions): string {
+export function renderReport(report: Report, { format, openapi, ...html }: RenderOptions): string {
   switch (format) {
     case "html":
-      return renderHtmlReport(report, html);
+      return renderHtmlReport(report, { ...html, openapi });
     case "json":
-      return JSON.stringify(report, null, 2) + "\n";
+      return JSON.stringify(openapi ? { ...report, openapi } : report, null, 2) + "\n";
     case "github-summary":
-      return renderGithubSummary(report);
+      return renderGithubSummary(report) + (openapi ? driftMarkdown(openapi).join("\n") + "\n" : "");
     case "text":
-      return renderText(report);
+      return renderText(report) + (openapi ? driftText(openapi).join("\n") + "\n" : "");
     default:
       throw new TypeError(`unknown report format '${format}' (allowed: ${REPORT_FORMATS.join(", ")})`);
   }

@@ -9,6 +9,7 @@
  */
 
 import type { JournalEntry, JournalSnapshot } from "./journal.ts";
+import type { OpenApiDrift } from "./openapi.ts";
 import type { ClosestStub, Report, ReportStub, UnmatchedRequest } from "./recorder.ts";
 import { VERSION } from "./version.ts";
 
@@ -26,6 +27,8 @@ export interface HtmlReportOptions {
    * and carries no script at all.
    */
   live?: { script: string; nonce: string };
+  /** The drift against an OpenAPI document (`report --openapi`): a section of its own. */
+  openapi?: OpenApiDrift;
 }
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -79,6 +82,7 @@ header { padding-top: 14px; display: flex; flex-wrap: wrap; align-items: baselin
 h1 { font-size: 20px; margin: 0; }
 h1 span { font-weight: 400; color: var(--muted); }
 h2 { font-size: 17px; margin: 22px 0 8px; }
+h3 { font-size: 15px; margin: 14px 0 6px; }
 .meta { margin: 0; color: var(--muted); font-size: 13px; display: flex; flex-wrap: wrap; align-items: center; gap: 8px; }
 .meta.error { color: var(--bad); }
 nav ul { list-style: none; margin: 0; padding: 0; display: flex; flex-wrap: wrap; gap: 4px 14px; font-size: 14px; }
@@ -270,6 +274,39 @@ function unmatchedSection(report: Report): string {
     `</h2>${body}</section>`;
 }
 
+function driftSection(drift: OpenApiDrift): string {
+  const uncovered = drift.uncovered_operations.length === 0
+    ? `<p class="muted">None: a stub covers every operation.</p>`
+    : table(
+      "uncovered-table",
+      `${plural(drift.uncovered_operations.length, "operation", "operations")} of the spec no stub covers`,
+      ["Method", "Path", "Operation ID"],
+      drift.uncovered_operations.map((op) =>
+        `<tr><td class="method">${escapeHtml(op.method)}</td><th scope="row"><code>${
+          escapeHtml(op.path)
+        }</code></th><td>${op.operation_id ? `<code>${escapeHtml(op.operation_id)}</code>` : ""}</td></tr>`
+      ),
+    );
+  const unstubbed = drift.unstubbed_requests.length === 0
+    ? `<p class="muted">None: no unmatched request calls an operation of the spec.</p>`
+    : table(
+      "unstubbed-table",
+      `Unmatched requests that call an operation of the spec (a real endpoint nobody stubbed), newest first`,
+      ["Time (UTC)", "Request", "Spec operation"],
+      drift.unstubbed_requests.slice().reverse().map((request) =>
+        `<tr role="row"><td role="cell" class="c-time">${timeCell(request.timestamp)}</td>` +
+        `${requestCell(request.method, request.query ? `${request.path}?${request.query}` : request.path)}` +
+        `<td role="cell" class="c-why"><code>${escapeHtml(request.operation)}</code></td></tr>`
+      ),
+      true,
+    );
+  return `<section id="openapi" aria-labelledby="openapi-heading"><h2 id="openapi-heading">OpenAPI drift</h2>` +
+    `<p class="note">Against <code>${escapeHtml(drift.spec)}</code> (OpenAPI ${escapeHtml(drift.version)}, ${
+      plural(drift.operations, "operation", "operations")
+    })</p><h3>Operations no stub covers</h3>${uncovered}<h3>Unmatched requests the spec describes</h3>${unstubbed}` +
+    `</section>`;
+}
+
 /** Milliseconds to one decimal; 0 (an answer given at once, not timed) as `<0.1`. */
 function duration(ms: number): string {
   return ms === 0 ? '<span title="answered at once">&lt;0.1</span>' : escapeHtml(Number(ms).toFixed(1));
@@ -331,7 +368,7 @@ function journalSection(journal: JournalSnapshot | undefined): string {
  * ```
  */
 export function renderHtmlReport(report: Report, options: HtmlReportOptions = {}): string {
-  const { journal, source, live } = options;
+  const { journal, source, live, openapi } = options;
   const generatedAt = options.generatedAt ?? new Date().toISOString();
   const { total_stubs: total, matched_stubs: matched } = report.summary;
   const kind = live ? "dashboard" : "coverage report";
@@ -362,13 +399,15 @@ ${
 <header>
 <h1>stubtool <span>${kind}</span></h1>
 ${meta}
-<nav aria-label="Sections"><ul><li><a href="#stubs">Stubs</a></li><li><a href="#unmatched">Unmatched requests</a></li><li><a href="#journal">Recent requests</a></li></ul></nav>
+<nav aria-label="Sections"><ul><li><a href="#stubs">Stubs</a></li><li><a href="#unmatched">Unmatched requests</a></li>${
+    openapi ? `<li><a href="#openapi">OpenAPI drift</a></li>` : ""
+  }<li><a href="#journal">Recent requests</a></li></ul></nav>
 </header>
 <main id="content">
 ${coverageSection(report, journal)}
 ${stubsSection(report)}
 ${unmatchedSection(report)}
-${journalSection(journal)}
+${openapi ? `${driftSection(openapi)}\n` : ""}${journalSection(journal)}
 </main>
 <footer>stubtool ${VERSION}</footer>
 ${live ? `<script${nonce}>${live.script}</script>\n` : ""}</body>

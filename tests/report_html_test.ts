@@ -195,3 +195,26 @@ Deno.test("renderReport --format html is the static page, with the journal and s
   assert.ok(html.endsWith("</html>\n"));
   assert.ok(html.includes('Generated <time datetime="2026-01-02T03:05:00.000Z">2026-01-02 03:05:00 UTC</time> from'));
 });
+
+Deno.test("renderHtmlReport with openapi: a drift section (and its nav link) with both lists, escaped", () => {
+  const html = renderReport(sample(), {
+    format: "html",
+    openapi: {
+      spec: "api<1>.yaml",
+      version: "3.0.3",
+      operations: 3,
+      uncovered_operations: [{ method: "DELETE", path: "/users/{userId}", operation_id: "deleteUser" }],
+      unstubbed_requests: [
+        { method: "GET", path: XSS, timestamp: "2026-01-02T03:04:05.000Z", operation: "GET /{any}" },
+      ],
+    },
+  });
+  assert.ok(html.includes('<a href="#openapi">OpenAPI drift</a>'));
+  assert.ok(html.includes("Against <code>api&lt;1&gt;.yaml</code> (OpenAPI 3.0.3, 3 operations)"));
+  assert.ok(html.includes("<code>/users/{userId}</code></th><td><code>deleteUser</code></td>"));
+  assert.ok(html.includes(`<code>${escapeHtml(XSS)}</code>`) && !html.includes(XSS));
+  assert.ok(html.includes('<td role="cell" class="c-why"><code>GET /{any}</code></td>'));
+  // Without --openapi there is no such section.
+  const plain = renderReport(sample(), { format: "html" });
+  assert.ok(!plain.includes('id="openapi"') && !plain.includes("#openapi"));
+});

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import type { OpenApiDrift } from "../src/openapi.ts";
 import type { Report } from "../src/recorder.ts";
 import { checkReport, mergeReports, renderReport } from "../src/report.ts";
 
@@ -206,6 +207,90 @@ Deno.test("renderReport text and github-summary: a hand-edited closest that is n
   assert.ok(text.includes("    closest: GET /x (a b)\n"), text);
   const markdown = renderReport(report, { format: "github-summary" });
   assert.ok(markdown.includes("| GET | `/users/1/invoices` | 2026-01-02T03:04:05.006Z | none |"), markdown);
+});
+
+function drift(): OpenApiDrift {
+  return {
+    spec: "api.yaml",
+    version: "3.1.0",
+    operations: 4,
+    uncovered_operations: [
+      { method: "DELETE", path: "/users/{userId}", operation_id: "deleteUser" },
+      { method: "GET", path: "/users/{userId}/orders" },
+    ],
+    unstubbed_requests: [
+      {
+        method: "GET",
+        path: "/users/1/orders",
+        query: "page=2",
+        timestamp: "2026-01-02T03:04:05.006Z",
+        operation: "GET /users/{userId}/orders",
+      },
+    ],
+  };
+}
+
+Deno.test("renderReport text with openapi: the drift follows the report", () => {
+  const text = renderReport(empty(), { format: "text", openapi: drift() });
+  assert.equal(
+    text.split("Requests that matched no stub: none\n")[1],
+    [
+      "OpenAPI drift against api.yaml (OpenAPI 3.1.0, 4 operation(s))",
+      "Operations no stub covers:",
+      "  DELETE /users/{userId} (deleteUser)",
+      "  GET /users/{userId}/orders",
+      "Unmatched requests the spec describes (a real endpoint nobody stubbed):",
+      "  GET /users/1/orders?page=2 [2026-01-02T03:04:05.006Z]",
+      "    spec: GET /users/{userId}/orders",
+      "",
+    ].join("\n"),
+  );
+  const clean = { ...drift(), uncovered_operations: [], unstubbed_requests: [] };
+  assert.ok(
+    renderReport(empty(), { format: "text", openapi: clean }).endsWith(
+      "Operations no stub covers: none\nUnmatched requests the spec describes: none\n",
+    ),
+  );
+});
+
+Deno.test("renderReport github-summary with openapi: a drift section with two tables", () => {
+  const text = renderReport(empty(), { format: "github-summary", openapi: drift() });
+  assert.equal(
+    text.split("### Unmatched requests\n\nnone\n")[1],
+    [
+      "",
+      "### OpenAPI drift",
+      "",
+      "Against `api.yaml` (OpenAPI 3.1.0, 4 operations): operations no stub covers: **2** · unmatched requests the spec describes: **1**",
+      "",
+      "#### Operations no stub covers",
+      "",
+      "| Method | Path | Operation ID |",
+      "| --- | --- | --- |",
+      "| DELETE | `/users/{userId}` | `deleteUser` |",
+      "| GET | `/users/{userId}/orders` |  |",
+      "",
+      "#### Unmatched requests the spec describes",
+      "",
+      "| Method | Path | Timestamp | Spec operation |",
+      "| --- | --- | --- | --- |",
+      "| GET | `/users/1/orders?page=2` | 2026-01-02T03:04:05.006Z | `GET /users/{userId}/orders` |",
+      "",
+    ].join("\n"),
+  );
+});
+
+Deno.test("renderReport json: openapi is one extra top-level key, only when given", () => {
+  assert.deepEqual(JSON.parse(renderReport(sample(), { format: "json", openapi: drift() })), {
+    ...sample(),
+    openapi: drift(),
+  });
+  assert.deepEqual(Object.keys(JSON.parse(renderReport(sample(), { format: "json" }))), [
+    "summary",
+    "stubs",
+    "unused_stubs",
+    "unmatched_requests",
+  ]);
 });
 
 Deno.test("renderReport json: the report object with 2-space indent", () => {

@@ -11,10 +11,11 @@ import { readFile, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import { describeReadError, lineAndColumn, parseJson } from "../config.ts";
 import type { JournalSnapshot } from "../journal.ts";
+import type { OpenApiDrift } from "../openapi.ts";
 import type { Report } from "../recorder.ts";
 import { checkReport, mergeReports, renderReport, REPORT_FORMATS, type ReportFormat } from "../report.ts";
 import type { CliContext } from "./context.ts";
-import { errorLine } from "./output.ts";
+import { errorLine, printProblems } from "./output.ts";
 import { defaultServerUrl, describeFetchError, endpointUrl, fetchAnyAddress } from "./reach.ts";
 import { choiceValue, type ParsedArgs, urlValue, UsageError } from "./usage.ts";
 
@@ -107,7 +108,8 @@ async function readSavedReport(file: string): Promise<Fetched> {
 
 /**
  * Prints the report in `--format`. Returns 0; 1 when a `--fail-on-*` check fails (the
- * report is printed first); 2 when the server is unreachable or a saved report unreadable.
+ * report is printed first); 2 when the server is unreachable, a saved report unreadable, or
+ * the `--openapi` document unusable.
  */
 export async function reportCommand({ values, positionals }: ParsedArgs, { env, output }: CliContext): Promise<number> {
   const format: ReportFormat = values.format === undefined
@@ -154,7 +156,20 @@ export async function reportCommand({ values, positionals }: ParsedArgs, { env, 
     if (format === "html") journal = await fetchJournal(url);
   }
 
-  const rendered = renderReport(report, { format, journal, source });
+  let openapi: OpenApiDrift | undefined;
+  const specFile = values.openapi as string | undefined;
+  if (specFile !== undefined) {
+    // The OpenAPI parser and the schema validator load only when a spec is asked for.
+    const { loadOpenApi } = await import("../openapi.ts");
+    const { spec, problems } = await loadOpenApi(specFile);
+    if (!spec) {
+      printProblems(output, problems, specFile);
+      return 2;
+    }
+    openapi = spec.drift(report);
+  }
+
+  const rendered = renderReport(report, { format, journal, source, openapi });
   if (outputFile === undefined) output.out(rendered.replace(/\n$/, ""));
   else {
     const problem = await writeOutput(outputFile, rendered);

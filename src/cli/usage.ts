@@ -138,9 +138,18 @@ export const COMMANDS: readonly CommandSpec[] = [
     positionals: { min: 1, max: 1 },
     summary: "check a config file without starting a server",
     description: "Print [ERROR] and [WARN] lines (stderr) for every problem, or [OK] (stdout).\n" +
+      "With --openapi, also check each stub against an OpenAPI 3.0/3.1 document: a method and path with no\n" +
+      "operation, a status the operation does not declare, a JSON body its response schema rejects.\n" +
       "Exit 0 when valid (warnings allowed), 1 when not.",
-    flags: [],
-    examples: ["stubtool validate stubs.yaml"],
+    flags: [
+      {
+        name: "openapi",
+        type: "string",
+        value: "SPEC",
+        help: "OpenAPI 3.0 or 3.1 document (YAML or JSON) the stubs must agree with",
+      },
+    ],
+    examples: ["stubtool validate stubs.yaml", "stubtool validate stubs.yaml --openapi openapi.yaml"],
   },
   {
     name: "report",
@@ -149,7 +158,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: "Fetch /__stubtool__/report from a running server, or render (and merge) reports saved with\n" +
       "serve --report-file. --format html writes the dashboard's page as a static file (with the server's\n" +
       "request journal when asked of a server), for a CI artifact. Exit 1 when a --fail-on check fails (after printing the report),\n" +
-      "2 when the server is unreachable or a saved report cannot be read.",
+      "2 when the server is unreachable, a saved report or the --openapi document cannot be read.",
     flags: [
       {
         name: "url",
@@ -181,12 +190,20 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: "FILE...",
         help: "render saved reports instead of asking a server; several files are merged",
       },
+      {
+        name: "openapi",
+        type: "string",
+        value: "SPEC",
+        help: "add the drift against an OpenAPI 3.0/3.1 document (YAML or JSON): operations no stub covers, " +
+          "unmatched requests the spec describes",
+      },
     ],
     examples: [
       "stubtool report --fail-on-unmatched",
       "stubtool report --format github-summary >> $GITHUB_STEP_SUMMARY",
       "stubtool report --from shard-1.json shard-2.json --format json",
       "stubtool report --format html --output stubtool-report.html",
+      "stubtool report --openapi openapi.yaml",
     ],
   },
 ];

@@ -60,6 +60,27 @@ describe("npm package: the stubtool bin", () => {
     assert.match(bad.stderr, /^\[ERROR\] routes\[0\]: .*invalid method 'FETCH'/m);
   });
 
+  it("checks stubs against OpenAPI 3.0 and 3.1 documents (validate --openapi; the parser and ajv ship as dependencies)", () => {
+    const fixtures = new URL("../fixtures/openapi/", import.meta.url).pathname;
+    for (const version of ["3.0", "3.1"]) {
+      const spec = join(fixtures, `users-${version}.yaml`);
+      const clean = run(bin, ["validate", join(fixtures, "clean.yaml"), "--openapi", spec], pkg.dir);
+      assert.match(
+        clean.stdout,
+        /^\[OK\] every stub agrees with .*users-3\.\d\.yaml \(OpenAPI 3\.\d\.\d, 8 operation\(s\)\)$/m,
+      );
+      const drift = run(bin, ["validate", join(fixtures, "drift.yaml"), "--openapi", spec], pkg.dir, {
+        allowFailure: true,
+      });
+      assert.equal(drift.status, 1, drift.stderr);
+      assert.equal(drift.stderr.trim().split("\n").length, 8, drift.stderr);
+      assert.match(
+        drift.stderr,
+        /^\[ERROR\] routes\[4\]: GET \/users\/\{id\}\/invoices: sequence\[0\]\.body at \/0\/amount must be > 0/m,
+      );
+    }
+  });
+
   it("serves config and inline stubs, and exits 0 on SIGTERM after writing the report file", async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;

@@ -1,0 +1,644 @@
+/**
+ * Contract drift against an OpenAPI document (3.0 or 3.1, YAML or JSON): which stubs
+ * answer what the spec does not describe (an operation that does not exist, a status it
+ * does not declare, a JSON body its response schema rejects), which operations no stub
+ * covers, and which unmatched requests called an operation the spec does describe.
+ *
+ * Only `stubtool validate --openapi` and `stubtool report --openapi` load this module; the
+ * OpenAPI parser (`npm:@readme/openapi-parser`) and the JSON Schema validator (`npm:ajv`,
+ * `npm:ajv-formats`) load when a spec is read, so `serve` never pays for them.
+ * @module
+ */
+
+import { readFile } from "node:fs/promises";
+import { describeReadError } from "./config.ts";
+import type { ResponseSpec, Stub } from "./model.ts";
+import { decodeSegment, PLACEHOLDER_ANYWHERE, placeholderName } from "./path.ts";
+import type { Report } from "./recorder.ts";
+import type { Problem } from "./validate.ts";
+
+/** HTTP methods an OpenAPI path item may hold, as its keys spell them. */
+const SPEC_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
+
+/** One operation of the spec: a method on a path template. */
+export interface SpecOperation {
+  /** Upper-case: `GET`. */
+  method: string;
+  /** The path template as the spec writes it: `/users/{userId}`. */
+  path: string;
+  operationId?: string;
+}
+
+/** A spec operation no stub covers. */
+export interface UncoveredOperation {
+  method: string;
+  path: string;
+  /** The operation's `operationId`, when it has one. */
+  operation_id?: string;
+}
+
+/** An unmatched request that calls an operation the spec describes: a real endpoint nobody stubbed. */
+export interface UnstubbedRequest {
+  method: string;
+  /** The request path, as recorded (no query string). */
+  path: string;
+  /** The raw query string, only when non-empty. */
+  query?: string;
+  timestamp: string;
+  /** The spec operation it calls: `GET /users/{userId}/invoices`. */
+  operation: string;
+}
+
+/** What `stubtool report --openapi` adds to the report (the `openapi` key of `--format json`). */
+export interface OpenApiDrift {
+  /** The spec file, as given. */
+  spec: string;
+  /** The document's `openapi` version: `3.0.3`, `3.1.0`. */
+  version: string;
+  /** How many operations the spec has. */
+  operations: number;
+  uncovered_operations: UncoveredOperation[];
+  unstubbed_requests: UnstubbedRequest[];
+}
+
+/** A path segment to match against spec templates: literal text, or a stub's `{name}` placeholder. */
+type PathPart = { param: true } | { param: false; value: string };
+
+type SpecSegment =
+  | { kind: "static"; value: string }
+  | { kind: "param" }
+  | { kind: "pattern"; regex: RegExp };
+
+type Json = Record<string, unknown>;
+
+interface Operation extends SpecOperation {
+  segments: SpecSegment[];
+  /** `responses` of the operation: status key (`200`, `2XX`, `default`) → response object. */
+  responses: Json;
+  /** JSON pointer of `responses`, for schema references. */
+  pointer: string;
+}
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** `~` and `/` escaped as a JSON pointer token. */
+function pointerToken(key: string): string {
+  return key.replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+function specSegments(path: string): SpecSegment[] {
+  return path.replace(/^\//, "").split("/").map((piece): SpecSegment => {
+    if (/^\{[^{}]+\}$/.test(piece)) return { kind: "param" };
+    if (!piece.includes("{")) return { kind: "static", value: decodeSegment(piece) };
+    // `{name}.json`, `v{major}`: each template expression matches one or more characters.
+    const source = piece.split(/\{[^{}]*\}/).map((text) => decodeSegment(text).replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    return { kind: "pattern", regex: new RegExp(`^${source.join(".+")}$`, "s") };
+  });
+}
+
+/** How well a part fits a spec segment: 3 the same literal, 2 a partial template, 1 a placeholder, 0 not at all. */
+function fit(part: PathPart, segment: SpecSegment): number {
+  if (part.param) return segment.kind === "param" ? 1 : 0;
+  switch (segment.kind) {
+    case "static":
+      return segment.value === part.value ? 3 : 0;
+    case "pattern":
+      return segment.regex.test(part.value) ? 2 : 0;
+    default:
+      return part.value === "" ? 0 : 1;
+  }
+}
+
+/** Splits a stub's path template (`/users/{id}`, as the report shows it) into parts. */
+function templateParts(path: string): PathPart[] {
+  return path.replace(/^\//, "").split("/").map((piece) =>
+    placeholderName(piece) !== undefined ? { param: true } : { param: false, value: decodeSegment(piece) }
+  );
+}
+
+/** Splits a request path (percent-encoded, as recorded) into decoded literal parts. */
+function requestParts(path: string): PathPart[] {
+  return path.replace(/^\//, "").split("/").map((piece) => ({ param: false, value: decodeSegment(piece) }));
+}
+
+/** The path part of each server URL (`https://api.example.com/v1` → `["v1"]`), then the root. */
+function basePaths(doc: Json): string[][] {
+  const bases: string[][] = [];
+  const seen = new Set<string>();
+  for (const server of Array.isArray(doc.servers) ? doc.servers : []) {
+    if (!isObject(server) || typeof server.url !== "string") continue;
+    const variables = isObject(server.variables) ? server.variables : {};
+    const url = server.url.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
+      const variable = variables[name];
+      return isObject(variable) && typeof variable.default === "string" ? variable.default : whole;
+    });
+    let path: string;
+    try {
+      path = new URL(url, "http://relative.invalid").pathname;
+    } catch {
+      continue;
+    }
+    const segments = path.split("/").filter((s) => s !== "").map(decodeSegment);
+    const key = segments.join("/");
+    if (segments.length && !seen.has(key)) {
+      seen.add(key);
+      bases.push(segments);
+    }
+  }
+  bases.push([]);
+  return bases;
+}
+
+/** OpenAPI's integer and number formats, which ajv-formats does not know. */
+const OPENAPI_FORMATS: Record<string, { type: "number" | "string"; validate: (value: never) => boolean }> = {
+  int32: { type: "number", validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 },
+  int64: { type: "number", validate: (n: number) => Number.isInteger(n) },
+  float: { type: "number", validate: () => true },
+  double: { type: "number", validate: () => true },
+  byte: { type: "string", validate: (s: string) => /^[A-Za-z0-9+/]*={0,2}$/.test(s) && s.length % 4 === 0 },
+  binary: { type: "string", validate: () => true },
+  password: { type: "string", validate: () => true },
+};
+
+/** The keywords of a schema object whose values are schemas, lists of schemas, or maps of schemas. */
+const SUBSCHEMA = ["not", "items", "additionalProperties", "contains", "propertyNames", "if", "then", "else"];
+const SUBSCHEMA_LISTS = ["allOf", "anyOf", "oneOf", "prefixItems"];
+const SUBSCHEMA_MAPS = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
+
+/**
+ * Turns an OpenAPI 3.0 schema into the JSON Schema ajv validates (in place, once per
+ * object): `nullable: true` admits `null` (as a type, an enum member, or around a schema
+ * without `type`, like `allOf: [$ref]`), and the boolean `exclusiveMinimum`/`exclusiveMaximum`
+ * of draft 4 become numbers.
+ */
+function adaptOpenApi30(schema: unknown, seen: WeakSet<object>): void {
+  if (!isObject(schema) || seen.has(schema)) return;
+  seen.add(schema);
+  for (const key of SUBSCHEMA) adaptOpenApi30(schema[key], seen);
+  for (const key of SUBSCHEMA_LISTS) {
+    const list = schema[key];
+    if (Array.isArray(list)) { for (const item of list) adaptOpenApi30(item, seen); }
+  }
+  for (const key of SUBSCHEMA_MAPS) {
+    const map = schema[key];
+    if (isObject(map)) { for (const item of Object.values(map)) adaptOpenApi30(item, seen); }
+  }
+  if (Array.isArray(schema.items)) { for (const item of schema.items) adaptOpenApi30(item, seen); }
+  for (const [exclusive, bound] of [["exclusiveMinimum", "minimum"], ["exclusiveMaximum", "maximum"]] as const) {
+    if (typeof schema[exclusive] !== "boolean") continue;
+    if (schema[exclusive] && typeof schema[bound] === "number") {
+      schema[exclusive] = schema[bound];
+      delete schema[bound];
+    } else delete schema[exclusive];
+  }
+  const nullable = schema.nullable === true;
+  delete schema.nullable;
+  if (!nullable) return;
+  if (typeof schema.type === "string") schema.type = [schema.type, "null"];
+  if (Array.isArray(schema.enum) && !schema.enum.includes(null)) schema.enum = [...schema.enum, null];
+  if (schema.type === undefined && schema.$ref === undefined && schema.enum === undefined) {
+    const rest = { ...schema };
+    for (const key of Object.keys(schema)) delete schema[key];
+    schema.anyOf = [{ type: "null" }, rest];
+  } else if (schema.$ref !== undefined) {
+    const { $ref } = schema;
+    delete schema.$ref;
+    const rest = { ...schema };
+    for (const key of Object.keys(schema)) delete schema[key];
+    schema.anyOf = [{ type: "null" }, { ...rest, $ref }];
+  }
+}
+
+/** The subset of ajv's API this module uses. */
+interface AjvLike {
+  addSchema(schema: object, key: string): unknown;
+  compile(schema: object): ValidateFn;
+  addFormat(name: string, format: { type: "number" | "string"; validate: (value: never) => boolean }): unknown;
+}
+
+interface SchemaError {
+  instancePath: string;
+  schemaPath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+interface ValidateFn {
+  (data: unknown): boolean;
+  errors?: SchemaError[] | null;
+}
+
+const SPEC_KEY = "openapi-spec";
+
+/** `#/a/b` with each token percent-encoded where a URI fragment needs it. */
+function fragment(pointer: string): string {
+  return "#" + pointer.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/]/g, (c) => encodeURIComponent(c));
+}
+
+/** Media types whose bodies are JSON: `application/json`, `application/problem+json`, `*\/*`-free. */
+function isJsonMediaType(type: string): boolean {
+  const bare = type.split(";")[0].trim().toLowerCase();
+  return /^[^/]+\/(?:[^/]+\+)?json$/.test(bare);
+}
+
+/** A value for a message: `"x"` (cut at 40 characters), `42`, `null`, `a list`, `an object`. */
+function describeValue(value: unknown): string {
+  if (Array.isArray(value)) return "a list";
+  if (isObject(value)) return "an object";
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 40 ? `${text.slice(0, 39)}…` : text;
+}
+
+function valueAt(body: unknown, pointer: string): unknown {
+  let value = body;
+  for (const raw of pointer.split("/").slice(1)) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (Array.isArray(value)) value = value[Number(key)];
+    else if (isObject(value)) value = value[key];
+    else return undefined;
+  }
+  return value;
+}
+
+/**
+ * A loaded OpenAPI document: its operations, matched by method and path template, and the
+ * JSON Schemas of their responses, compiled on first use. Create one with {@link loadOpenApi}.
+ */
+export class OpenApiSpec {
+  /** The spec file, as given. */
+  readonly file: string;
+  /** The document's `openapi` version. */
+  readonly version: string;
+  readonly #doc: Json;
+  readonly #operations: Operation[];
+  readonly #bases: string[][];
+  readonly #ajv: AjvLike;
+  readonly #validators = new Map<string, ValidateFn | string>();
+
+  /** @internal Use {@link loadOpenApi}. */
+  constructor(file: string, doc: Json, ajv: AjvLike) {
+    this.file = file;
+    this.#doc = doc;
+    this.version = String(doc.openapi);
+    this.#bases = basePaths(doc);
+    this.#ajv = ajv;
+    this.#operations = [];
+    const paths = isObject(doc.paths) ? doc.paths : {};
+    for (const [path, item] of Object.entries(paths)) {
+      if (!isObject(item)) continue;
+      for (const method of Object.keys(item)) {
+        const operation = item[method];
+        if (!(SPEC_METHODS as readonly string[]).includes(method) || !isObject(operation)) continue;
+        this.#operations.push({
+          method: method.toUpperCase(),
+          path,
+          ...(typeof operation.operationId === "string" ? { operationId: operation.operationId } : {}),
+          segments: specSegments(path),
+          responses: isObject(operation.responses) ? operation.responses : {},
+          pointer: `/paths/${pointerToken(path)}/${method}/responses`,
+        });
+      }
+    }
+  }
+
+  /** Every operation, in document order. */
+  get operations(): SpecOperation[] {
+    return this.#operations.map(({ method, path, operationId }) => ({
+      method,
+      path,
+      ...(operationId ? { operationId } : {}),
+    }));
+  }
+
+  /**
+   * The operation a request (or stub) with this method and path calls: literal segments
+   * beat partial templates (`{name}.json`), which beat placeholders, from the first segment
+   * on. A stub's `{x}` matches only a spec `{param}`. Paths may carry a server URL's path
+   * (`/v1`) in front, or not. `HEAD` falls back to the `GET` operation.
+   */
+  #operationFor(method: string, parts: readonly PathPart[]): Operation | undefined {
+    const found = this.#best(method, parts);
+    return found ?? (method === "HEAD" ? this.#best("GET", parts) : undefined);
+  }
+
+  #best(method: string, parts: readonly PathPart[]): Operation | undefined {
+    let best: Operation | undefined;
+    let bestScore: number[] = [];
+    for (const base of this.#bases) {
+      if (parts.length < base.length || !base.every((s, i) => !parts[i].param && parts[i].value === s)) continue;
+      const rest = parts.slice(base.length);
+      for (const operation of this.#operations) {
+        if (operation.method !== method || operation.segments.length !== rest.length) continue;
+        const score = rest.map((part, i) => fit(part, operation.segments[i]));
+        if (score.includes(0)) continue;
+        const differs = score.findIndex((s, i) => s !== bestScore[i]);
+        if (best === undefined || (differs !== -1 && score[differs] > bestScore[differs])) {
+          [best, bestScore] = [operation, score];
+        }
+      }
+      if (best) return best;
+    }
+    return best;
+  }
+
+  /** The methods the spec has for this path, when the stub's method is not one of them. */
+  #methodsFor(parts: readonly PathPart[]): string[] {
+    return SPEC_METHODS.map((m) => m.toUpperCase()).filter((m) => this.#best(m, parts) !== undefined);
+  }
+
+  /** The response a status falls under: the exact code, else its range (`4XX`), else `default`. */
+  #responseFor(operation: Operation, status: number): { key: string; response: Json } | undefined {
+    const range = `${Math.floor(status / 100)}XX`;
+    const keys = Object.keys(operation.responses);
+    const key = keys.find((k) => k === String(status)) ?? keys.find((k) => k.toUpperCase() === range) ??
+      keys.find((k) => k === "default");
+    if (key === undefined) return undefined;
+    const response = this.#resolve(operation.responses[key]);
+    return { key, response: isObject(response) ? response : {} };
+  }
+
+  /** The JSON pointer of what `value` (found at `pointer`) refers to, following `$ref`s. */
+  #where(value: unknown, pointer: string): string {
+    for (let hops = 0; hops < 10 && isObject(value) && typeof value.$ref === "string"; hops++) {
+      if (!value.$ref.startsWith("#/")) break;
+      pointer = decodeURIComponent(value.$ref.slice(1));
+      value = valueAt(this.#doc, pointer);
+    }
+    return pointer;
+  }
+
+  /** Follows an object's internal `$ref` (`#/components/responses/Problem`), a few hops at most. */
+  #resolve(value: unknown): unknown {
+    for (let hops = 0; hops < 10 && isObject(value) && typeof value.$ref === "string"; hops++) {
+      if (!value.$ref.startsWith("#/")) return undefined;
+      value = valueAt(this.#doc, decodeURIComponent(value.$ref.slice(1)));
+    }
+    return value;
+  }
+
+  /** The validator of a response's JSON schema, its compile error, or undefined when it has no JSON schema. */
+  #validator(operation: Operation, key: string, response: Json, mediaType: string | undefined) {
+    const content = isObject(response.content) ? response.content : {};
+    const types = Object.keys(content).filter(isJsonMediaType);
+    const chosen = (mediaType && types.find((t) => t.split(";")[0].trim().toLowerCase() === mediaType)) ?? types[0];
+    if (chosen === undefined) return undefined;
+    const media = this.#resolve(content[chosen]);
+    if (!isObject(media) || media.schema === undefined) return undefined;
+    // The schema is compiled by reference into the document, so that its own $refs resolve.
+    const pointer = `${this.#where(operation.responses[key], `${operation.pointer}/${pointerToken(key)}`)}/content/${
+      pointerToken(chosen)
+    }/schema`;
+    let validator = this.#validators.get(pointer);
+    if (validator === undefined) {
+      try {
+        validator = this.#ajv.compile({ $ref: `${SPEC_KEY}${fragment(pointer)}` });
+      } catch (error) {
+        validator = error instanceof Error ? error.message : String(error);
+      }
+      this.#validators.set(pointer, validator);
+    }
+    return validator;
+  }
+
+  /**
+   * Checks stubs against the spec. Each problem is an error placed at the stub
+   * (`routes[2]`): no operation for its method and path; a status (plain or any sequence
+   * entry) the operation does not declare; a JSON body the response schema rejects, with
+   * the JSON pointer of each failure. Response functions are checked for method and path only.
+   */
+  checkStubs(stubs: readonly Stub[], placeOf: (index: number) => string): Problem[] {
+    const problems: Problem[] = [];
+    stubs.forEach((stub, i) => {
+      const label = `${stub.method} ${stub.path}`;
+      const error = (message: string) => problems.push({ level: "error", place: placeOf(i), message });
+      const parts: PathPart[] = stub.segments.map((s) => s.param ? { param: true } : { param: false, value: s.value });
+      const operation = this.#operationFor(stub.method, parts);
+      if (!operation) {
+        const methods = this.#methodsFor(parts);
+        error(
+          `${label} has no operation in the spec` +
+            (methods.length ? ` (it has this path for ${methods.join(", ")} only)` : " (no such path)"),
+        );
+        return;
+      }
+      const spec = `${operation.method} ${operation.path}`;
+      const captures = new Set(stub.segments.flatMap((s) => s.param ? [s.name] : []));
+      for (const value of Object.values(stub.query ?? {})) {
+        const name = placeholderName(value);
+        if (name !== undefined) captures.add(name);
+      }
+      stub.responses.forEach((response, k) => {
+        const where = stub.isSequence ? `sequence[${k}].` : "";
+        const found = this.#responseFor(operation, response.status);
+        if (!found) {
+          error(
+            `${label}: ${where}status ${response.status} is not declared for ${spec} in the spec (declared: ${
+              Object.keys(operation.responses).join(", ") || "none"
+            })`,
+          );
+          return;
+        }
+        for (const message of this.#bodyProblems(operation, found, response, captures)) {
+          error(`${label}: ${where}body${message} (spec: ${spec} ${found.key})`);
+        }
+      });
+    });
+    return problems;
+  }
+
+  /** Why a response's body does not match its schema, each as ` at /pointer must …`; at most 5 and a count. */
+  #bodyProblems(
+    operation: Operation,
+    found: { key: string; response: Json },
+    response: ResponseSpec,
+    captures: ReadonlySet<string>,
+  ): string[] {
+    if (!response.hasBody) return [];
+    const contentType = Object.entries(response.headers ?? {}).find(([name]) => name.toLowerCase() === "content-type")
+      ?.[1]?.split(";")[0].trim().toLowerCase();
+    // A string body under a non-JSON content type is sent as is: there is no JSON to check.
+    if (contentType !== undefined && !isJsonMediaType(contentType)) return [];
+    const validator = this.#validator(operation, found.key, found.response, contentType);
+    if (validator === undefined) return [];
+    if (typeof validator === "string") return [`: the response schema cannot be used: ${validator}`];
+    const body = response.body;
+    if (validator(body)) return [];
+    const errors = validator.errors ?? [];
+    // Inside a failed anyOf/oneOf, every branch's complaints follow; the combinator's own error says it.
+    const combinators = errors.filter((e) => e.keyword === "anyOf" || e.keyword === "oneOf").map((e) => e.schemaPath);
+    const messages: string[] = [];
+    for (const e of errors) {
+      if (combinators.some((path) => e.schemaPath.startsWith(`${path}/`))) continue;
+      const value = valueAt(body, e.instancePath);
+      const placeholder = typeof value === "string"
+        ? [...value.matchAll(PLACEHOLDER_ANYWHERE)].find((m) => captures.has(m[1]))?.[0]
+        : undefined;
+      // A placeholder is replaced per request: only its type (always a string) is known now.
+      if (placeholder !== undefined && e.keyword !== "type") continue;
+      const at = e.instancePath === "" ? "" : ` at ${e.instancePath}`;
+      let message: string;
+      switch (e.keyword) {
+        case "required":
+          message = `${at} lacks the required property '${e.params.missingProperty}'`;
+          break;
+        case "additionalProperties":
+          message = `${at} has the property '${e.params.additionalProperty}', which the schema does not allow`;
+          break;
+        case "type":
+          message = placeholder !== undefined
+            ? `${at} must be ${e.params.type}, got the placeholder ${
+              JSON.stringify(value)
+            } (captured values are always strings: write a literal value, or use a response function)`
+            : `${at} must be ${e.params.type}, got ${describeValue(value)}`;
+          break;
+        case "enum":
+          message = `${at} must be one of ${(e.params.allowedValues as unknown[]).map(describeValue).join(", ")}, got ${
+            describeValue(value)
+          }`;
+          break;
+        default:
+          message = `${at} ${e.message ?? `fails '${e.keyword}'`}, got ${describeValue(value)}`;
+      }
+      if (!messages.includes(message)) messages.push(message);
+    }
+    if (messages.length > 5) return [...messages.slice(0, 5), `: ${messages.length - 5} more problem(s)`];
+    return messages;
+  }
+
+  /**
+   * What the report misses against the spec: operations no stub covers (a `GET` stub also
+   * covers the `HEAD` operation of its path, as it answers `HEAD` requests), and unmatched
+   * requests that call an operation the spec describes.
+   */
+  drift(report: Report): OpenApiDrift {
+    const covered = new Set<Operation>();
+    for (const stub of report.stubs) {
+      const parts = templateParts(stub.path);
+      const operation = this.#operationFor(stub.method, parts);
+      if (operation) covered.add(operation);
+      if (stub.method === "GET") {
+        const head = this.#best("HEAD", parts);
+        if (head) covered.add(head);
+      }
+    }
+    const unstubbed: UnstubbedRequest[] = [];
+    for (const request of report.unmatched_requests) {
+      const operation = this.#operationFor(request.method, requestParts(request.path));
+      if (!operation) continue;
+      unstubbed.push({
+        method: request.method,
+        path: request.path,
+        ...(request.query ? { query: request.query } : {}),
+        timestamp: request.timestamp,
+        operation: `${operation.method} ${operation.path}`,
+      });
+    }
+    return {
+      spec: this.file,
+      version: this.version,
+      operations: this.#operations.length,
+      uncovered_operations: this.#operations.filter((o) => !covered.has(o)).map((o) => ({
+        method: o.method,
+        path: o.path,
+        ...(o.operationId ? { operation_id: o.operationId } : {}),
+      })),
+      unstubbed_requests: unstubbed,
+    };
+  }
+}
+
+/** Every schema position of the document that a response body may be checked against or reference. */
+function eachSchema(doc: Json, visit: (schema: unknown) => void): void {
+  const components = isObject(doc.components) ? doc.components : {};
+  for (const schema of Object.values(isObject(components.schemas) ? components.schemas : {})) visit(schema);
+  const responses: unknown[] = Object.values(isObject(components.responses) ? components.responses : {});
+  for (const item of Object.values(isObject(doc.paths) ? doc.paths : {})) {
+    if (!isObject(item)) continue;
+    for (const method of SPEC_METHODS) {
+      const operation = item[method];
+      if (isObject(operation) && isObject(operation.responses)) responses.push(...Object.values(operation.responses));
+    }
+  }
+  for (const response of responses) {
+    if (!isObject(response) || !isObject(response.content)) continue;
+    for (const media of Object.values(response.content)) if (isObject(media)) visit(media.schema);
+  }
+}
+
+/**
+ * Reads an OpenAPI 3.0 or 3.1 document (YAML or JSON; `$ref`s to other files are bundled
+ * in) and checks that it is a valid one. Problems are placed at the file:
+ * `api.yaml: no such file`, `api.yaml: not a valid OpenAPI document: …`.
+ *
+ * @example
+ * ```ts
+ * import { loadOpenApi } from "./openapi.ts";
+ * const { spec, problems } = await loadOpenApi("missing.yaml");
+ * console.log(spec, problems[0].message); // undefined "no such file"
+ * ```
+ */
+export async function loadOpenApi(file: string): Promise<{ spec?: OpenApiSpec; problems: Problem[] }> {
+  const fail = (message: string) => ({ problems: [{ level: "error" as const, place: file, message }] });
+  try {
+    await readFile(file);
+  } catch (error) {
+    return fail(describeReadError(error));
+  }
+  const parser = await import("@readme/openapi-parser");
+  let doc: Json;
+  try {
+    const raw = await parser.parse(file) as unknown;
+    if (isObject(raw) && raw.swagger !== undefined) {
+      return fail("OpenAPI 2.0 (Swagger) is not supported: convert it to OpenAPI 3.0 or 3.1");
+    }
+    if (!isObject(raw) || raw.openapi === undefined) {
+      return fail("not an OpenAPI document: it has no 'openapi' version field");
+    }
+    if (!/^3\.[01]\./.test(String(raw.openapi))) {
+      return fail(`OpenAPI ${raw.openapi} is not supported: stubtool reads OpenAPI 3.0 and 3.1`);
+    }
+    const checked = await parser.validate(file);
+    if (!checked.valid) {
+      const problems = checked.errors.slice(0, 5).map((e) => ({
+        level: "error" as const,
+        place: file,
+        message: `not a valid OpenAPI document: ${e.message.split("\n")[0]}`,
+      }));
+      return { problems };
+    }
+    doc = await parser.bundle(file) as unknown as Json;
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+    // `Error parsing api.yaml: missed comma between flow collection entries (3:10)`
+    const syntax = /^Error parsing .*?: (.*) \((\d+):(\d+)\)$/.exec(message);
+    if (syntax) {
+      return {
+        problems: [{ level: "error" as const, place: `${file}:${syntax[2]}:${syntax[3]}`, message: syntax[1] }],
+      };
+    }
+    return fail(`cannot read the OpenAPI document: ${message}`);
+  }
+  const version = String(doc.openapi);
+  const options = { strict: false, allErrors: true, logger: false as const, validateSchema: false };
+  let ajv: AjvLike;
+  if (version.startsWith("3.0")) {
+    const seen = new WeakSet<object>();
+    eachSchema(doc, (schema) => adaptOpenApi30(schema, seen));
+    const { Ajv } = await import("ajv");
+    ajv = new Ajv(options) as unknown as AjvLike;
+  } else {
+    const { Ajv2020 } = await import("ajv/dist/2020.js");
+    ajv = new Ajv2020(options) as unknown as AjvLike;
+  }
+  // ajv-formats is CommonJS: its default export is the plugin, or a namespace holding it.
+  const formats = await import("ajv-formats") as unknown as {
+    default: ((ajv: AjvLike) => unknown) | { default: (ajv: AjvLike) => unknown };
+  };
+  (typeof formats.default === "function" ? formats.default : formats.default.default)(ajv);
+  for (const [name, format] of Object.entries(OPENAPI_FORMATS)) ajv.addFormat(name, format);
+  ajv.addSchema(doc, SPEC_KEY);
+  return { spec: new OpenApiSpec(file, doc, ajv), problems: [] };
+}

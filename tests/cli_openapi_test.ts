@@ -1,0 +1,132 @@
+// `validate --openapi` and `report --openapi` as subprocesses: drift in each direction
+// against the OpenAPI 3.0 and 3.1 fixtures (tests/fixtures/openapi/), exact output.
+import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { Report } from "../src/recorder.ts";
+import { get, lines, runCli, startServe, tempDir } from "./_cli.ts";
+
+const DIR = "tests/fixtures/openapi";
+
+for (const version of ["3.0", "3.1"]) {
+  Deno.test(`validate --openapi (${version}): each stub the spec does not describe is an [ERROR] line, exit 1`, async () => {
+    const { code, stdout, stderr } = await runCli([
+      "validate",
+      `${DIR}/drift.yaml`,
+      "--openapi",
+      `${DIR}/users-${version}.yaml`,
+    ]);
+    assert.equal(code, 1);
+    assert.equal(stdout, "");
+    assert.deepEqual(lines(stderr), [
+      '[ERROR] routes[1]: GET /users/{id}: body at /id must be integer, got the placeholder "{id}" (captured values ' +
+      "are always strings: write a literal value, or use a response function) (spec: GET /users/{userId} 200)",
+      "[ERROR] routes[2]: POST /users: body has the property 'nickname', which the schema does not allow " +
+      "(spec: POST /users 201)",
+      '[ERROR] routes[2]: POST /users: body at /email must match format "email", got "bo-at-example" ' +
+      "(spec: POST /users 201)",
+      '[ERROR] routes[2]: POST /users: body at /role must be one of "admin", "member", got "owner" ' +
+      "(spec: POST /users 201)",
+      "[ERROR] routes[3]: DELETE /users/{id}: status 200 is not declared for DELETE /users/{userId} in the spec " +
+      "(declared: 204)",
+      "[ERROR] routes[4]: GET /users/{id}/invoices: sequence[0].body at /0/amount must be > 0, got 0 " +
+      "(spec: GET /users/{userId}/invoices 200)",
+      "[ERROR] routes[5]: GET /users/{id}/avatar has no operation in the spec (no such path)",
+      "[ERROR] routes[6]: PUT /users/{id} has no operation in the spec (it has this path for GET, DELETE, PATCH only)",
+    ]);
+  });
+}
+
+Deno.test("validate --openapi: stubs that agree print two [OK] lines, exit 0; a bad spec or config is [ERROR], exit 1", async () => {
+  const clean = await runCli(["validate", `${DIR}/clean.yaml`, "--openapi", `${DIR}/users-3.1.yaml`]);
+  assert.equal(clean.code, 0, clean.stderr);
+  assert.equal(clean.stderr, "");
+  assert.deepEqual(lines(clean.stdout), [
+    `[OK] ${DIR}/clean.yaml is valid (6 route(s) defined)`,
+    `[OK] every stub agrees with ${DIR}/users-3.1.yaml (OpenAPI 3.1.0, 8 operation(s))`,
+  ]);
+
+  const missing = await runCli(["validate", `${DIR}/clean.yaml`, "--openapi", "missing.yaml"]);
+  assert.deepEqual([missing.code, missing.stdout, lines(missing.stderr)], [1, "", [
+    "[ERROR] missing.yaml: no such file",
+  ]]);
+
+  // The config is checked first: an invalid one never gets to the spec.
+  const invalid = await runCli([
+    "validate",
+    "tests/fixtures/invalid_method.yaml",
+    "--openapi",
+    `${DIR}/users-3.0.yaml`,
+  ]);
+  assert.equal(invalid.code, 1);
+  assert.match(invalid.stderr, /^\[ERROR\] routes\[\d\]: invalid method/);
+  assert.ok(!invalid.stderr.includes("spec"), invalid.stderr);
+});
+
+Deno.test("report --openapi: operations no stub covers and unmatched requests the spec describes, in every format", async () => {
+  const served = await startServe(["--port", "0", "--quiet", "--config", `${DIR}/clean.yaml`]);
+  await using _ = served.process;
+  await get(`${served.url}/users/1`);
+  await get(`${served.url}/users/1/orders`); // a real endpoint nobody stubbed
+  await get(`${served.url}/nope`); // not in the spec either
+  await get(`${served.url}/v1/users/2/orders?page=2`); // under the server URL's path
+  const report = JSON.parse((await get(`${served.url}/__stubtool__/report`)).text) as Report;
+  const [orders, nope, v1] = report.unmatched_requests.map((r) => r.timestamp);
+  const spec = `${DIR}/users-3.0.yaml`;
+
+  const text = await runCli(["report", "--url", served.url, "--openapi", spec]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.deepEqual(
+    lines(text.stdout).slice(-15),
+    [
+      "Requests that matched no stub:",
+      `  GET /users/1/orders [${orders}]`,
+      "    closest: GET /users/{id}/invoices " + `(${report.unmatched_requests[0].closest![0].reason})`,
+      `  GET /nope [${nope}]`,
+      `  GET /v1/users/2/orders?page=2 [${v1}]`,
+      `OpenAPI drift against ${spec} (OpenAPI 3.0.3, 8 operation(s))`,
+      "Operations no stub covers:",
+      "  POST /users (createUser)",
+      "  PATCH /users/{userId} (updateUser)",
+      "  GET /users/{userId}/orders (listOrders)",
+      "Unmatched requests the spec describes (a real endpoint nobody stubbed):",
+      `  GET /users/1/orders [${orders}]`,
+      "    spec: GET /users/{userId}/orders",
+      `  GET /v1/users/2/orders?page=2 [${v1}]`,
+      "    spec: GET /users/{userId}/orders",
+    ],
+  );
+
+  const json = await runCli(["report", "--url", served.url, "--openapi", spec, "--format", "json"]);
+  const parsed = JSON.parse(json.stdout);
+  assert.deepEqual(Object.keys(parsed), ["summary", "stubs", "unused_stubs", "unmatched_requests", "openapi"]);
+  assert.deepEqual(parsed.openapi.unstubbed_requests.map((r: { path: string }) => r.path), [
+    "/users/1/orders",
+    "/v1/users/2/orders",
+  ]);
+
+  const markdown = await runCli(["report", "--url", served.url, "--openapi", spec, "--format", "github-summary"]);
+  assert.ok(markdown.stdout.includes("| GET | `/users/{userId}/orders` | `listOrders` |"), markdown.stdout);
+  assert.ok(markdown.stdout.includes(`| GET | \`/users/1/orders\` | ${orders} | \`GET /users/{userId}/orders\` |`));
+
+  await using dir = await tempDir();
+  const page = join(dir.path, "report.html");
+  const html = await runCli(["report", "--url", served.url, "--openapi", spec, "--format", "html", "--output", page]);
+  assert.equal(html.code, 0, html.stderr);
+  const written = await readFile(page, "utf8");
+  assert.ok(written.includes('<h2 id="openapi-heading">OpenAPI drift</h2>'));
+  assert.ok(written.includes("<code>/users/{userId}/orders</code></th><td><code>listOrders</code></td>"));
+});
+
+Deno.test("report --openapi: a spec that cannot be used is [ERROR] at the spec, exit 2, nothing printed", async () => {
+  const { code, stdout, stderr } = await runCli([
+    "report",
+    "--from",
+    "tests/fixtures/report_shard1.json",
+    "--openapi",
+    "tests/fixtures/valid.yaml",
+  ]);
+  assert.deepEqual([code, stdout, lines(stderr)], [2, "", [
+    "[ERROR] tests/fixtures/valid.yaml: not an OpenAPI document: it has no 'openapi' version field",
+  ]]);
+});
