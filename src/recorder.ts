@@ -24,7 +24,11 @@ export type UnusedStub = Omit<ReportStub, "hit_count">;
 export interface ClosestStub {
   method: string;
   path: string;
-  /** `segment 2 differs`, `method differs (stub is POST)`, `missing query parameter 'q'`, … */
+  /**
+   * The criterion that failed, with what the request had and the stub wants:
+   * `segment 3 is 'invoices', stub has 'orders'`, `query parameter 'sort' is 'desc', stub wants 'asc'`,
+   * `missing query parameter 'q'`, `method differs (stub is POST)`, `trailing slash (stub has none)`.
+   */
   reason: string;
 }
 

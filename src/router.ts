@@ -62,6 +62,16 @@ class LazyQuery {
   }
 }
 
+/** Longest value a near-miss reason quotes; longer ones are cut (the report keeps up to 1,000 reasons ×3). */
+const QUOTE_MAX = 40;
+
+/** `'asc'` for a near-miss reason: cut at {@link QUOTE_MAX} characters, JSON-escaped if it holds a quote or control character. */
+export function quoteValue(value: string): string {
+  const cut = value.length > QUOTE_MAX ? `${value.slice(0, QUOTE_MAX - 1)}…` : value;
+  // deno-lint-ignore no-control-regex -- control characters must not reach a one-line report
+  return /['\x00-\x1f\x7f]/.test(cut) ? JSON.stringify(cut) : `'${cut}'`;
+}
+
 /** Why `checks` fail for this query, or undefined when they pass (captures appended to `values`). */
 function checkQuery(checks: readonly QueryCheck[], query: LazyQuery, values: string[]): string | undefined {
   for (const check of checks) {
@@ -69,10 +79,18 @@ function checkQuery(checks: readonly QueryCheck[], query: LazyQuery, values: str
     if (all.length === 0) return `missing query parameter '${check.key}'`;
     if (check.literal === undefined) values.push(all[0]);
     else if (!all.includes(check.literal)) {
-      return `query parameter '${check.key}' differs (stub wants '${check.literal}')`;
+      const got = all.length === 1 ? quoteValue(all[0]) : `${quoteValue(all[0])} (and ${all.length - 1} more)`;
+      return `query parameter '${check.key}' is ${got}, stub wants ${quoteValue(check.literal)}`;
     }
   }
   return undefined;
+}
+
+/** `segment 3 is 'invoices', stub has 'orders'`: which segment differs, what the request had and the stub wants. */
+function segmentReason(route: Routable, depth: number, requested: string): string {
+  const segment = route.segments[depth];
+  const wants = segment.param ? `'{${segment.name}}'` : quoteValue(segment.value);
+  return `segment ${depth + 1} is ${requested === "" ? "empty" : quoteValue(requested)}, stub has ${wants}`;
 }
 
 /** Does `a` take precedence over `b` at the same node: required query first, then declaration order? */
@@ -235,15 +253,20 @@ export class Router<T extends Routable> {
     }
     if (root) {
       const toggled = segments.at(-1) === "" && segments.length > 1 ? segments.slice(0, -1) : [...segments, ""];
+      const slash = toggled.length < segments.length
+        ? "trailing slash (stub has none)"
+        : "trailing slash (stub has one)";
       this.#walk(root, toggled, (node) => {
-        for (const terminal of node.terminals ?? []) add(terminal.route, "trailing slash");
+        for (const terminal of node.terminals ?? []) add(terminal.route, slash);
       });
       let visits = 0;
       const visit = (node: Node<T>, depth: number, differs: number): void => {
         if (found.length >= limit || ++visits > NEAR_MISS_VISIT_LIMIT) return;
         if (depth === segments.length) {
           if (differs >= 0) {
-            for (const terminal of node.terminals ?? []) add(terminal.route, `segment ${differs + 1} differs`);
+            for (const terminal of node.terminals ?? []) {
+              add(terminal.route, segmentReason(terminal.route, differs, segments[differs]));
+            }
           }
           return;
         }

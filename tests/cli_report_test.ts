@@ -69,6 +69,65 @@ Deno.test("report: github-summary format, exact Markdown, exit 0", async () => {
   ]);
 });
 
+Deno.test("report: explained misses — each unmatched request names the closest stub and the failed criterion, every format", async () => {
+  const served = await startServe([
+    "--port",
+    "0",
+    "--quiet",
+    "--stub",
+    "GET /users/{id}/orders -> 200 []",
+    "--stub",
+    "GET /search?sort=asc -> 200 []",
+    "--stub",
+    "POST /search -> 201",
+  ]);
+  await using _ = served.process;
+  await get(`${served.url}/users/1/invoices`);
+  await get(`${served.url}/search?sort=desc`);
+  await get(`${served.url}/users/1/orders/`);
+  const report = JSON.parse((await get(`${served.url}/__stubtool__/report`)).text) as Report;
+  const [invoices, search, slash] = report.unmatched_requests.map((r) => r.timestamp);
+  assert.deepEqual(report.unmatched_requests.map((r) => r.closest), [
+    [{ method: "GET", path: "/users/{id}/orders", reason: "segment 3 is 'invoices', stub has 'orders'" }],
+    [
+      { method: "GET", path: "/search", reason: "query parameter 'sort' is 'desc', stub wants 'asc'" },
+      { method: "POST", path: "/search", reason: "method differs (stub is POST)" },
+    ],
+    [{ method: "GET", path: "/users/{id}/orders", reason: "trailing slash (stub has none)" }],
+  ]);
+
+  const text = await runCli(["report", "--url", served.url]);
+  assert.deepEqual(lines(text.stdout).slice(-7), [
+    "Requests that matched no stub:",
+    `  GET /users/1/invoices [${invoices}]`,
+    "    closest: GET /users/{id}/orders (segment 3 is 'invoices', stub has 'orders')",
+    `  GET /search?sort=desc [${search}]`,
+    "    closest: GET /search (query parameter 'sort' is 'desc', stub wants 'asc') (+1 more)",
+    `  GET /users/1/orders/ [${slash}]`,
+    "    closest: GET /users/{id}/orders (trailing slash (stub has none))",
+  ]);
+
+  const markdown = await runCli(["report", "--url", served.url, "--format", "github-summary"]);
+  assert.deepEqual(lines(markdown.stdout).slice(-5), [
+    "| Method | Path | Timestamp | Closest stub |",
+    "| --- | --- | --- | --- |",
+    `| GET | \`/users/1/invoices\` | ${invoices} | \`GET /users/{id}/orders\` (segment 3 is 'invoices', stub has 'orders') |`,
+    `| GET | \`/search?sort=desc\` | ${search} | \`GET /search\` (query parameter 'sort' is 'desc', stub wants 'asc') +1 more |`,
+    `| GET | \`/users/1/orders/\` | ${slash} | \`GET /users/{id}/orders\` (trailing slash (stub has none)) |`,
+  ]);
+
+  const json = await runCli(["report", "--url", served.url, "--format", "json"]);
+  assert.deepEqual(JSON.parse(json.stdout), report);
+
+  await using dir = await tempDir();
+  const page = join(dir.path, "report.html");
+  await runCli(["report", "--url", served.url, "--format", "html", "--output", page]);
+  const html = await Deno.readTextFile(page);
+  assert.ok(html.includes("— segment 3 is &#39;invoices&#39;, stub has &#39;orders&#39;</span>"), html);
+  assert.ok(html.includes("— query parameter &#39;sort&#39; is &#39;desc&#39;, stub wants &#39;asc&#39;</span>"));
+  assert.ok(html.includes("— method differs (stub is POST)</span>"));
+});
+
 Deno.test("report: the default URL follows STUBTOOL_PORT", async () => {
   const { served } = await exercised();
   await using _ = served.process;

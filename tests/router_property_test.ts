@@ -290,7 +290,7 @@ Deno.test("property: the order stubs are added in does not matter, only their de
 });
 
 const REASON =
-  /^(method differs \(stub is [A-Z]+\)|segment \d+ differs|trailing slash|missing query parameter '.*'|query parameter '.*' differs \(stub wants '.*'\))$/s;
+  /^(method differs \(stub is [A-Z]+\)|segment \d+ is (empty|'.*'|".*"), stub has ('.*'|".*")|trailing slash \(stub has (one|none)\)|missing query parameter '.*'|query parameter '.*' is ('.*'|".*")( \(and \d+ more\))?, stub wants ('.*'|".*"))$/s;
 
 Deno.test("property: a miss is explained by at most 3 distinct stubs, each with a known reason (P8.3)", () => {
   fc.assert(

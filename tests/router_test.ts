@@ -360,16 +360,34 @@ Deno.test("nearMisses: a method no stub can have lists the stubs of that path", 
   ]);
 });
 
-Deno.test("nearMisses: one segment differs, numbered from 1", () => {
+Deno.test("nearMisses: one segment differs, numbered from 1, with what the request had and the stub has", () => {
   const router = routerOf("GET /api/v1/users", "GET /users/{id}/orders");
-  assert.deepEqual(misses(router, "GET /api/v2/users"), ["GET /api/v1/users: segment 2 differs"]);
-  assert.deepEqual(misses(router, "GET /users/1/invoices"), ["GET /users/{id}/orders: segment 3 differs"]);
-  assert.deepEqual(misses(router, "GET /people/1/orders"), ["GET /users/{id}/orders: segment 1 differs"]);
+  assert.deepEqual(misses(router, "GET /api/v2/users"), ["GET /api/v1/users: segment 2 is 'v2', stub has 'v1'"]);
+  assert.deepEqual(misses(router, "GET /users/1/invoices"), [
+    "GET /users/{id}/orders: segment 3 is 'invoices', stub has 'orders'",
+  ]);
+  assert.deepEqual(misses(router, "GET /people/1/orders"), [
+    "GET /users/{id}/orders: segment 1 is 'people', stub has 'users'",
+  ]);
+});
+
+Deno.test("nearMisses: quoted values are decoded, cut at 40 characters, and JSON-escaped when they hold a quote or control character", () => {
+  const router = routerOf("GET /a/b", "GET /list?sort=asc");
+  assert.deepEqual(misses(router, "GET /a/it's"), [`GET /a/b: segment 2 is "it's", stub has 'b'`]);
+  assert.deepEqual(misses(router, "GET /a/x%0Ay"), [`GET /a/b: segment 2 is "x\\ny", stub has 'b'`]);
+  assert.deepEqual(misses(router, `GET /a/${"z".repeat(100)}`), [
+    `GET /a/b: segment 2 is '${"z".repeat(39)}…', stub has 'b'`,
+  ]);
+  assert.deepEqual(misses(router, "GET /list?sort=a%20b&sort=c"), [
+    "GET /list?sort=asc: query parameter 'sort' is 'a b' (and 1 more), stub wants 'asc'",
+  ]);
 });
 
 Deno.test("nearMisses: an empty segment where a placeholder stands is a differing segment", () => {
   const router = routerOf("GET /users/{id}/orders");
-  assert.deepEqual(misses(router, "GET /users//orders"), ["GET /users/{id}/orders: segment 2 differs"]);
+  assert.deepEqual(misses(router, "GET /users//orders"), [
+    "GET /users/{id}/orders: segment 2 is empty, stub has '{id}'",
+  ]);
 });
 
 Deno.test("nearMisses: two differing segments are not a near miss", () => {
@@ -380,7 +398,7 @@ Deno.test("nearMisses: two differing segments are not a near miss", () => {
 
 Deno.test("regression: a one-segment path was a 'segment 1 differs' near miss of every one-segment stub", () => {
   const router = routerOf("GET /search", "GET /items/");
-  assert.deepEqual(misses(router, "GET /items"), ["GET /items/: trailing slash"]);
+  assert.deepEqual(misses(router, "GET /items"), ["GET /items/: trailing slash (stub has one)"]);
   assert.deepEqual(misses(router, "GET /other"), []);
   assert.deepEqual(misses(routerOf("GET /a"), "GET /"), []);
 });
@@ -394,20 +412,20 @@ Deno.test("nearMisses: missing query parameter", () => {
 Deno.test("nearMisses: query parameter differs", () => {
   const router = routerOf("GET /list?sort=asc");
   assert.deepEqual(misses(router, "GET /list?sort=desc"), [
-    "GET /list?sort=asc: query parameter 'sort' differs (stub wants 'asc')",
+    "GET /list?sort=asc: query parameter 'sort' is 'desc', stub wants 'asc'",
   ]);
 });
 
 Deno.test("nearMisses: the first failing query check is the reason", () => {
   const router = routerOf("GET /s?a=1&b={b}");
-  assert.deepEqual(misses(router, "GET /s?a=2"), ["GET /s?a=1&b={b}: query parameter 'a' differs (stub wants '1')"]);
+  assert.deepEqual(misses(router, "GET /s?a=2"), ["GET /s?a=1&b={b}: query parameter 'a' is '2', stub wants '1'"]);
   assert.deepEqual(misses(router, "GET /s?a=1"), ["GET /s?a=1&b={b}: missing query parameter 'b'"]);
 });
 
 Deno.test("nearMisses: trailing slash, both ways", () => {
-  assert.deepEqual(misses(routerOf("GET /items/"), "GET /items"), ["GET /items/: trailing slash"]);
-  assert.deepEqual(misses(routerOf("GET /items"), "GET /items/"), ["GET /items: trailing slash"]);
-  assert.deepEqual(misses(routerOf("GET /a/{id}"), "GET /a/7/"), ["GET /a/{id}: trailing slash"]);
+  assert.deepEqual(misses(routerOf("GET /items/"), "GET /items"), ["GET /items/: trailing slash (stub has one)"]);
+  assert.deepEqual(misses(routerOf("GET /items"), "GET /items/"), ["GET /items: trailing slash (stub has none)"]);
+  assert.deepEqual(misses(routerOf("GET /a/{id}"), "GET /a/7/"), ["GET /a/{id}: trailing slash (stub has none)"]);
 });
 
 Deno.test("nearMisses: closest first — query, then method, then trailing slash, then segment", () => {
@@ -416,8 +434,8 @@ Deno.test("nearMisses: closest first — query, then method, then trailing slash
   assert.deepEqual(misses(router, "GET /p/q", 4), [
     "GET /p/{v}?k=1: missing query parameter 'k'",
     "POST /p/q: method differs (stub is POST)",
-    "GET /p/q/: trailing slash",
-    "GET /p/z: segment 2 differs",
+    "GET /p/q/: trailing slash (stub has one)",
+    "GET /p/z: segment 2 is 'q', stub has 'z'",
   ]);
 });
 
@@ -426,7 +444,7 @@ Deno.test("nearMisses: at most 3 by default, the closest kept", () => {
   assert.deepEqual(misses(router, "GET /p/q"), [
     "GET /p/{v}?k=1: missing query parameter 'k'",
     "POST /p/q: method differs (stub is POST)",
-    "GET /p/q/: trailing slash",
+    "GET /p/q/: trailing slash (stub has one)",
   ]);
   assert.deepEqual(misses(router, "GET /p/q", 1), ["GET /p/{v}?k=1: missing query parameter 'k'"]);
   const methods = routerOf("POST /x", "PUT /x", "PATCH /x", "DELETE /x");
@@ -459,12 +477,12 @@ Deno.test("nearMisses: nothing near", () => {
 Deno.test("nearMisses: bounded work with 10,000 static siblings still finds the near misses", () => {
   const router = routerOf(...Array.from({ length: 10_000 }, (_, i) => `GET /s${i}/x`));
   assert.deepEqual(misses(router, "GET /q/x"), [
-    "GET /s0/x: segment 1 differs",
-    "GET /s1/x: segment 1 differs",
-    "GET /s2/x: segment 1 differs",
+    "GET /s0/x: segment 1 is 'q', stub has 's0'",
+    "GET /s1/x: segment 1 is 'q', stub has 's1'",
+    "GET /s2/x: segment 1 is 'q', stub has 's2'",
   ]);
-  assert.deepEqual(misses(router, "GET /s9999/y"), ["GET /s9999/x: segment 2 differs"]);
-  assert.deepEqual(misses(router, "GET /s9999/x/"), ["GET /s9999/x: trailing slash"]);
+  assert.deepEqual(misses(router, "GET /s9999/y"), ["GET /s9999/x: segment 2 is 'y', stub has 'x'"]);
+  assert.deepEqual(misses(router, "GET /s9999/x/"), ["GET /s9999/x: trailing slash (stub has none)"]);
   assert.deepEqual(misses(router, "POST /s7777/x"), ["GET /s7777/x: method differs (stub is GET)"]);
   assert.deepEqual(misses(router, "GET /q/y"), []);
 });

@@ -302,12 +302,16 @@ serverTest("P4 no match: 404 JSON with method, path, query and up to 3 closest s
     closest: [{ method: "POST", path: "/users/{id}", reason: "method differs (stub is POST)" }],
   });
   const segment = await send(server, "GET", "/users/1/invoices");
-  assert.deepEqual(segment.json.closest, [{ method: "GET", path: "/users/{id}/orders", reason: "segment 3 differs" }]);
+  assert.deepEqual(segment.json.closest, [{
+    method: "GET",
+    path: "/users/{id}/orders",
+    reason: "segment 3 is 'invoices', stub has 'orders'",
+  }]);
   const query = await send(server, "GET", "/search?page=1");
   assert.equal(query.json.query, "page=1");
   assert.deepEqual(query.json.closest, [{ method: "GET", path: "/search", reason: "missing query parameter 'q'" }]);
   const slash = await send(server, "GET", "/items");
-  assert.deepEqual(slash.json.closest, [{ method: "GET", path: "/items/", reason: "trailing slash" }]);
+  assert.deepEqual(slash.json.closest, [{ method: "GET", path: "/items/", reason: "trailing slash (stub has one)" }]);
   // HEAD answers carry no body on the wire, so ask the handler itself.
   const head = await server.handler.fetch(new Request(server.url + "/search", { method: "HEAD" }));
   assert.equal(head.status, 404);
