@@ -20,12 +20,14 @@ import {
   type ResponseHead,
   toResponse,
 } from "./response.ts";
+import { diffStubs, type StubChanges } from "./reload.ts";
 import { type Routable, Router } from "./router.ts";
 
 export { errorAnswer, jsonError } from "./response.ts";
 export { TOO_LARGE } from "./incoming.ts";
 export type { Incoming } from "./incoming.ts";
 export type { Respond, ResponseHead } from "./response.ts";
+export type { StubChanges } from "./reload.ts";
 
 /** Default request body limit: 10 MiB (`--max-body`). */
 export const DEFAULT_MAX_BODY = 10 * 1024 * 1024;
@@ -73,6 +75,29 @@ const ENDPOINTS = [
 ];
 
 const NO_NAMES: readonly string[] = [];
+
+/** The request header that files a request under a scope (`GET /__stubtool__/report?scope=NAME`). */
+export const SCOPE_HEADER = "x-stubtool-scope";
+
+/** `?scope=NAME` of a report request; an empty or missing one means the whole report. */
+function reportScope(rawQuery: string): { scope?: string } {
+  if (rawQuery === "") return {};
+  const scope = new URLSearchParams(rawQuery).get("scope");
+  return scope ? { scope } : {};
+}
+
+/** The router and the routes it holds, swapped together. */
+interface RouteTable {
+  router: Router<Route>;
+  routes: Route[];
+}
+
+/** Where a carried-over stub's sequence resumes: the same position, within its (maybe shorter) new sequence. */
+function carryPosition(position: number, stub: Stub): number {
+  const length = stub.responses.length;
+  if (!stub.isSequence || length === 0) return 0;
+  return stub.sequenceMode === "cycle" ? position % length : Math.min(position, length);
+}
 
 /** A registered stub: its routing data, compiled responses and sequence position. */
 class Route implements Routable {
@@ -183,8 +208,8 @@ interface LogState extends JournalRecord {
  * ```
  */
 export class StubHandler {
-  #router = new Router<Route>();
-  #routes: Route[] = [];
+  /** Router and routes: one reference, so a reload swaps them together (see {@link StubHandler.replace}). */
+  #table: RouteTable = { router: new Router<Route>(), routes: [] };
   #recorder: Recorder;
   #maxBody: number;
   #handlerTimeout: number;
@@ -206,21 +231,48 @@ export class StubHandler {
 
   /** Registers validated stubs; they take effect for the next request. */
   add(stubs: readonly Stub[]): void {
+    const { router, routes } = this.#table;
     for (const stub of stubs) {
-      const route = new Route(stub, this.#routes.length);
-      this.#routes.push(route);
-      this.#router.add(route);
+      const route = new Route(stub, routes.length);
+      routes.push(route);
+      router.add(route);
     }
+  }
+
+  /**
+   * Replaces every stub at once (`serve --watch` after the config changed). The new router
+   * and routes are built aside and switched in one assignment, so no request sees a
+   * half-loaded set. Stubs whose identity (method, path, required query; the n-th duplicate
+   * pairs with the n-th) is unchanged keep their hit counts, in every scope, and their
+   * sequence position. Returns what was added, removed and changed.
+   */
+  replace(stubs: readonly Stub[]): StubChanges {
+    const old = this.#table.routes;
+    const changes = diffStubs(old.map((r) => r.stub), stubs);
+    const table: RouteTable = { router: new Router<Route>(), routes: [] };
+    stubs.forEach((stub, i) => {
+      const route = new Route(stub, i);
+      const was = changes.from[i];
+      if (was !== undefined) route.position = carryPosition(old[was].position, stub);
+      table.routes.push(route);
+      table.router.add(route);
+    });
+    this.#recorder.remap(changes.from);
+    this.#table = table;
+    return changes;
   }
 
   /** The stubs, in registration order. */
   get stubs(): Stub[] {
-    return this.#routes.map((r) => r.stub);
+    return this.#table.routes.map((r) => r.stub);
   }
 
-  /** The coverage report (P4, seed §2.5). */
-  report(): Report {
-    return this.#recorder.report(this.stubs);
+  /**
+   * The coverage report (P4, seed §2.5). With `scope`, only the requests that carried
+   * `x-stubtool-scope: <scope>` count (an unknown scope has no hits and no unmatched requests).
+   */
+  report(options: { scope?: string } = {}): Report {
+    return this.#recorder.report(this.stubs, options.scope);
   }
 
   /** The most recent requests, oldest first (`GET /__stubtool__/requests`). */
@@ -232,7 +284,7 @@ export class StubHandler {
   reset(): void {
     this.#recorder.reset();
     this.#journal?.clear();
-    for (const route of this.#routes) route.position = 0;
+    for (const route of this.#table.routes) route.position = 0;
   }
 
   /** Ends delays and pending response functions at once (the shutdown grace ran out). */
@@ -289,17 +341,20 @@ export class StubHandler {
     // `_` after the first slash is rare in stub paths: one char test before the prefix test.
     if (pathname.charCodeAt(1) === 95 && (pathname.startsWith(RESERVED_PREFIX) || pathname === "/__stubtool__")) {
       if (log) log.reserved = true;
-      return this.#reserved(incoming.method, pathname, respond);
+      return this.#reserved(incoming.method, pathname, rawQuery, respond);
     }
     const method = incoming.method;
     const headOnly = method === "HEAD";
-    const match = this.#router.matchPath(method, pathname, rawQuery) ??
-      (headOnly ? this.#router.matchPath("GET", pathname, rawQuery) : undefined);
-    if (!match) return this.#unmatched(method, pathname, rawQuery, splitRequestPath(pathname), respond, log);
+    const router = this.#table.router;
+    const match = router.matchPath(method, pathname, rawQuery) ??
+      (headOnly ? router.matchPath("GET", pathname, rawQuery) : undefined);
+    if (!match) {
+      return this.#unmatched(method, pathname, rawQuery, splitRequestPath(pathname), respond, log, incoming);
+    }
 
     const route = match.route;
     if (log) log.stub = route.label;
-    this.#recorder.hit(route.index);
+    this.#recorder.hit(route.index, incoming.header(SCOPE_HEADER));
     if (route.stub.responseFunc) {
       return this.#callResponseFunc(route, match.values, incoming, headOnly, rawQuery, respond);
     }
@@ -337,10 +392,11 @@ export class StubHandler {
     segments: string[],
     respond: Respond<R>,
     log: LogState | undefined,
+    incoming: Incoming,
   ): R {
     // GET stubs answer HEAD requests (P3.5), so a HEAD miss is explained as a GET miss.
     const explainAs = method === "HEAD" ? "GET" : method;
-    const closest = this.#router.nearMisses(explainAs, segments, rawQuery).map(({ route, reason }) => ({
+    const closest = this.#table.router.nearMisses(explainAs, segments, rawQuery).map(({ route, reason }) => ({
       method: route.method,
       path: route.path,
       reason,
@@ -348,7 +404,7 @@ export class StubHandler {
     const query = rawQuery ? { query: rawQuery } : {};
     const request: UnmatchedRequest = { method, path: pathname, ...query, timestamp: new Date().toISOString() };
     if (closest.length) request.closest = closest;
-    this.#recorder.unmatched(request);
+    this.#recorder.unmatched(request, incoming.header(SCOPE_HEADER));
     if (log) log.closest = closest;
     return respond(...errorAnswer(404, "no stub matched", { method, path: pathname, ...query, closest }));
   }
@@ -357,7 +413,7 @@ export class StubHandler {
     return respond(...errorAnswer(413, `request body is larger than ${this.#maxBody} bytes (--max-body)`));
   }
 
-  #reserved<R>(method: string, pathname: string, respond: Respond<R>): R | Promise<R> {
+  #reserved<R>(method: string, pathname: string, rawQuery: string, respond: Respond<R>): R | Promise<R> {
     // `/__stubtool__` itself is shorter than the prefix: no endpoint, like an unknown one.
     const endpoint = pathname.length < RESERVED_PREFIX.length ? undefined : pathname.slice(RESERVED_PREFIX.length);
     if (
@@ -377,7 +433,7 @@ export class StubHandler {
       case "health":
         return respond(JSON_HEAD, headOnly ? null : HEALTH_BODY);
       case "report":
-        return respond(JSON_HEAD, headOnly ? null : JSON.stringify(this.report()));
+        return respond(JSON_HEAD, headOnly ? null : JSON.stringify(this.report(reportScope(rawQuery))));
       case "requests":
         return respond(JSON_HEAD, headOnly ? null : JSON.stringify(this.journal()));
       default:

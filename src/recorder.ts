@@ -60,12 +60,49 @@ export interface Report {
 /** Default capacity of the unmatched list (`--max-unmatched`). */
 export const DEFAULT_MAX_UNMATCHED = 1000;
 
-/** Counts hits per stub (by registration index) and keeps the most recent unmatched requests. */
+/** Most scopes kept at once (`x-stubtool-scope`); starting one more drops the oldest. */
+export const MAX_SCOPES = 100;
+/** Longest scope name taken; a longer `x-stubtool-scope` value is ignored. */
+export const MAX_SCOPE_LENGTH = 200;
+
+/** Hit counts and a ring of the most recent unmatched requests: the whole server's, or one scope's. */
+class Tally {
+  hits: number[] = [];
+  ring: UnmatchedRequest[] = [];
+  next = 0;
+  unmatchedTotal = 0;
+
+  unmatched(request: UnmatchedRequest, capacity: number): void {
+    this.unmatchedTotal++;
+    if (capacity === 0) return;
+    this.ring[this.next] = request;
+    this.next = (this.next + 1) % capacity;
+  }
+
+  /** Oldest first: once the ring has wrapped, the oldest entry sits at `next`. */
+  unmatchedList(capacity: number): UnmatchedRequest[] {
+    return this.ring.length < capacity
+      ? this.ring.slice()
+      : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
+  }
+
+  /** Moves hit counts to new stub indexes: `from[i]` is the old index of new stub `i`, or undefined. */
+  remap(from: readonly (number | undefined)[]): void {
+    const old = this.hits;
+    this.hits = from.map((i) => i === undefined ? 0 : old[i] ?? 0);
+  }
+}
+
+/**
+ * Counts hits per stub (by registration index) and keeps the most recent unmatched
+ * requests, for the whole server and per scope: a request with an `x-stubtool-scope`
+ * header also counts in that scope, so a test suite can ask what one test file hit. At
+ * most {@link MAX_SCOPES} scopes are kept; starting another drops the oldest.
+ */
 export class Recorder {
-  #hits: number[] = [];
-  #ring: UnmatchedRequest[] = [];
-  #next = 0;
-  #unmatchedTotal = 0;
+  #all = new Tally();
+  /** Scopes by name, oldest first (a Map keeps insertion order). */
+  #scopes = new Map<string, Tally>();
   readonly maxUnmatched: number;
 
   constructor(maxUnmatched = DEFAULT_MAX_UNMATCHED) {
@@ -75,48 +112,69 @@ export class Recorder {
     this.maxUnmatched = maxUnmatched;
   }
 
-  /** Counts one hit of the stub registered at `index`. */
-  hit(index: number): void {
-    this.#hits[index] = (this.#hits[index] ?? 0) + 1;
+  /** The tally of a scope, started on first use; undefined for no scope or an unusable name. */
+  #scope(name: string | null | undefined): Tally | undefined {
+    if (name === null || name === undefined || name === "" || name.length > MAX_SCOPE_LENGTH) return undefined;
+    let tally = this.#scopes.get(name);
+    if (!tally) {
+      if (this.#scopes.size >= MAX_SCOPES) this.#scopes.delete(this.#scopes.keys().next().value!);
+      this.#scopes.set(name, tally = new Tally());
+    }
+    return tally;
   }
 
-  /** Records a request that matched nothing. */
-  unmatched(request: UnmatchedRequest): void {
-    this.#unmatchedTotal++;
-    if (this.maxUnmatched === 0) return;
-    this.#ring[this.#next] = request;
-    this.#next = (this.#next + 1) % this.maxUnmatched;
+  /** Counts one hit of the stub registered at `index` (and in `scope`, when given). */
+  hit(index: number, scope?: string | null): void {
+    const hits = this.#all.hits;
+    hits[index] = (hits[index] ?? 0) + 1;
+    if (scope) {
+      const tally = this.#scope(scope);
+      if (tally) tally.hits[index] = (tally.hits[index] ?? 0) + 1;
+    }
   }
 
-  /** Zeroes hit counts and forgets unmatched requests. */
+  /** Records a request that matched nothing (in `scope` too, when given). */
+  unmatched(request: UnmatchedRequest, scope?: string | null): void {
+    this.#all.unmatched(request, this.maxUnmatched);
+    if (scope) this.#scope(scope)?.unmatched(request, this.maxUnmatched);
+  }
+
+  /** Zeroes hit counts, forgets unmatched requests and every scope. */
   reset(): void {
-    this.#hits = [];
-    this.#ring = [];
-    this.#next = 0;
-    this.#unmatchedTotal = 0;
+    this.#all = new Tally();
+    this.#scopes.clear();
   }
 
-  /** Builds the report for `stubs` (in registration order, so index = hit counter). */
-  report(stubs: readonly Stub[]): Report {
+  /**
+   * Carries hit counts over to a new stub list (config reload): `from[i]` is the old index
+   * of new stub `i`, or undefined for a new stub (0 hits). Unmatched requests stay.
+   */
+  remap(from: readonly (number | undefined)[]): void {
+    this.#all.remap(from);
+    for (const tally of this.#scopes.values()) tally.remap(from);
+  }
+
+  /**
+   * Builds the report for `stubs` (in registration order, so index = hit counter). With
+   * `scope`, only that scope's hits and unmatched requests count (an unknown scope has none).
+   */
+  report(stubs: readonly Stub[], scope?: string): Report {
+    const tally = scope === undefined ? this.#all : this.#scopes.get(scope) ?? new Tally();
     const entries = stubs.map((stub, i): ReportStub => {
-      const entry: ReportStub = { method: stub.method, path: stub.path, hit_count: this.#hits[i] ?? 0 };
+      const entry: ReportStub = { method: stub.method, path: stub.path, hit_count: tally.hits[i] ?? 0 };
       if (stub.query) entry.query_params = { ...stub.query };
       return entry;
     });
     const unused = entries.filter((e) => e.hit_count === 0).map(({ hit_count: _, ...rest }) => rest);
-    // Oldest first: once the ring has wrapped, the oldest entry sits at #next.
-    const unmatched = this.#ring.length < this.maxUnmatched
-      ? this.#ring.slice()
-      : [...this.#ring.slice(this.#next), ...this.#ring.slice(0, this.#next)];
     return {
       summary: {
         total_stubs: entries.length,
         matched_stubs: entries.length - unused.length,
-        unmatched_requests: this.#unmatchedTotal,
+        unmatched_requests: tally.unmatchedTotal,
       },
       stubs: entries,
       unused_stubs: unused,
-      unmatched_requests: unmatched,
+      unmatched_requests: tally.unmatchedList(this.maxUnmatched),
     };
   }
 }

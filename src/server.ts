@@ -87,9 +87,24 @@ export class StubServer implements AsyncDisposable {
     return this.#port;
   }
 
-  /** The coverage report, as `GET /__stubtool__/report` serves it. */
-  report(): Promise<Report> {
-    return Promise.resolve(this.handler.report());
+  /**
+   * The coverage report, as `GET /__stubtool__/report` serves it. With `scope`, only the
+   * requests that carried the header `x-stubtool-scope: <scope>` count, as
+   * `GET /__stubtool__/report?scope=<scope>` serves it: what one test file hit.
+   *
+   * @example
+   * ```ts
+   * import { get, stubServer } from "../mod.ts";
+   * await using server = await stubServer(0);
+   * server.routes(get("/ping").body({ pong: true }), get("/other").body({}));
+   * await (await fetch(`${server.url}/ping`, { headers: { "x-stubtool-scope": "ping_test.ts" } })).body?.cancel();
+   * await (await fetch(`${server.url}/other`)).body?.cancel();
+   * const scoped = await server.report({ scope: "ping_test.ts" });
+   * console.log(scoped.summary); // { total_stubs: 2, matched_stubs: 1, unmatched_requests: 0 }
+   * ```
+   */
+  report(options: { scope?: string } = {}): Promise<Report> {
+    return Promise.resolve(this.handler.report(options));
   }
 
   /**

@@ -531,3 +531,44 @@ serverTest("P7 shutdown lets in-flight delayed responses finish", async (server)
   assert.equal(answer.status, 200);
   assert.equal(answer.json, "done");
 });
+
+serverTest(
+  "scoped coverage: x-stubtool-scope files requests under a scope; ?scope= and report({ scope }) give that scope's report",
+  async (server) => {
+    server.routes(get("/users/{id}").body({ id: "{id}" }), get("/ping").body({ pong: true }));
+    const scope = (name: string) => ({ headers: { "x-stubtool-scope": name } });
+    await send(server, "GET", "/users/1", scope("users_test.ts"));
+    await send(server, "GET", "/nope?x=1", scope("users_test.ts"));
+    await send(server, "GET", "/ping", scope("ping_test.ts"));
+    await send(server, "GET", "/ping");
+
+    const http = await send(server, "GET", "/__stubtool__/report?scope=users_test.ts");
+    assert.equal(http.status, 200);
+    assert.deepEqual(Object.keys(http.json), ["summary", "stubs", "unused_stubs", "unmatched_requests"]);
+    assert.deepEqual(http.json.summary, { total_stubs: 2, matched_stubs: 1, unmatched_requests: 1 });
+    assert.deepEqual(http.json.stubs.map((s: { hit_count: number }) => s.hit_count), [1, 0]);
+    assert.deepEqual(http.json.unused_stubs, [{ method: "GET", path: "/ping" }]);
+    assert.deepEqual(http.json.unmatched_requests.map((r: { path: string; query: string }) => [r.path, r.query]), [
+      ["/nope", "x=1"],
+    ]);
+    const api = await server.report({ scope: "ping_test.ts" });
+    assert.deepEqual(api.stubs.map((s) => s.hit_count), [0, 1]);
+    assert.deepEqual(api.summary, { total_stubs: 2, matched_stubs: 1, unmatched_requests: 0 });
+    // The whole report counts every request, scoped or not; an empty ?scope= means the whole report.
+    assert.deepEqual((await server.report()).stubs.map((s) => s.hit_count), [1, 2]);
+    assert.deepEqual((await send(server, "GET", "/__stubtool__/report?scope=")).json, await server.report());
+    // A scope nobody used: the same shape, nothing hit.
+    assert.deepEqual((await server.report({ scope: "other_test.ts" })).summary, {
+      total_stubs: 2,
+      matched_stubs: 0,
+      unmatched_requests: 0,
+    });
+    // Reset forgets every scope.
+    assert.equal((await send(server, "POST", "/__stubtool__/reset")).status, 204);
+    assert.deepEqual((await send(server, "GET", "/__stubtool__/report?scope=users_test.ts")).json.summary, {
+      total_stubs: 2,
+      matched_stubs: 0,
+      unmatched_requests: 0,
+    });
+  },
+);
