@@ -5,7 +5,7 @@
  */
 
 import { existsSync, statSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import process from "node:process";
 import { loadConfigFile } from "../config.ts";
@@ -105,6 +105,7 @@ interface Settings {
   journalSize?: number;
   reportFile?: string;
   quiet: boolean;
+  watch: boolean;
 }
 
 function readSettings(values: ParsedArgs["values"], env: CliContext["env"]): Settings {
@@ -147,6 +148,7 @@ function readSettings(values: ParsedArgs["values"], env: CliContext["env"]): Set
       : countValue(str("journal-size")!, "--journal-size", "serve"),
     reportFile: reportFile === undefined ? undefined : resolve(reportFile),
     quiet: values.quiet === true,
+    watch: values.watch === true,
   };
 }
 
@@ -225,6 +227,13 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   const settings = readSettings(values, env);
   const sources = configSource(values.config as string | undefined, env);
   const inlineTexts = (values.stub as string[] | undefined) ?? [];
+  if (settings.watch && sources.file === undefined) {
+    throw new UsageError(`--watch needs a config file to follow (--config FILE; ${sources.note})`, "serve");
+  }
+  // What --watch compares changes with: read before loading, so an edit in between is not missed.
+  const watchedText = settings.watch && sources.file !== undefined
+    ? await readFile(sources.file, "utf8").catch(() => undefined)
+    : undefined;
 
   // Load everything and report every problem before giving up.
   const problems: Problem[] = [];
@@ -284,6 +293,19 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
     banner.push("no stubs defined: every request gets 404 and is recorded as unmatched (add --config or --stub)");
   } else banner.push(...routeTable(stubs, placeOf));
 
+  let stopWatching = () => {};
+  if (settings.watch && sources.file !== undefined) {
+    const { watchConfig } = await import("./watch.ts");
+    stopWatching = watchConfig(sources.file, {
+      handler: server.handler,
+      output,
+      inlineTexts,
+      port: server.port,
+      loadedText: watchedText,
+    });
+    banner.push(`watching ${sources.file}: changes reload the stubs (--watch)`);
+  }
+
   const { stopped, dispose } = stopRequested(ctx, () => {
     output.out("second signal: cutting in-flight responses short");
     server.handler.abortPending();
@@ -291,6 +313,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   printBanner(output, server, settings, banner);
 
   const cause = await stopped;
+  stopWatching();
   output.out(`stopping (${cause}): no new connections; in-flight responses get up to 5s`);
   try {
     await server.shutdown();

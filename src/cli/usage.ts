@@ -82,6 +82,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: "STUB",
         help: 'inline stub "METHOD /path -> STATUS [JSON]", repeatable; served after the config\'s stubs',
       },
+      {
+        name: "watch",
+        short: "w",
+        type: "boolean",
+        help: "reload the config file when it changes (a config with errors is reported and the stubs stay)",
+      },
       { name: "quiet", short: "q", type: "boolean", help: "no per-request log lines" },
       { name: "report-file", type: "string", value: "FILE", help: "write the final report as JSON on shutdown" },
       {
@@ -113,6 +119,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       "stubtool serve --config stubs.yaml",
       'stubtool serve --port 0 --stub "GET /users/{id} -> 200 {\\"id\\": \\"{id}\\"}" --stub "DELETE /users/{id} -> 204"',
       "STUBTOOL_PORT=9000 stubtool serve --config stubs.json --report-file coverage.json",
+      "stubtool serve --config stubs.yaml --watch",
     ],
   },
   {
