@@ -90,12 +90,13 @@ export class StubServer implements AsyncDisposable {
   /**
    * The coverage report, as `GET /__stubtool__/report` serves it. With `scope`, only the
    * requests that carried the header `x-stubtool-scope: <scope>` count, as
-   * `GET /__stubtool__/report?scope=<scope>` serves it: what one test file hit.
+   * `GET /__stubtool__/report?scope=<scope>` serves it: what one test file hit. Scopes are
+   * tracked only by a server started with `{ scopes: true }`; otherwise a scoped report rejects.
    *
    * @example
    * ```ts
    * import { get, stubServer } from "../mod.ts";
-   * await using server = await stubServer(0);
+   * await using server = await stubServer(0, { scopes: true });
    * server.routes(get("/ping").body({ pong: true }), get("/other").body({}));
    * await (await fetch(`${server.url}/ping`, { headers: { "x-stubtool-scope": "ping_test.ts" } })).body?.cancel();
    * await (await fetch(`${server.url}/other`)).body?.cancel();
@@ -104,7 +105,11 @@ export class StubServer implements AsyncDisposable {
    * ```
    */
   report(options: { scope?: string } = {}): Promise<Report> {
-    return Promise.resolve(this.handler.report(options));
+    try {
+      return Promise.resolve(this.handler.report(options));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**

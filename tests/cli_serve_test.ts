@@ -359,6 +359,26 @@ Deno.test("serve --journal-size 0: no journal, the banner and the dashboard say 
   assert.match((await get(`${served.url}/__stubtool__/`)).text, /The request journal is off/);
 });
 
+Deno.test("serve --scopes: scoped reports work; without the flag ?scope= is a 400 that names the flag", async () => {
+  const scoped = { headers: { "x-stubtool-scope": "a_test.ts" } };
+  {
+    const served = await startServe(["--port", "0", "--quiet", "--scopes", "--stub", "GET /a -> 204"]);
+    await using _ = served.process;
+    await (await fetch(`${served.url}/a`, scoped)).body?.cancel();
+    await get(`${served.url}/a`);
+    const report = JSON.parse((await get(`${served.url}/__stubtool__/report?scope=a_test.ts`)).text);
+    assert.deepEqual(report.stubs, [{ method: "GET", path: "/a", hit_count: 1 }]);
+  }
+  const served = await startServe(["--port", "0", "--quiet", "--stub", "GET /a -> 204"]);
+  await using _ = served.process;
+  await (await fetch(`${served.url}/a`, scoped)).body?.cancel();
+  const off = await get(`${served.url}/__stubtool__/report?scope=a_test.ts`);
+  assert.equal(off.status, 400);
+  assert.deepEqual(JSON.parse(off.text), {
+    error: "scoped coverage is off: start the server with --scopes (API: stubServer(port, { scopes: true }))",
+  });
+});
+
 Deno.test("serve --journal-size: a value that is not a whole number is a usage error, exit 2", async () => {
   const { code, stdout, stderr } = await runCli(["serve", "--port", "0", "--journal-size", "1.5"]);
   assert.equal(code, 2);

@@ -49,7 +49,7 @@ Deno.test("StubHandler.replace: kept stubs keep hit counts (also per scope) and 
     get("/seq").sequence({ status: 201 }, { status: 202 }, { status: 203 }).toStub(),
     get("/cycle").sequence({ status: 201 }, { status: 202 }, { status: 203 }).sequenceMode("cycle").toStub(),
     get("/gone").toStub(),
-  ]);
+  ], { scopes: true });
   await status(handler, "/kept");
   await handler.fetch(new Request("http://stub/kept", { headers: { "x-stubtool-scope": "s" } }));
   for (let i = 0; i < 2; i++) await status(handler, "/seq");

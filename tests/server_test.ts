@@ -571,4 +571,16 @@ serverTest(
       unmatched_requests: 0,
     });
   },
+  { scopes: true },
 );
+
+serverTest("scoped coverage is opt-in: without `scopes` a scoped report is a clear error", async (server) => {
+  server.routes(get("/ping").body({ pong: true }));
+  await send(server, "GET", "/ping", { headers: { "x-stubtool-scope": "ping_test.ts" } });
+  const message = "scoped coverage is off: start the server with --scopes (API: stubServer(port, { scopes: true }))";
+  const http = await send(server, "GET", "/__stubtool__/report?scope=ping_test.ts");
+  assert.equal(http.status, 400);
+  assert.deepEqual(http.json, { error: message });
+  await assert.rejects(server.report({ scope: "ping_test.ts" }), { message });
+  assert.equal((await server.report()).stubs[0].hit_count, 1);
+});

@@ -105,6 +105,7 @@ interface Settings {
   journalSize?: number;
   reportFile?: string;
   quiet: boolean;
+  scopes: boolean;
   watch: boolean;
 }
 
@@ -148,6 +149,7 @@ function readSettings(values: ParsedArgs["values"], env: CliContext["env"]): Set
       : countValue(str("journal-size")!, "--journal-size", "serve"),
     reportFile: reportFile === undefined ? undefined : resolve(reportFile),
     quiet: values.quiet === true,
+    scopes: values.scopes === true,
     watch: values.watch === true,
   };
 }
@@ -279,6 +281,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
       handlerTimeout: settings.handlerTimeoutMs,
       journalSize: settings.journalSize,
       onRequest: settings.quiet ? undefined : (entry) => output.log(logLine(entry)),
+      scopes: settings.scopes,
     });
   } catch (error) {
     output.err(listenError(error, settings.hostname, port));

@@ -114,6 +114,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: "N",
         help: "recent requests the dashboard and /__stubtool__/requests keep; 0 turns the journal off (default: 500)",
       },
+      {
+        name: "scopes",
+        type: "boolean",
+        help:
+          "track scoped coverage: requests with x-stubtool-scope: NAME also count in GET /__stubtool__/report?scope=NAME",
+      },
     ],
     examples: [
       "stubtool serve --config stubs.yaml",
