@@ -10,7 +10,7 @@ import { type Incoming, requestIncoming, TOO_LARGE } from "./incoming.ts";
 import { DEFAULT_JOURNAL_SIZE, Journal, type JournalRecord, type JournalSnapshot } from "./journal.ts";
 import { type Delay, RESERVED_PREFIX, type Stub, stubLabel } from "./model.ts";
 import { placeholderName, splitRequestPath } from "./path.ts";
-import { DEFAULT_MAX_UNMATCHED, Recorder, type Report, type UnmatchedRequest } from "./recorder.ts";
+import { type ClosestStub, DEFAULT_MAX_UNMATCHED, Recorder, type Report, type UnmatchedRequest } from "./recorder.ts";
 import {
   answerFromResult,
   CompiledResponse,
@@ -98,7 +98,18 @@ function reportScope(rawQuery: string): { scope?: string } {
 interface RouteTable {
   router: Router<Route>;
   routes: Route[];
+  /**
+   * Near misses already worked out, by method and target: clients tend to repeat the same
+   * unmatched request (polling, retries), and with many stubs the search is the costly part
+   * of a 404. Bounded; it belongs to this set of stubs and goes when they change.
+   */
+  closest: Map<string, ClosestStub[]>;
 }
+
+/** How many explained misses a {@link RouteTable} keeps. */
+const CLOSEST_CACHE_SIZE = 256;
+/** Longer targets are explained every time rather than kept. */
+const CLOSEST_CACHE_KEY_MAX = 1024;
 
 /** Where a carried-over stub's sequence resumes: the same position, within its (maybe shorter) new sequence. */
 function carryPosition(position: number, stub: Stub): number {
@@ -217,7 +228,7 @@ interface LogState extends JournalRecord {
  */
 export class StubHandler {
   /** Router and routes: one reference, so a reload swaps them together (see {@link StubHandler.replace}). */
-  #table: RouteTable = { router: new Router<Route>(), routes: [] };
+  #table: RouteTable = { router: new Router<Route>(), routes: [], closest: new Map() };
   #recorder: Recorder;
   #maxBody: number;
   #handlerTimeout: number;
@@ -242,7 +253,8 @@ export class StubHandler {
 
   /** Registers validated stubs; they take effect for the next request. */
   add(stubs: readonly Stub[]): void {
-    const { router, routes } = this.#table;
+    const { router, routes, closest } = this.#table;
+    closest.clear(); // new stubs can be the closest to a miss seen before
     for (const stub of stubs) {
       const route = new Route(stub, routes.length);
       routes.push(route);
@@ -260,7 +272,7 @@ export class StubHandler {
   replace(stubs: readonly Stub[]): StubChanges {
     const old = this.#table.routes;
     const changes = diffStubs(old.map((r) => r.stub), stubs);
-    const table: RouteTable = { router: new Router<Route>(), routes: [] };
+    const table: RouteTable = { router: new Router<Route>(), routes: [], closest: new Map() };
     stubs.forEach((stub, i) => {
       const route = new Route(stub, i);
       const was = changes.from[i];
@@ -361,7 +373,7 @@ export class StubHandler {
     const match = router.matchPath(method, pathname, rawQuery) ??
       (headOnly ? router.matchPath("GET", pathname, rawQuery) : undefined);
     if (!match) {
-      return this.#unmatched(method, pathname, rawQuery, splitRequestPath(pathname), respond, log, incoming);
+      return this.#unmatched(method, pathname, rawQuery, respond, log, incoming);
     }
 
     const route = match.route;
@@ -401,24 +413,38 @@ export class StubHandler {
     method: string,
     pathname: string,
     rawQuery: string,
-    segments: string[],
     respond: Respond<R>,
     log: LogState | undefined,
     incoming: Incoming,
   ): R {
-    // GET stubs answer HEAD requests (P3.5), so a HEAD miss is explained as a GET miss.
-    const explainAs = method === "HEAD" ? "GET" : method;
-    const closest = this.#table.router.nearMisses(explainAs, segments, rawQuery).map(({ route, reason }) => ({
-      method: route.method,
-      path: route.path,
-      reason,
-    }));
+    const closest = this.#closest(method, pathname, rawQuery);
     const query = rawQuery ? { query: rawQuery } : {};
     const request: UnmatchedRequest = { method, path: pathname, ...query, timestamp: new Date().toISOString() };
     if (closest.length) request.closest = closest;
     this.#recorder.unmatched(request, this.#scopes ? incoming.header(SCOPE_HEADER) : null);
     if (log) log.closest = closest;
     return respond(...errorAnswer(404, "no stub matched", { method, path: pathname, ...query, closest }));
+  }
+
+  /** The near misses of an unmatched request (P4 `closest`), from the cache when it was seen before. */
+  #closest(method: string, pathname: string, rawQuery: string): ClosestStub[] {
+    const { router, closest: cache } = this.#table;
+    const key = `${method} ${pathname}?${rawQuery}`;
+    const cacheable = key.length <= CLOSEST_CACHE_KEY_MAX;
+    const cached = cacheable ? cache.get(key) : undefined;
+    if (cached) return cached;
+    // GET stubs answer HEAD requests (P3.5), so a HEAD miss is explained as a GET miss.
+    const explainAs = method === "HEAD" ? "GET" : method;
+    const closest = router.nearMisses(explainAs, splitRequestPath(pathname), rawQuery).map(({ route, reason }) => ({
+      method: route.method,
+      path: route.path,
+      reason,
+    }));
+    if (cacheable) {
+      if (cache.size >= CLOSEST_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      cache.set(key, closest);
+    }
+    return closest;
   }
 
   #tooLarge<R>(respond: Respond<R>): R {

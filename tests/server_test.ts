@@ -334,6 +334,24 @@ Deno.test("[deno] P8.8 a method no stub can have is an ordinary unmatched reques
   assert.equal(report.unmatched_requests[0].method, "BREW");
 });
 
+serverTest(
+  "P4 a repeated miss is explained the same way, and again after routes() adds a closer stub",
+  async (server) => {
+    server.routes(get("/items/").body([]));
+    const first = await send(server, "GET", "/users/1?x=1");
+    assert.deepEqual(first.json.closest, []);
+    assert.deepEqual((await send(server, "GET", "/users/1?x=1")).json, first.json);
+    // The explanation is kept per set of stubs: a new stub must show up for the same miss.
+    server.routes(post("/users/{id}").status(201));
+    assert.deepEqual((await send(server, "GET", "/users/1?x=1")).json.closest, [
+      { method: "POST", path: "/users/{id}", reason: "method differs (stub is POST)" },
+    ]);
+    const report = await server.report();
+    assert.equal(report.summary.unmatched_requests, 3);
+    assert.deepEqual(report.unmatched_requests.map((u) => u.closest?.length ?? 0), [0, 0, 1]);
+  },
+);
+
 serverTest("P4 a request body over the limit gets 413 JSON", async (server) => {
   server.routes(post("/upload").status(201), post("/fn").responseFunc(() => [200, "read"]));
   const big = new Uint8Array(2048);
