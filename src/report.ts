@@ -33,6 +33,21 @@ export interface RenderOptions {
 }
 
 /** `/search?q={term}`: a report stub's path with its required query, if any. */
+
+/**
+ * Appends a GitHub Markdown table, or `none` when there are no rows (an empty table
+ * renders as a bare header). Cells must already be escaped. Returns whether rows were shown.
+ */
+function markdownTable(lines: string[], header: readonly string[], rows: readonly string[][]): boolean {
+  if (rows.length === 0) {
+    lines.push("none");
+    return false;
+  }
+  lines.push(`| ${header.join(" | ")} |`, `| ${header.map(() => "---").join(" | ")} |`);
+  for (const row of rows) lines.push(`| ${row.join(" | ")} |`);
+  return true;
+}
+
 function stubTarget(stub: { path: string; query_params?: Record<string, string> }): string {
   if (!stub.query_params || Object.keys(stub.query_params).length === 0) return stub.path;
   return `${stub.path}?${Object.entries(stub.query_params).map(([k, v]) => `${k}=${v}`).join("&")}`;
@@ -108,27 +123,26 @@ function driftMarkdown(drift: OpenApiDrift): string[] {
     "#### Operations no stub covers",
     "",
   ];
-  if (drift.uncovered_operations.length === 0) lines.push("none");
-  else {
-    lines.push("| Method | Path | Operation ID |", "| --- | --- | --- |");
-    for (const op of drift.uncovered_operations) {
-      lines.push(
-        `| ${textCell(op.method)} | ${codeCell(op.path)} | ${op.operation_id ? codeCell(op.operation_id) : ""} |`,
-      );
-    }
-  }
+  markdownTable(
+    lines,
+    ["Method", "Path", "Operation ID"],
+    drift.uncovered_operations.map((op) => [
+      textCell(op.method),
+      codeCell(op.path),
+      op.operation_id ? codeCell(op.operation_id) : "",
+    ]),
+  );
   lines.push("", "#### Unmatched requests the spec describes", "");
-  if (drift.unstubbed_requests.length === 0) lines.push("none");
-  else {
-    lines.push("| Method | Path | Timestamp | Spec operation |", "| --- | --- | --- | --- |");
-    for (const request of drift.unstubbed_requests) {
-      lines.push(
-        `| ${textCell(request.method)} | ${codeCell(requestTarget(request))} | ${textCell(request.timestamp)} | ${
-          codeCell(request.operation)
-        } |`,
-      );
-    }
-  }
+  markdownTable(
+    lines,
+    ["Method", "Path", "Timestamp", "Spec operation"],
+    drift.unstubbed_requests.map((request) => [
+      textCell(request.method),
+      codeCell(requestTarget(request)),
+      textCell(request.timestamp),
+      codeCell(request.operation),
+    ]),
+  );
   return lines;
 }
 
@@ -182,19 +196,20 @@ function renderGithubSummary(report: Report): string {
     "### Stubs",
     "",
   ];
-  if (report.stubs.length === 0) lines.push("none");
-  else {
-    lines.push("| Method | Path | Hits |", "| --- | --- | --- |");
-    for (const stub of report.stubs) {
-      const hits = stub.hit_count > 0 ? `✅ ${stub.hit_count}` : "❌ 0";
-      lines.push(`| ${textCell(stub.method)} | ${codeCell(stubTarget(stub))} | ${hits} |`);
-    }
-  }
+  markdownTable(
+    lines,
+    ["Method", "Path", "Hits"],
+    report.stubs.map((stub) => [
+      textCell(stub.method),
+      codeCell(stubTarget(stub)),
+      stub.hit_count > 0 ? `✅ ${stub.hit_count}` : "❌ 0",
+    ]),
+  );
   lines.push("", "### Unmatched requests", "");
-  if (report.unmatched_requests.length === 0) lines.push("none");
-  else {
-    lines.push("| Method | Path | Timestamp | Closest stub |", "| --- | --- | --- | --- |");
-    for (const request of report.unmatched_requests) {
+  const shown = markdownTable(
+    lines,
+    ["Method", "Path", "Timestamp", "Closest stub"],
+    report.unmatched_requests.map((request) => {
       const closest = closestOf(request);
       const [first] = closest;
       const why = first
@@ -202,15 +217,11 @@ function renderGithubSummary(report: Report): string {
           closest.length > 1 ? ` +${closest.length - 1} more` : ""
         }`
         : "none";
-      lines.push(
-        `| ${textCell(request.method)} | ${codeCell(requestTarget(request))} | ${
-          textCell(request.timestamp)
-        } | ${why} |`,
-      );
-    }
-    const note = droppedNote(report);
-    if (note) lines.push("", `…and ${note}.`);
-  }
+      return [textCell(request.method), codeCell(requestTarget(request)), textCell(request.timestamp), why];
+    }),
+  );
+  const note = shown ? droppedNote(report) : undefined;
+  if (note) lines.push("", `…and ${note}.`);
   return lines.join("\n") + "\n";
 }
 
