@@ -452,11 +452,6 @@ export function validateStub(
   return { stub, errors };
 }
 
-/** The segments of a validated stub's path. */
-export function stubSegments(stub: Stub): readonly Segment[] {
-  return stub.segments;
-}
-
 /** A request matching `later` always matches `earlier` first (P3.2)? Both carry a query. */
 function queryShadows(earlier: Readonly<Record<string, string>>, later: Readonly<Record<string, string>>): boolean {
   for (const [key, value] of Object.entries(earlier)) {

@@ -6,7 +6,6 @@ import {
   didYouMean,
   findShadowedStubs,
   type Problem,
-  stubSegments,
   validateConfig,
   validateStub,
   type ValidateStubOptions,
@@ -113,7 +112,7 @@ Deno.test("validateStub: a full plain stub", () => {
     isSequence: false,
     sequenceMode: "repeat-last",
   });
-  assert.deepEqual(stubSegments(stub), [{ param: false, value: "users" }, { param: true, name: "id" }]);
+  assert.deepEqual(stub.segments, [{ param: false, value: "users" }, { param: true, name: "id" }]);
 });
 
 // --- unknown fields ------------------------------------------------------------------
@@ -216,17 +215,17 @@ Deno.test("validateStub: the path's query part is parsed; a duplicate key is an 
 Deno.test("validateStub: the stored path is percent-decoded and its segments match the template", () => {
   const stub = stubOf({ method: "GET", path: "/caf%C3%A9/{id}" });
   assert.equal(stub.path, "/café/{id}");
-  assert.deepEqual(stubSegments(stub), [{ param: false, value: "café" }, { param: true, name: "id" }]);
+  assert.deepEqual(stub.segments, [{ param: false, value: "café" }, { param: true, name: "id" }]);
 });
 
-Deno.test("regression: stubSegments re-parsed a decoded path: /a%2Fb became /a/b and /%7Bid%7D a placeholder", () => {
-  assert.deepEqual(stubSegments(stubOf({ method: "GET", path: "/files/a%2Fb" })), [
+Deno.test("regression: a stub's segments were re-parsed from its decoded path: /a%2Fb became /a/b and /%7Bid%7D a placeholder", () => {
+  assert.deepEqual(stubOf({ method: "GET", path: "/files/a%2Fb" }).segments, [
     { param: false, value: "files" },
     { param: false, value: "a/b" },
   ]);
-  assert.deepEqual(stubSegments(stubOf({ method: "GET", path: "/%7Bid%7D" })), [{ param: false, value: "{id}" }]);
+  assert.deepEqual(stubOf({ method: "GET", path: "/%7Bid%7D" }).segments, [{ param: false, value: "{id}" }]);
   // It used to throw: the decoded path held a '#'.
-  assert.deepEqual(stubSegments(stubOf({ method: "GET", path: "/x%23y" })), [{ param: false, value: "x#y" }]);
+  assert.deepEqual(stubOf({ method: "GET", path: "/x%23y" }).segments, [{ param: false, value: "x#y" }]);
 });
 
 // --- status --------------------------------------------------------------------------
