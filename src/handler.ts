@@ -122,36 +122,62 @@ function carryPosition(position: number, stub: Stub): number {
 class Route implements Routable {
   readonly stub: Stub;
   readonly index: number;
-  readonly method: Stub["method"];
-  readonly path: string;
-  readonly segments: Stub["segments"];
-  readonly query: Stub["query"];
-  /** Path placeholder names, in segment order. */
-  readonly paramNames: readonly string[];
-  readonly responses: CompiledResponse[];
   /** Next sequence entry. */
   position = 0;
   #label: string | undefined;
+  #paramNames: readonly string[] | undefined;
+  #responses: CompiledResponse[] | undefined;
 
   constructor(stub: Stub, index: number) {
     this.stub = stub;
     this.index = index;
-    this.method = stub.method;
-    this.path = stub.path;
-    this.segments = stub.segments;
-    this.query = stub.query;
-    let paramNames = NO_NAMES;
-    for (const segment of stub.segments) {
-      if (segment.param) (paramNames === NO_NAMES ? paramNames = [] : paramNames as string[]).push(segment.name);
+  }
+
+  get method(): Stub["method"] {
+    return this.stub.method;
+  }
+
+  get path(): string {
+    return this.stub.path;
+  }
+
+  get segments(): Stub["segments"] {
+    return this.stub.segments;
+  }
+
+  get query(): Stub["query"] {
+    return this.stub.query;
+  }
+
+  /** Path placeholder names, in segment order. */
+  get paramNames(): readonly string[] {
+    if (this.#paramNames) return this.#paramNames;
+    let names = NO_NAMES;
+    for (const segment of this.stub.segments) {
+      if (segment.param) (names === NO_NAMES ? names = [] : names as string[]).push(segment.name);
     }
-    this.paramNames = paramNames;
+    return this.#paramNames = names;
+  }
+
+  /**
+   * The responses, compiled on the first request that needs them: a config of thousands
+   * of stubs starts without serializing bodies most of which a test run never asks for.
+   * Validation has already checked everything compiling relies on, so this cannot fail.
+   */
+  get responses(): CompiledResponse[] {
+    return this.#responses ?? this.compile();
+  }
+
+  /** Compiles the responses now (they keep the bodies as they are at this moment). */
+  compile(): CompiledResponse[] {
     // Capture slots: path placeholders, then query captures (the order the router fills them).
+    const paramNames = this.paramNames;
     let names = paramNames;
-    for (const key in stub.query) {
-      const name = placeholderName(stub.query[key]);
+    for (const key in this.stub.query) {
+      const name = placeholderName(this.stub.query[key]);
       if (name !== undefined) (names === paramNames ? names = [...paramNames] : names as string[]).push(name);
     }
-    this.responses = stub.responses.map((spec) => new CompiledResponse(spec, names));
+    return this.#responses = this.stub.responses.map((spec) => new CompiledResponse(spec, names));
   }
 
   /** Declaration order, the router's last tie-breaker. */
@@ -248,18 +274,29 @@ export class StubHandler {
     const journalSize = options.journalSize ?? DEFAULT_JOURNAL_SIZE;
     this.#journal = journalSize === 0 ? undefined : new Journal(journalSize);
     this.#scopes = options.scopes === true;
-    this.add(stubs);
+    this.#register(stubs);
   }
 
-  /** Registers validated stubs; they take effect for the next request. */
+  /**
+   * Registers validated stubs; they take effect for the next request. Their responses are
+   * compiled now, so a body object the caller changes afterwards does not change the answer.
+   */
   add(stubs: readonly Stub[]): void {
+    for (const route of this.#register(stubs)) route.compile();
+  }
+
+  /** Adds stubs to the table; the responses compile on first use (see {@link Route.responses}). */
+  #register(stubs: readonly Stub[]): Route[] {
     const { router, routes, closest } = this.#table;
     closest.clear(); // new stubs can be the closest to a miss seen before
+    const added: Route[] = [];
     for (const stub of stubs) {
       const route = new Route(stub, routes.length);
       routes.push(route);
       router.add(route);
+      added.push(route);
     }
+    return added;
   }
 
   /**

@@ -69,10 +69,33 @@ export function placeholderName(value: string): string | undefined {
 }
 
 /**
+ * A template of plain literal segments: none empty, none `.` or `..`, no character that is
+ * escaped, decoded, rewritten or special to templates (`% { } ? # \`, whitespace).
+ */
+const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[\w.~!$&'()*+,;=:@-]+)+$/;
+/** The problems of a plain template: shared, never written to. */
+const NO_PROBLEMS: string[] = [];
+
+/**
  * Parses a path template. Returns the template, or the problems that make it invalid,
  * each phrased as `path ...` so the caller can prefix the place.
  */
 export function parsePathTemplate(raw: string): { template?: PathTemplate; problems: string[] } {
+  if (PLAIN_PATH.test(raw) && !raw.startsWith(RESERVED_PREFIX.slice(0, -1))) {
+    // The common template: literal segments that need no decoding and no checks.
+    const segments: (string | Segment)[] = raw.slice(1).split("/");
+    for (let k = 0; k < segments.length; k++) segments[k] = { param: false, value: segments[k] as string };
+    return { template: { path: raw, segments: segments as Segment[], query: undefined }, problems: NO_PROBLEMS };
+  }
+  return parseTemplateInFull(raw);
+}
+
+/**
+ * {@link parsePathTemplate} without its shortcut for plain templates; exported so a test
+ * can check that the shortcut gives the same result.
+ * @internal
+ */
+export function parseTemplateInFull(raw: string): { template?: PathTemplate; problems: string[] } {
   const problems: string[] = [];
   if (!raw.startsWith("/")) {
     return { problems: [`path must start with '/', got ${JSON.stringify(raw)}`] };

@@ -7,7 +7,7 @@
  */
 
 import type { Method } from "./model.ts";
-import { decodeSegment, placeholderName, type Segment } from "./path.ts";
+import { decodeSegment, placeholderName, type Segment, splitRequestPath } from "./path.ts";
 
 /** What the router needs to know about a stub. */
 export interface Routable {
@@ -47,7 +47,19 @@ interface Terminal<T> {
 class Node<T> {
   statics: Map<string, Node<T>> | undefined;
   param: Node<T> | undefined;
+  /**
+   * The one stub ending here, when it is alone and requires no query: most nodes of a large
+   * config end one stub, and this spares them a list and an entry object each.
+   */
+  only: T | undefined;
+  /** The stubs ending here in precedence order, when {@link only} does not describe them. */
   terminals: Terminal<T>[] | undefined;
+}
+
+/** The stubs ending at `node`, in precedence order (for near-miss search, which may allocate). */
+function terminalsOf<T>(node: Node<T>): readonly Terminal<T>[] {
+  if (node.only !== undefined) return [{ route: node.only, checks: NO_CHECKS }];
+  return node.terminals ?? NO_TERMINALS;
 }
 
 /** Parses the raw query string once, and only when a stub asks about it. */
@@ -104,48 +116,130 @@ const NEAR_MISS_VISIT_LIMIT = 2_000;
 const EMPTY: readonly string[] = [];
 /** Shared by every stub without a query, so registering one allocates no array for it. */
 const NO_CHECKS: readonly QueryCheck[] = [];
+// deno-lint-ignore no-explicit-any
+const NO_TERMINALS: readonly Terminal<any>[] = [];
 
-/** A trie per method over {@link Routable} stubs. */
+/** Adds `route` to the trie of its method in `roots`, keeping each node's stubs in precedence order. */
+function insert<T extends Routable>(roots: Map<Method, Node<T>>, route: T): void {
+  let node = roots.get(route.method);
+  if (!node) roots.set(route.method, node = new Node());
+  for (const segment of route.segments) {
+    if (segment.param) node = node.param ??= new Node();
+    else {
+      node.statics ??= new Map();
+      let next = node.statics.get(segment.value);
+      if (!next) node.statics.set(segment.value, next = new Node());
+      node = next;
+    }
+  }
+  if (route.query === undefined && node.only === undefined && node.terminals === undefined) {
+    node.only = route;
+    return;
+  }
+  if (node.only !== undefined) {
+    node.terminals = [{ route: node.only, checks: NO_CHECKS }];
+    node.only = undefined;
+  }
+  let checks = NO_CHECKS;
+  if (route.query) {
+    const list: QueryCheck[] = [];
+    for (const key in route.query) {
+      const value = route.query[key];
+      list.push(placeholderName(value) === undefined ? { key, literal: value } : { key });
+    }
+    checks = list;
+  }
+  const terminal = { route, checks };
+  const terminals = node.terminals;
+  if (!terminals) {
+    node.terminals = [terminal];
+    return;
+  }
+  // Keep the order (required query first, then declaration order) by inserting in place:
+  // sorting on every add made registering n stubs on one path cost O(n² log n).
+  let at = terminals.length;
+  while (at > 0 && precedes(terminal, terminals[at - 1])) at--;
+  terminals.splice(at, 0, terminal);
+}
+
+/** Does a stub end at the node these static segments lead to? */
+function endsAt<T>(root: Node<T> | undefined, segments: readonly Segment[]): boolean {
+  let node = root;
+  for (let i = 0; node !== undefined && i < segments.length; i++) {
+    const segment = segments[i];
+    node = segment.param ? undefined : node.statics?.get(segment.value);
+  }
+  return node !== undefined && (node.only !== undefined || node.terminals !== undefined);
+}
+
+/**
+ * Can this stub be found by its path alone? No placeholder, no query, no `%` (then its
+ * display path is its decoded segments joined by `/`).
+ */
+function isExact(route: Routable): boolean {
+  if (route.query !== undefined || route.path.includes("%")) return false;
+  for (const segment of route.segments) if (segment.param) return false;
+  return true;
+}
+
+/** The key a request pathname has among exact paths: its segments decoded, or undefined when one decodes to hold `/`. */
+function exactKey(pathname: string): string | undefined {
+  if (!pathname.includes("%")) return pathname;
+  const segments = splitRequestPath(pathname);
+  for (const segment of segments) if (segment.includes("/")) return undefined;
+  return "/" + segments.join("/");
+}
+
+/**
+ * A trie per method over {@link Routable} stubs, and beside it a map from path to stub for
+ * the stubs a path alone finds (no placeholder, no query): large configs are mostly those,
+ * and a map entry costs a fraction of a trie branch to build and to look up. A stub goes to
+ * the map only while no trie stub ends at the same path, so a lookup that finds it there
+ * has found what the trie would have.
+ */
 export class Router<T extends Routable> {
+  /** The trie of every stub that is not in {@link #exact}. */
   #roots = new Map<Method, Node<T>>();
+  /** Exact-path stubs by method and path; the first declared one of each path. */
+  #exact = new Map<Method, Map<string, T>>();
+  /** Every stub added, in order: near-miss search works on a trie of all of them. */
+  #all: T[] = [];
+  /** That trie, built on the first miss after a change. */
+  #complete: Map<Method, Node<T>> | undefined;
 
   /** Adds a stub; it takes effect for the next lookup. */
   add(route: T): void {
-    let node = this.#roots.get(route.method);
-    if (!node) this.#roots.set(route.method, node = new Node());
-    for (const segment of route.segments) {
-      if (segment.param) node = node.param ??= new Node();
-      else {
-        node.statics ??= new Map();
-        let next = node.statics.get(segment.value);
-        if (!next) node.statics.set(segment.value, next = new Node());
-        node = next;
+    this.#all.push(route);
+    this.#complete = undefined;
+    let exact = this.#exact.get(route.method);
+    if (isExact(route)) {
+      const first = exact?.get(route.path);
+      if (first !== undefined && first.order < route.order) return; // never wins; near misses see it via #all
+      if (!endsAt(this.#roots.get(route.method), route.segments)) {
+        if (!exact) this.#exact.set(route.method, exact = new Map());
+        exact.set(route.path, route);
+        return;
       }
     }
-    let checks = NO_CHECKS;
-    if (route.query) {
-      const list: QueryCheck[] = [];
-      for (const key in route.query) {
-        const value = route.query[key];
-        list.push(placeholderName(value) === undefined ? { key, literal: value } : { key });
+    insert(this.#roots, route);
+    // A trie stub ending at an exact stub's path must be weighed against it: move that one into the trie.
+    if (exact !== undefined && route.segments.every((s) => !s.param && !s.value.includes("/"))) {
+      const key = "/" + route.segments.map((s) => s.param ? "" : s.value).join("/");
+      const displaced = exact.get(key);
+      if (displaced !== undefined) {
+        exact.delete(key);
+        insert(this.#roots, displaced);
       }
-      checks = list;
     }
-    const terminal = { route, checks };
-    const terminals = node.terminals;
-    if (!terminals) {
-      node.terminals = [terminal];
-      return;
-    }
-    // Keep the order (required query first, then declaration order) by inserting in place:
-    // sorting on every add made registering n stubs on one path cost O(n² log n).
-    let at = terminals.length;
-    while (at > 0 && precedes(terminal, terminals[at - 1])) at--;
-    terminals.splice(at, 0, terminal);
   }
 
   /** Finds the stub for a request, or undefined. `segments` are decoded request path segments. */
   match(method: string, segments: readonly string[], rawQuery: string): Match<T> | undefined {
+    const exact = this.#exact.get(method as Method);
+    if (exact !== undefined && segments.every((s) => !s.includes("/"))) {
+      const route = exact.get("/" + segments.join("/"));
+      if (route !== undefined) return { route, values: [] };
+    }
     const root = this.#roots.get(method as Method);
     if (!root) return undefined;
     this.#rawQuery = rawQuery;
@@ -154,11 +248,17 @@ export class Router<T extends Routable> {
   }
 
   /**
-   * {@link match} over a request pathname (`/users/42`) as is: walks the trie segment by
-   * segment along the string, decoding a segment only when it holds `%`, so no segment
-   * array is built for a request that matches.
+   * {@link match} over a request pathname (`/users/42`) as is: one map lookup for exact
+   * paths, else a walk of the trie segment by segment along the string, decoding a segment
+   * only when it holds `%`, so no segment array is built for a request that matches.
    */
   matchPath(method: string, pathname: string, rawQuery: string): Match<T> | undefined {
+    const exact = this.#exact.get(method as Method);
+    if (exact !== undefined) {
+      const key = exactKey(pathname);
+      const route = key === undefined ? undefined : exact.get(key);
+      if (route !== undefined) return { route, values: [] };
+    }
     const root = this.#roots.get(method as Method);
     if (!root) return undefined;
     this.#rawQuery = rawQuery;
@@ -172,6 +272,7 @@ export class Router<T extends Routable> {
 
   #find(node: Node<T>, segments: readonly string[], depth: number, values: string[]): Match<T> | undefined {
     if (depth === segments.length) {
+      if (node.only !== undefined) return { route: node.only, values };
       const terminals = node.terminals;
       if (!terminals) return undefined;
       for (const terminal of terminals) {
@@ -235,19 +336,24 @@ export class Router<T extends Routable> {
       if (found.length < limit && !found.some((f) => f.route === route)) found.push({ route, reason });
     };
     const query = new LazyQuery(rawQuery);
-    const root = this.#roots.get(method as Method);
+    if (!this.#complete) {
+      this.#complete = new Map();
+      for (const route of this.#all) insert(this.#complete, route);
+    }
+    const roots = this.#complete;
+    const root = roots.get(method as Method);
     if (root) {
       this.#walk(root, segments, (node) => {
-        for (const terminal of node.terminals ?? []) {
+        for (const terminal of terminalsOf(node)) {
           const reason = checkQuery(terminal.checks, query, []);
           if (reason) add(terminal.route, reason);
         }
       });
     }
-    for (const [other, otherRoot] of this.#roots) {
+    for (const [other, otherRoot] of roots) {
       if (other === method) continue;
       this.#walk(otherRoot, segments, (node) => {
-        const terminal = node.terminals?.[0];
+        const terminal = terminalsOf(node)[0];
         if (terminal) add(terminal.route, `method differs (stub is ${other})`);
       });
     }
@@ -257,14 +363,14 @@ export class Router<T extends Routable> {
         ? "trailing slash (stub has none)"
         : "trailing slash (stub has one)";
       this.#walk(root, toggled, (node) => {
-        for (const terminal of node.terminals ?? []) add(terminal.route, slash);
+        for (const terminal of terminalsOf(node)) add(terminal.route, slash);
       });
       let visits = 0;
       const visit = (node: Node<T>, depth: number, differs: number): void => {
         if (found.length >= limit || ++visits > NEAR_MISS_VISIT_LIMIT) return;
         if (depth === segments.length) {
           if (differs >= 0) {
-            for (const terminal of node.terminals ?? []) {
+            for (const terminal of terminalsOf(node)) {
               add(terminal.route, segmentReason(terminal.route, differs, segments[differs]));
             }
           }

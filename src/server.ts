@@ -19,7 +19,11 @@ export interface StubServerOptions extends HandlerOptions {
   hostname?: string;
   /** Runtime adapter; by default `deno` under Deno, else `node`. */
   adapter?: "deno" | "node";
-  /** Stubs to serve from the start (validated, as a config file yields them). */
+  /**
+   * Stubs to serve from the start (validated, as a config file yields them). Their
+   * responses are compiled on first use, so a large config starts fast: do not change
+   * their bodies afterwards (stubs added with {@link StubServer.routes} are compiled at once).
+   */
   stubs?: readonly Stub[];
 }
 

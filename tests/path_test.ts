@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import {
   decodeSegment,
   displaySegment,
   parsePathTemplate,
+  parseTemplateInFull,
   type PathTemplate,
   placeholderName,
   type Segment,
@@ -278,4 +280,49 @@ Deno.test("a template's segments equal those of a request sent to the same URL",
     const pathname = new URL(template, "http://stub.test").pathname;
     assert.deepEqual(splitRequestPath(pathname), segments, template);
   }
+});
+
+Deno.test("property: the shortcut for plain templates gives what the full parse gives", () => {
+  // Characters the shortcut accepts, and each kind it must hand to the full parse.
+  const piece = fc.constantFrom(
+    "a",
+    "Z",
+    "9",
+    "_",
+    "-",
+    ".",
+    "..",
+    "~",
+    "@",
+    ":",
+    "é",
+    "%41",
+    "%",
+    "{",
+    "}",
+    "{id}",
+    "?",
+    "?q=1",
+    "#",
+    "\\",
+    " ",
+    "\t",
+    "",
+    "__stubtool__",
+    "__stubtool__x",
+  );
+  let plain = 0;
+  fc.assert(
+    fc.property(
+      fc.array(fc.array(piece, { maxLength: 3 }).map((p) => p.join("")), { minLength: 1, maxLength: 4 }),
+      (segments) => {
+        const raw = "/" + segments.join("/");
+        const quick = parsePathTemplate(raw);
+        if (quick.problems.length === 0 && quick.template?.path === raw && !/[%{}]/.test(raw)) plain++;
+        assert.deepEqual(quick, parseTemplateInFull(raw), raw);
+      },
+    ),
+    { numRuns: 2000, seed: 0x5eed },
+  );
+  assert.ok(plain > 200, `only ${plain} plain templates generated`);
 });

@@ -486,3 +486,39 @@ Deno.test("nearMisses: bounded work with 10,000 static siblings still finds the 
   assert.deepEqual(misses(router, "POST /s7777/x"), ["GET /s7777/x: method differs (stub is GET)"]);
   assert.deepEqual(misses(router, "GET /q/y"), []);
 });
+
+// --- the exact-path map beside the trie ----------------------------------------------
+
+Deno.test("a path-only stub and a query stub on the same path: the query stub first, declared before or after", () => {
+  for (const stubs of [["GET /a/b", "GET /a/b?q=1"], ["GET /a/b?q=1", "GET /a/b"]]) {
+    const router = routerOf(...stubs);
+    for (const lookUp of [lookup, lookupPath]) {
+      assert.equal(lookUp(router, "GET /a/b?q=1")?.name, "GET /a/b?q=1", `${stubs} ${lookUp.name}`);
+      assert.equal(lookUp(router, "GET /a/b?q=2")?.name, "GET /a/b", `${stubs} ${lookUp.name}`);
+      assert.equal(lookUp(router, "GET /a/b")?.name, "GET /a/b", `${stubs} ${lookUp.name}`);
+    }
+  }
+});
+
+Deno.test("a path-only stub answers its path percent-encoded, and the first declared of duplicates wins", () => {
+  const router = routerOf("GET /a/b", "GET /a/{x}", "GET /a/b", "GET /c%2Fd");
+  for (const lookUp of [lookup, lookupPath]) {
+    assert.deepEqual(lookUp(router, "GET /a/%62"), { name: "GET /a/b", values: [] }, lookUp.name);
+    assert.deepEqual(lookUp(router, "GET /a/c"), { name: "GET /a/{x}", values: ["c"] }, lookUp.name);
+    assert.deepEqual(lookUp(router, "GET /c%2fd"), { name: "GET /c%2Fd", values: [] }, lookUp.name);
+    assert.equal(lookUp(router, "GET /c/d"), undefined, lookUp.name);
+  }
+  // Near misses still see every stub, the later duplicate too.
+  assert.deepEqual(misses(routerOf("GET /a/b", "GET /a/b"), "GET /a/b/"), [
+    "GET /a/b: trailing slash (stub has none)",
+    "GET /a/b: trailing slash (stub has none)",
+  ]);
+});
+
+/** {@link lookup} through {@link Router.matchPath}, the handler's lookup. */
+function lookupPath(router: Router<TestRoute>, request: string): { name: string; values: string[] } | undefined {
+  const [method, target] = request.split(" ");
+  const q = target.indexOf("?");
+  const match = router.matchPath(method, q === -1 ? target : target.slice(0, q), q === -1 ? "" : target.slice(q + 1));
+  return match && { name: match.route.name, values: match.values };
+}

@@ -602,3 +602,16 @@ serverTest("scoped coverage is opt-in: without `scopes` a scoped report is a cle
   await assert.rejects(server.report({ scope: "ping_test.ts" }), { message });
   assert.equal((await server.report()).stubs[0].hit_count, 1);
 });
+
+Deno.test("routes() compiles answers at once; stubs given at start compile on first request, answering the same", async () => {
+  const body = { n: 1, list: ["{id}"] };
+  const { config } = validateConfig({ routes: [{ method: "GET", path: "/cfg/{id}", body: { id: "{id}" } }] });
+  await using server = await stubServer(0, { stubs: config!.routes });
+  server.routes(get("/api/{id}").body(body));
+  body.n = 2; // a caller changing its object after routes() does not change the answer
+  body.list.push("x");
+  const api = await fetch(`${server.url}/api/7`);
+  assert.deepEqual(await api.json(), { n: 1, list: ["7"] });
+  const cfg = await fetch(`${server.url}/cfg/a%22b`);
+  assert.equal(await cfg.text(), '{"id":"a\\"b"}');
+});
