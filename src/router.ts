@@ -7,7 +7,7 @@
  */
 
 import type { Method } from "./model.ts";
-import { decodeSegment, placeholderName, type Segment, splitRequestPath } from "./path.ts";
+import { decodeSegment, placeholderName, type Segment } from "./path.ts";
 
 /** What the router needs to know about a stub. */
 export interface Routable {
@@ -46,6 +46,12 @@ interface Terminal<T> {
 
 class Node<T> {
   statics: Map<string, Node<T>> | undefined;
+  /**
+   * Last segments that end exactly one stub, a path-only one (no placeholder after it, no
+   * query), and lead nowhere else: the stub itself stands in for a child node. Most stubs of
+   * a large config are such leaves; a segment is in `leaves` or in `statics`, never both.
+   */
+  leaves: Map<string, T> | undefined;
   param: Node<T> | undefined;
   /**
    * The one stub ending here, when it is alone and requires no query: most nodes of a large
@@ -119,18 +125,45 @@ const NO_CHECKS: readonly QueryCheck[] = [];
 // deno-lint-ignore no-explicit-any
 const NO_TERMINALS: readonly Terminal<any>[] = [];
 
-/** Adds `route` to the trie of its method in `roots`, keeping each node's stubs in precedence order. */
-function insert<T extends Routable>(roots: Map<Method, Node<T>>, route: T): void {
-  let node = roots.get(route.method);
-  if (!node) roots.set(route.method, node = new Node());
-  for (const segment of route.segments) {
-    if (segment.param) node = node.param ??= new Node();
-    else {
-      node.statics ??= new Map();
-      let next = node.statics.get(segment.value);
-      if (!next) node.statics.set(segment.value, next = new Node());
-      node = next;
+/** Can this stub be a leaf: no query, and its last segment static? */
+function isLeafShaped(route: Routable): boolean {
+  const last = route.segments[route.segments.length - 1];
+  return route.query === undefined && last !== undefined && !last.param;
+}
+
+/**
+ * Adds `route` to the trie of its method in `roots`, keeping each node's stubs in
+ * precedence order. With `leaves`, a path-only stub whose last segment leads nowhere yet
+ * becomes a leaf (a later stub through or at that segment turns it back into a node).
+ */
+function insert<T extends Routable>(roots: Map<Method, Node<T>>, route: T, leaves: boolean): void {
+  let node: Node<T> | undefined = roots.get(route.method);
+  if (!node) roots.set(route.method, node = new Node<T>());
+  const segments = route.segments;
+  const leafShaped = leaves && isLeafShaped(route);
+  for (let i = 0; i < segments.length; i++) {
+    const segment = segments[i];
+    if (segment.param) {
+      node = node.param ??= new Node();
+      continue;
     }
+    const value = segment.value;
+    let next: Node<T> | undefined = node.statics?.get(value);
+    if (!next) {
+      const leaf = node.leaves?.get(value);
+      if (leafShaped && i === segments.length - 1) {
+        // A leaf already here was declared first (it keeps the place) unless added out of order.
+        if (leaf === undefined || route.order < leaf.order) (node.leaves ??= new Map()).set(value, route);
+        return;
+      }
+      next = new Node();
+      if (leaf !== undefined) {
+        node.leaves!.delete(value);
+        next.only = leaf;
+      }
+      (node.statics ??= new Map()).set(value, next);
+    }
+    node = next;
   }
   if (route.query === undefined && node.only === undefined && node.terminals === undefined) {
     node.only = route;
@@ -162,47 +195,13 @@ function insert<T extends Routable>(roots: Map<Method, Node<T>>, route: T): void
   terminals.splice(at, 0, terminal);
 }
 
-/** Does a stub end at the node these static segments lead to? */
-function endsAt<T>(root: Node<T> | undefined, segments: readonly Segment[]): boolean {
-  let node = root;
-  for (let i = 0; node !== undefined && i < segments.length; i++) {
-    const segment = segments[i];
-    node = segment.param ? undefined : node.statics?.get(segment.value);
-  }
-  return node !== undefined && (node.only !== undefined || node.terminals !== undefined);
-}
-
 /**
- * Can this stub be found by its path alone? No placeholder, no query, no `%` (then its
- * display path is its decoded segments joined by `/`).
- */
-function isExact(route: Routable): boolean {
-  if (route.query !== undefined || route.path.includes("%")) return false;
-  for (const segment of route.segments) if (segment.param) return false;
-  return true;
-}
-
-/** The key a request pathname has among exact paths: its segments decoded, or undefined when one decodes to hold `/`. */
-function exactKey(pathname: string): string | undefined {
-  if (!pathname.includes("%")) return pathname;
-  const segments = splitRequestPath(pathname);
-  for (const segment of segments) if (segment.includes("/")) return undefined;
-  return "/" + segments.join("/");
-}
-
-/**
- * A trie per method over {@link Routable} stubs, and beside it a map from path to stub for
- * the stubs a path alone finds (no placeholder, no query): large configs are mostly those,
- * and a map entry costs a fraction of a trie branch to build and to look up. A stub goes to
- * the map only while no trie stub ends at the same path, so a lookup that finds it there
- * has found what the trie would have.
+ * A trie per method over {@link Routable} stubs. Path-only stubs (most of a large config)
+ * end in a leaf map entry rather than a node of their own, which makes them cheap to add.
  */
 export class Router<T extends Routable> {
-  /** The trie of every stub that is not in {@link #exact}. */
   #roots = new Map<Method, Node<T>>();
-  /** Exact-path stubs by method and path; the first declared one of each path. */
-  #exact = new Map<Method, Map<string, T>>();
-  /** Every stub added, in order: near-miss search works on a trie of all of them. */
+  /** Every stub added, in order: near-miss search works on a trie of all of them without leaves. */
   #all: T[] = [];
   /** That trie, built on the first miss after a change. */
   #complete: Map<Method, Node<T>> | undefined;
@@ -211,35 +210,11 @@ export class Router<T extends Routable> {
   add(route: T): void {
     this.#all.push(route);
     this.#complete = undefined;
-    let exact = this.#exact.get(route.method);
-    if (isExact(route)) {
-      const first = exact?.get(route.path);
-      if (first !== undefined && first.order < route.order) return; // never wins; near misses see it via #all
-      if (!endsAt(this.#roots.get(route.method), route.segments)) {
-        if (!exact) this.#exact.set(route.method, exact = new Map());
-        exact.set(route.path, route);
-        return;
-      }
-    }
-    insert(this.#roots, route);
-    // A trie stub ending at an exact stub's path must be weighed against it: move that one into the trie.
-    if (exact !== undefined && route.segments.every((s) => !s.param && !s.value.includes("/"))) {
-      const key = "/" + route.segments.map((s) => s.param ? "" : s.value).join("/");
-      const displaced = exact.get(key);
-      if (displaced !== undefined) {
-        exact.delete(key);
-        insert(this.#roots, displaced);
-      }
-    }
+    insert(this.#roots, route, true);
   }
 
   /** Finds the stub for a request, or undefined. `segments` are decoded request path segments. */
   match(method: string, segments: readonly string[], rawQuery: string): Match<T> | undefined {
-    const exact = this.#exact.get(method as Method);
-    if (exact !== undefined && segments.every((s) => !s.includes("/"))) {
-      const route = exact.get("/" + segments.join("/"));
-      if (route !== undefined) return { route, values: [] };
-    }
     const root = this.#roots.get(method as Method);
     if (!root) return undefined;
     this.#rawQuery = rawQuery;
@@ -248,17 +223,11 @@ export class Router<T extends Routable> {
   }
 
   /**
-   * {@link match} over a request pathname (`/users/42`) as is: one map lookup for exact
-   * paths, else a walk of the trie segment by segment along the string, decoding a segment
-   * only when it holds `%`, so no segment array is built for a request that matches.
+   * {@link match} over a request pathname (`/users/42`) as is: walks the trie segment by
+   * segment along the string, decoding a segment only when it holds `%`, so no segment
+   * array is built for a request that matches.
    */
   matchPath(method: string, pathname: string, rawQuery: string): Match<T> | undefined {
-    const exact = this.#exact.get(method as Method);
-    if (exact !== undefined) {
-      const key = exactKey(pathname);
-      const route = key === undefined ? undefined : exact.get(key);
-      if (route !== undefined) return { route, values: [] };
-    }
     const root = this.#roots.get(method as Method);
     if (!root) return undefined;
     this.#rawQuery = rawQuery;
@@ -287,6 +256,10 @@ export class Router<T extends Routable> {
       return undefined;
     }
     const segment = segments[depth];
+    if (node.leaves !== undefined && depth === segments.length - 1) {
+      const leaf = node.leaves.get(segment);
+      if (leaf !== undefined) return { route: leaf, values };
+    }
     const child = node.statics?.get(segment);
     if (child) {
       const found = this.#find(child, segments, depth + 1, values);
@@ -308,6 +281,10 @@ export class Router<T extends Routable> {
     if (last) end = pathname.length;
     let segment = pathname.slice(start, end);
     if (segment.includes("%")) segment = decodeSegment(segment);
+    if (last && node.leaves !== undefined) {
+      const leaf = node.leaves.get(segment);
+      if (leaf !== undefined) return { route: leaf, values };
+    }
     const child = node.statics?.get(segment);
     if (child) {
       const found = last ? this.#find(child, EMPTY, 0, values) : this.#findAlong(child, pathname, end + 1, values);
@@ -338,7 +315,7 @@ export class Router<T extends Routable> {
     const query = new LazyQuery(rawQuery);
     if (!this.#complete) {
       this.#complete = new Map();
-      for (const route of this.#all) insert(this.#complete, route);
+      for (const route of this.#all) insert(this.#complete, route, false);
     }
     const roots = this.#complete;
     const root = roots.get(method as Method);
