@@ -487,7 +487,7 @@ Deno.test("nearMisses: bounded work with 10,000 static siblings still finds the 
   assert.deepEqual(misses(router, "GET /q/y"), []);
 });
 
-// --- the exact-path map beside the trie ----------------------------------------------
+// --- path-only stubs as leaves of the trie --------------------------------------------
 
 Deno.test("a path-only stub and a query stub on the same path: the query stub first, declared before or after", () => {
   for (const stubs of [["GET /a/b", "GET /a/b?q=1"], ["GET /a/b?q=1", "GET /a/b"]]) {
