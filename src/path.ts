@@ -81,13 +81,20 @@ const NO_PROBLEMS: string[] = [];
  * each phrased as `path ...` so the caller can prefix the place.
  */
 export function parsePathTemplate(raw: string): { template?: PathTemplate; problems: string[] } {
-  if (PLAIN_PATH.test(raw) && !raw.startsWith(RESERVED_PREFIX.slice(0, -1))) {
-    // The common template: literal segments that need no decoding and no checks.
-    const segments: (string | Segment)[] = raw.slice(1).split("/");
-    for (let k = 0; k < segments.length; k++) segments[k] = { param: false, value: segments[k] as string };
-    return { template: { path: raw, segments: segments as Segment[], query: undefined }, problems: NO_PROBLEMS };
-  }
+  const segments = plainSegments(raw);
+  if (segments) return { template: { path: raw, segments, query: undefined }, problems: NO_PROBLEMS };
   return parseTemplateInFull(raw);
+}
+
+/**
+ * The segments of a plain template (literal segments that need no decoding and no checks,
+ * its own display path), or undefined for any other: the common case, parsed in one split.
+ */
+export function plainSegments(raw: string): Segment[] | undefined {
+  if (!PLAIN_PATH.test(raw) || raw.startsWith(RESERVED_PREFIX.slice(0, -1))) return undefined;
+  const segments: (string | Segment)[] = raw.slice(1).split("/");
+  for (let k = 0; k < segments.length; k++) segments[k] = { param: false, value: segments[k] as string };
+  return segments as Segment[];
 }
 
 /**

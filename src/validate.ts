@@ -16,7 +16,7 @@ import {
   type Stub,
   stubLabel,
 } from "./model.ts";
-import { parsePathTemplate, PLACEHOLDER_ANYWHERE, placeholderName, type Segment } from "./path.ts";
+import { parsePathTemplate, PLACEHOLDER_ANYWHERE, placeholderName, plainSegments, type Segment } from "./path.ts";
 
 /** A problem found in a config, tied to where it is. */
 export interface Problem {
@@ -310,6 +310,49 @@ export interface ValidateStubOptions {
  * found, each a message without the `routes[i]: ` place.
  */
 export function validateStub(
+  raw: unknown,
+  options?: ValidateStubOptions,
+): { stub?: Stub; errors: string[] } {
+  const plain = plainStub(raw);
+  return plain ? { stub: plain, errors: [] } : validateStubInFull(raw, options);
+}
+
+/**
+ * The stub for the shape most stubs of a large config have (`method`, a plain literal
+ * `path`, maybe `status` and `body`, nothing wrong), checked in a few steps; undefined for
+ * anything else, which {@link validateStubInFull} then checks and explains. Accepts only
+ * what the full check accepts, giving the same stub (a property test holds it to that).
+ */
+function plainStub(raw: unknown): Stub | undefined {
+  if (!isMapping(raw)) return undefined;
+  for (const key in raw) {
+    if (key !== "method" && key !== "path" && key !== "body" && key !== "status") return undefined;
+  }
+  const method = raw.method;
+  if (!(METHODS as readonly unknown[]).includes(method) || typeof raw.path !== "string") return undefined;
+  const status = raw.status === undefined ? 200 : raw.status;
+  if (typeof status !== "number" || !Number.isInteger(status) || status < 200 || status > 599) return undefined;
+  const hasBody = Object.hasOwn(raw, "body") && raw.body !== undefined;
+  if (hasBody && (NULL_BODY_STATUSES.has(status) || nonJson(raw.body, 0))) return undefined;
+  const segments = plainSegments(raw.path);
+  if (!segments) return undefined;
+  const response: ResponseSpec = { status, headers: undefined, body: raw.body, hasBody, delay: undefined };
+  return {
+    method: method as Method,
+    path: raw.path,
+    segments,
+    responses: [response],
+    isSequence: false,
+    sequenceMode: "repeat-last",
+  };
+}
+
+/**
+ * {@link validateStub} without its shortcut for plain stubs; exported so a test can check
+ * that the shortcut gives the same result.
+ * @internal
+ */
+export function validateStubInFull(
   raw: unknown,
   options?: ValidateStubOptions,
 ): { stub?: Stub; errors: string[] } {
