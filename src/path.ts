@@ -69,10 +69,11 @@ export function placeholderName(value: string): string | undefined {
 }
 
 /**
- * A template of plain literal segments: none empty, none `.` or `..`, no character that is
- * escaped, decoded, rewritten or special to templates (`% { } ? # \`, whitespace).
+ * A template of plain segments: whole-segment `{name}` placeholders, and literal segments
+ * that are not empty, `.` or `..` and hold no character that is escaped, decoded,
+ * rewritten or special to templates (`% { } ? # \\`, whitespace).
  */
-const PLAIN_PATH = /^(?:\/(?!\.\.?(?:\/|$))[\w.~!$&'()*+,;=:@-]+)+$/;
+const PLAIN_PATH = /^(?:\/(?:\{[A-Za-z0-9_]+\}|(?!\.\.?(?:\/|$))[\w.~!$&'()*+,;=:@-]+))+$/;
 /** The problems of a plain template: shared, never written to. */
 const NO_PROBLEMS: string[] = [];
 
@@ -87,13 +88,26 @@ export function parsePathTemplate(raw: string): { template?: PathTemplate; probl
 }
 
 /**
- * The segments of a plain template (literal segments that need no decoding and no checks,
- * its own display path), or undefined for any other: the common case, parsed in one split.
+ * The segments of a plain template (placeholders, and literal segments that need no
+ * decoding and no checks: its own display path), or undefined for any other: the common
+ * case, parsed in one split.
  */
 export function plainSegments(raw: string): Segment[] | undefined {
   if (!PLAIN_PATH.test(raw) || raw.startsWith(RESERVED_PREFIX.slice(0, -1))) return undefined;
   const segments: (string | Segment)[] = raw.slice(1).split("/");
-  for (let k = 0; k < segments.length; k++) segments[k] = { param: false, value: segments[k] as string };
+  for (let k = 0; k < segments.length; k++) {
+    const piece = segments[k] as string;
+    if (piece.charCodeAt(0) !== 0x7b /* { */) {
+      segments[k] = { param: false, value: piece };
+      continue;
+    }
+    const name = piece.slice(1, -1);
+    // A name used twice is an error the full parse explains.
+    for (let j = 0; j < k; j++) {
+      if ((segments[j] as Segment).param && (segments[j] as { name: string }).name === name) return undefined;
+    }
+    segments[k] = { param: true, name };
+  }
   return segments as Segment[];
 }
 

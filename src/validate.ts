@@ -318,8 +318,8 @@ export function validateStub(
 }
 
 /**
- * The stub for the shape most stubs of a large config have (`method`, a plain literal
- * `path`, maybe `status` and `body`, nothing wrong), checked in a few steps; undefined for
+ * The stub for the shape most stubs of a large config have (`method`, a plain `path`,
+ * maybe `status` and `body`, nothing wrong), checked in a few steps; undefined for
  * anything else, which {@link validateStubInFull} then checks and explains. Accepts only
  * what the full check accepts, giving the same stub (a property test holds it to that).
  */
@@ -674,11 +674,17 @@ export function validateConfig(raw: unknown): { config?: Config; problems: Probl
     return { problems };
   }
   const routes: Stub[] = [];
-  raw.routes.forEach((item, i) => {
-    const { stub, errors } = validateStub(item);
+  const items = raw.routes;
+  for (let i = 0; i < items.length; i++) {
+    const plain = plainStub(items[i]); // most stubs of a large config: no result object, no errors list
+    if (plain) {
+      routes.push(plain);
+      continue;
+    }
+    const { stub, errors } = validateStubInFull(items[i]);
     for (const message of errors) problems.push({ level: "error", place: `routes[${i}]`, message });
     if (stub) routes.push(stub);
-  });
+  }
   if (problems.some((p) => p.level === "error")) return { problems };
   problems.push(...findShadowedStubs(routes, (i) => `routes[${i}]`));
   return { config: { routes, port }, problems };

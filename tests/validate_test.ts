@@ -1016,7 +1016,10 @@ Deno.test("property: the shortcut for plain stubs accepts only what the full che
     fc.property(
       fc.record({
         method: fc.oneof({ weight: 3, arbitrary: fc.constantFrom("GET", "DELETE") }, { weight: 1, arbitrary: value }),
-        path: fc.oneof({ weight: 3, arbitrary: fc.constantFrom("/a", "/a/b-c.d") }, { weight: 2, arbitrary: value }),
+        path: fc.oneof({ weight: 3, arbitrary: fc.constantFrom("/a", "/a/b-c.d", "/a/{id}/c") }, {
+          weight: 2,
+          arbitrary: value,
+        }),
         rest: fc.dictionary(key, value, { maxKeys: 3 }),
       }),
       fc.boolean(),
