@@ -2,7 +2,7 @@
  * The benchmark: stubtool against a bare `Deno.serve` (and a bare `node:http`) measured in
  * the same run, over loopback with wrk.
  *
- *   npm run bench                     # 3 rounds, 4 s per measurement, medians
+ *   npm run bench                     # 3 rounds, 3 s per measurement after 1 s warm-up, medians
  *   npm run bench -- --smoke          # 1 round, 1 s: checks the harness, not the numbers
  *   npm run bench -- --rounds 1 --duration 8 --connections 32
  *   npm run bench -- --only "deno-bare,stubtool 20"
@@ -20,7 +20,7 @@ import { rssMb, toMs } from "./measure.ts";
 const { values: flags } = parseArgs({
   options: {
     rounds: { type: "string", default: "3" },
-    duration: { type: "string", default: "4" },
+    duration: { type: "string", default: "3" },
     warmup: { type: "string", default: "1" },
     connections: { type: "string", default: "32" },
     smoke: { type: "boolean", default: false },
@@ -109,6 +109,14 @@ const SERVERS: Server[] = [
     cmd: [DENO, "run", "-A", "bench/servers/deno_bare.ts", "{port}"],
     readyPath: "/users/1",
     scenarios: [S1],
+  },
+  {
+    // Startup only: the bare server, after reading and parsing the 10k-stub config.
+    name: "deno-bare+parse 10k",
+    cmd: [DENO, "run", "-A", "bench/servers/deno_bare.ts", "{port}", "{config}"],
+    config: 10_000,
+    readyPath: "/users/1",
+    scenarios: [],
   },
   {
     name: "stubtool 20",
@@ -239,6 +247,9 @@ async function stop(child: Deno.ChildProcess): Promise<void> {
 
 // ------------------------------------------------------------------ the run
 
+/** The load figures of a server measured for startup only. */
+const NO_LOAD = { rps: NaN, p50: NaN, p99: NaN, errors: NaN };
+
 interface Row extends Measure {
   round: number;
   server: string;
@@ -275,6 +286,9 @@ async function main(): Promise<number> {
     for (const server of servers) {
       const { child, startupMs } = await start(server, configs);
       try {
+        if (server.scenarios.length === 0) {
+          rows.push({ round, server: server.name, scenario: "-", startupMs, ...NO_LOAD, rssMb: rssMb(child.pid) });
+        }
         for (const scenario of server.scenarios) {
           const [status, body] = await request(scenario);
           const problem = scenario.check(status, body);
@@ -398,6 +412,20 @@ function printTable(rows: Row[]): void {
     const met = Number.isFinite(value) ? (op === "≥" ? value >= goal : value <= goal) ? "yes" : "no" : "-";
     console.log(`| ${name} | ${fmt(value, 2)} | ${op} ${goal} | ${met} |`);
   }
+  const floor = ratio(rows, (r) => find(rows, r, "deno-bare+parse 10k", "-")?.startupMs, (r) => baseline(r)?.startupMs);
+  console.log(
+    `\nStartup floor: the bare server that only reads and parses the 10k-stub config before it listens ` +
+      `starts in ${fmt(floor, 2)} × deno-bare's time; stubtool 10k ÷ that server: ${
+        fmt(
+          ratio(
+            rows,
+            (r) => find(rows, r, "stubtool 10k", "S1")?.startupMs,
+            (r) => find(rows, r, "deno-bare+parse 10k", "-")?.startupMs,
+          ),
+          2,
+        )
+      }.`,
+  );
 }
 
 if (import.meta.main) Deno.exit(await main());
