@@ -1,6 +1,8 @@
 // The CLI as a user meets it first: --help, --version, and usage errors (exit 2), run as a subprocess.
+import fc from "fast-check";
 import assert from "node:assert/strict";
-import { COMMANDS } from "../src/cli/usage.ts";
+import { parseArgs } from "node:util";
+import { COMMANDS, type CommandSpec, type FlagSpec, parseCommandArgs, UsageError } from "../src/cli/usage.ts";
 import { VERSION } from "../src/version.ts";
 import { lines, runCli } from "./_cli.ts";
 
@@ -166,4 +168,80 @@ Deno.test("--debug is accepted anywhere and shows nothing extra when all goes we
   assert.equal(code, 0);
   assert.equal(stdout, `stubtool ${VERSION}\n`);
   assert.equal((await runCli(["validate", "--debug", "examples/stubs.yaml"])).code, 0);
+});
+
+/** The flags every command takes besides its own (usage.ts COMMON_FLAGS). */
+const COMMON: FlagSpec[] = [
+  { name: "help", short: "h", type: "boolean", help: "" },
+  { name: "debug", type: "boolean", help: "" },
+];
+
+/**
+ * How arguments were parsed before usage.ts had its own parser: `node:util` `parseArgs`,
+ * its errors turned into usage messages (without the did-you-mean hint) as the CLI did.
+ */
+function parsedByNode(command: CommandSpec, args: string[]): { values: unknown; positionals: string[] } | string {
+  const flags = [...command.flags, ...COMMON];
+  const options = Object.fromEntries(flags.map((f) => [
+    f.name,
+    { type: f.type, multiple: f.multiple === true, ...(f.short ? { short: f.short } : {}) },
+  ]));
+  try {
+    return parseArgs({ args, options, strict: true, allowPositionals: true });
+  } catch (error) {
+    const { code, message } = error as { code?: string; message: string };
+    const quoted = /'(-[^']*)'/.exec(message)?.[1] ?? "";
+    const option = /--[A-Za-z0-9-]+/.exec(quoted)?.[0] ?? /-[^\s,]+/.exec(quoted)?.[0] ?? "";
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `${command.name}: unknown option '${option}'`;
+    const flag = flags.find((f) => option === `--${f.name}` || option === `-${f.short}`);
+    const name = flag ? `--${flag.name}` : option;
+    if (flag?.type === "boolean") return `${command.name}: ${name} takes no value`;
+    return `${command.name}: ${name} needs a value (${name} ${
+      flag?.value ?? "VALUE"
+    }; for a value starting with '-', write ${name}=VALUE)`;
+  }
+}
+
+Deno.test("parseCommandArgs: parses and rejects exactly as node:util parseArgs did (the parser it replaced)", () => {
+  for (const command of COMMANDS) {
+    const flags = [...command.flags, ...COMMON];
+    const shorts = flags.flatMap((f) => f.short ? [f.short] : []);
+    const words = [
+      ...flags.flatMap((f) => [`--${f.name}`, `--${f.name}=v`, `--${f.name}=-1`, `--${f.name}=`]),
+      ...shorts.flatMap((s) => [`-${s}`, `-${s}80`]),
+      ...shorts.flatMap((a) => shorts.map((b) => `-${a}${b}`)),
+      ...["--nope", "--por", "-x", "-qx", "--=x", "--a=b", "--", "-", "80", "-1", "--1", "file.yaml", "a=b", ""],
+    ];
+    fc.assert(
+      fc.property(fc.array(fc.constantFrom(...words), { maxLength: 6 }), (args) => {
+        const expected = parsedByNode(command, args);
+        let actual: { values: unknown; positionals: string[] } | string;
+        try {
+          actual = parseCommandArgs(command, args);
+        } catch (error) {
+          if (!(error instanceof UsageError)) throw error;
+          // Positional counts are checked after parsing, the same code before and after.
+          if (/unexpected (extra )?argument|: missing /.test(error.message) && typeof expected !== "string") return;
+          actual = error.message.replace(/ \(did you mean '[^']*'\?\)$/, "");
+        }
+        assert.deepEqual(actual, expected, JSON.stringify(args));
+      }),
+      { numRuns: 1500 },
+    );
+  }
+});
+
+Deno.test("parseCommandArgs: repeatable flags collect, others keep the last value, -- ends the flags", () => {
+  const serve = COMMANDS.find((c) => c.name === "serve")!;
+  const { values, positionals } = parseCommandArgs(serve, ["--stub", "A", "--stub=B", "-p", "1", "-qwp2"]);
+  assert.deepEqual({ ...values }, { stub: ["A", "B"], port: "2", quiet: true, watch: true });
+  assert.deepEqual(positionals, []);
+  const report = COMMANDS.find((c) => c.name === "report")!;
+  assert.deepEqual(parseCommandArgs(report, ["a.json", "--", "--from", "-x"]).positionals, ["a.json", "--from", "-x"]);
+  assert.throws(() => parseCommandArgs(serve, ["--port", "-1"]), /--port needs a value .*write --port=VALUE/);
+  assert.equal(parseCommandArgs(serve, ["--port=-1"]).values.port, "-1");
+  assert.throws(
+    () => parseCommandArgs(serve, ["--max_body", "1"]),
+    /unknown option '--max_body' \(did you mean '--max-body'\?\)/,
+  );
 });

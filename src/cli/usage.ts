@@ -1,11 +1,10 @@
 /**
- * The one usage table of the `stubtool` CLI. `--help` text, argument parsing
- * (`node:util` `parseArgs`, strict) and the did-you-mean hints of usage errors are all
+ * The one usage table of the `stubtool` CLI. `--help` text, argument parsing (strict, with
+ * `node:util` `parseArgs`'s grammar) and the did-you-mean hints of usage errors are all
  * derived from {@link COMMANDS}, so a flag is declared exactly once.
  * @module
  */
 
-import { parseArgs } from "node:util";
 import { didYouMean } from "../validate.ts";
 import { VERSION } from "../version.ts";
 
@@ -269,29 +268,98 @@ export function wantsHelp(args: readonly string[]): boolean {
   return false;
 }
 
+/** Does `arg` look like an option rather than a value (`-x`, `--x`; a lone `-` is a value)? */
+function isOptionLike(arg: string): boolean {
+  return arg.length > 1 && arg[0] === "-";
+}
+
 /**
  * Parses a command's arguments strictly; unknown flags, missing values and stray
  * arguments throw a {@link UsageError} with a hint.
+ *
+ * The grammar is `node:util` `parseArgs`'s (strict, positionals allowed), written out here
+ * because loading `node:util` costs Deno several milliseconds of every start:
+ * `--name VALUE`, `--name=VALUE`, `-n VALUE`, `-nVALUE`, grouped booleans (`-qw`), the last
+ * value winning unless the flag is repeatable, and everything after `--` positional. A
+ * value that looks like an option (`--port -1`) must be attached: `--port=-1`.
+ *
+ * @example
+ * ```ts
+ * import { findCommand, parseCommandArgs } from "./usage.ts";
+ * const { values } = parseCommandArgs(findCommand("serve")!, ["-qp", "0", "--stub=GET /a -> 200"]);
+ * console.log(values); // { quiet: true, port: "0", stub: ["GET /a -> 200"] }
+ * ```
  */
-export function parseCommandArgs(command: CommandSpec, args: string[]): ParsedArgs {
-  const options: Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }> = {};
-  for (const flag of flagsOf(command)) {
-    options[flag.name] = {
-      type: flag.type,
-      multiple: flag.multiple === true,
-      ...(flag.short ? { short: flag.short } : {}),
-    };
+export function parseCommandArgs(command: CommandSpec, args: readonly string[]): ParsedArgs {
+  const flags = flagsOf(command);
+  const byName = new Map(flags.map((flag) => [flag.name, flag]));
+  const byShort = new Map(flags.filter((flag) => flag.short).map((flag) => [flag.short!, flag]));
+  const isString = (short: string) => byShort.get(short)?.type === "string";
+  const values: ParsedArgs["values"] = Object.create(null);
+  const positionals: string[] = [];
+
+  /** Checks and stores one option; `raw` is how it was written (`--port`, `-p`). */
+  const store = (flag: FlagSpec | undefined, raw: string, value: string | undefined, attached: boolean) => {
+    if (!flag) {
+      const hint = suggestFlag(command, raw);
+      throw new UsageError(
+        `${command.name}: unknown option '${raw}'${hint ? ` (did you mean '${hint}'?)` : ""}`,
+        command.name,
+      );
+    }
+    const name = `--${flag.name}`;
+    if (flag.type === "boolean" && value !== undefined) {
+      throw new UsageError(`${command.name}: ${name} takes no value`, command.name);
+    }
+    if (flag.type === "string" && (value === undefined || (!attached && isOptionLike(value)))) {
+      throw new UsageError(
+        `${command.name}: ${name} needs a value (${name} ${
+          flag.value ?? "VALUE"
+        }; for a value starting with '-', write ${name}=VALUE)`,
+        command.name,
+      );
+    }
+    const stored = value ?? true;
+    if (!flag.multiple) values[flag.name] = stored;
+    else ((values[flag.name] ??= []) as (string | boolean)[]).push(stored);
+  };
+
+  const queue = [...args];
+  while (queue.length) {
+    const arg = queue.shift()!;
+    if (arg === "--") {
+      positionals.push(...queue.splice(0));
+    } else if (arg.startsWith("--")) {
+      const equals = arg.indexOf("=", 3);
+      const name = equals === -1 ? arg.slice(2) : arg.slice(2, equals);
+      const flag = byName.get(name);
+      if (equals !== -1) store(flag, `--${name}`, arg.slice(equals + 1), true);
+      else store(flag, arg, flag?.type === "string" ? queue.shift() : undefined, false);
+    } else if (arg.length === 2 && arg[0] === "-") {
+      const flag = byShort.get(arg[1]);
+      store(flag, arg, flag?.type === "string" ? queue.shift() : undefined, false);
+    } else if (arg.length > 2 && arg[0] === "-") {
+      if (isString(arg[1])) {
+        store(byShort.get(arg[1]), arg.slice(0, 2), arg.slice(2), true);
+        continue;
+      }
+      // A group of short flags: `-qw` is `-q -w`; a string flag inside takes the rest (`-qpVALUE`).
+      const expanded: string[] = [];
+      for (let i = 1; i < arg.length; i++) {
+        if (!isString(arg[i]) || i === arg.length - 1) expanded.push(`-${arg[i]}`);
+        else {
+          expanded.push(`-${arg.slice(i)}`);
+          break;
+        }
+      }
+      queue.unshift(...expanded);
+    } else positionals.push(arg);
   }
-  let parsed: ParsedArgs;
-  try {
-    parsed = parseArgs({ args, options, strict: true, allowPositionals: true }) as ParsedArgs;
-  } catch (error) {
-    throw usageErrorFrom(command, error);
-  }
+
   const { min, max } = command.positionals;
-  const count = parsed.positionals.length;
+  const count = positionals.length;
   if (count > max) {
-    const extra = parsed.positionals[max];
+    const extra = positionals[max];
     throw new UsageError(
       max === 0
         ? `${command.name}: unexpected argument '${extra}' (${command.name} takes only --flags)`
@@ -305,34 +373,7 @@ export function parseCommandArgs(command: CommandSpec, args: string[]): ParsedAr
       command.name,
     );
   }
-  return parsed;
-}
-
-function usageErrorFrom(command: CommandSpec, error: unknown): UsageError | unknown {
-  const code = (error as { code?: string })?.code;
-  const message = error instanceof Error ? error.message : String(error);
-  // parseArgs names the option as '--prot', '-x' or '-p, --port <value>'; prefer the long name.
-  const quoted = /'(-[^']*)'/.exec(message)?.[1] ?? "";
-  const option = /--[A-Za-z0-9-]+/.exec(quoted)?.[0] ?? /-[^\s,]+/.exec(quoted)?.[0] ?? "";
-  if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") {
-    const hint = suggestFlag(command, option);
-    return new UsageError(
-      `${command.name}: unknown option '${option}'${hint ? ` (did you mean '${hint}'?)` : ""}`,
-      command.name,
-    );
-  }
-  if (code === "ERR_PARSE_ARGS_INVALID_OPTION_VALUE") {
-    const flag = flagsOf(command).find((f) => option === `--${f.name}` || option === `-${f.short}`);
-    const name = flag ? `--${flag.name}` : option;
-    if (flag?.type === "boolean") return new UsageError(`${command.name}: ${name} takes no value`, command.name);
-    return new UsageError(
-      `${command.name}: ${name} needs a value (${name} ${
-        flag?.value ?? "VALUE"
-      }; for a value starting with '-', write ${name}=VALUE)`,
-      command.name,
-    );
-  }
-  return error;
+  return { values, positionals };
 }
 
 function flagLines(flags: FlagSpec[]): string[] {
