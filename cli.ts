@@ -13,20 +13,25 @@
  * @module
  */
 
-import process from "node:process";
+import { loadHost } from "./src/cli/host.ts";
 
 export * from "./mod.ts";
 
 /**
  * Deno (and Node ≥ 24.2) say whether this is the main module; older Node needs argv[1]
- * (node:fs and node:url are loaded only then: under Deno each Node module costs startup).
+ * (node:fs, node:process and node:url are loaded only then: under Deno each Node module
+ * costs startup).
  */
 async function isMainModule(): Promise<boolean> {
   const flag = (import.meta as { main?: boolean }).main;
   if (flag !== undefined) return flag;
   try {
-    const [{ realpathSync }, { pathToFileURL }] = await Promise.all([import("node:fs"), import("node:url")]);
-    return process.argv[1] !== undefined && pathToFileURL(realpathSync(process.argv[1])).href === import.meta.url;
+    const [{ realpathSync }, { argv }, { pathToFileURL }] = await Promise.all([
+      import("node:fs"),
+      import("node:process"),
+      import("node:url"),
+    ]);
+    return argv[1] !== undefined && pathToFileURL(realpathSync(argv[1])).href === import.meta.url;
   } catch {
     return false;
   }
@@ -34,6 +39,7 @@ async function isMainModule(): Promise<boolean> {
 
 if (await isMainModule()) {
   // Loaded only when run, so importing the API does not load the CLI and its YAML parser.
-  const { main } = await import("./src/cli/main.ts");
-  process.exit(await main(process.argv.slice(2), process.env));
+  // The host is Deno's under Deno (no Node built-ins to load), Node's elsewhere.
+  const [{ main }, host] = await Promise.all([import("./src/cli/main.ts"), loadHost()]);
+  host.exit(await main(host.args, host.env(), { host }));
 }

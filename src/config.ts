@@ -7,7 +7,6 @@
  * @module
  */
 
-import { readFile } from "node:fs/promises";
 import { duplicateKeyOffsets } from "./duplicate_keys.ts";
 import { type Config, type Problem, validateConfig } from "./validate.ts";
 
@@ -184,13 +183,36 @@ export function describeReadError(error: unknown): string {
 }
 
 /**
- * Reads, parses and validates a config file. An unreadable file is one problem placed at
- * the file name (`stubs.yaml: no such file`).
+ * Reads a UTF-8 text file; rejects with an error whose `code` names the OS error
+ * (`ENOENT`, `EACCES`, `EISDIR`), as {@link describeReadError} expects.
  */
-export async function loadConfigFile(file: string): Promise<{ config?: Config; problems: Problem[] }> {
+export type ReadTextFile = (path: string) => Promise<string>;
+
+/** `node:fs/promises` `readFile`, loaded on first use: the CLI on Deno reads through its Deno host instead. */
+async function readWithNode(path: string): Promise<string> {
+  const { readFile } = await import("node:fs/promises");
+  return readFile(path, "utf8");
+}
+
+/**
+ * Reads, parses and validates a config file. An unreadable file is one problem placed at
+ * the file name (`stubs.yaml: no such file`). `readTextFile` reads it; by default
+ * `node:fs/promises` (the CLI passes its host's, so Deno need not load Node's file system).
+ *
+ * @example
+ * ```ts
+ * import { loadConfigFile } from "./config.ts";
+ * const { problems } = await loadConfigFile("/no/such/stubs.yaml");
+ * console.log(problems[0].message); // "no such file"
+ * ```
+ */
+export async function loadConfigFile(
+  file: string,
+  readTextFile: ReadTextFile = readWithNode,
+): Promise<{ config?: Config; problems: Problem[] }> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await readTextFile(file);
   } catch (error) {
     return { problems: [{ level: "error", place: file, message: describeReadError(error) }] };
   }

@@ -1,6 +1,6 @@
 // main(args, env) in-process (STYLE 12), the printing layer, and the portability rule.
 import assert from "node:assert/strict";
-import { Writable } from "node:stream";
+import type { HostStream } from "../src/cli/host.ts";
 import { main } from "../src/cli/main.ts";
 import { MemoryOutput, StreamOutput } from "../src/cli/output.ts";
 import { logLine, ROUTE_TABLE_ROWS, routeTable } from "../src/cli/serve.ts";
@@ -97,20 +97,18 @@ Deno.test("routeTable: past the row limit, one line counts the rest; widths come
   assert.equal(ROUTE_TABLE_ROWS, 40);
 });
 
-/** A stream that records each write and holds its callbacks until released. */
-class SlowStream extends Writable {
+/** A host stream that records each write and, when `hold` is set, confirms writes only when released. */
+class SlowStream implements HostStream {
   writes: string[] = [];
   #held: (() => void)[] = [];
-  constructor(readonly hold: boolean) {
-    super({ highWaterMark: 64, decodeStrings: false });
-  }
-  override _write(chunk: string, _encoding: string, callback: () => void): void {
-    this.writes.push(String(chunk));
-    if (this.hold) this.#held.push(callback);
-    else callback();
+  constructor(readonly hold: boolean) {}
+  write(text: string): Promise<void> {
+    this.writes.push(text);
+    if (!this.hold) return Promise.resolve();
+    return new Promise((resolve) => this.#held.push(resolve));
   }
   release(): void {
-    for (const callback of this.#held.splice(0)) callback();
+    for (const resolve of this.#held.splice(0)) resolve();
   }
 }
 
@@ -122,10 +120,11 @@ Deno.test("StreamOutput: request-log lines are batched into one write", async ()
   await output.flush();
   assert.equal(stdout.writes.length, 1);
   assert.equal(stdout.writes[0], Array.from({ length: 100 }, (_, i) => `line ${i}\n`).join(""));
-  // A direct line first flushes pending log lines, so order is kept.
+  // A direct line first sends pending log lines, so order is kept.
   output.log("logged");
   output.out("direct");
-  assert.deepEqual(stdout.writes.slice(1), ["logged\n", "direct\n"]);
+  await output.flush();
+  assert.equal(stdout.writes.slice(1).join(""), "logged\ndirect\n");
 });
 
 Deno.test("StreamOutput: log lines are written on a short timer without an explicit flush", async () => {
@@ -141,11 +140,11 @@ Deno.test("StreamOutput: a stdout that does not keep up costs bounded memory; dr
   const stdout = new SlowStream(true);
   const output = new StreamOutput(stdout, new SlowStream(false));
   output.log("x".repeat(100));
-  await new Promise((resolve) => setTimeout(resolve, 50)); // first batch written, stream now full
+  await new Promise((resolve) => setTimeout(resolve, 50)); // first batch written, never confirmed: stdout is stuck
   const line = "y".repeat(1000);
   for (let i = 0; i < 3000; i++) output.log(line); // 3 MB offered while the stream is stuck
   await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.equal(stdout.writes.length, 1, "nothing more is written while the stream is full");
+  assert.equal(stdout.writes.length, 1, "nothing more is written while the stream is busy");
   stdout.release(); // the reader catches up
   await new Promise((resolve) => setTimeout(resolve, 50));
   stdout.release();
@@ -158,11 +157,78 @@ Deno.test("StreamOutput: a stdout that does not keep up costs bounded memory; dr
   );
 });
 
-Deno.test("CLI code does not use Deno.* (it also ships as an npm bin on Node)", async () => {
-  const files = ["cli.ts", "src/config.ts", "src/inline.ts", "src/report.ts"];
-  for await (const entry of Deno.readDir(ROOT + "src/cli")) files.push(`src/cli/${entry.name}`);
-  for (const file of files) {
-    const code = (await Deno.readTextFile(ROOT + file)).replace(/^\s*(\*|\/\/).*$/gm, "");
-    assert.doesNotMatch(code, /\bDeno\./, file);
+Deno.test("StreamOutput: direct lines sent while a write is under way go out together, in order, after it", async () => {
+  const stdout = new SlowStream(true);
+  const output = new StreamOutput(stdout, new SlowStream(false));
+  output.out("first");
+  output.out("second");
+  output.out("third");
+  assert.deepEqual(stdout.writes, ["first\n"], "one write at a time");
+  stdout.release();
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  assert.deepEqual(stdout.writes, ["first\n", "second\nthird\n"]);
+  stdout.release();
+  await output.flush();
+});
+
+Deno.test("StreamOutput: flush gives up on a stream that never confirms (a stuck pipe must not keep the CLI alive)", async () => {
+  const stdout = new SlowStream(true);
+  const output = new StreamOutput(stdout, new SlowStream(false));
+  output.out("stuck");
+  const start = performance.now();
+  await output.flush();
+  const ms = performance.now() - start;
+  assert.ok(ms > 1_500 && ms < 4_000, `flush returned after ${ms} ms`);
+  stdout.release();
+});
+
+/** Module specifiers the Deno startup path loads without a dynamic import, from `deno info --json`. */
+async function staticGraph(roots: string[]): Promise<Set<string>> {
+  type Info = {
+    modules: { specifier: string; dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[] }[];
+  };
+  const infos = await Promise.all(roots.map(async (root) => {
+    const { stdout } = await new Deno.Command(Deno.execPath(), {
+      args: ["info", "--json", ROOT + root],
+      cwd: ROOT,
+      stdout: "piped",
+    }).output();
+    return JSON.parse(new TextDecoder().decode(stdout)) as Info;
+  }));
+  const bySpecifier = new Map(infos.flatMap((info) => info.modules).map((m) => [m.specifier, m]));
+  const seen = new Set<string>();
+  const queue = roots.map((root) => new URL(root, `file://${ROOT}`).href);
+  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
+    if (seen.has(next)) continue;
+    seen.add(next);
+    for (const dependency of bySpecifier.get(next)?.dependencies ?? []) {
+      if (dependency.code && !dependency.isDynamic) queue.push(dependency.code.specifier);
+    }
   }
+  return seen;
+}
+
+Deno.test("CLI startup on Deno loads no Node built-in: serve and validate, with the Deno host and server adapter", async () => {
+  // What `deno run cli.ts serve|validate` loads; each node:* module costs every start milliseconds.
+  const roots = [
+    "cli.ts",
+    "src/cli/main.ts",
+    "src/cli/serve.ts",
+    "src/cli/validate.ts",
+    "src/adapters/host_deno.ts",
+    "src/adapters/deno.ts",
+  ];
+  const loaded = [...await staticGraph(roots)];
+  assert.ok(loaded.some((s) => s.endsWith("/src/server.ts")), "the graph is followed");
+  assert.deepEqual(loaded.filter((s) => s.startsWith("node:")), []);
+});
+
+Deno.test("CLI code does not use Deno.* (it also ships as an npm bin on Node); only the Deno host does, without node:*", async () => {
+  const files = ["cli.ts", "src/config.ts", "src/inline.ts", "src/report.ts", "src/adapters/host_node.ts"];
+  for await (const entry of Deno.readDir(ROOT + "src/cli")) files.push(`src/cli/${entry.name}`);
+  const code = async (file: string) => (await Deno.readTextFile(ROOT + file)).replace(/^\s*(\*|\/\/|\/\*).*$/gm, "");
+  for (const file of files) assert.doesNotMatch(await code(file), /\bDeno\./, file);
+  const denoHost = await code("src/adapters/host_deno.ts");
+  assert.match(denoHost, /\bDeno\.readTextFile\b/, "the Deno host is read");
+  assert.doesNotMatch(denoHost, /["']node:/, "src/adapters/host_deno.ts");
 });

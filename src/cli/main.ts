@@ -1,13 +1,13 @@
 /**
  * `main(args, env)`: the whole `stubtool` CLI as a function that returns an exit code
  * (0 success, 1 a check failed, 2 usage error or server unreachable). `cli.ts` calls it
- * with the process's arguments; tests call it in-process with their own output.
+ * with the process's arguments and host; tests call it in-process with their own output.
  * @module
  */
 
-import process from "node:process";
 import { VERSION } from "../version.ts";
 import type { CliContext, Env } from "./context.ts";
+import { type Host, loadHost } from "./host.ts";
 import { errorLine, StreamOutput } from "./output.ts";
 import {
   commandHelp,
@@ -39,7 +39,8 @@ const COMMAND_NAMES = "serve, wait, validate, report";
 /**
  * Runs the CLI. Never throws: usage errors print one `[ERROR]` line with a hint and
  * return 2; unexpected errors print one `[ERROR]` line (the stack only with `--debug`)
- * and return 1.
+ * and return 1. `env` defaults to the host's environment, `context.host` to the host of
+ * the running runtime ({@link loadHost}), `context.output` to the host's stdout and stderr.
  *
  * @example
  * ```ts
@@ -52,11 +53,12 @@ const COMMAND_NAMES = "serve, wait, validate, report";
  */
 export async function main(
   args: readonly string[],
-  env: Env = process.env,
+  env?: Env,
   context: Partial<CliContext> = {},
 ): Promise<number> {
-  const output = context.output ?? new StreamOutput();
-  const ctx: CliContext = { env, output, stop: context.stop };
+  const host: Host = context.host ?? await loadHost();
+  const output = context.output ?? new StreamOutput(host.stdout, host.stderr);
+  const ctx: CliContext = { env: env ?? host.env(), output, host, stop: context.stop };
   const debug = args.includes("--debug");
   let command: CommandSpec | undefined;
   try {
@@ -93,7 +95,7 @@ export async function main(
       output.out(commandHelp(command).trimEnd());
       return 0;
     }
-    const parsed = parseCommandArgs(command, [...commandArgs]);
+    const parsed = parseCommandArgs(command, commandArgs);
     const run = await LOAD[command.name]();
     return await run(parsed, ctx);
   } catch (error) {

@@ -2,13 +2,13 @@
  * The one place the CLI prints through. `out` and `err` write a line at once; `log`
  * buffers request-log lines and writes them in batches, so a busy server does one write
  * per batch rather than one per request, and a stdout that cannot keep up costs bounded
- * memory (lines beyond the cap are dropped and counted).
+ * memory (lines beyond the cap are dropped and counted). Bytes reach the process's
+ * streams through the host (src/cli/host.ts).
  * @module
  */
 
-import process from "node:process";
-import type { Writable } from "node:stream";
 import type { Problem } from "../validate.ts";
+import type { HostStream } from "./host.ts";
 
 /** Where CLI output goes. */
 export interface Output {
@@ -48,33 +48,72 @@ const LOG_BUFFER_CAP = 1 << 20;
 /** The longest {@link StreamOutput.flush} waits for the OS to take the output. */
 const FLUSH_LIMIT_MS = 2_000;
 
-/** Output to two writable streams (the process's stdout and stderr by default). */
+/**
+ * One stream's writes, one at a time and in order: text sent while a write is under way
+ * waits and goes out together with the rest in the next write.
+ */
+class Channel {
+  #stream: HostStream;
+  #waiting: string[] = [];
+  #writing: Promise<void> | undefined;
+  #onIdle: () => void;
+
+  constructor(stream: HostStream, onIdle: () => void) {
+    this.#stream = stream;
+    this.#onIdle = onIdle;
+  }
+
+  /** Is a write under way (the OS has not taken everything yet)? */
+  get busy(): boolean {
+    return this.#writing !== undefined;
+  }
+
+  send(text: string): void {
+    if (this.#writing) this.#waiting.push(text);
+    else this.#start(text);
+  }
+
+  /** Resolves once everything sent so far has been written. */
+  async idle(): Promise<void> {
+    while (this.#writing) await this.#writing;
+  }
+
+  #start(text: string): void {
+    this.#writing = this.#stream.write(text).catch(() => {}).then(() => {
+      this.#writing = undefined;
+      if (this.#waiting.length) this.#start(this.#waiting.splice(0).join(""));
+      else this.#onIdle();
+    });
+  }
+}
+
+/**
+ * Output to two host streams (the process's stdout and stderr). A request-log batch is
+ * written only when stdout has taken the previous write, so a stdout that cannot keep up
+ * holds lines back (up to a cap, then drops and counts them) instead of queueing without end.
+ */
 export class StreamOutput implements Output {
-  #stdout: Writable;
-  #stderr: Writable;
+  #stdout: Channel;
+  #stderr: Channel;
   #pending: string[] = [];
   #pendingChars = 0;
   #dropped = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
-  #draining = false;
-  #lastWrites = new Map<Writable, Promise<void>>();
 
-  constructor(stdout: Writable = process.stdout, stderr: Writable = process.stderr) {
-    this.#stdout = stdout;
-    this.#stderr = stderr;
-    // A closed pipe (`stubtool report | head -1`) must not crash the process.
-    stdout.on("error", () => {});
-    stderr.on("error", () => {});
+  constructor(stdout: HostStream, stderr: HostStream) {
+    // Once stdout has taken a write, log lines that waited meanwhile go out.
+    this.#stdout = new Channel(stdout, () => this.#writeLog());
+    this.#stderr = new Channel(stderr, () => {});
   }
 
   out(line: string): void {
     this.#writeLog();
-    this.#write(this.#stdout, line + "\n");
+    this.#stdout.send(line + "\n");
   }
 
   err(line: string): void {
     this.#writeLog();
-    this.#write(this.#stderr, line + "\n");
+    this.#stderr.send(line + "\n");
   }
 
   log(line: string): void {
@@ -88,34 +127,19 @@ export class StreamOutput implements Output {
   }
 
   async flush(): Promise<void> {
-    this.#draining = false;
-    this.#writeLog();
+    this.#writeLog(true);
     let timer: ReturnType<typeof setTimeout> | undefined;
     // A stream that never confirms (a stuck pipe) must not keep the process from exiting.
     const giveUp = new Promise<void>((resolve) => timer = setTimeout(resolve, FLUSH_LIMIT_MS));
-    await Promise.race([Promise.all(this.#lastWrites.values()), giveUp]);
+    await Promise.race([Promise.all([this.#stdout.idle(), this.#stderr.idle()]), giveUp]);
     clearTimeout(timer);
   }
 
-  #write(stream: Writable, text: string): boolean {
-    let ok = true;
-    this.#lastWrites.set(
-      stream,
-      new Promise<void>((resolve) => {
-        try {
-          ok = stream.write(text, () => resolve());
-        } catch {
-          resolve();
-        }
-      }),
-    );
-    return ok;
-  }
-
-  #writeLog(): void {
+  /** Writes the pending log lines, unless stdout is still busy (then it calls again when done) or `force`. */
+  #writeLog(force = false): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#draining || this.#pending.length === 0) return;
+    if (this.#pending.length === 0 || (this.#stdout.busy && !force)) return;
     let text = this.#pending.join("\n") + "\n";
     if (this.#dropped) {
       text += `[WARN] log: ${this.#dropped} request log line(s) dropped because stdout was not keeping up\n`;
@@ -123,13 +147,7 @@ export class StreamOutput implements Output {
     }
     this.#pending = [];
     this.#pendingChars = 0;
-    if (!this.#write(this.#stdout, text)) {
-      this.#draining = true;
-      this.#stdout.once("drain", () => {
-        this.#draining = false;
-        this.#writeLog();
-      });
-    }
+    this.#stdout.send(text);
   }
 }
 

@@ -6,15 +6,13 @@
  * @module
  */
 
-import { existsSync, statSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
 import { describeReadError, lineAndColumn, parseJson } from "../config.ts";
 import type { JournalSnapshot } from "../journal.ts";
 import type { OpenApiDrift } from "../openapi.ts";
 import type { Report } from "../recorder.ts";
 import { checkReport, mergeReports, renderReport, REPORT_FORMATS, type ReportFormat } from "../report.ts";
 import type { CliContext } from "./context.ts";
+import type { Host } from "./host.ts";
 import { errorLine, printProblems } from "./output.ts";
 import { defaultServerUrl, describeFetchError, endpointUrl, fetchAnyAddress } from "./reach.ts";
 import { choiceValue, type ParsedArgs, urlValue, UsageError } from "./usage.ts";
@@ -69,18 +67,18 @@ async function fetchJournal(url: URL): Promise<JournalSnapshot | undefined> {
 }
 
 /** Checks `--output`'s directory before any work, like serve's `--report-file`. */
-function outputPath(file: string | undefined): string | undefined {
+function outputPath(host: Host, file: string | undefined): string | undefined {
   if (file === undefined) return undefined;
-  const dir = dirname(resolve(file));
-  if (file === "" || !existsSync(dir) || !statSync(dir).isDirectory()) {
+  const dir = host.dirname(host.resolve(file));
+  if (file === "" || !host.isDirectory(dir)) {
     throw new UsageError(`--output: directory ${dir} does not exist; create it first`, "report");
   }
   return file;
 }
 
-async function writeOutput(file: string, text: string): Promise<string | undefined> {
+async function writeOutput(host: Host, file: string, text: string): Promise<string | undefined> {
   try {
-    await writeFile(file, text);
+    await host.writeTextFile(file, text);
   } catch (error) {
     const code = (error as { code?: string }).code;
     if (code === "EACCES") return "permission denied";
@@ -89,10 +87,10 @@ async function writeOutput(file: string, text: string): Promise<string | undefin
   }
 }
 
-async function readSavedReport(file: string): Promise<Fetched> {
+async function readSavedReport(host: Host, file: string): Promise<Fetched> {
   let text: string;
   try {
-    text = await readFile(file, "utf8");
+    text = await host.readTextFile(file);
   } catch (error) {
     return { error: errorLine(file, describeReadError(error)) };
   }
@@ -111,7 +109,10 @@ async function readSavedReport(file: string): Promise<Fetched> {
  * report is printed first); 2 when the server is unreachable, a saved report unreadable, or
  * the `--openapi` document unusable.
  */
-export async function reportCommand({ values, positionals }: ParsedArgs, { env, output }: CliContext): Promise<number> {
+export async function reportCommand(
+  { values, positionals }: ParsedArgs,
+  { env, output, host }: CliContext,
+): Promise<number> {
   const format: ReportFormat = values.format === undefined
     ? "text"
     : choiceValue(values.format as string, REPORT_FORMATS, "--format", "report");
@@ -126,7 +127,7 @@ export async function reportCommand({ values, positionals }: ParsedArgs, { env, 
   if (from.length && values.url !== undefined) {
     throw new UsageError("report: use either --url (ask a server) or --from (saved reports), not both", "report");
   }
-  const outputFile = outputPath(values.output as string | undefined);
+  const outputFile = outputPath(host, values.output as string | undefined);
 
   let report: Report;
   let journal: JournalSnapshot | undefined;
@@ -135,7 +136,7 @@ export async function reportCommand({ values, positionals }: ParsedArgs, { env, 
     source = from.join(", ");
     const reports: Report[] = [];
     for (const file of from) {
-      const result = await readSavedReport(file);
+      const result = await readSavedReport(host, file);
       if ("error" in result) {
         output.err(result.error);
         return 2;
@@ -172,7 +173,7 @@ export async function reportCommand({ values, positionals }: ParsedArgs, { env, 
   const rendered = renderReport(report, { format, journal, source, openapi });
   if (outputFile === undefined) output.out(rendered.replace(/\n$/, ""));
   else {
-    const problem = await writeOutput(outputFile, rendered);
+    const problem = await writeOutput(host, outputFile, rendered);
     if (problem) {
       output.err(errorLine(`--output ${outputFile}`, `cannot write the report: ${problem}`));
       return 1;

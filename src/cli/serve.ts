@@ -4,10 +4,6 @@
  * @module
  */
 
-import { existsSync, statSync } from "node:fs";
-import { readFile, writeFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
-import process from "node:process";
 import { loadConfigFile } from "../config.ts";
 import type { RequestLogEntry } from "../handler.ts";
 import { inlineStubs } from "../inline.ts";
@@ -17,6 +13,7 @@ import { type StubServer, stubServer } from "../server.ts";
 import type { Problem } from "../validate.ts";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
+import type { Host, StopSignal } from "./host.ts";
 import { errorLine, type Output, printProblems, warnLine } from "./output.ts";
 import { countValue, DEFAULT_CONFIG_PATH, type ParsedArgs, portValue, secondsValue, UsageError } from "./usage.ts";
 
@@ -86,11 +83,11 @@ interface Sources {
   note?: string;
 }
 
-function configSource(explicit: string | undefined, env: CliContext["env"]): Sources {
+function configSource(explicit: string | undefined, { env, host }: CliContext): Sources {
   if (explicit !== undefined) return { file: explicit };
   const fromEnv = env.STUBTOOL_CONFIG?.trim();
   const path = fromEnv || DEFAULT_CONFIG_PATH;
-  if (existsSync(path)) return { file: path };
+  if (host.exists(path)) return { file: path };
   return { note: `${path} not found${fromEnv ? " (STUBTOOL_CONFIG)" : ""}` };
 }
 
@@ -109,7 +106,7 @@ interface Settings {
   watch: boolean;
 }
 
-function readSettings(values: ParsedArgs["values"], env: CliContext["env"]): Settings {
+function readSettings(values: ParsedArgs["values"], { env, host }: CliContext): Settings {
   const str = (name: string) => values[name] as string | undefined;
   let port: number | undefined;
   let portSource = "default";
@@ -126,8 +123,8 @@ function readSettings(values: ParsedArgs["values"], env: CliContext["env"]): Set
   }
   const reportFile = str("report-file");
   if (reportFile !== undefined) {
-    const dir = dirname(resolve(reportFile));
-    if (reportFile === "" || !existsSync(dir) || !statSync(dir).isDirectory()) {
+    const dir = host.dirname(host.resolve(reportFile));
+    if (reportFile === "" || !host.isDirectory(dir)) {
       throw new UsageError(`--report-file: directory ${dir} does not exist; create it first`, "serve");
     }
   }
@@ -147,7 +144,7 @@ function readSettings(values: ParsedArgs["values"], env: CliContext["env"]): Set
     journalSize: str("journal-size") === undefined
       ? undefined
       : countValue(str("journal-size")!, "--journal-size", "serve"),
-    reportFile: reportFile === undefined ? undefined : resolve(reportFile),
+    reportFile: reportFile === undefined ? undefined : host.resolve(reportFile),
     quiet: values.quiet === true,
     scopes: values.scopes === true,
     watch: values.watch === true,
@@ -181,7 +178,8 @@ function stopRequested(ctx: CliContext, onSecond: () => void): { stopped: Promis
     });
     return { stopped, dispose: () => {} };
   }
-  const listeners: ["SIGINT" | "SIGTERM", () => void][] = [];
+  const { host } = ctx;
+  const listeners: [StopSignal, () => void][] = [];
   let count = 0;
   const stopped = new Promise<string>((resolve) => {
     for (const name of ["SIGINT", "SIGTERM"] as const) {
@@ -190,14 +188,17 @@ function stopRequested(ctx: CliContext, onSecond: () => void): { stopped: Promis
         else onSecond();
       };
       try {
-        process.on(name, listener);
+        host.addSignalListener(name, listener);
         listeners.push([name, listener]);
       } catch {
         // SIGTERM cannot be listened for on Windows; SIGINT (Ctrl+C) still works.
       }
     }
   });
-  return { stopped, dispose: () => listeners.forEach(([name, listener]) => process.off(name, listener)) };
+  return {
+    stopped,
+    dispose: () => listeners.forEach(([name, listener]) => host.removeSignalListener(name, listener)),
+  };
 }
 
 function printBanner(output: Output, server: StubServer, settings: Settings, banner: string[]): void {
@@ -211,9 +212,9 @@ function printBanner(output: Output, server: StubServer, settings: Settings, ban
   );
 }
 
-async function writeReportFile(file: string, report: Report): Promise<string | undefined> {
+async function writeReportFile(host: Host, file: string, report: Report): Promise<string | undefined> {
   try {
-    await writeFile(file, JSON.stringify(report, null, 2) + "\n");
+    await host.writeTextFile(file, JSON.stringify(report, null, 2) + "\n");
   } catch (error) {
     const code = (error as { code?: string }).code;
     return code === "EACCES" ? "permission denied" : (error instanceof Error ? error.message : String(error));
@@ -225,16 +226,16 @@ async function writeReportFile(file: string, report: Report): Promise<string | u
  * 1 for a bad config or a port that cannot be bound.
  */
 export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Promise<number> {
-  const { env, output } = ctx;
-  const settings = readSettings(values, env);
-  const sources = configSource(values.config as string | undefined, env);
+  const { output, host } = ctx;
+  const settings = readSettings(values, ctx);
+  const sources = configSource(values.config as string | undefined, ctx);
   const inlineTexts = (values.stub as string[] | undefined) ?? [];
   if (settings.watch && sources.file === undefined) {
     throw new UsageError(`--watch needs a config file to follow (--config FILE; ${sources.note})`, "serve");
   }
   // What --watch compares changes with: read before loading, so an edit in between is not missed.
   const watchedText = settings.watch && sources.file !== undefined
-    ? await readFile(sources.file, "utf8").catch(() => undefined)
+    ? await host.readTextFile(sources.file).catch(() => undefined)
     : undefined;
 
   // Load everything and report every problem before giving up.
@@ -243,7 +244,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   let configPort: number | undefined;
   let configOk = true;
   if (sources.file !== undefined) {
-    const loaded = await loadConfigFile(sources.file);
+    const loaded = await loadConfigFile(sources.file, (path) => host.readTextFile(path));
     problems.push(...loaded.problems);
     configOk = loaded.config !== undefined;
     configStubs = loaded.config?.routes ?? [];
@@ -326,7 +327,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   const report = await server.report();
   let code = 0;
   if (settings.reportFile !== undefined) {
-    const problem = await writeReportFile(settings.reportFile, report);
+    const problem = await writeReportFile(host, settings.reportFile, report);
     if (problem) {
       output.err(errorLine(`--report-file ${settings.reportFile}`, `cannot write the report: ${problem}`));
       code = 1;

@@ -15,9 +15,12 @@ import type { ParsedArgs } from "./usage.ts";
  * `--openapi SPEC`, a stub the spec does not describe is an `[ERROR] routes[i]` line too,
  * and a spec that cannot be read is an `[ERROR] <spec>` line.
  */
-export async function validateCommand({ positionals, values }: ParsedArgs, { output }: CliContext): Promise<number> {
+export async function validateCommand(
+  { positionals, values }: ParsedArgs,
+  { output, host }: CliContext,
+): Promise<number> {
   const file = positionals[0];
-  const { config, problems } = await loadConfigFile(file);
+  const { config, problems } = await loadConfigFile(file, (path) => host.readTextFile(path));
   printProblems(output, problems, file);
   if (!config) return 1;
   const specFile = values.openapi as string | undefined;
