@@ -49,6 +49,16 @@ const LOG_BUFFER_CAP = 1 << 20;
 const FLUSH_LIMIT_MS = 2_000;
 
 /**
+ * Resolves after `ms`. `AbortSignal.timeout`, not `setTimeout`: Deno 2.9's first
+ * `setTimeout` loads its Node-compatible timers, about 5 ms of every `stubtool --version`
+ * (and of the first logged request). It cannot be cancelled: callers must not mind a late
+ * wake-up. On Node it does not keep the process alive; on Deno the CLI exits right after.
+ */
+function after(ms: number): Promise<void> {
+  return new Promise((resolve) => AbortSignal.timeout(ms).addEventListener("abort", () => resolve(), { once: true }));
+}
+
+/**
  * One stream's writes, one at a time and in order: text sent while a write is under way
  * waits and goes out together with the rest in the next write.
  */
@@ -98,7 +108,8 @@ export class StreamOutput implements Output {
   #pending: string[] = [];
   #pendingChars = 0;
   #dropped = 0;
-  #timer: ReturnType<typeof setTimeout> | undefined;
+  /** A batch timer is running: the lines logged meanwhile go out when it ends. */
+  #batching = false;
 
   constructor(stdout: HostStream, stderr: HostStream) {
     // Once stdout has taken a write, log lines that waited meanwhile go out.
@@ -123,22 +134,22 @@ export class StreamOutput implements Output {
     }
     this.#pending.push(line);
     this.#pendingChars += line.length + 1;
-    this.#timer ??= setTimeout(() => this.#writeLog(), LOG_BATCH_MS);
+    if (this.#batching) return;
+    this.#batching = true;
+    after(LOG_BATCH_MS).then(() => {
+      this.#batching = false;
+      this.#writeLog();
+    });
   }
 
   async flush(): Promise<void> {
     this.#writeLog(true);
-    let timer: ReturnType<typeof setTimeout> | undefined;
     // A stream that never confirms (a stuck pipe) must not keep the process from exiting.
-    const giveUp = new Promise<void>((resolve) => timer = setTimeout(resolve, FLUSH_LIMIT_MS));
-    await Promise.race([Promise.all([this.#stdout.idle(), this.#stderr.idle()]), giveUp]);
-    clearTimeout(timer);
+    await Promise.race([Promise.all([this.#stdout.idle(), this.#stderr.idle()]), after(FLUSH_LIMIT_MS)]);
   }
 
   /** Writes the pending log lines, unless stdout is still busy (then it calls again when done) or `force`. */
   #writeLog(force = false): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#timer = undefined;
     if (this.#pending.length === 0 || (this.#stdout.busy && !force)) return;
     let text = this.#pending.join("\n") + "\n";
     if (this.#dropped) {
