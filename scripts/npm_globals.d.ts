@@ -21,7 +21,7 @@ declare namespace Deno {
   // src/adapters/host_deno.ts
   const build: { readonly os: string };
   const args: string[];
-  const env: { toObject(): Record<string, string> };
+  const env: { get(key: string): string | undefined };
   function exit(code?: number): never;
   function cwd(): string;
   interface Writer {

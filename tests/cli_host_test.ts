@@ -75,6 +75,7 @@ for (const [name, host] of HOSTS) {
   Deno.test(`${name} host: args and env are the process's`, () => {
     assert.ok(Array.isArray(host.args));
     assert.equal(host.env().PATH, Deno.env.get("PATH"));
+    assert.equal(host.env().STUBTOOL_NO_SUCH_VARIABLE, undefined);
   });
 
   Deno.test(`${name} host: a SIGTERM listener hears the signal; removing it stops listening`, async () => {

@@ -49,6 +49,23 @@ Deno.test("main: a --report-file that cannot be written is one [ERROR] line afte
   assert.match(output.stderr[0], /^\[ERROR\] --report-file .*tests: cannot write the report: /);
 });
 
+Deno.test("regression: without --allow-env the Deno host failed before main (a stack trace even for --version)", async () => {
+  const run = async (...args: string[]) => {
+    const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--quiet", "--allow-read", "--allow-net", `${ROOT}cli.ts`, ...args],
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const decoder = new TextDecoder();
+    return { code, stdout: decoder.decode(stdout), stderr: decoder.decode(stderr) };
+  };
+  assert.deepEqual(await run("--version"), { code: 0, stdout: `stubtool ${VERSION}\n`, stderr: "" });
+  const serve = await run("serve", "--port", "0", "--stub", "GET /a -> 200");
+  assert.equal(serve.code, 1);
+  assert.match(serve.stderr, /^\[ERROR\] serve: unexpected error: Requires env access to "STUBTOOL_\w+".*\n$/);
+});
+
 /** Output whose stdout fails, to provoke an error no command expects. */
 class BrokenOutput extends MemoryOutput {
   override out(): void {

@@ -104,6 +104,15 @@ export function dirnamePath(path: string, windows: boolean): string {
 const WINDOWS = Deno.build.os === "windows";
 
 /**
+ * The environment, each variable read when asked for (as Node's `process.env` is under
+ * Deno): without `--allow-env`, `--version` still works and a command that needs a variable
+ * fails with Deno's "Requires env access to ..." as one `[ERROR]` line.
+ */
+const ENV: Record<string, string | undefined> = new Proxy({}, {
+  get: (_target, name) => typeof name === "string" ? Deno.env.get(name) : undefined,
+});
+
+/**
  * The host of `stubtool` under Deno.
  *
  * @example
@@ -114,7 +123,7 @@ const WINDOWS = Deno.build.os === "windows";
  */
 export const denoHost: Host = {
   args: Deno.args,
-  env: () => Deno.env.toObject(),
+  env: () => ENV,
   exit: (code) => Deno.exit(code),
   stdout: denoStream(Deno.stdout),
   stderr: denoStream(Deno.stderr),
