@@ -216,8 +216,11 @@ async function writeReportFile(host: Host, file: string, report: Report): Promis
   try {
     await host.writeTextFile(file, JSON.stringify(report, null, 2) + "\n");
   } catch (error) {
+    // The same words as report --output: the hosts' own messages for these differ (Deno's vs Node's).
     const code = (error as { code?: string }).code;
-    return code === "EACCES" ? "permission denied" : (error instanceof Error ? error.message : String(error));
+    if (code === "EACCES") return "permission denied";
+    if (code === "EISDIR") return "it is a directory";
+    return error instanceof Error ? error.message : String(error);
   }
 }
 
