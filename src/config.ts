@@ -7,7 +7,7 @@
  * @module
  */
 
-import { duplicateKeyOffsets } from "./duplicate_keys.ts";
+import { duplicateKeyOffsets, mayHaveDuplicateKeys } from "./duplicate_keys.ts";
 import { type Config, type Problem, validateConfig } from "./validate.ts";
 
 /**
@@ -85,7 +85,9 @@ const DUPLICATE_KEY = "duplicate key: keys in one mapping must be unique";
 async function parseJsonConfig(text: string, file: string): Promise<{ raw?: unknown; problems: Problem[] }> {
   const result = await parseJson(text);
   if ("error" in result) return { problems: [syntaxProblem(file, text, result.error.offset, result.error.message)] };
-  const problems = duplicateKeyOffsets(text).map((offset) => syntaxProblem(file, text, offset, DUPLICATE_KEY));
+  const problems = mayHaveDuplicateKeys(text, result.value)
+    ? duplicateKeyOffsets(text).map((offset) => syntaxProblem(file, text, offset, DUPLICATE_KEY))
+    : [];
   return problems.length ? { problems } : { raw: result.value, problems };
 }
 

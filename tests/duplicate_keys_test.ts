@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { parseDocument } from "yaml";
-import { duplicateKeyOffsets } from "../src/duplicate_keys.ts";
+import fc from "fast-check";
+import { duplicateKeyOffsets, mayHaveDuplicateKeys } from "../src/duplicate_keys.ts";
 
 /** Where npm:yaml's JSON parser (which the scanner replaced) puts its DUPLICATE_KEY errors. */
 function yamlDuplicateOffsets(text: string): number[] {
@@ -86,4 +87,40 @@ Deno.test("regression: an unterminated string no longer makes duplicateKeyOffset
 Deno.test("regression: a key with a bad escape no longer makes duplicateKeyOffsets throw", () => {
   // Decoding the key with JSON.parse threw a SyntaxError out of the scanner.
   assert.deepEqual(duplicateKeyOffsets('{"a\\x": 1, "a\\x": 2}'), [11]);
+});
+
+Deno.test("mayHaveDuplicateKeys: false only where there is no duplicate; true for one, or when it cannot tell", () => {
+  const may = (text: string) => mayHaveDuplicateKeys(text, JSON.parse(text));
+  assert.equal(may('{"routes": [{"method": "GET", "path": "/a", "body": {"n": 1}}], "port": 1}'), false);
+  assert.equal(may(JSON.stringify({ a: [{ b: 1 }, { b: 2, c: { b: 3 } }] }, null, 2)), false);
+  assert.equal(may('{"a": 1, "b": {"a": 2, "a": 3}}'), true);
+  assert.equal(may('{"__proto__": 1, "__proto__": 2}'), true);
+  assert.equal(may('{"ab": 1, "a\\u0062": 2}'), true);
+  assert.equal(may('{"a" : 1, "a": 2}'), true); // whitespace before a colon: cannot count, so maybe
+  assert.equal(may('{"a": "x\\":y"}'), true); // a string holding `":`: counts more, so maybe
+  assert.equal(may("[1, 2]"), false);
+});
+
+Deno.test("property: mayHaveDuplicateKeys never says no where duplicateKeyOffsets finds a duplicate", () => {
+  const key = fc.constantFrom("a", "b", "a\\u0062", "ab", "__proto__", '\\"', ":", '\\":');
+  const scalar = fc.constantFrom("1", "null", '"x"', '":"', '"\\":"', "[]", "{}");
+  const json: fc.Arbitrary<string> = fc.letrec<{ value: string }>((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small", withCrossShrink: true },
+      scalar,
+      fc.array(tie("value"), { maxLength: 3 }).map((items) => `[${items.join(",")}]`),
+      fc.array(fc.tuple(key, fc.constantFrom(":", " :", ": ", ":\n"), tie("value")), { maxLength: 4 })
+        .map((pairs) => `{${pairs.map(([k, colon, v]) => `"${k}"${colon}${v}`).join(",")}}`),
+    ),
+  })).value;
+  let duplicates = 0;
+  fc.assert(
+    fc.property(json, (text) => {
+      const found = duplicateKeyOffsets(text).length > 0;
+      if (found) duplicates++;
+      if (!mayHaveDuplicateKeys(text, JSON.parse(text))) assert.equal(found, false, text);
+    }),
+    { numRuns: 3000, seed: 0x5eed },
+  );
+  assert.ok(duplicates > 100, `only ${duplicates} texts with a duplicate`);
 });
