@@ -82,7 +82,7 @@ const SCRIPT = `(() => {
 
 /** A dashboard page and the response headers it needs. */
 export interface DashboardPage {
-  headers: [string, string][];
+  headers: Record<string, string>;
   html: string;
 }
 
@@ -104,19 +104,19 @@ function nonce(): string {
  *   unmatched_requests: [],
  * };
  * const page = dashboardPage(report, { capacity: 500, total: 0, requests: [] });
- * console.log(page.headers[0]); // [ "content-type", "text/html; charset=utf-8" ]
+ * console.log(page.headers["content-type"]); // "text/html; charset=utf-8"
  * ```
  */
 export function dashboardPage(report: Report, journal: JournalSnapshot): DashboardPage {
   const n = nonce();
   return {
-    headers: [
-      ["content-type", "text/html; charset=utf-8"],
-      ["cache-control", "no-store"],
-      ["content-security-policy", liveCsp(n)],
-      ["x-content-type-options", "nosniff"],
-      ["referrer-policy", "no-referrer"],
-    ],
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "cache-control": "no-store",
+      "content-security-policy": liveCsp(n),
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+    },
     html: renderHtmlReport(report, { journal, live: { script: SCRIPT, nonce: n } }),
   };
 }

@@ -69,8 +69,8 @@ export interface HandlerOptions {
   scopes?: boolean;
 }
 
-const JSON_HEAD: ResponseHead = { status: 200, headers: [["content-type", "application/json"]] };
-const RESET_HEAD: ResponseHead = { status: 204, headers: [] };
+const JSON_HEAD: ResponseHead = { status: 200, headers: { "content-type": "application/json" } };
+const RESET_HEAD: ResponseHead = { status: 204, headers: {} };
 const HEALTH_BODY = '{"status":"ok"}';
 const ENDPOINTS = [
   "GET /__stubtool__/ (dashboard)",
@@ -494,7 +494,7 @@ export class StubHandler {
     }
     const allow = endpoint === "reset" ? "POST" : "GET, HEAD";
     if (!allow.split(", ").includes(method)) {
-      return respond(...errorAnswer(405, `${pathname} accepts ${allow}, not ${method}`, {}, [["allow", allow]]));
+      return respond(...errorAnswer(405, `${pathname} accepts ${allow}, not ${method}`, {}, { allow }));
     }
     const headOnly = method === "HEAD";
     switch (endpoint) {

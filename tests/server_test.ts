@@ -540,6 +540,20 @@ serverTest("P7 config keys like __proto__ are plain data in bodies", async (serv
   assert.equal(({} as Record<string, unknown>).x, undefined);
 });
 
+serverTest(
+  "P7 a header named __proto__ is sent like any other, fixed, substituted or from a function",
+  async (server) => {
+    const { config } = validateConfig(JSON.parse(
+      '{"routes":[{"method":"GET","path":"/f","headers":{"__proto__":"a"}},' +
+        '{"method":"GET","path":"/s/{v}","headers":{"__proto__":"{v}"}}]}',
+    ));
+    server.routes(...config!.routes, get("/fn").responseFunc(() => [200, null, JSON.parse('{"__proto__":"c"}')]));
+    assert.equal((await send(server, "GET", "/f")).headers.get("__proto__"), "a");
+    assert.equal((await send(server, "GET", "/s/b")).headers.get("__proto__"), "b");
+    assert.equal((await send(server, "GET", "/fn")).headers.get("__proto__"), "c");
+  },
+);
+
 serverTest("P7 shutdown lets in-flight delayed responses finish", async (server) => {
   server.routes(get("/slow").delay(200).body("done"));
   const inFlight = send(server, "GET", "/slow");

@@ -104,7 +104,7 @@ function writeTo(res: ServerResponse, head: boolean, closeConnection: (status: n
   return (answer, body) => {
     if (res.destroyed || res.headersSent) return; // The client went away meanwhile.
     const flat: string[] = [];
-    for (const [name, value] of answer.headers) flat.push(name, value);
+    for (const name in answer.headers) flat.push(name, answer.headers[name]);
     // An empty answer says so (rather than going out chunked); HEAD, 204 and 304 carry no length of their own.
     if (body !== null) flat.push("content-length", String(Buffer.byteLength(body)));
     else if (!head && answer.status !== 204 && answer.status !== 304) flat.push("content-length", "0");
