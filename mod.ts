@@ -26,14 +26,18 @@
 
 import { route, type StubBuilder } from "./src/builder.ts";
 
+// Everything a public type names is exported too (StubHandler.handle's Incoming, Respond
+// and TOO_LARGE; Method's METHODS; Stub's parts; PathParams' helpers), so the docs on
+// jsr.io link to each one; `deno doc --lint` (npm run check) fails when one is missing.
 export { route, StubBuilder } from "./src/builder.ts";
-export type { PathParams, SequenceEntry } from "./src/builder.ts";
+export type { PathOnly, PathParams, PlaceholderNames, SequenceEntry } from "./src/builder.ts";
 export { StubServer, stubServer } from "./src/server.ts";
 export type { StubServerOptions } from "./src/server.ts";
-export { StubHandler } from "./src/handler.ts";
-export type { HandlerOptions, RequestLogEntry } from "./src/handler.ts";
+export { StubHandler, TOO_LARGE } from "./src/handler.ts";
+export type { HandlerOptions, Incoming, RequestLogEntry, Respond, ResponseHead, StubChanges } from "./src/handler.ts";
 export type { ClosestStub, Report, ReportStub, UnmatchedRequest, UnusedStub } from "./src/recorder.ts";
 export type { JournalEntry, JournalSnapshot } from "./src/journal.ts";
+export { METHODS } from "./src/model.ts";
 export type {
   Delay,
   HeaderMap,
@@ -41,9 +45,11 @@ export type {
   ResponseFunc,
   ResponseFuncArgs,
   ResponseFuncResult,
+  ResponseSpec,
   SequenceMode,
   Stub,
 } from "./src/model.ts";
+export type { Segment } from "./src/path.ts";
 
 /**
  * Starts a `GET` stub.

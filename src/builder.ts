@@ -17,8 +17,10 @@ import {
   validateStub,
 } from "./validate.ts";
 
-type PathOnly<S extends string> = S extends `${infer P}?${string}` ? P : S;
-type PlaceholderNames<S extends string> = S extends `${string}{${infer Name}}${infer Rest}`
+/** A path template without its `?query` part: `"/search?q={term}"` → `"/search"`. */
+export type PathOnly<S extends string> = S extends `${infer P}?${string}` ? P : S;
+/** The `{name}` placeholders of a template, as a union: `"/users/{id}/posts/{post}"` → `"id" | "post"`. */
+export type PlaceholderNames<S extends string> = S extends `${string}{${infer Name}}${infer Rest}`
   ? Name | PlaceholderNames<Rest>
   : never;
 
@@ -28,9 +30,13 @@ export type PathParams<S extends string> = string extends S ? Record<string, str
 
 /** One entry of a sequence, as passed to {@link StubBuilder.sequence}. */
 export interface SequenceEntry {
+  /** Response status; 200 when absent. */
   status?: number;
+  /** Response headers; values may hold `{name}` placeholders. */
   headers?: HeaderMap;
+  /** Any JSON value; strings may hold `{name}` placeholders. Absent means an empty body. */
   body?: unknown;
+  /** Wait before this answer, in ms or a `{ min, max }` range; absent: the stub's {@link StubBuilder.delay}, if any. */
   delay?: Delay;
 }
 
@@ -47,6 +53,10 @@ export class StubBuilder<P extends string = string> {
   #fields: Record<string, unknown>;
   #name: string;
 
+  /**
+   * Starts a stub for `method` and `path`. {@link route} and the method helpers check both
+   * at once; called directly, they are checked only by {@link StubBuilder.toStub}.
+   */
   constructor(method: Method, path: P) {
     this.#fields = { method, path };
     this.#name = `${method.toLowerCase() === "delete" ? "del" : method.toLowerCase()}(${JSON.stringify(path)})`;

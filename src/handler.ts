@@ -36,9 +36,11 @@ export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
 
 /** One line of the request log. */
 export interface RequestLogEntry {
+  /** The request method as sent. */
   method: string;
   /** Path with the query string, as requested. */
   target: string;
+  /** The status answered (404 when no stub matched). */
   status: number;
   /** The matched stub (`GET /users/{id}`), or undefined when nothing matched. */
   stub?: string;
@@ -258,6 +260,12 @@ export class StubHandler {
   /** Aborted when the server stops waiting for in-flight work (end of the shutdown grace). */
   #closing = new AbortController();
 
+  /**
+   * Starts with `stubs` (validated, as builders' {@link StubBuilder.toStub} or a config file
+   * yields them). Their responses are compiled on first use, so a large config starts fast:
+   * do not change their bodies afterwards (stubs added with {@link StubHandler.add} are
+   * compiled at once).
+   */
   constructor(stubs: readonly Stub[] = [], options: HandlerOptions = {}) {
     this.#recorder = new Recorder(options.maxUnmatched ?? DEFAULT_MAX_UNMATCHED);
     this.#maxBody = options.maxBody ?? DEFAULT_MAX_BODY;

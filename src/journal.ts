@@ -34,9 +34,11 @@ export interface JournalRecord {
 export interface JournalEntry {
   /** When it arrived, `Date#toISOString()`. */
   time: string;
+  /** The request method as sent. */
   method: string;
   /** Path with the query string, as requested. */
   target: string;
+  /** The status answered (404 when no stub matched). */
   status: number;
   /** The matched stub (`GET /users/{id}`), when one matched. */
   stub?: string;

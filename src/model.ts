@@ -25,11 +25,15 @@ export type HeaderMap = Record<string, string>;
 
 /** One canned response: a stub's plain response or one `sequence` entry. */
 export interface ResponseSpec {
+  /** Response status; 200 unless one was given. */
   status: number;
+  /** Response headers; absent when the response sets none. */
   headers?: HeaderMap;
   /** Absent (`hasBody: false`) means an empty response body. */
   body?: unknown;
+  /** Whether there is a body: `null` is one (JSON `null`), a missing `body` is not. */
   hasBody: boolean;
+  /** Wait before answering; for a sequence entry without its own, the stub's. Absent: no wait. */
   delay?: Delay;
 }
 
@@ -58,6 +62,7 @@ export type ResponseFunc<P = any> = (
 
 /** A validated stub, ready for the router. */
 export interface Stub {
+  /** The method, upper-case. A `GET` stub also answers `HEAD` requests that no `HEAD` stub matches. */
   method: Method;
   /** Path template without the query part, percent-decoded. */
   path: string;
@@ -69,7 +74,9 @@ export interface Stub {
   responses: ResponseSpec[];
   /** True when `responses` came from `sequence`. */
   isSequence: boolean;
+  /** What follows the last sequence entry; `repeat-last` for a stub without a sequence. */
   sequenceMode: SequenceMode;
+  /** Computes the response per request (set by `.responseFunc()`; config files have none). */
   responseFunc?: ResponseFunc;
   /** Delay before a response function runs (plain and sequence delays live in `responses`). */
   delay?: Delay;
