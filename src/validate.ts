@@ -365,13 +365,8 @@ export function validateStubInFull(
     if (Object.hasOwn(raw, key) && !known.includes(key)) errors.push(unknownField("field", key, known));
   }
 
-  // Most stubs spell the method as listed: no result object for them.
-  let method = (METHODS as readonly unknown[]).includes(raw.method) ? raw.method as Method : undefined;
-  if (method === undefined) {
-    const checked = checkMethod(raw.method);
-    if (checked.error) errors.push(checked.error);
-    method = checked.method;
-  }
+  const { method, error: methodError } = checkMethod(raw.method);
+  if (methodError) errors.push(methodError);
 
   let segments: Segment[] = [];
   let path = "";
