@@ -554,6 +554,17 @@ serverTest(
   },
 );
 
+serverTest("P7 a response function's headers are its own keys: inherited ones are never sent", async (server) => {
+  // Inherited keys are not checked, so sending them could put a control character on the wire.
+  const headers = Object.assign(Object.create({ "x-inherited": "a\u0001b" }), { "x-own": "ok" });
+  server.routes(get("/fn").responseFunc(() => [200, { ok: true }, headers]));
+  const answer = await send(server, "GET", "/fn");
+  assert.equal(answer.status, 200);
+  assert.equal(answer.headers.get("x-own"), "ok");
+  assert.equal(answer.headers.get("x-inherited"), null);
+  assert.equal((await send(server, "GET", "/fn")).status, 200); // still serving
+});
+
 serverTest("P7 shutdown lets in-flight delayed responses finish", async (server) => {
   server.routes(get("/slow").delay(200).body("done"));
   const inFlight = send(server, "GET", "/slow");
