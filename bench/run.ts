@@ -338,7 +338,11 @@ function ratio(rows: Row[], of: (round: number) => number | undefined, to: (roun
 function printTable(rows: Row[]): void {
   const fmt = (n: number, digits = 0) => Number.isFinite(n) ? n.toFixed(digits) : "-";
   const keys = [...new Set(rows.map((r) => `${r.server}\u0000${r.scenario}`))];
-  const baseline = (round: number) => find(rows, round, "deno-bare", "S1");
+  type Field = "rps" | "p99" | "startupMs";
+  /** Median over rounds of `field` of one server's scenario ÷ the same field of another's. */
+  const versus = (field: Field, [server, scenario]: string[], [base, baseScenario]: string[]) =>
+    ratio(rows, (r) => find(rows, r, server, scenario)?.[field], (r) => find(rows, r, base, baseScenario)?.[field]);
+  const bare = ["deno-bare", "S1"];
   const header = [
     "server",
     "scenario",
@@ -356,8 +360,7 @@ function printTable(rows: Row[]): void {
     const [server, scenario] = key.split("\u0000");
     const mine = rows.filter((r) => r.server === server && r.scenario === scenario);
     const pick = (field: keyof Measure | "startupMs") => median(mine.map((r) => r[field] as number));
-    const rel = (field: "rps" | "p99" | "startupMs") =>
-      ratio(rows, (round) => find(rows, round, server, scenario)?.[field], (round) => baseline(round)?.[field]);
+    const rel = (field: Field) => versus(field, [server, scenario], bare);
     return [
       server,
       `${scenario} ${[S1, S2, S3, S4, S5].find((s) => s.id === scenario)?.label ?? ""}`,
@@ -375,56 +378,23 @@ function printTable(rows: Row[]): void {
   const table = [header, header.map(() => "---"), ...lines];
   console.log(table.map((cells) => `| ${cells.join(" | ")} |`).join("\n"));
 
+  const floorServer = ["deno-bare+parse 10k", "-"];
   const targets: [string, number, string, number][] = [
-    [
-      "S1 req/s, stubtool 20 ÷ deno-bare",
-      ratio(rows, (r) => find(rows, r, "stubtool 20", "S1")?.rps, (r) => baseline(r)?.rps),
-      "≥",
-      0.9,
-    ],
-    [
-      "S1 p99, stubtool 20 ÷ deno-bare",
-      ratio(rows, (r) => find(rows, r, "stubtool 20", "S1")?.p99, (r) => baseline(r)?.p99),
-      "≤",
-      1.5,
-    ],
-    [
-      "S2 req/s, 10k stubs ÷ 20 stubs",
-      ratio(rows, (r) => find(rows, r, "stubtool 10k", "S2")?.rps, (r) => find(rows, r, "stubtool 20", "S2")?.rps),
-      "≥",
-      0.95,
-    ],
-    [
-      "startup, 10k stubs ÷ deno-bare",
-      ratio(rows, (r) => find(rows, r, "stubtool 10k", "S1")?.startupMs, (r) => baseline(r)?.startupMs),
-      "≤",
-      1.5,
-    ],
-    [
-      "S1 req/s, stubtool node ÷ node-bare",
-      ratio(rows, (r) => find(rows, r, "stubtool node", "S1")?.rps, (r) => find(rows, r, "node-bare", "S1")?.rps),
-      "≥",
-      0.8,
-    ],
+    ["S1 req/s, stubtool 20 ÷ deno-bare", versus("rps", ["stubtool 20", "S1"], bare), "≥", 0.9],
+    ["S1 p99, stubtool 20 ÷ deno-bare", versus("p99", ["stubtool 20", "S1"], bare), "≤", 1.5],
+    ["S2 req/s, 10k stubs ÷ 20 stubs", versus("rps", ["stubtool 10k", "S2"], ["stubtool 20", "S2"]), "≥", 0.95],
+    ["startup, 10k stubs ÷ deno-bare", versus("startupMs", ["stubtool 10k", "S1"], bare), "≤", 1.5],
+    ["S1 req/s, stubtool node ÷ node-bare", versus("rps", ["stubtool node", "S1"], ["node-bare", "S1"]), "≥", 0.8],
   ];
   console.log("\n| target | measured (median ratio) | goal | met |\n| --- | --- | --- | --- |");
   for (const [name, value, op, goal] of targets) {
     const met = Number.isFinite(value) ? (op === "≥" ? value >= goal : value <= goal) ? "yes" : "no" : "-";
     console.log(`| ${name} | ${fmt(value, 2)} | ${op} ${goal} | ${met} |`);
   }
-  const floor = ratio(rows, (r) => find(rows, r, "deno-bare+parse 10k", "-")?.startupMs, (r) => baseline(r)?.startupMs);
   console.log(
     `\nStartup floor: the bare server that only reads and parses the 10k-stub config before it listens ` +
-      `starts in ${fmt(floor, 2)} × deno-bare's time; stubtool 10k ÷ that server: ${
-        fmt(
-          ratio(
-            rows,
-            (r) => find(rows, r, "stubtool 10k", "S1")?.startupMs,
-            (r) => find(rows, r, "deno-bare+parse 10k", "-")?.startupMs,
-          ),
-          2,
-        )
-      }.`,
+      `starts in ${fmt(versus("startupMs", floorServer, bare), 2)} × deno-bare's time; ` +
+      `stubtool 10k ÷ that server: ${fmt(versus("startupMs", ["stubtool 10k", "S1"], floorServer), 2)}.`,
   );
 }
 
