@@ -24,20 +24,27 @@
  * @module
  */
 
-import { route, type StubBuilder } from "./src/builder.ts";
+import { route, type StubBuilder } from "./src/stubs/builder.ts";
 
 // Everything a public type names is exported too (StubHandler.handle's Incoming, Respond
 // and TOO_LARGE; Method's METHODS; Stub's parts; PathParams' helpers), so the docs on
 // jsr.io link to each one; `deno doc --lint` (npm run check) fails when one is missing.
-export { route, StubBuilder } from "./src/builder.ts";
-export type { PathOnly, PathParams, PlaceholderNames, SequenceEntry } from "./src/builder.ts";
-export { StubServer, stubServer } from "./src/server.ts";
-export type { StubServerOptions } from "./src/server.ts";
-export { StubHandler, TOO_LARGE } from "./src/handler.ts";
-export type { HandlerOptions, Incoming, RequestLogEntry, Respond, ResponseHead, StubChanges } from "./src/handler.ts";
-export type { ClosestStub, Report, ReportStub, UnmatchedRequest, UnusedStub } from "./src/recorder.ts";
-export type { JournalEntry, JournalSnapshot } from "./src/journal.ts";
-export { METHODS } from "./src/model.ts";
+export { route, StubBuilder } from "./src/stubs/builder.ts";
+export type { PathOnly, PathParams, PlaceholderNames, SequenceEntry } from "./src/stubs/builder.ts";
+export { StubServer, stubServer } from "./src/server/server.ts";
+export type { StubServerOptions } from "./src/server/server.ts";
+export { StubHandler, TOO_LARGE } from "./src/server/handler.ts";
+export type {
+  HandlerOptions,
+  Incoming,
+  RequestLogEntry,
+  Respond,
+  ResponseHead,
+  StubChanges,
+} from "./src/server/handler.ts";
+export type { ClosestStub, Report, ReportStub, UnmatchedRequest, UnusedStub } from "./src/server/recorder.ts";
+export type { JournalEntry, JournalSnapshot } from "./src/server/journal.ts";
+export { METHODS } from "./src/stubs/model.ts";
 export type {
   Delay,
   HeaderMap,
@@ -48,8 +55,8 @@ export type {
   ResponseSpec,
   SequenceMode,
   Stub,
-} from "./src/model.ts";
-export type { Segment } from "./src/path.ts";
+} from "./src/stubs/model.ts";
+export type { Segment } from "./src/stubs/path.ts";
 
 /**
  * Starts a `GET` stub.

@@ -1,6 +1,6 @@
 /**
  * Ambient types the npm build (tsc with @types/node) lacks: the few `Deno` APIs that
- * src/adapters/deno.ts and src/adapters/host_deno.ts call when the npm package runs under
+ * src/server/adapters/deno.ts and src/cli/host_deno.ts call when the npm package runs under
  * Deno. Only for type-checking the build; nothing here is emitted into the package's .d.ts
  * files. The signatures are the subset used, as lib.deno.ns.d.ts declares them.
  */
@@ -18,7 +18,7 @@ declare namespace Deno {
   }
   function serve(options: ServeOptions, handler: (request: Request) => Response | Promise<Response>): HttpServer;
 
-  // src/adapters/host_deno.ts
+  // src/cli/host_deno.ts
   const build: { readonly os: string };
   const args: string[];
   const env: { get(key: string): string | undefined };

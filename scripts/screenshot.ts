@@ -14,7 +14,7 @@ import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { stubServer } from "../mod.ts";
-import { loadConfigFile } from "../src/config.ts";
+import { loadConfigFile } from "../src/stubs/config.ts";
 import { launch } from "../tests/browser/_browser.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

@@ -8,12 +8,12 @@
 /// <reference lib="deno.worker" />
 
 import { get, post } from "../mod.ts";
-import { loadConfigText } from "../src/config.ts";
-import { StubHandler } from "../src/handler.ts";
-import { duplicateKeyOffsets } from "../src/duplicate_keys.ts";
-import { inlineStub } from "../src/inline.ts";
-import { parsePathTemplate, splitRequestPath } from "../src/path.ts";
-import { type Routable, Router } from "../src/router.ts";
+import { loadConfigText } from "../src/stubs/config.ts";
+import { StubHandler } from "../src/server/handler.ts";
+import { duplicateKeyOffsets } from "../src/stubs/duplicate_keys.ts";
+import { inlineStub } from "../src/stubs/inline.ts";
+import { parsePathTemplate, splitRequestPath } from "../src/stubs/path.ts";
+import { type Routable, Router } from "../src/server/router.ts";
 
 /** The parsers under fuzzing, each turning an input into a short summary of its outcome. */
 export type FuzzTarget = "config" | "inline" | "query" | "duplicate_keys" | "path" | "handler";

@@ -1,15 +1,15 @@
-// The CLI's two hosts (src/adapters/host_deno.ts, src/adapters/host_node.ts) pass the same
+// The CLI's two hosts (src/cli/host_deno.ts, src/cli/host_node.ts) pass the same
 // cases: file errors carry the codes the CLI's messages are keyed on, paths resolve alike,
 // streams confirm writes, signals reach listeners. The Node host runs here under Deno's
 // Node compatibility; the npm suite (tests/node/) runs it on Node through the bin.
 import assert from "node:assert/strict";
 import { posix, win32 } from "node:path";
 import { Writable } from "node:stream";
-import { denoHost, dirnamePath, resolvePath } from "../src/adapters/host_deno.ts";
-import { nodeHost, nodeStream } from "../src/adapters/host_node.ts";
+import { denoHost, dirnamePath, resolvePath } from "../src/cli/host_deno.ts";
+import { nodeHost, nodeStream } from "../src/cli/host_node.ts";
 import type { Host } from "../src/cli/host.ts";
 import { loadHost } from "../src/cli/host.ts";
-import { describeReadError, loadConfigFile } from "../src/config.ts";
+import { describeReadError, loadConfigFile } from "../src/stubs/config.ts";
 import { ROOT, tempDir } from "./_cli.ts";
 
 const HOSTS: [string, Host][] = [["deno", denoHost], ["node", nodeHost]];

@@ -7,7 +7,7 @@ import {
   loadConfigText,
   parseConfigText,
   parseJson,
-} from "../src/config.ts";
+} from "../src/stubs/config.ts";
 import { fixture, ROOT } from "./_cli.ts";
 
 Deno.test("formatOfFile: picks JSON or YAML by extension, case-insensitively, else nothing", () => {

@@ -2,7 +2,7 @@
 // What it looks like and does in a browser: tests/browser/dashboard_test.ts.
 import assert from "node:assert/strict";
 import { get } from "../mod.ts";
-import { dashboardPage } from "../src/dashboard.ts";
+import { dashboardPage } from "../src/report/dashboard.ts";
 import { send, serverTest } from "./_http.ts";
 
 const EMPTY = {

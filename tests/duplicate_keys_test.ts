@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { parseDocument } from "yaml";
 import fc from "fast-check";
-import { duplicateKeyOffsets, mayHaveDuplicateKeys } from "../src/duplicate_keys.ts";
+import { duplicateKeyOffsets, mayHaveDuplicateKeys } from "../src/stubs/duplicate_keys.ts";
 
 /** Where npm:yaml's JSON parser (which the scanner replaced) puts its DUPLICATE_KEY errors. */
 function yamlDuplicateOffsets(text: string): number[] {

@@ -8,8 +8,8 @@
  */
 import assert from "node:assert/strict";
 import { get, head, type StubServer, stubServer } from "../mod.ts";
-import type { RequestLogEntry } from "../src/handler.ts";
-import { validateConfig } from "../src/validate.ts";
+import type { RequestLogEntry } from "../src/server/handler.ts";
+import { validateConfig } from "../src/stubs/validate.ts";
 import { ADAPTERS, send } from "./_http.ts";
 
 /** Registers `name` once per adapter with a fresh server, a short handler timeout and a request log. */

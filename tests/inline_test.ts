@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { inlineStub, inlineStubs, parseInlineStub } from "../src/inline.ts";
-import { validateStub } from "../src/validate.ts";
+import { inlineStub, inlineStubs, parseInlineStub } from "../src/stubs/inline.ts";
+import { validateStub } from "../src/stubs/validate.ts";
 
 const ALLOWED = "(allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
 

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { loadConfigFile } from "../src/config.ts";
-import { loadOpenApi, type OpenApiSpec } from "../src/openapi.ts";
-import type { Report } from "../src/recorder.ts";
+import { loadConfigFile } from "../src/stubs/config.ts";
+import { loadOpenApi, type OpenApiSpec } from "../src/report/openapi.ts";
+import type { Report } from "../src/server/recorder.ts";
 import { fixture, tempDir } from "./_cli.ts";
 import { get } from "../mod.ts";
 

@@ -9,7 +9,7 @@ import {
   placeholderName,
   type Segment,
   splitRequestPath,
-} from "../src/path.ts";
+} from "../src/stubs/path.ts";
 
 /** A static segment. */
 const lit = (value: string): Segment => ({ param: false, value });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { MAX_SCOPE_LENGTH, MAX_SCOPES, Recorder } from "../src/recorder.ts";
+import { MAX_SCOPE_LENGTH, MAX_SCOPES, Recorder } from "../src/server/recorder.ts";
 import { get } from "../mod.ts";
 
 const at = (path: string) => ({ method: "GET", path, timestamp: "2026-01-01T00:00:00.000Z" });

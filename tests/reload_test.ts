@@ -2,7 +2,7 @@
 // and sequence positions over for stubs whose identity is unchanged.
 import assert from "node:assert/strict";
 import { get, post, StubHandler } from "../mod.ts";
-import { describeChanges, diffStubs } from "../src/reload.ts";
+import { describeChanges, diffStubs } from "../src/stubs/reload.ts";
 
 Deno.test("diffStubs: identity is method + path + required query (any order); the n-th duplicate pairs with the n-th", () => {
   const before = [

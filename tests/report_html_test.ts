@@ -2,8 +2,8 @@
 // every string from a config, a request or a saved report is escaped.
 import assert from "node:assert/strict";
 import type { JournalSnapshot, Report } from "../mod.ts";
-import { escapeHtml, renderHtmlReport, STATIC_CSP } from "../src/report_html.ts";
-import { renderReport } from "../src/report.ts";
+import { escapeHtml, renderHtmlReport, STATIC_CSP } from "../src/report/report_html.ts";
+import { renderReport } from "../src/report/report.ts";
 
 const XSS = "/<script>alert(1)</script>";
 

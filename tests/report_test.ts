@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import type { OpenApiDrift } from "../src/openapi.ts";
-import type { Report } from "../src/recorder.ts";
-import { checkReport, mergeReports, renderReport } from "../src/report.ts";
+import type { OpenApiDrift } from "../src/report/openapi.ts";
+import type { Report } from "../src/server/recorder.ts";
+import { checkReport, mergeReports, renderReport } from "../src/report/report.ts";
 
 function sample(): Report {
   return {

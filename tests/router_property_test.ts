@@ -7,11 +7,11 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { get, type StubBuilder } from "../mod.ts";
-import { StubHandler } from "../src/handler.ts";
-import { HEADER_VALUE_FORBIDDEN } from "../src/validate.ts";
-import type { Method } from "../src/model.ts";
-import { parsePathTemplate, splitRequestPath } from "../src/path.ts";
-import { type Routable, Router } from "../src/router.ts";
+import { StubHandler } from "../src/server/handler.ts";
+import { HEADER_VALUE_FORBIDDEN } from "../src/stubs/validate.ts";
+import type { Method } from "../src/stubs/model.ts";
+import { parsePathTemplate, splitRequestPath } from "../src/stubs/path.ts";
+import { type Routable, Router } from "../src/server/router.ts";
 
 /** Each property runs this many cases; a fixed seed keeps CI reproducible (fast-check prints it on failure). */
 const RUNS = 1000;

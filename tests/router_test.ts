@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import type { Method } from "../src/model.ts";
-import { parsePathTemplate, splitRequestPath } from "../src/path.ts";
-import { type Routable, Router } from "../src/router.ts";
-import { validateStub } from "../src/validate.ts";
+import type { Method } from "../src/stubs/model.ts";
+import { parsePathTemplate, splitRequestPath } from "../src/stubs/path.ts";
+import { type Routable, Router } from "../src/server/router.ts";
+import { validateStub } from "../src/stubs/validate.ts";
 
 /** A routable stub named after its declaration (`GET /users/{id}`). */
 interface TestRoute extends Routable {

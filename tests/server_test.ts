@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { del, get, head, options, patch, post, put, route, stubServer } from "../mod.ts";
 import { send, serverTest } from "./_http.ts";
-import { validateConfig } from "../src/validate.ts";
+import { validateConfig } from "../src/stubs/validate.ts";
 
 // ---------------------------------------------------------------- P2: stub fields
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { compileJson, compileText, escapeJsonString, render } from "../src/template.ts";
+import { compileJson, compileText, escapeJsonString, render } from "../src/stubs/template.ts";
 
 /** Reference substitution on the value tree (P3.3), to check the compiled form against. */
 function substitute(value: unknown, names: readonly string[], values: readonly string[]): unknown {

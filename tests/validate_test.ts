@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { ResponseFunc, Stub } from "../src/model.ts";
+import type { ResponseFunc, Stub } from "../src/stubs/model.ts";
 import {
   checkJsonValue,
   describe,
@@ -11,7 +11,7 @@ import {
   validateStub,
   validateStubInFull,
   type ValidateStubOptions,
-} from "../src/validate.ts";
+} from "../src/stubs/validate.ts";
 
 const ALLOWED = "(allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
 const STUB_FIELDS = "method, path, status, headers, body, query_params, delay, sequence, sequence_mode";

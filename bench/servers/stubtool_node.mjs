@@ -3,7 +3,7 @@
 //   node bench/servers/stubtool_node.mjs <port> <config.json>
 import { readFileSync } from "node:fs";
 import { post, stubServer } from "../../npm/esm/mod.js";
-import { validateConfig } from "../../npm/esm/src/validate.js";
+import { validateConfig } from "../../npm/esm/src/stubs/validate.js";
 
 const [port, configPath] = process.argv.slice(2);
 const { config } = validateConfig(JSON.parse(readFileSync(configPath, "utf8")));

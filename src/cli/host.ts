@@ -1,8 +1,8 @@
 /**
  * What the CLI needs from the process it runs in: arguments, environment, exit, stdout and
- * stderr, text files, paths and signals. Two hosts implement it: src/adapters/host_deno.ts
+ * stderr, text files, paths and signals. Two hosts implement it: src/cli/host_deno.ts
  * with `Deno.*` only, because every Node built-in Deno loads costs startup time, and
- * src/adapters/host_node.ts with `node:*` for the npm bin. {@link loadHost} picks one.
+ * src/cli/host_node.ts with `node:*` for the npm bin. {@link loadHost} picks one.
  * @module
  */
 
@@ -66,6 +66,6 @@ export interface Host {
  */
 export function loadHost(): Promise<Host> {
   return "Deno" in globalThis
-    ? import("../adapters/host_deno.ts").then((m) => m.denoHost)
-    : import("../adapters/host_node.ts").then((m) => m.nodeHost);
+    ? import("./host_deno.ts").then((m) => m.denoHost)
+    : import("./host_node.ts").then((m) => m.nodeHost);
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Problem } from "../validate.ts";
+import type { Problem } from "../stubs/validate.ts";
 import type { HostStream } from "./host.ts";
 
 /** Where CLI output goes. */

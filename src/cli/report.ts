@@ -6,11 +6,11 @@
  * @module
  */
 
-import { describeReadError, lineAndColumn, parseJson } from "../config.ts";
-import type { JournalSnapshot } from "../journal.ts";
-import type { OpenApiDrift } from "../openapi.ts";
-import type { Report } from "../recorder.ts";
-import { checkReport, mergeReports, renderReport, REPORT_FORMATS, type ReportFormat } from "../report.ts";
+import { describeReadError, lineAndColumn, parseJson } from "../stubs/config.ts";
+import type { JournalSnapshot } from "../server/journal.ts";
+import type { OpenApiDrift } from "../report/openapi.ts";
+import type { Report } from "../server/recorder.ts";
+import { checkReport, mergeReports, renderReport, REPORT_FORMATS, type ReportFormat } from "../report/report.ts";
 import type { CliContext } from "./context.ts";
 import type { Host } from "./host.ts";
 import { errorLine, printProblems } from "./output.ts";
@@ -161,7 +161,7 @@ export async function reportCommand(
   const specFile = values.openapi as string | undefined;
   if (specFile !== undefined) {
     // The OpenAPI parser and the schema validator load only when a spec is asked for.
-    const { loadOpenApi } = await import("../openapi.ts");
+    const { loadOpenApi } = await import("../report/openapi.ts");
     const { spec, problems } = await loadOpenApi(specFile);
     if (!spec) {
       printProblems(output, problems, specFile);

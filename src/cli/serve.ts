@@ -4,13 +4,13 @@
  * @module
  */
 
-import { loadConfigFile } from "../config.ts";
-import type { RequestLogEntry } from "../handler.ts";
-import { inlineStubs } from "../inline.ts";
-import { type Stub, stubLabel } from "../model.ts";
-import type { Report } from "../recorder.ts";
-import { type StubServer, stubServer } from "../server.ts";
-import type { Problem } from "../validate.ts";
+import { loadConfigFile } from "../stubs/config.ts";
+import type { RequestLogEntry } from "../server/handler.ts";
+import { inlineStubs } from "../stubs/inline.ts";
+import { type Stub, stubLabel } from "../stubs/model.ts";
+import type { Report } from "../server/recorder.ts";
+import { type StubServer, stubServer } from "../server/server.ts";
+import type { Problem } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
 import type { Host, StopSignal } from "./host.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { didYouMean } from "../validate.ts";
+import { didYouMean } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
 
 /** One flag of a command. */

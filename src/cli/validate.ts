@@ -1,10 +1,10 @@
 /**
  * `stubtool validate FILE [--openapi SPEC]`: check a config file without starting a server
- * (P6, P8.5), and optionally every stub against an OpenAPI document (src/openapi.ts).
+ * (P6, P8.5), and optionally every stub against an OpenAPI document (src/report/openapi.ts).
  * @module
  */
 
-import { loadConfigFile } from "../config.ts";
+import { loadConfigFile } from "../stubs/config.ts";
 import type { CliContext } from "./context.ts";
 import { printProblems } from "./output.ts";
 import type { ParsedArgs } from "./usage.ts";
@@ -26,7 +26,7 @@ export async function validateCommand(
   const specFile = values.openapi as string | undefined;
   if (specFile !== undefined) {
     // The OpenAPI parser and the schema validator load only when a spec is asked for.
-    const { loadOpenApi } = await import("../openapi.ts");
+    const { loadOpenApi } = await import("../report/openapi.ts");
     const { spec, problems: specProblems } = await loadOpenApi(specFile);
     printProblems(output, specProblems, specFile);
     if (!spec) return 1;

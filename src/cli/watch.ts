@@ -2,7 +2,7 @@
  * `serve --watch`: follows the config file and reloads the stubs when it changes. Every
  * change is parsed and validated first; a config with errors prints the same `[ERROR]`
  * lines as `validate` and the server keeps the stubs it has. A valid one replaces the
- * stub set at once (src/reload.ts, `StubHandler.replace`), carrying hit counts and
+ * stub set at once (src/stubs/reload.ts, `StubHandler.replace`), carrying hit counts and
  * sequence positions over for stubs whose identity is unchanged. Uses `node:fs` `watch`
  * on the file's directory, so editors that save by writing a new file and renaming it
  * over the old one are followed too.
@@ -12,11 +12,11 @@
 import { type FSWatcher, watch } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import { describeReadError, loadConfigText } from "../config.ts";
-import type { StubHandler } from "../handler.ts";
-import { inlineStubs } from "../inline.ts";
-import type { Stub } from "../model.ts";
-import { describeChanges } from "../reload.ts";
+import { describeReadError, loadConfigText } from "../stubs/config.ts";
+import type { StubHandler } from "../server/handler.ts";
+import { inlineStubs } from "../stubs/inline.ts";
+import type { Stub } from "../stubs/model.ts";
+import { describeChanges } from "../stubs/reload.ts";
 import { errorLine, type Output, printProblems, warnLine } from "./output.ts";
 
 /** Changes closer together than this are one reload. */

@@ -19,7 +19,14 @@ describe("npm package: contents and manifest", () => {
     );
     assert.deepEqual(unexpected, []);
     for (
-      const file of ["esm/mod.js", "esm/mod.d.ts", "esm/cli.js", "esm/src/adapters/node.js", "README.md", "LICENSE"]
+      const file of [
+        "esm/mod.js",
+        "esm/mod.d.ts",
+        "esm/cli.js",
+        "esm/src/server/adapters/node.js",
+        "README.md",
+        "LICENSE",
+      ]
     ) {
       assert.ok(pkg.packedFiles.includes(file), `${file} is missing`);
     }

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Host, HostStream } from "../cli/host.ts";
+import type { Host, HostStream } from "./host.ts";
 
 /** Node-style codes for the errors `describeReadError` names, should a Deno error lack its `code`. */
 const CODES: Record<string, string> = { NotFound: "ENOENT", PermissionDenied: "EACCES", IsADirectory: "EISDIR" };

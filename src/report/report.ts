@@ -5,9 +5,9 @@
  * @module
  */
 
-import type { JournalSnapshot } from "./journal.ts";
+import type { JournalSnapshot } from "../server/journal.ts";
 import type { OpenApiDrift } from "./openapi.ts";
-import type { ClosestStub, Report, ReportStub, UnmatchedRequest } from "./recorder.ts";
+import type { ClosestStub, Report, ReportStub, UnmatchedRequest } from "../server/recorder.ts";
 import { renderHtmlReport } from "./report_html.ts";
 
 /** Output formats of `stubtool report --format`. */

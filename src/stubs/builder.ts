@@ -45,7 +45,7 @@ export interface SequenceEntry {
  *
  * @example
  * ```ts
- * import { get } from "../mod.ts";
+ * import { get } from "../../mod.ts";
  * const stub = get("/users/{id}").status(200).header("x-source", "stub").body({ id: "{id}" });
  * ```
  */

@@ -2,16 +2,16 @@
  * The coverage report as one self-contained HTML page: a coverage bar, the stub table
  * (unused stubs marked), the requests that matched no stub with the stubs that nearly
  * matched and why, and the request journal. `stubtool report --format html` writes it as
- * a static file; the live dashboard (`GET /__stubtool__/`, src/dashboard.ts) serves the
+ * a static file; the live dashboard (`GET /__stubtool__/`, src/report/dashboard.ts) serves the
  * same page with a refresh script. No external assets, no framework; every string that
  * came from a config, a request or a saved report is escaped.
  * @module
  */
 
-import type { JournalEntry, JournalSnapshot } from "./journal.ts";
+import type { JournalEntry, JournalSnapshot } from "../server/journal.ts";
 import type { OpenApiDrift } from "./openapi.ts";
-import type { ClosestStub, Report, ReportStub, UnmatchedRequest } from "./recorder.ts";
-import { VERSION } from "./version.ts";
+import type { ClosestStub, Report, ReportStub, UnmatchedRequest } from "../server/recorder.ts";
+import { VERSION } from "../version.ts";
 
 /** Options of {@link renderHtmlReport}. */
 export interface HtmlReportOptions {

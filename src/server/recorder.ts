@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Stub } from "./model.ts";
+import type { Stub } from "../stubs/model.ts";
 
 /** A stub as the report lists it. */
 export interface ReportStub {

@@ -4,9 +4,9 @@
  */
 
 import type { Serve } from "./adapters/types.ts";
-import { StubBuilder } from "./builder.ts";
+import { StubBuilder } from "../stubs/builder.ts";
 import { type HandlerOptions, StubHandler } from "./handler.ts";
-import type { Stub } from "./model.ts";
+import type { Stub } from "../stubs/model.ts";
 import type { JournalSnapshot } from "./journal.ts";
 import type { Report } from "./recorder.ts";
 
@@ -44,7 +44,7 @@ function urlHost(hostname: string): string {
  *
  * @example
  * ```ts
- * import { get, stubServer } from "../mod.ts";
+ * import { get, stubServer } from "../../mod.ts";
  * await using server = await stubServer(0);
  * server.routes(get("/ping").body({ pong: true }));
  * const response = await fetch(`${server.url}/ping`);
@@ -99,7 +99,7 @@ export class StubServer implements AsyncDisposable {
    *
    * @example
    * ```ts
-   * import { get, stubServer } from "../mod.ts";
+   * import { get, stubServer } from "../../mod.ts";
    * await using server = await stubServer(0, { scopes: true });
    * server.routes(get("/ping").body({ pong: true }), get("/other").body({}));
    * await (await fetch(`${server.url}/ping`, { headers: { "x-stubtool-scope": "ping_test.ts" } })).body?.cancel();
@@ -149,7 +149,7 @@ export class StubServer implements AsyncDisposable {
  *
  * @example
  * ```ts
- * import { get, stubServer } from "../mod.ts";
+ * import { get, stubServer } from "../../mod.ts";
  * const server = await stubServer(0);
  * server.routes(get("/users/{id}").body({ id: "{id}" }));
  * console.log(server.getPort() > 0); // true

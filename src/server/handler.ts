@@ -8,8 +8,8 @@
 
 import { type Incoming, requestIncoming, TOO_LARGE } from "./incoming.ts";
 import { DEFAULT_JOURNAL_SIZE, Journal, type JournalRecord, type JournalSnapshot } from "./journal.ts";
-import { type Delay, RESERVED_PREFIX, type Stub, stubLabel } from "./model.ts";
-import { placeholderName, splitRequestPath } from "./path.ts";
+import { type Delay, RESERVED_PREFIX, type Stub, stubLabel } from "../stubs/model.ts";
+import { placeholderName, splitRequestPath } from "../stubs/path.ts";
 import { type ClosestStub, DEFAULT_MAX_UNMATCHED, Recorder, type Report, type UnmatchedRequest } from "./recorder.ts";
 import {
   answerFromResult,
@@ -20,14 +20,14 @@ import {
   type ResponseHead,
   toResponse,
 } from "./response.ts";
-import { diffStubs, type StubChanges } from "./reload.ts";
+import { diffStubs, type StubChanges } from "../stubs/reload.ts";
 import { type Routable, Router } from "./router.ts";
 
 export { errorAnswer, jsonError } from "./response.ts";
 export { TOO_LARGE } from "./incoming.ts";
 export type { Incoming } from "./incoming.ts";
 export type { Respond, ResponseHead } from "./response.ts";
-export type { StubChanges } from "./reload.ts";
+export type { StubChanges } from "../stubs/reload.ts";
 
 /** Default request body limit: 10 MiB (`--max-body`). */
 export const DEFAULT_MAX_BODY = 10 * 1024 * 1024;
@@ -240,7 +240,7 @@ interface LogState extends JournalRecord {
  * @example
  * ```ts
  * import { StubHandler } from "./handler.ts";
- * import { get } from "../mod.ts";
+ * import { get } from "../../mod.ts";
  * const handler = new StubHandler([get("/users/{id}").body({ id: "{id}" }).toStub()]);
  * const response = await handler.fetch(new Request("http://stub/users/42"));
  * console.log(await response.json()); // { id: "42" }
@@ -525,7 +525,7 @@ export class StubHandler {
 
   /** The live dashboard page; its module loads on the first visit, not at start. */
   #dashboard<R>(headOnly: boolean, respond: Respond<R>): Promise<R> {
-    return import("./dashboard.ts").then(
+    return import("../report/dashboard.ts").then(
       ({ dashboardPage }) => {
         const page = dashboardPage(this.report(), this.journal());
         return respond({ status: 200, headers: page.headers }, headOnly ? null : page.html);

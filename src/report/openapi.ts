@@ -11,11 +11,11 @@
  */
 
 import { readFile } from "node:fs/promises";
-import { describeReadError } from "./config.ts";
-import type { ResponseSpec, Stub } from "./model.ts";
-import { decodeSegment, PLACEHOLDER_ANYWHERE, placeholderName } from "./path.ts";
-import type { Report } from "./recorder.ts";
-import type { Problem } from "./validate.ts";
+import { describeReadError } from "../stubs/config.ts";
+import type { ResponseSpec, Stub } from "../stubs/model.ts";
+import { decodeSegment, PLACEHOLDER_ANYWHERE, placeholderName } from "../stubs/path.ts";
+import type { Report } from "../server/recorder.ts";
+import type { Problem } from "../stubs/validate.ts";
 
 /** HTTP methods an OpenAPI path item may hold, as its keys spell them. */
 const SPEC_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;

@@ -39,7 +39,7 @@ function behaviour(stub: Stub): string {
  * @example
  * ```ts
  * import { diffStubs } from "./reload.ts";
- * import { get } from "../mod.ts";
+ * import { get } from "../../mod.ts";
  * const before = [get("/a").toStub(), get("/b").toStub()];
  * const after = [get("/b").status(201).toStub(), get("/c").toStub()];
  * console.log(diffStubs(before, after)); // { from: [1, undefined], added: [1], removed: [0], changed: [0] }
@@ -77,7 +77,7 @@ export function diffStubs(before: readonly Stub[], after: readonly Stub[]): Stub
  * @example
  * ```ts
  * import { describeChanges, diffStubs } from "./reload.ts";
- * import { get } from "../mod.ts";
+ * import { get } from "../../mod.ts";
  * const before = [get("/a").toStub()];
  * const after = [get("/a").status(500).toStub(), get("/b").toStub()];
  * console.log(describeChanges(diffStubs(before, after), before, after)); // "+1 -0 ~1 stubs (+GET /b, ~GET /a)"

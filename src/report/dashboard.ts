@@ -1,5 +1,5 @@
 /**
- * The live dashboard at `GET /__stubtool__/`: the HTML report page (src/report_html.ts)
+ * The live dashboard at `GET /__stubtool__/`: the HTML report page (src/report/report_html.ts)
  * plus a small script that refetches the page every second and swaps in the new content
  * when it changed, keeping focus and scroll positions, without reloading. Plain DOM, no
  * framework; it runs in the browser, so it touches no runtime API (the server runs on Deno
@@ -7,8 +7,8 @@
  * @module
  */
 
-import type { JournalSnapshot } from "./journal.ts";
-import type { Report } from "./recorder.ts";
+import type { JournalSnapshot } from "../server/journal.ts";
+import type { Report } from "../server/recorder.ts";
 import { liveCsp, renderHtmlReport } from "./report_html.ts";
 
 /** How often the page asks for new content, in milliseconds. */

@@ -9,7 +9,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import { dirname, resolve } from "node:path";
 import process from "node:process";
 import type { Writable } from "node:stream";
-import type { Host, HostStream } from "../cli/host.ts";
+import type { Host, HostStream } from "./host.ts";
 
 /**
  * A writable stream as a {@link HostStream}: each write resolves when the stream's callback

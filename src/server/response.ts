@@ -5,9 +5,9 @@
  * @module
  */
 
-import type { Delay, HeaderMap, ResponseSpec } from "./model.ts";
-import { compileJson, compileText, render, type Template } from "./template.ts";
-import { checkHeaders, checkStatus, describe, HEADER_VALUE_FORBIDDEN } from "./validate.ts";
+import type { Delay, HeaderMap, ResponseSpec } from "../stubs/model.ts";
+import { compileJson, compileText, render, type Template } from "../stubs/template.ts";
+import { checkHeaders, checkStatus, describe, HEADER_VALUE_FORBIDDEN } from "../stubs/validate.ts";
 
 /**
  * Status and headers of an answer. Shaped as a `ResponseInit`, so Deno passes it as is;

@@ -6,8 +6,8 @@
  * @module
  */
 
-import type { Method } from "./model.ts";
-import { decodeSegment, placeholderName, type Segment } from "./path.ts";
+import type { Method } from "../stubs/model.ts";
+import { decodeSegment, placeholderName, type Segment } from "../stubs/path.ts";
 
 /** What the router needs to know about a stub. */
 export interface Routable {
