@@ -42,8 +42,15 @@ export type {
   ResponseHead,
   StubChanges,
 } from "./src/server/handler.ts";
-export type { ClosestStub, Report, ReportStub, UnmatchedRequest, UnusedStub } from "./src/server/recorder.ts";
-export type { JournalEntry, JournalSnapshot } from "./src/server/journal.ts";
+export type {
+  ClosestStub,
+  JournalEntry,
+  JournalSnapshot,
+  Report,
+  ReportStub,
+  UnmatchedRequest,
+  UnusedStub,
+} from "./src/report/types.ts";
 export { METHODS } from "./src/stubs/model.ts";
 export type {
   Delay,

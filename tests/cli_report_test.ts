@@ -2,7 +2,7 @@
 // flags, an unreachable or foreign server, and saved reports (--from), merged.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Report } from "../src/server/recorder.ts";
+import type { Report } from "../src/report/types.ts";
 import { fixture, freePort, get, lines, runCli, type Served, startServe, tempDir } from "./_cli.ts";
 
 /** A server with two stubs, one hit twice, and one unmatched request (with a query). */

@@ -2,7 +2,7 @@
 // busy port, and graceful SIGTERM/SIGINT with --report-file.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import type { Report } from "../src/server/recorder.ts";
+import type { Report } from "../src/report/types.ts";
 import { BANNER, CliProcess, fixture, freePort, get, lines, runCli, startServe, tempDir } from "./_cli.ts";
 
 /** A request-log line: METHOD TARGET STATUS [STUB or UNMATCHED] TIMEms. */

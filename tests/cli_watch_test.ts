@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import type { Report } from "../src/server/recorder.ts";
+import type { Report } from "../src/report/types.ts";
 import { get, lines, runCli, startServe, tempDir } from "./_cli.ts";
 
 /** Waits until `check` returns true (polling), or fails after `timeoutMs`. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { OpenApiDrift } from "../src/report/openapi.ts";
-import type { Report } from "../src/server/recorder.ts";
+import type { Report } from "../src/report/types.ts";
 import { checkReport, mergeReports, renderReport } from "../src/report/report.ts";
 
 function sample(): Report {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { get, type StubServer, stubServer } from "../mod.ts";
-import type { Report } from "../src/server/recorder.ts";
+import type { Report } from "../src/report/types.ts";
 import { SHUTDOWN_GRACE_MS } from "../src/server/server.ts";
 import { startServe, tempDir } from "./_cli.ts";
 import { ADAPTERS } from "./_http.ts";

@@ -7,9 +7,8 @@
  */
 
 import { describeReadError, lineAndColumn, parseJson } from "../stubs/config.ts";
-import type { JournalSnapshot } from "../server/journal.ts";
 import type { OpenApiDrift } from "../report/openapi.ts";
-import type { Report } from "../server/recorder.ts";
+import type { JournalSnapshot, Report } from "../report/types.ts";
 import { checkReport, mergeReports, renderReport, REPORT_FORMATS, type ReportFormat } from "../report/report.ts";
 import type { CliContext } from "./context.ts";
 import type { Host } from "./host.ts";

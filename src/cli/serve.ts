@@ -8,7 +8,7 @@ import { loadConfigFile } from "../stubs/config.ts";
 import type { RequestLogEntry } from "../server/handler.ts";
 import { inlineStubs } from "../stubs/inline.ts";
 import { type Stub, stubLabel } from "../stubs/model.ts";
-import type { Report } from "../server/recorder.ts";
+import type { Report } from "../report/types.ts";
 import { type StubServer, stubServer } from "../server/server.ts";
 import type { Problem } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";

@@ -7,8 +7,7 @@
  * @module
  */
 
-import type { JournalSnapshot } from "../server/journal.ts";
-import type { Report } from "../server/recorder.ts";
+import type { JournalSnapshot, Report } from "./types.ts";
 import { liveCsp, renderHtmlReport } from "./report_html.ts";
 
 /** How often the page asks for new content, in milliseconds. */

@@ -14,7 +14,7 @@ import { readFile } from "node:fs/promises";
 import { describeReadError } from "../stubs/config.ts";
 import type { ResponseSpec, Stub } from "../stubs/model.ts";
 import { decodeSegment, PLACEHOLDER_ANYWHERE, placeholderName } from "../stubs/path.ts";
-import type { Report } from "../server/recorder.ts";
+import type { Report } from "./types.ts";
 import type { Problem } from "../stubs/validate.ts";
 
 /** HTTP methods an OpenAPI path item may hold, as its keys spell them. */

@@ -5,9 +5,8 @@
  * @module
  */
 
-import type { JournalSnapshot } from "../server/journal.ts";
 import type { OpenApiDrift } from "./openapi.ts";
-import type { ClosestStub, Report, ReportStub, UnmatchedRequest } from "../server/recorder.ts";
+import type { ClosestStub, JournalSnapshot, Report, ReportStub, UnmatchedRequest } from "./types.ts";
 import { renderHtmlReport } from "./report_html.ts";
 
 /** Output formats of `stubtool report --format`. */

@@ -8,9 +8,8 @@
  * @module
  */
 
-import type { JournalEntry, JournalSnapshot } from "../server/journal.ts";
 import type { OpenApiDrift } from "./openapi.ts";
-import type { ClosestStub, Report, ReportStub, UnmatchedRequest } from "../server/recorder.ts";
+import type { ClosestStub, JournalEntry, JournalSnapshot, Report, ReportStub, UnmatchedRequest } from "./types.ts";
 import { VERSION } from "../version.ts";
 
 /** Options of {@link renderHtmlReport}. */

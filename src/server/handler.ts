@@ -7,10 +7,11 @@
  */
 
 import { type Incoming, requestIncoming, TOO_LARGE } from "./incoming.ts";
-import { DEFAULT_JOURNAL_SIZE, Journal, type JournalRecord, type JournalSnapshot } from "./journal.ts";
+import { DEFAULT_JOURNAL_SIZE, Journal, type JournalRecord } from "./journal.ts";
+import type { ClosestStub, JournalSnapshot, Report, UnmatchedRequest } from "../report/types.ts";
 import { type Delay, RESERVED_PREFIX, type Stub, stubLabel } from "../stubs/model.ts";
 import { placeholderName, splitRequestPath } from "../stubs/path.ts";
-import { type ClosestStub, DEFAULT_MAX_UNMATCHED, Recorder, type Report, type UnmatchedRequest } from "./recorder.ts";
+import { DEFAULT_MAX_UNMATCHED, Recorder } from "./recorder.ts";
 import {
   answerFromResult,
   CompiledResponse,

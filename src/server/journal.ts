@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ClosestStub } from "./recorder.ts";
+import type { ClosestStub, JournalEntry, JournalSnapshot } from "../report/types.ts";
 
 /** How many requests the journal keeps by default (`--journal-size`, `journalSize`). */
 export const DEFAULT_JOURNAL_SIZE = 500;
@@ -28,38 +28,6 @@ export interface JournalRecord {
   stub: string | undefined;
   /** For a request that matched nothing: the stubs that nearly matched (the 404's `closest`). */
   closest: ClosestStub[] | undefined;
-}
-
-/** One request as `GET /__stubtool__/requests` lists it. */
-export interface JournalEntry {
-  /** When it arrived, `Date#toISOString()`. */
-  time: string;
-  /** The request method as sent. */
-  method: string;
-  /** Path with the query string, as requested. */
-  target: string;
-  /** The status answered (404 when no stub matched). */
-  status: number;
-  /** The matched stub (`GET /users/{id}`), when one matched. */
-  stub?: string;
-  /** When nothing matched: up to 3 stubs that nearly did, each with the reason (may be empty). */
-  closest?: ClosestStub[];
-  /**
-   * Time from arrival to the response, in milliseconds (3 decimals). An answer the server
-   * gives at once (a stub without delay) is 0: it took microseconds, and timing it would
-   * cost more than recording it.
-   */
-  duration_ms: number;
-}
-
-/** What `GET /__stubtool__/requests` answers. */
-export interface JournalSnapshot {
-  /** How many requests the journal keeps (0: the journal is off). */
-  capacity: number;
-  /** Requests journaled since start or the last reset, including those no longer kept. */
-  total: number;
-  /** The kept requests, oldest first. */
-  requests: JournalEntry[];
 }
 
 /**

@@ -6,74 +6,7 @@
  */
 
 import type { Stub } from "../stubs/model.ts";
-
-/** A stub as the report lists it. */
-export interface ReportStub {
-  /** The stub's method, upper-case (`GET`). */
-  method: string;
-  /** The path template without any `?query`. */
-  path: string;
-  /**
-   * Requests the stub answered since start or the last reset (a `HEAD` request answered
-   * by a `GET` stub counts for that stub).
-   */
-  hit_count: number;
-  /** Required query parameters, only when the stub has some. */
-  query_params?: Record<string, string>;
-}
-
-/** An unused stub: a {@link ReportStub} without its (zero) hit count. */
-export type UnusedStub = Omit<ReportStub, "hit_count">;
-
-/** A stub that nearly matched a request, and why it did not (the 404's `closest`, P8.3). */
-export interface ClosestStub {
-  /** The stub's method, upper-case (`GET`). */
-  method: string;
-  /** The stub's path template without any `?query`. */
-  path: string;
-  /**
-   * The criterion that failed, with what the request had and the stub wants:
-   * `segment 3 is 'invoices', stub has 'orders'`, `query parameter 'sort' is 'desc', stub wants 'asc'`,
-   * `missing query parameter 'q'`, `method differs (stub is POST)`, `trailing slash (stub has none)`.
-   */
-  reason: string;
-}
-
-/** A request that matched no stub. */
-export interface UnmatchedRequest {
-  /** The request method as sent. */
-  method: string;
-  /** The request path, without the query string. */
-  path: string;
-  /** The raw query string without `?`, only when non-empty. */
-  query?: string;
-  /** `Date#toISOString()` of when it arrived. */
-  timestamp: string;
-  /** Stubs that nearly matched (as in the 404 answer), only when there are some. */
-  closest?: ClosestStub[];
-}
-
-/** The coverage / contract-drift report served at `/__stubtool__/report`. */
-export interface Report {
-  /** The counts at a glance. */
-  summary: {
-    /** How many stubs there are. */
-    total_stubs: number;
-    /** How many stubs were hit at least once. */
-    matched_stubs: number;
-    /** Every request that matched no stub since start or the last reset: exact, even once the list drops some. */
-    unmatched_requests: number;
-  };
-  /** Every stub with its hit count, in declaration order. */
-  stubs: ReportStub[];
-  /** The stubs never hit, in declaration order. */
-  unused_stubs: UnusedStub[];
-  /**
-   * Requests that matched no stub, oldest first; only the newest are kept (`maxUnmatched`,
-   * `--max-unmatched`: 1,000 by default).
-   */
-  unmatched_requests: UnmatchedRequest[];
-}
+import type { ClosestStub, Report, ReportStub, UnmatchedRequest } from "../report/types.ts";
 
 /** Default capacity of the unmatched list (`--max-unmatched`). */
 export const DEFAULT_MAX_UNMATCHED = 1000;

@@ -7,8 +7,7 @@ import type { Serve } from "./adapters/types.ts";
 import { StubBuilder } from "../stubs/builder.ts";
 import { type HandlerOptions, StubHandler } from "./handler.ts";
 import type { Stub } from "../stubs/model.ts";
-import type { JournalSnapshot } from "./journal.ts";
-import type { Report } from "./recorder.ts";
+import type { JournalSnapshot, Report } from "../report/types.ts";
 
 /** How long shutdown waits for in-flight responses before cutting them short (P7). */
 export const SHUTDOWN_GRACE_MS = 5_000;

@@ -11,8 +11,7 @@ export const METHODS = ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PU
 /** One of {@link METHODS}. */
 export type Method = typeof METHODS[number];
 
-/** Paths under this prefix belong to stubtool itself (P4). */
-export const RESERVED_PREFIX = "/__stubtool__/";
+export { RESERVED_PREFIX } from "./path.ts";
 
 /** A fixed delay in milliseconds, or a range drawn uniformly per request. */
 export type Delay = number | { min: number; max: number };

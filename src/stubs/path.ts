@@ -4,7 +4,8 @@
  * @module
  */
 
-import { RESERVED_PREFIX } from "./model.ts";
+/** Paths under this prefix belong to stubtool itself (P4). */
+export const RESERVED_PREFIX = "/__stubtool__/";
 
 /** A template segment: literal text, or a `{name}` placeholder that captures one segment. */
 export type Segment = { param: false; value: string } | { param: true; name: string };
