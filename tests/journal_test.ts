@@ -12,7 +12,12 @@ const record = (target: string, extra: Partial<JournalRecord> = {}): JournalReco
   status: 200,
   ms: 0.25,
   stub: "GET /x",
+  id: "x",
   closest: undefined,
+  scope: null,
+  headers: undefined,
+  body: undefined,
+  bodyTruncated: false,
   ...extra,
 });
 
@@ -64,23 +69,34 @@ Deno.test("journal: default capacity is 500; a negative or fractional size is a 
 Deno.test("journal: entries carry time, method, target, status, stub or closest, and duration_ms in that order", () => {
   const journal = new Journal(4);
   const before = Date.now();
-  journal.add(record("/users/1?x=1", { stub: "GET /users/{id}", ms: 1.23456 }));
+  journal.add(record("/users/1?x=1", { stub: "GET /users/{id}", id: "user", ms: 1.23456 }));
   const closest = [{ method: "POST", path: "/users", reason: "method differs (stub is POST)" }];
-  journal.add(record("/users", { method: "PUT", status: 404, stub: undefined, closest }));
-  journal.add(record("/nothing", { status: 404, stub: undefined, closest: undefined }));
+  journal.add(record("/users", { method: "PUT", status: 404, stub: undefined, id: undefined, closest }));
+  journal.add(record("/nothing", { status: 404, stub: undefined, id: undefined, closest: undefined }));
   const [matched, missed, alone] = journal.snapshot().requests;
-  assert.deepEqual(Object.keys(matched), ["time", "method", "target", "status", "stub", "duration_ms"]);
+  assert.deepEqual(Object.keys(matched), [
+    "time",
+    "method",
+    "target",
+    "status",
+    "id",
+    "stub",
+    "duration_ms",
+    "headers",
+  ]);
   assert.deepEqual({ ...matched, time: "" }, {
     time: "",
     method: "GET",
     target: "/users/1?x=1",
     status: 200,
+    id: "user",
     stub: "GET /users/{id}",
     duration_ms: 1.235,
+    headers: {},
   });
   assert.match(matched.time, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   assert.ok(Math.abs(Date.parse(matched.time) - before) < 1000, `${matched.time} vs ${new Date(before).toISOString()}`);
-  assert.deepEqual(Object.keys(missed), ["time", "method", "target", "status", "closest", "duration_ms"]);
+  assert.deepEqual(Object.keys(missed), ["time", "method", "target", "status", "closest", "duration_ms", "headers"]);
   assert.deepEqual(missed.closest, closest);
   assert.deepEqual(alone.closest, []);
 });
@@ -101,9 +117,9 @@ serverTest(
     assert.equal(capacity, 500);
     assert.equal(total, 3);
     assert.deepEqual(
-      requests.map(({ time: _, duration_ms: __, ...rest }: Record<string, unknown>) => rest),
+      requests.map(({ time: _, duration_ms: __, headers: ___, ...rest }: Record<string, unknown>) => rest),
       [
-        { method: "GET", target: "/users/7?verbose=1", status: 200, stub: "GET /users/{id}" },
+        { method: "GET", target: "/users/7?verbose=1", status: 200, id: "stub-1", stub: "GET /users/{id}" },
         {
           method: "PUT",
           target: "/users",
@@ -221,7 +237,9 @@ serverTest(
     await send(server, "GET", "/elsewhere");
     const [near, far] = (await server.report()).unmatched_requests;
     assert.deepEqual(near.closest, miss.json.closest);
-    assert.deepEqual(near.closest, [{ method: "GET", path: "/search", reason: "missing query parameter 'q'" }]);
+    assert.deepEqual(near.closest, [
+      { method: "GET", path: "/search", reason: "missing query parameter 'q'", query_params: { q: "{term}" } },
+    ]);
     assert.deepEqual(Object.keys(far), ["method", "path", "timestamp"]);
   },
 );

@@ -1,50 +1,84 @@
 import assert from "node:assert/strict";
-import { MAX_SCOPE_LENGTH, MAX_SCOPES, Recorder } from "../src/server/recorder.ts";
+import { MAX_SCOPE_LENGTH, MAX_SCOPES, Recorder, UNMATCHED_PART_MAX } from "../src/server/recorder.ts";
+import { Route } from "../src/server/route.ts";
 import { get } from "../mod.ts";
 
-const at = (path: string) => ({ method: "GET", path, timestamp: "2026-01-01T00:00:00.000Z" });
+/** Routes of `get(path)` stubs, ids `r0`, `r1`, … in declaration order. */
+function routes(...paths: string[]): Route[] {
+  return paths.map((path, order) => new Route(get(path).toStub(), { id: `r${order}`, source: "api", batch: 0, order }));
+}
 
-Deno.test("hits are counted per stub and unused stubs listed", () => {
+/** Records an unmatched GET of `path` and returns nothing (the report is what is checked). */
+function miss(recorder: Recorder, path: string, scope?: string | null, query = ""): void {
+  recorder.unmatched("GET", path, query, [], scope);
+}
+
+const noTime = <T extends { timestamp: string }>(entries: T[]) => entries.map((e) => ({ ...e, timestamp: "-" }));
+
+Deno.test("hits are counted per stub and unused stubs listed, each with its id", () => {
   const recorder = new Recorder();
-  const stubs = [get("/a").toStub(), get("/b?x=1").toStub()];
-  recorder.hit(1);
-  recorder.hit(1);
-  assert.deepEqual(recorder.report(stubs), {
+  const [a, b] = routes("/a", "/b?x=1");
+  recorder.hit(b);
+  recorder.hit(b);
+  assert.deepEqual(recorder.report([a, b]), {
     summary: { total_stubs: 2, matched_stubs: 1, unmatched_requests: 0 },
-    stubs: [{ method: "GET", path: "/a", hit_count: 0 }, {
-      method: "GET",
-      path: "/b",
-      hit_count: 2,
-      query_params: { x: "1" },
-    }],
-    unused_stubs: [{ method: "GET", path: "/a" }],
+    stubs: [
+      { id: "r0", method: "GET", path: "/a", hit_count: 0 },
+      { id: "r1", method: "GET", path: "/b", hit_count: 2, query_params: { x: "1" } },
+    ],
+    unused_stubs: [{ id: "r0", method: "GET", path: "/a" }],
     unmatched_requests: [],
   });
 });
 
 Deno.test("the unmatched ring keeps the newest entries oldest first; the total is exact", () => {
   const recorder = new Recorder(3);
-  for (let i = 0; i < 3; i++) recorder.unmatched(at(`/${i}`));
+  for (let i = 0; i < 3; i++) miss(recorder, `/${i}`);
   assert.deepEqual(recorder.report([]).unmatched_requests.map((u) => u.path), ["/0", "/1", "/2"]);
-  for (let i = 3; i < 8; i++) recorder.unmatched(at(`/${i}`));
+  for (let i = 3; i < 8; i++) miss(recorder, `/${i}`);
   const report = recorder.report([]);
   assert.deepEqual(report.unmatched_requests.map((u) => u.path), ["/5", "/6", "/7"]);
   assert.equal(report.summary.unmatched_requests, 8);
 });
 
+Deno.test("unmatched entries: method, path, query (only when non-empty), timestamp, closest (only when some)", () => {
+  const recorder = new Recorder();
+  recorder.unmatched("GET", "/a", "x=1", [{ method: "GET", path: "/b", reason: "segment 1 is 'a', stub has 'b'" }]);
+  recorder.unmatched("PUT", "/c", "", []);
+  const [first, second] = recorder.report([]).unmatched_requests;
+  assert.deepEqual(Object.keys(first), ["method", "path", "query", "timestamp", "closest"]);
+  assert.deepEqual(Object.keys(second), ["method", "path", "timestamp"]);
+});
+
+Deno.test("P13.1 memory in bytes: method, path and query are cut at 2 KiB each, marked truncated", () => {
+  const recorder = new Recorder();
+  const long = "/" + "a".repeat(64 * 1024);
+  recorder.unmatched("GET", long, "q=" + "b".repeat(64 * 1024), []);
+  recorder.unmatched("X".repeat(5000), "/short", "", []);
+  miss(recorder, "/fine");
+  const [path, method, fine] = recorder.report([]).unmatched_requests;
+  assert.equal(path.path, long.slice(0, UNMATCHED_PART_MAX));
+  assert.equal(path.query!.length, UNMATCHED_PART_MAX);
+  assert.equal(path.truncated, true);
+  assert.equal(method.method.length, UNMATCHED_PART_MAX);
+  assert.equal(method.truncated, true);
+  assert.equal(fine.truncated, undefined);
+});
+
 Deno.test("maxUnmatched 0 keeps no entries but still counts", () => {
   const recorder = new Recorder(0);
-  recorder.unmatched(at("/x"));
+  miss(recorder, "/x");
   assert.deepEqual(recorder.report([]).unmatched_requests, []);
   assert.equal(recorder.report([]).summary.unmatched_requests, 1);
 });
 
 Deno.test("reset forgets hits and unmatched requests", () => {
   const recorder = new Recorder(2);
-  recorder.hit(0);
-  recorder.unmatched(at("/x"));
-  recorder.reset();
-  const report = recorder.report([get("/a").toStub()]);
+  const stubs = routes("/a");
+  recorder.hit(stubs[0]);
+  miss(recorder, "/x");
+  recorder.reset(stubs);
+  const report = recorder.report(stubs);
   assert.deepEqual(report.summary, { total_stubs: 1, matched_stubs: 0, unmatched_requests: 0 });
   assert.deepEqual(report.unmatched_requests, []);
 });
@@ -55,20 +89,27 @@ Deno.test("a bad capacity is refused with the reason", () => {
 
 Deno.test("scopes: a scoped hit or miss counts in its scope and overall; an unscoped one only overall", () => {
   const recorder = new Recorder();
-  const stubs = [get("/a").toStub(), get("/b").toStub()];
-  recorder.hit(0, "a_test.ts");
-  recorder.hit(1, "b_test.ts");
-  recorder.hit(1, null);
-  recorder.unmatched(at("/nope"), "a_test.ts");
-  assert.deepEqual(recorder.report(stubs, "a_test.ts"), {
+  const stubs = routes("/a", "/b");
+  recorder.hit(stubs[0], "a_test.ts");
+  recorder.hit(stubs[1], "b_test.ts");
+  recorder.hit(stubs[1], null);
+  miss(recorder, "/nope", "a_test.ts");
+  miss(recorder, "/other");
+  const scoped = recorder.report(stubs, "a_test.ts");
+  assert.deepEqual({ ...scoped, unmatched_requests: noTime(scoped.unmatched_requests) }, {
     summary: { total_stubs: 2, matched_stubs: 1, unmatched_requests: 1 },
-    stubs: [{ method: "GET", path: "/a", hit_count: 1 }, { method: "GET", path: "/b", hit_count: 0 }],
-    unused_stubs: [{ method: "GET", path: "/b" }],
-    unmatched_requests: [at("/nope")],
+    stubs: [{ id: "r0", method: "GET", path: "/a", hit_count: 1 }, {
+      id: "r1",
+      method: "GET",
+      path: "/b",
+      hit_count: 0,
+    }],
+    unused_stubs: [{ id: "r1", method: "GET", path: "/b" }],
+    unmatched_requests: [{ method: "GET", path: "/nope", timestamp: "-" }],
   });
   assert.deepEqual(recorder.report(stubs, "b_test.ts").stubs.map((s) => s.hit_count), [0, 1]);
   assert.deepEqual(recorder.report(stubs).stubs.map((s) => s.hit_count), [1, 2]);
-  assert.equal(recorder.report(stubs).summary.unmatched_requests, 1);
+  assert.equal(recorder.report(stubs).summary.unmatched_requests, 2);
   // A scope nobody used has the report's shape, with nothing in it.
   assert.deepEqual(recorder.report(stubs, "never").summary, {
     total_stubs: 2,
@@ -77,31 +118,42 @@ Deno.test("scopes: a scoped hit or miss counts in its scope and overall; an unsc
   });
 });
 
+Deno.test("regression (issue 13 #1): scoped reports filter the one unmatched list instead of keeping 1,000 entries per scope", () => {
+  const recorder = new Recorder(10);
+  for (let i = 0; i < 100; i++) miss(recorder, `/${i}`, `scope-${i % 50}`);
+  // The whole list keeps 10 entries; every scope's report is a filter of those 10.
+  assert.equal(recorder.report([]).unmatched_requests.length, 10);
+  let kept = 0;
+  for (let s = 0; s < 50; s++) kept += recorder.report([], `scope-${s}`).unmatched_requests.length;
+  assert.equal(kept, 10);
+  assert.equal(recorder.report([], "scope-49").summary.unmatched_requests, 2, "the scope's total stays exact");
+});
+
 Deno.test(`scopes: at most ${MAX_SCOPES} are kept, starting one more drops the oldest; overlong names are ignored`, () => {
   const recorder = new Recorder();
-  const stubs = [get("/a").toStub()];
-  for (let i = 0; i <= MAX_SCOPES; i++) recorder.hit(0, `scope-${i}`);
+  const stubs = routes("/a");
+  for (let i = 0; i <= MAX_SCOPES; i++) recorder.hit(stubs[0], `scope-${i}`);
   assert.equal(recorder.report(stubs, "scope-0").summary.matched_stubs, 0, "the oldest scope was dropped");
   assert.equal(recorder.report(stubs, "scope-1").summary.matched_stubs, 1);
   assert.equal(recorder.report(stubs, `scope-${MAX_SCOPES}`).summary.matched_stubs, 1);
   const long = "x".repeat(MAX_SCOPE_LENGTH + 1);
-  recorder.hit(0, long);
-  recorder.hit(0, "");
+  recorder.hit(stubs[0], long);
+  recorder.hit(stubs[0], "");
   assert.equal(recorder.report(stubs, long).summary.matched_stubs, 0);
   assert.equal(recorder.report(stubs, "scope-1").summary.matched_stubs, 1, "an ignored name drops no scope");
   assert.equal(recorder.report(stubs).stubs[0].hit_count, MAX_SCOPES + 3);
 });
 
-Deno.test("scopes: reset forgets them; remap carries hits to new indexes in every scope", () => {
+Deno.test("scopes: reset forgets them; carry moves scoped hits to the stub that continues one", () => {
   const recorder = new Recorder();
-  const stubs = [get("/a").toStub(), get("/b").toStub()];
-  recorder.hit(0, "s");
-  recorder.hit(1, "s");
-  recorder.hit(1, "s");
-  // New list: /b first, then a new stub; /a is gone.
-  recorder.remap([1, undefined]);
-  assert.deepEqual(recorder.report(stubs, "s").stubs.map((s) => s.hit_count), [2, 0]);
-  assert.deepEqual(recorder.report(stubs).stubs.map((s) => s.hit_count), [2, 0]);
-  recorder.reset();
-  assert.deepEqual(recorder.report(stubs, "s").summary, { total_stubs: 2, matched_stubs: 0, unmatched_requests: 0 });
+  const [a, b] = routes("/a", "/b");
+  recorder.hit(a, "s");
+  recorder.hit(b, "s");
+  recorder.hit(b, "s");
+  const [b2] = routes("/b");
+  recorder.carry([[b, b2]]);
+  recorder.forget([a]);
+  assert.deepEqual(recorder.report([b2], "s").stubs.map((s) => s.hit_count), [2]);
+  recorder.reset([b2]);
+  assert.deepEqual(recorder.report([b2], "s").summary, { total_stubs: 1, matched_stubs: 0, unmatched_requests: 0 });
 });

@@ -1,54 +1,73 @@
 import assert from "node:assert/strict";
-import type { Method } from "../src/stubs/model.ts";
-import { parsePathTemplate, splitRequestPath } from "../src/stubs/path.ts";
-import { type Routable, Router } from "../src/server/router.ts";
+import type { Incoming } from "../src/server/incoming.ts";
+import { BodyView, RequestView } from "../src/server/request_view.ts";
+import { Route } from "../src/server/route.ts";
+import { NEED_BODY, Router } from "../src/server/router.ts";
 import { validateStub } from "../src/stubs/validate.ts";
 
-/** A routable stub named after its declaration (`GET /users/{id}`). */
-interface TestRoute extends Routable {
-  name: string;
-}
-
-/** A route from `METHOD /template`, declared `order`-th. */
-function routeOf(spec: string, order: number): TestRoute {
-  const [method, template] = spec.split(" ");
-  const { template: parsed, problems } = parsePathTemplate(template);
-  assert.deepEqual(problems, [], spec);
-  return {
-    name: spec,
-    method: method as Method,
-    path: parsed!.path,
-    segments: parsed!.segments,
-    query: parsed!.query,
+/** A route from `METHOD /template` (or a stub's fields), declared `order`-th in `batch`; its id is its name. */
+function routeOf(spec: string | Record<string, unknown>, order: number, name?: string, batch = 0): Route {
+  const fields = typeof spec === "string" ? { method: spec.split(" ")[0], path: spec.split(" ")[1] } : spec;
+  const { stub, errors } = validateStub(fields);
+  assert.deepEqual(errors, [], JSON.stringify(spec));
+  return new Route(stub!, {
+    id: name ?? (typeof spec === "string" ? spec : JSON.stringify(spec)),
+    source: "api",
+    batch,
     order,
-  };
+  });
 }
 
 /** A router holding `specs` in declaration order. */
-function routerOf(...specs: string[]): Router<TestRoute> {
-  const router = new Router<TestRoute>();
+function routerOf(...specs: string[]): Router<Route> {
+  const router = new Router<Route>();
   specs.forEach((spec, i) => router.add(routeOf(spec, i)));
   return router;
 }
 
-/** Splits `/path?query` the way the handler does. */
-function splitTarget(target: string): [segments: string[], query: string] {
+/** A request: `METHOD /path?query`, with headers and a body when given. */
+function viewOf(request: string, headers: Record<string, string> = {}, body?: string): RequestView {
+  const [method, target] = request.split(" ");
   const q = target.indexOf("?");
-  return q === -1 ? [splitRequestPath(target), ""] : [splitRequestPath(target.slice(0, q)), target.slice(q + 1)];
+  const incoming = {
+    header: (name: string) => headers[name] ?? null,
+  } as unknown as Incoming;
+  const view = new RequestView(
+    incoming,
+    method,
+    q === -1 ? target : target.slice(0, q),
+    q === -1 ? "" : target.slice(q + 1),
+  );
+  view.scope = headers["x-stubtool-scope"] ?? null;
+  if (body !== undefined) {
+    view.body = new BodyView(new TextEncoder().encode(body), true, headers["content-type"] ?? null);
+  }
+  return view;
 }
 
 /** `METHOD /path?query` → the matched route's name and values, or undefined. */
-function lookup(router: Router<TestRoute>, request: string): { name: string; values: string[] } | undefined {
-  const [method, target] = request.split(" ");
-  const match = router.match(method, ...splitTarget(target));
-  return match && { name: match.route.name, values: match.values };
+function lookup(
+  router: Router<Route>,
+  request: string,
+  headers?: Record<string, string>,
+  body?: string,
+): { name: string; values: string[] } | undefined {
+  const match = router.match(viewOf(request, headers, body));
+  assert.notEqual(match, NEED_BODY, `${request} needs a body`);
+  return match && match !== NEED_BODY ? { name: match.route.id, values: match.values } : undefined;
 }
 
 /** `METHOD /path?query` → `name: reason` of each near miss. */
-function misses(router: Router<TestRoute>, request: string, limit?: number): string[] {
-  const [method, target] = request.split(" ");
-  const [segments, query] = splitTarget(target);
-  return router.nearMisses(method, segments, query, limit).map(({ route, reason }) => `${route.name}: ${reason}`);
+function misses(
+  router: Router<Route>,
+  request: string,
+  limit?: number,
+  headers?: Record<string, string>,
+  body?: string,
+): string[] {
+  const found = router.nearMisses(viewOf(request, headers, body), limit);
+  assert.notEqual(found, NEED_BODY);
+  return (found as Exclude<typeof found, typeof NEED_BODY>).map(({ route, reason }) => `${route.id}: ${reason}`);
 }
 
 // --- precedence (P3.2) ---------------------------------------------------------------
@@ -134,8 +153,8 @@ Deno.test("precedence table (P3.2), independent of declaration order where the r
     },
   ];
   for (const { rule, stubs, request, winner, values } of table) {
-    const router = new Router<TestRoute>();
-    stubs.forEach((spec, i) => router.add({ ...routeOf(spec, i), name: `${spec} #${i}` }));
+    const router = new Router<Route>();
+    stubs.forEach((spec, i) => router.add(routeOf(spec, i, `${spec} #${i}`)));
     const found = lookup(router, request);
     const expected = `${winner} #${stubs.indexOf(winner)}`;
     assert.deepEqual(found, { name: expected, values }, rule);
@@ -143,7 +162,7 @@ Deno.test("precedence table (P3.2), independent of declaration order where the r
 });
 
 Deno.test("declaration order decides, not the order stubs were added", () => {
-  const router = new Router<TestRoute>();
+  const router = new Router<Route>();
   router.add(routeOf("GET /x/{late}", 5));
   router.add(routeOf("GET /x/{early}", 1));
   router.add(routeOf("GET /x/{middle}", 3));
@@ -247,11 +266,8 @@ Deno.test("a malformed escape matches itself as written", () => {
 });
 
 Deno.test("regression: a validated stub at /files/a%2Fb was routed as /files/a/b (and /%7Bid%7D as a catch-all)", () => {
-  const router = new Router<TestRoute>();
-  ["/files/a%2Fb", "/%7Bid%7D"].forEach((path, order) => {
-    const stub = validateStub({ method: "GET", path }).stub!;
-    router.add({ name: path, method: stub.method, path: stub.path, segments: stub.segments, order });
-  });
+  const router = new Router<Route>();
+  ["/files/a%2Fb", "/%7Bid%7D"].forEach((path, order) => router.add(routeOf({ method: "GET", path }, order, path)));
   assert.equal(lookup(router, "GET /files/a%2Fb")?.name, "/files/a%2Fb");
   assert.equal(lookup(router, "GET /files/a/b"), undefined);
   assert.equal(lookup(router, "GET /%7Bid%7D")?.name, "/%7Bid%7D");
@@ -333,7 +349,7 @@ Deno.test("10,000 query variants of one path: each request finds its own", () =>
 });
 
 Deno.test("stubs added out of declaration order keep precedence (insertion replaced a sort per add, which was O(n² log n))", () => {
-  const router = new Router<TestRoute>();
+  const router = new Router<Route>();
   // Interleave stubs with and without query, added out of declaration order.
   const orders = [7, 2, 9, 0, 5, 4, 8, 1, 6, 3];
   for (const order of orders) router.add(routeOf(order % 2 ? `GET /p?k=${order}` : "GET /p", order));
@@ -341,8 +357,8 @@ Deno.test("stubs added out of declaration order keep precedence (insertion repla
   assert.equal(lookup(router, "GET /p?k=1&k=3&k=5&k=7&k=9")?.name, "GET /p?k=1");
   assert.equal(lookup(router, "GET /p?k=9")?.name, "GET /p?k=9");
   // Without a matching query, the earliest plain stub (order 0) answers.
-  const match = router.match("GET", ["p"], "");
-  assert.equal(match?.route.order, 0);
+  const match = router.match(viewOf("GET /p"));
+  assert.equal(match !== NEED_BODY && match?.route.order, 0);
 });
 
 // --- nearMisses (P4, P8.3) -----------------------------------------------------------
@@ -471,7 +487,7 @@ Deno.test("nearMisses: each stub is listed once", () => {
 Deno.test("nearMisses: nothing near", () => {
   const router = routerOf("GET /users/{id}/orders", "POST /login");
   assert.deepEqual(misses(router, "GET /completely/different/thing/here"), []);
-  assert.deepEqual(misses(new Router<TestRoute>(), "GET /a"), []);
+  assert.deepEqual(misses(new Router<Route>(), "GET /a"), []);
 });
 
 Deno.test("nearMisses: bounded work with 10,000 static siblings still finds the near misses", () => {
@@ -492,7 +508,7 @@ Deno.test("nearMisses: bounded work with 10,000 static siblings still finds the 
 Deno.test("a path-only stub and a query stub on the same path: the query stub first, declared before or after", () => {
   for (const stubs of [["GET /a/b", "GET /a/b?q=1"], ["GET /a/b?q=1", "GET /a/b"]]) {
     const router = routerOf(...stubs);
-    for (const lookUp of [lookup, lookupPath]) {
+    for (const lookUp of [lookup]) {
       assert.equal(lookUp(router, "GET /a/b?q=1")?.name, "GET /a/b?q=1", `${stubs} ${lookUp.name}`);
       assert.equal(lookUp(router, "GET /a/b?q=2")?.name, "GET /a/b", `${stubs} ${lookUp.name}`);
       assert.equal(lookUp(router, "GET /a/b")?.name, "GET /a/b", `${stubs} ${lookUp.name}`);
@@ -502,7 +518,7 @@ Deno.test("a path-only stub and a query stub on the same path: the query stub fi
 
 Deno.test("a path-only stub answers its path percent-encoded, and the first declared of duplicates wins", () => {
   const router = routerOf("GET /a/b", "GET /a/{x}", "GET /a/b", "GET /c%2Fd");
-  for (const lookUp of [lookup, lookupPath]) {
+  for (const lookUp of [lookup]) {
     assert.deepEqual(lookUp(router, "GET /a/%62"), { name: "GET /a/b", values: [] }, lookUp.name);
     assert.deepEqual(lookUp(router, "GET /a/c"), { name: "GET /a/{x}", values: ["c"] }, lookUp.name);
     assert.deepEqual(lookUp(router, "GET /c%2fd"), { name: "GET /c%2Fd", values: [] }, lookUp.name);
@@ -514,11 +530,3 @@ Deno.test("a path-only stub answers its path percent-encoded, and the first decl
     "GET /a/b: trailing slash (stub has none)",
   ]);
 });
-
-/** {@link lookup} through {@link Router.matchPath}, the handler's lookup. */
-function lookupPath(router: Router<TestRoute>, request: string): { name: string; values: string[] } | undefined {
-  const [method, target] = request.split(" ");
-  const q = target.indexOf("?");
-  const match = router.matchPath(method, q === -1 ? target : target.slice(0, q), q === -1 ? "" : target.slice(q + 1));
-  return match && { name: match.route.name, values: match.values };
-}

@@ -64,7 +64,8 @@ serverTest("P8.4 a string body under a non-JSON content-type is sent as is", asy
   );
   const text = await send(server, "GET", "/text/ada");
   assert.equal(text.text, "hello ada");
-  assert.equal(text.headers.get("content-type"), "text/plain");
+  // Text bodies go out UTF-8; a text/* type without a charset says so.
+  assert.equal(text.headers.get("content-type"), "text/plain; charset=utf-8");
   assert.equal((await send(server, "GET", "/json-string")).text, '"raw"');
 });
 
@@ -239,11 +240,14 @@ serverTest("P4 the report has exactly the seed's keys, stubs in declaration orde
   assert.deepEqual(Object.keys(report), ["summary", "stubs", "unused_stubs", "unmatched_requests"]);
   assert.deepEqual(report.summary, { total_stubs: 3, matched_stubs: 1, unmatched_requests: 2 });
   assert.deepEqual(report.stubs, [
-    { method: "GET", path: "/b", hit_count: 0 },
-    { method: "GET", path: "/a", hit_count: 2, query_params: { x: "{x}" } },
-    { method: "POST", path: "/c", hit_count: 0 },
+    { id: "stub-1", method: "GET", path: "/b", hit_count: 0 },
+    { id: "stub-2", method: "GET", path: "/a", hit_count: 2, query_params: { x: "{x}" } },
+    { id: "stub-3", method: "POST", path: "/c", hit_count: 0 },
   ]);
-  assert.deepEqual(report.unused_stubs, [{ method: "GET", path: "/b" }, { method: "POST", path: "/c" }]);
+  assert.deepEqual(report.unused_stubs, [
+    { id: "stub-1", method: "GET", path: "/b" },
+    { id: "stub-3", method: "POST", path: "/c" },
+  ]);
   const [first, second] = report.unmatched_requests;
   assert.deepEqual(Object.keys(first), ["method", "path", "query", "timestamp"]);
   assert.deepEqual({ ...first, timestamp: 0 }, { method: "GET", path: "/nothing", query: "z=9", timestamp: 0 });
@@ -309,14 +313,17 @@ serverTest("P4 no match: 404 JSON with method, path, query and up to 3 closest s
   }]);
   const query = await send(server, "GET", "/search?page=1");
   assert.equal(query.json.query, "page=1");
-  assert.deepEqual(query.json.closest, [{ method: "GET", path: "/search", reason: "missing query parameter 'q'" }]);
+  // The stub's query is part of the entry: /search and /search?q=… must tell apart.
+  assert.deepEqual(query.json.closest, [
+    { method: "GET", path: "/search", reason: "missing query parameter 'q'", query_params: { q: "{term}" } },
+  ]);
   const slash = await send(server, "GET", "/items");
   assert.deepEqual(slash.json.closest, [{ method: "GET", path: "/items/", reason: "trailing slash (stub has one)" }]);
   // HEAD answers carry no body on the wire, so ask the handler itself.
   const head = await server.handler.fetch(new Request(server.url + "/search", { method: "HEAD" }));
   assert.equal(head.status, 404);
   assert.deepEqual((await head.json()).closest, [
-    { method: "GET", path: "/search", reason: "missing query parameter 'q'" },
+    { method: "GET", path: "/search", reason: "missing query parameter 'q'", query_params: { q: "{term}" } },
   ]);
   const nothing = await send(server, "GET", "/completely/different/thing/here");
   assert.deepEqual(nothing.json.closest, []);
@@ -501,7 +508,7 @@ serverTest("P7 garbage from a responseFunc gets 500 JSON, each for that request 
     "response function must return [status, body] or [status, body, headers], got a list",
     "response function returned an invalid status: status must be an integer from 100 to 599, got 99",
     "response function returned invalid headers: headers.x-bad must not contain CR, LF, NUL or other control characters",
-    "response function returned a body with status 204, which cannot carry one",
+    "response function returned a body with status 204, which cannot carry one (return null for no body)",
     "response function returned a body that is not JSON-serializable: Do not know how to serialize a BigInt",
   ]);
   assert.equal((await send(server, "GET", "/fine")).json, "fine");
@@ -520,12 +527,21 @@ serverTest("P7 a responseFunc that never answers gets 504 after the handler time
 }, { handlerTimeout: 150 });
 
 serverTest("P7 a captured value with CR/LF cannot split a header: 500 for that request", async (server) => {
-  server.routes(get("/h/{v}").header("x-v", "{v}").body("ok"));
-  const bad = await send(server, "GET", "/h/a%0D%0Aset-cookie:%20x=1");
+  server.routes(
+    get("/h/{v}").header("x-v", "{v}").body("ok"),
+    post("/j").withJson({ v: "{v}" }).header("x-v", "{v}").body("ok"),
+  );
+  // Path captures go into headers as they were sent, percent-encoded: no line can be split.
+  const encoded = await send(server, "GET", "/h/a%0D%0Aset-cookie:%20x=1");
+  assert.equal(encoded.status, 200);
+  assert.equal(encoded.headers.get("x-v"), "a%0D%0Aset-cookie:%20x=1");
+  assert.equal(encoded.headers.get("set-cookie"), null);
+  // A body capture has no sent form: CR/LF in it is a 500 for that request only.
+  const bad = await send(server, "POST", "/j", { body: JSON.stringify({ v: "a\r\nset-cookie: x=1" }) });
   assert.equal(bad.status, 500);
   assert.deepEqual(bad.json, {
-    error: "header 'x-v' would contain CR, LF, NUL or another control character after substitution",
-    stub: "GET /h/{v}",
+    error: "header 'x-v' would contain a control character or a character above U+00FF after substitution",
+    stub: "POST /j",
   });
   assert.equal(bad.headers.get("set-cookie"), null);
   assert.equal((await send(server, "GET", "/h/fine")).headers.get("x-v"), "fine");
@@ -590,7 +606,7 @@ serverTest(
     assert.deepEqual(Object.keys(http.json), ["summary", "stubs", "unused_stubs", "unmatched_requests"]);
     assert.deepEqual(http.json.summary, { total_stubs: 2, matched_stubs: 1, unmatched_requests: 1 });
     assert.deepEqual(http.json.stubs.map((s: { hit_count: number }) => s.hit_count), [1, 0]);
-    assert.deepEqual(http.json.unused_stubs, [{ method: "GET", path: "/ping" }]);
+    assert.deepEqual(http.json.unused_stubs, [{ id: "stub-2", method: "GET", path: "/ping" }]);
     assert.deepEqual(http.json.unmatched_requests.map((r: { path: string; query: string }) => [r.path, r.query]), [
       ["/nope", "x=1"],
     ]);

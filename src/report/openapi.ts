@@ -427,7 +427,7 @@ export class OpenApiSpec {
       const spec = `${operation.method} ${operation.path}`;
       const captures = new Set(stub.segments.flatMap((s) => s.param ? [s.name] : []));
       for (const value of Object.values(stub.query ?? {})) {
-        const name = placeholderName(value);
+        const name = typeof value === "string" ? placeholderName(value) : undefined;
         if (name !== undefined) captures.add(name);
       }
       stub.responses.forEach((response, k) => {
@@ -457,8 +457,8 @@ export class OpenApiSpec {
     captures: ReadonlySet<string>,
   ): string[] {
     if (!response.hasBody) return [];
-    const contentType = Object.entries(response.headers ?? {}).find(([name]) => name.toLowerCase() === "content-type")
-      ?.[1]?.split(";")[0].trim().toLowerCase();
+    const header = Object.entries(response.headers ?? {}).find(([name]) => name.toLowerCase() === "content-type")?.[1];
+    const contentType = (Array.isArray(header) ? header[0] : header)?.split(";")[0].trim().toLowerCase();
     // A string body under a non-JSON content type is sent as is: there is no JSON to check.
     if (contentType !== undefined && !isJsonMediaType(contentType)) return [];
     const validator = this.#validator(operation, found.key, found.response, contentType);

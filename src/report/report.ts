@@ -8,6 +8,7 @@
 import type { OpenApiDrift } from "./openapi.ts";
 import type { ClosestStub, JournalSnapshot, Report, ReportStub, UnmatchedRequest } from "./types.ts";
 import { renderHtmlReport } from "./report_html.ts";
+import { queryLabel } from "../stubs/model.ts";
 
 /** Output formats of `stubtool report --format`. */
 export const REPORT_FORMATS = ["text", "json", "github-summary", "html"] as const;
@@ -47,9 +48,9 @@ function markdownTable(lines: string[], header: readonly string[], rows: readonl
   return true;
 }
 
-function stubTarget(stub: { path: string; query_params?: Record<string, string> }): string {
+function stubTarget(stub: { path: string; query_params?: Record<string, unknown> }): string {
   if (!stub.query_params || Object.keys(stub.query_params).length === 0) return stub.path;
-  return `${stub.path}?${Object.entries(stub.query_params).map(([k, v]) => `${k}=${v}`).join("&")}`;
+  return `${stub.path}?${queryLabel(stub.query_params)}`;
 }
 
 /** `/users?role=x`: an unmatched request's path with its query string, if any. */

@@ -11,6 +11,7 @@
 import type { OpenApiDrift } from "./openapi.ts";
 import type { ClosestStub, JournalEntry, JournalSnapshot, Report, ReportStub, UnmatchedRequest } from "./types.ts";
 import { VERSION } from "../version.ts";
+import { queryLabel } from "../stubs/model.ts";
 
 /** Options of {@link renderHtmlReport}. */
 export interface HtmlReportOptions {
@@ -149,9 +150,9 @@ footer { color: var(--muted); font-size: 12px; padding-top: 24px; padding-bottom
 `;
 
 /** `/search?q={term}`: a stub's path with its required query, if any. */
-function stubTarget(stub: { path: string; query_params?: Record<string, string> }): string {
-  const query = Object.entries(stub.query_params ?? {});
-  return query.length ? `${stub.path}?${query.map(([k, v]) => `${k}=${v}`).join("&")}` : stub.path;
+function stubTarget(stub: { path: string; query_params?: Record<string, unknown> }): string {
+  const query = stub.query_params ?? {};
+  return Object.keys(query).length ? `${stub.path}?${queryLabel(query)}` : stub.path;
 }
 
 function plural(n: number, one: string, many: string): string {

@@ -7,6 +7,8 @@
 
 /** A stub as the report lists it. */
 export interface ReportStub {
+  /** The stub's id: given in the config or API, or made up by the server (P9.1). */
+  id?: string;
   /** The stub's method, upper-case (`GET`). */
   method: string;
   /** The path template without any `?query`. */
@@ -16,8 +18,8 @@ export interface ReportStub {
    * by a `GET` stub counts for that stub).
    */
   hit_count: number;
-  /** Required query parameters, only when the stub has some. */
-  query_params?: Record<string, string>;
+  /** Required query parameters (value patterns as written), only when the stub has some. */
+  query_params?: Record<string, unknown>;
 }
 
 /** An unused stub: a {@link ReportStub} without its (zero) hit count. */
@@ -35,6 +37,8 @@ export interface ClosestStub {
    * `missing query parameter 'q'`, `method differs (stub is POST)`, `trailing slash (stub has none)`.
    */
   reason: string;
+  /** The stub's required query parameters, when it has some (so `/users` and `/users?role=admin` tell apart). */
+  query_params?: Record<string, unknown>;
 }
 
 /** A request that matched no stub. */
@@ -49,6 +53,8 @@ export interface UnmatchedRequest {
   timestamp: string;
   /** Stubs that nearly matched (as in the 404 answer), only when there are some. */
   closest?: ClosestStub[];
+  /** True when `method`, `path` or `query` was cut to 2 KiB (P13.1). */
+  truncated?: boolean;
 }
 
 /** The coverage / contract-drift report served at `/__stubtool__/report`. */
@@ -93,6 +99,16 @@ export interface JournalEntry {
    * cost more than recording it.
    */
   duration_ms: number;
+  /** The id of the stub that answered (P9.4). */
+  id?: string;
+  /** The request headers, names lower-cased. */
+  headers?: Record<string, string>;
+  /** The request body as text (its first 64 KiB), when it had one that is UTF-8. */
+  body?: string;
+  /** The request body (its first 64 KiB) in base64, when it is not UTF-8 text. */
+  body_base64?: string;
+  /** True when the body was longer than what the journal kept. */
+  body_truncated?: boolean;
 }
 
 /** What `GET /__stubtool__/requests` answers. */

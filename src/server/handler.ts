@@ -1,28 +1,39 @@
 /**
- * The handler that holds all of stubtool's behaviour (P3, P4, P7). Sockets, the CLI and
- * the npm package are thin shells around it: {@link StubHandler.fetch} is the fetch-style
- * entry (`(Request) => Response`), and {@link StubHandler.handle} the same behaviour for
- * adapters that write responses themselves.
+ * The handler that holds all of stubtool's behaviour (P3, P4, P7, P9, P10). Sockets, the
+ * CLI and the npm package are thin shells around it: {@link StubHandler.fetch} is the
+ * fetch-style entry (`(Request) => Response`), and {@link StubHandler.handle} the same
+ * behaviour for adapters that write responses themselves. The reserved endpoints under
+ * `/__stubtool__/` live beside it (endpoints.ts).
  * @module
  */
 
-import { type Incoming, requestIncoming, TOO_LARGE } from "./incoming.ts";
-import { DEFAULT_JOURNAL_SIZE, Journal, type JournalRecord } from "./journal.ts";
-import type { ClosestStub, JournalSnapshot, Report, UnmatchedRequest } from "../report/types.ts";
-import { type Delay, RESERVED_PREFIX, type Stub, stubLabel } from "../stubs/model.ts";
-import { placeholderName, splitRequestPath } from "../stubs/path.ts";
-import { DEFAULT_MAX_UNMATCHED, Recorder } from "./recorder.ts";
+import type { ClosestStub, JournalSnapshot, Report } from "../report/types.ts";
+import type { Delay, Stub, StubSource } from "../stubs/model.ts";
+import { RESERVED_PREFIX } from "../stubs/path.ts";
+import type { StubChanges } from "../stubs/reload.ts";
+import { answerReserved, type ReservedHost } from "./endpoints.ts";
+import { type Incoming, requestIncoming } from "./incoming.ts";
+import {
+  DEFAULT_JOURNAL_BYTES,
+  DEFAULT_JOURNAL_SIZE,
+  Journal,
+  JOURNAL_BODY_MAX,
+  type JournalFilter,
+  type JournalRecord,
+} from "./journal.ts";
+import { DEFAULT_MAX_UNMATCHED, Recorder, usableScope } from "./recorder.ts";
+import { BodyView, RequestView } from "./request_view.ts";
 import {
   answerFromResult,
-  CompiledResponse,
+  type CompiledResponse,
   errorAnswer,
   HeaderValueError,
   type Respond,
-  type ResponseHead,
   toResponse,
 } from "./response.ts";
-import { diffStubs, type StubChanges } from "../stubs/reload.ts";
-import { type Routable, Router } from "./router.ts";
+import type { Route } from "./route.ts";
+import { type Match, NEED_BODY } from "./router.ts";
+import { type BatchProblem, StubSet } from "./stub_set.ts";
 
 export { errorAnswer, jsonError } from "./response.ts";
 export { TOO_LARGE } from "./incoming.ts";
@@ -64,146 +75,29 @@ export interface HandlerOptions {
    * dashboard). Default 500; 0 turns the journal off.
    */
   journalSize?: number;
+  /** How many bytes of request targets and bodies the journal keeps. Default 16 MiB. */
+  journalBytes?: number;
   /**
    * Track scoped coverage: a request with `x-stubtool-scope: NAME` also counts in that
    * scope's report. Off by default: reading a request header costs every request ~0.3 µs
    * on Deno (its headers object is built on first access), about 5% of peak throughput.
+   * (Scoped stubs need no option: their scope header is read whenever one exists.)
    */
   scopes?: boolean;
+  /** Where the stubs given to the constructor come from (`config` unless told). */
+  source?: StubSource;
 }
 
-const JSON_HEAD: ResponseHead = { status: 200, headers: { "content-type": "application/json" } };
-const RESET_HEAD: ResponseHead = { status: 204, headers: {} };
-const HEALTH_BODY = '{"status":"ok"}';
-const ENDPOINTS = [
-  "GET /__stubtool__/ (dashboard)",
-  "GET /__stubtool__/health",
-  "GET /__stubtool__/report",
-  "GET /__stubtool__/requests",
-  "POST /__stubtool__/reset",
-];
-
-const NO_NAMES: readonly string[] = [];
-
-/** The request header that files a request under a scope (`GET /__stubtool__/report?scope=NAME`). */
+/** The request header that files a request under a scope (P9.5; `GET /__stubtool__/report?scope=NAME`). */
 export const SCOPE_HEADER = "x-stubtool-scope";
 
-const SCOPES_OFF = "scoped coverage is off: start the server with --scopes (API: stubServer(port, { scopes: true }))";
-
-/** `?scope=NAME` of a report request; an empty or missing one means the whole report. */
-function reportScope(rawQuery: string): { scope?: string } {
-  if (rawQuery === "") return {};
-  const scope = new URLSearchParams(rawQuery).get("scope");
-  return scope ? { scope } : {};
-}
-
-/** The router and the routes it holds, swapped together. */
-interface RouteTable {
-  router: Router<Route>;
-  routes: Route[];
-  /**
-   * Near misses already worked out, by method and target: clients tend to repeat the same
-   * unmatched request (polling, retries), and with many stubs the search is the costly part
-   * of a 404. Bounded; it belongs to this set of stubs and goes when they change.
-   */
-  closest: Map<string, ClosestStub[]>;
-}
-
-/** How many explained misses a {@link RouteTable} keeps. */
+/** How many explained misses are kept (clients repeat the same unmatched request: polling, retries). */
 const CLOSEST_CACHE_SIZE = 256;
 /** Longer targets are explained every time rather than kept. */
 const CLOSEST_CACHE_KEY_MAX = 1024;
 
-/** Where a carried-over stub's sequence resumes: the same position, within its (maybe shorter) new sequence. */
-function carryPosition(position: number, stub: Stub): number {
-  const length = stub.responses.length;
-  if (!stub.isSequence || length === 0) return 0;
-  return stub.sequenceMode === "cycle" ? position % length : Math.min(position, length);
-}
-
-/** A registered stub: its routing data, compiled responses and sequence position. */
-class Route implements Routable {
-  readonly stub: Stub;
-  readonly index: number;
-  // Copied from the stub: the router reads them for every stub at load, and a field read
-  // costs less than a getter call in code that has not been optimised yet.
-  readonly method: Stub["method"];
-  readonly path: string;
-  readonly segments: Stub["segments"];
-  readonly query: Stub["query"];
-  /** Declaration order, the router's last tie-breaker. */
-  readonly order: number;
-  /** Next sequence entry. */
-  position = 0;
-  #label: string | undefined;
-  #paramNames: readonly string[] | undefined;
-  #responses: CompiledResponse[] | undefined;
-
-  constructor(stub: Stub, index: number) {
-    this.stub = stub;
-    this.index = index;
-    this.method = stub.method;
-    this.path = stub.path;
-    this.segments = stub.segments;
-    this.query = stub.query;
-    this.order = index;
-  }
-
-  /** Path placeholder names, in segment order. */
-  get paramNames(): readonly string[] {
-    if (this.#paramNames) return this.#paramNames;
-    let names = NO_NAMES;
-    for (const segment of this.stub.segments) {
-      if (segment.param) (names === NO_NAMES ? names = [] : names as string[]).push(segment.name);
-    }
-    return this.#paramNames = names;
-  }
-
-  /**
-   * The responses, compiled on the first request that needs them: a config of thousands
-   * of stubs starts without serializing bodies most of which a test run never asks for.
-   * Validation has already checked everything compiling relies on, so this cannot fail.
-   */
-  get responses(): CompiledResponse[] {
-    return this.#responses ?? this.compile();
-  }
-
-  /** Compiles the responses now (they keep the bodies as they are at this moment). */
-  compile(): CompiledResponse[] {
-    // Capture slots: path placeholders, then query captures (the order the router fills them).
-    const paramNames = this.paramNames;
-    let names = paramNames;
-    for (const key in this.stub.query) {
-      const name = placeholderName(this.stub.query[key]);
-      if (name !== undefined) (names === paramNames ? names = [...paramNames] : names as string[]).push(name);
-    }
-    return this.#responses = this.stub.responses.map((spec) => new CompiledResponse(spec, names));
-  }
-
-  /** `GET /users/{id}?q={term}`, for the request log (built on first use: most stubs never log). */
-  get label(): string {
-    return this.#label ??= stubLabel(this.stub);
-  }
-
-  /** `METHOD /path`, as error answers name the stub. */
-  get name(): string {
-    return `${this.method} ${this.path}`;
-  }
-}
-
 function delayMs(delay: Delay): number {
   return typeof delay === "number" ? delay : delay.min + Math.random() * (delay.max - delay.min);
-}
-
-const utf8 = new TextDecoder();
-
-function parsePayload(bytes: Uint8Array): unknown {
-  if (bytes.byteLength === 0) return null;
-  try {
-    return JSON.parse(utf8.decode(bytes));
-  } catch {
-    return null;
-  }
 }
 
 /** What a thrown value says, even when it is no Error and turning it into text throws too. */
@@ -215,27 +109,22 @@ function reasonOf(error: unknown): string {
   }
 }
 
-function queryLists(rawQuery: string): Record<string, string[]> {
-  if (rawQuery === "") return {};
-  const lists = new Map<string, string[]>();
-  for (const [key, value] of new URLSearchParams(rawQuery)) {
-    const list = lists.get(key);
-    if (list) list.push(value);
-    else lists.set(key, [value]);
-  }
-  return Object.fromEntries(lists);
-}
-
-/**
- * Per-request logging state, present only when a request log or the journal is on: the
- * journal keeps this very object once the response is ready.
- */
+/** Per-request logging state, present only when a request log or the journal is on. */
 interface LogState extends JournalRecord {
-  reserved: boolean;
+  /** The answer went out (the record is in the journal). */
+  done: boolean;
+}
+
+/** `TypeError` for a batch the API refuses: every problem, with the stub it is about. */
+function batchError(stubs: readonly Stub[], problems: readonly BatchProblem[]): TypeError {
+  return new TypeError(
+    problems.map((p) => `${stubs[p.index] ? `${stubs[p.index].method} ${stubs[p.index].path}: ` : ""}${p.message}`)
+      .join("; "),
+  );
 }
 
 /**
- * All stub behaviour behind one handler. Holds the stubs, the router and the recorder;
+ * All stub behaviour behind one handler. Holds the stubs, the recorder and the journal;
  * answering never throws because of user config or client input.
  *
  * @example
@@ -248,24 +137,25 @@ interface LogState extends JournalRecord {
  * ```
  */
 export class StubHandler {
-  /** Router and routes: one reference, so a reload swaps them together (see {@link StubHandler.replace}). */
-  #table: RouteTable = { router: new Router<Route>(), routes: [], closest: new Map() };
+  #stubs = new StubSet();
   #recorder: Recorder;
   #maxBody: number;
   #handlerTimeout: number;
   #onRequest?: (entry: RequestLogEntry) => void;
   /** The request journal; undefined when it is off (`journalSize: 0`). */
   #journal: Journal | undefined;
-  /** Whether requests are filed under their `x-stubtool-scope` (option `scopes`). */
+  /** Whether requests are filed under their `x-stubtool-scope` for coverage (option `scopes`). */
   #scopes: boolean;
   /** Aborted when the server stops waiting for in-flight work (end of the shutdown grace). */
   #closing = new AbortController();
+  /** Near misses already worked out, for one version of the stubs. */
+  #closest = { version: -1, cache: new Map<string, ClosestStub[]>() };
 
   /**
    * Starts with `stubs` (validated, as builders' {@link StubBuilder.toStub} or a config file
-   * yields them). Their responses are compiled on first use, so a large config starts fast:
-   * do not change their bodies afterwards (stubs added with {@link StubHandler.add} are
-   * compiled at once).
+   * yields them) as one batch. Their responses are compiled on first use, so a large config
+   * starts fast: do not change their bodies afterwards (stubs added with
+   * {@link StubHandler.add} are compiled at once).
    */
   constructor(stubs: readonly Stub[] = [], options: HandlerOptions = {}) {
     this.#recorder = new Recorder(options.maxUnmatched ?? DEFAULT_MAX_UNMATCHED);
@@ -273,62 +163,92 @@ export class StubHandler {
     this.#handlerTimeout = options.handlerTimeout ?? DEFAULT_HANDLER_TIMEOUT_MS;
     this.#onRequest = options.onRequest;
     const journalSize = options.journalSize ?? DEFAULT_JOURNAL_SIZE;
-    this.#journal = journalSize === 0 ? undefined : new Journal(journalSize);
+    this.#journal = journalSize === 0
+      ? undefined
+      : new Journal(journalSize, options.journalBytes ?? DEFAULT_JOURNAL_BYTES);
     this.#scopes = options.scopes === true;
-    this.#register(stubs);
-  }
-
-  /**
-   * Registers validated stubs; they take effect for the next request. Their responses are
-   * compiled now, so a body object the caller changes afterwards does not change the answer.
-   */
-  add(stubs: readonly Stub[]): void {
-    const { routes } = this.#table;
-    for (let i = this.#register(stubs); i < routes.length; i++) routes[i].compile();
-  }
-
-  /**
-   * Adds stubs to the table; their responses compile on first use (see {@link Route.responses}).
-   * Returns the index of the first one added.
-   */
-  #register(stubs: readonly Stub[]): number {
-    const { router, routes, closest } = this.#table;
-    closest.clear(); // new stubs can be the closest to a miss seen before
-    const first = routes.length;
-    for (const stub of stubs) {
-      const route = new Route(stub, routes.length);
-      routes.push(route);
-      router.add(route);
+    if (stubs.length) {
+      const { problems } = this.#stubs.add(stubs, options.source ?? "config");
+      if (problems.length) throw batchError(stubs, problems);
     }
-    return first;
   }
 
   /**
-   * Replaces every stub at once (`serve --watch` after the config changed). The new router
-   * and routes are built aside and switched in one assignment, so no request sees a
-   * half-loaded set. Stubs whose identity (method, path, required query; the n-th duplicate
-   * pairs with the n-th) is unchanged keep their hit counts, in every scope, and their
-   * sequence position. Returns what was added, removed and changed.
+   * Registers validated stubs as one batch (later batches win ties, P9.3); they take effect
+   * for the next request. Their responses are compiled now, so a body object the caller
+   * changes afterwards does not change the answer. Returns the new stubs' ids; throws a
+   * `TypeError` (and adds nothing) when an id is taken.
    */
-  replace(stubs: readonly Stub[]): StubChanges {
-    const old = this.#table.routes;
-    const changes = diffStubs(old.map((r) => r.stub), stubs);
-    const table: RouteTable = { router: new Router<Route>(), routes: [], closest: new Map() };
-    stubs.forEach((stub, i) => {
-      const route = new Route(stub, i);
-      const was = changes.from[i];
-      if (was !== undefined) route.position = carryPosition(old[was].position, stub);
-      table.routes.push(route);
-      table.router.add(route);
-    });
-    this.#recorder.remap(changes.from);
-    this.#table = table;
+  add(stubs: readonly Stub[], source: StubSource = "api"): string[] {
+    const { routes, problems } = this.#stubs.add(stubs, source, true);
+    if (!routes) throw batchError(stubs, problems);
+    return routes.map((r) => r.id);
+  }
+
+  /** {@link StubHandler.add} that reports problems instead of throwing (the admin API answers 409 with them). */
+  addBatch(stubs: readonly Stub[], source: StubSource): { routes?: readonly Route[]; problems: BatchProblem[] } {
+    return this.#stubs.add(stubs, source, true);
+  }
+
+  /** Removes the stubs with these ids; returns the ids that were there. */
+  remove(...ids: string[]): string[] {
+    const wanted = new Set(ids);
+    const removed = this.#stubs.remove((r) => wanted.has(r.id));
+    this.#recorder.forget(removed);
+    return removed.map((r) => r.id);
+  }
+
+  /** Removes every stub `which` picks; returns their ids. */
+  removeWhere(which: (route: Route) => boolean): string[] {
+    const removed = this.#stubs.remove(which);
+    this.#recorder.forget(removed);
+    return removed.map((r) => r.id);
+  }
+
+  /** Replaces stub `id` in place (hit count and sequence start again); problems when `id` is unknown or taken. */
+  replaceStub(id: string, stub: Stub): { route?: Route; problems: BatchProblem[] } {
+    const old = this.#stubs.get(id);
+    const result = this.#stubs.replace(id, stub, true);
+    if (result.route && old) this.#recorder.forget([old]);
+    return result;
+  }
+
+  /**
+   * Replaces every stub of `source` at once (`serve --watch` after the config changed). Stubs
+   * whose identity (method, path, conditions, or id; the n-th duplicate pairs with the n-th)
+   * is unchanged keep their id, hit counts (in every scope) and sequence position. Returns
+   * what was added, removed and changed among that source's stubs.
+   */
+  replace(stubs: readonly Stub[], source: StubSource = "config"): StubChanges {
+    const before = this.#stubs.routes.filter((r) => r.source === source);
+    const { changes, problems } = this.#stubs.replaceSource(source, stubs);
+    if (!changes) throw batchError(stubs, problems);
+    const after = this.#stubs.routes.filter((r) => r.source === source);
+    this.#recorder.carry(
+      changes.from.flatMap((was, i) => was === undefined ? [] : [[before[was], after[i]] as [Route, Route]]),
+    );
+    this.#recorder.forget(before);
     return changes;
   }
 
-  /** The stubs, in registration order. */
+  /** The stubs, in declaration order. */
   get stubs(): Stub[] {
-    return this.#table.routes.map((r) => r.stub);
+    return this.#stubs.routes.map((r) => r.stub);
+  }
+
+  /** The registered stubs with their ids, sources and hit counts, in declaration order. */
+  get routes(): readonly Route[] {
+    return this.#stubs.routes;
+  }
+
+  /** The registered stub with this id. */
+  route(id: string): Route | undefined {
+    return this.#stubs.get(id);
+  }
+
+  /** Whether scoped coverage is on (option `scopes`). */
+  get scopes(): boolean {
+    return this.#scopes;
   }
 
   /**
@@ -337,19 +257,24 @@ export class StubHandler {
    */
   report(options: { scope?: string } = {}): Report {
     if (options.scope !== undefined && !this.#scopes) throw new Error(SCOPES_OFF);
-    return this.#recorder.report(this.stubs, options.scope);
+    return this.#recorder.report(this.#stubs.routes, options.scope);
   }
 
-  /** The most recent requests, oldest first (`GET /__stubtool__/requests`). */
-  journal(): JournalSnapshot {
-    return this.#journal?.snapshot() ?? { capacity: 0, total: 0, requests: [] };
+  /** The most recent requests, oldest first (`GET /__stubtool__/requests`), those that pass `filter`. */
+  journal(filter?: JournalFilter): JournalSnapshot {
+    return this.#journal?.snapshot(filter) ?? { capacity: 0, total: 0, requests: [] };
+  }
+
+  /** The journal's kept records, oldest first, and whether it still holds every request (for `requests/find`). */
+  journalRecords(): { records: JournalRecord[]; complete: boolean } {
+    return { records: this.#journal?.records() ?? [], complete: this.#journal?.complete ?? false };
   }
 
   /** Zeroes hit counts, clears unmatched requests and the journal, restarts sequences. */
   reset(): void {
-    this.#recorder.reset();
+    this.#recorder.reset(this.#stubs.routes);
     this.#journal?.clear();
-    for (const route of this.#table.routes) route.position = 0;
+    for (const route of this.#stubs.routes) route.position = 0;
   }
 
   /** Ends delays and pending response functions at once (the shutdown grace ran out). */
@@ -365,27 +290,46 @@ export class StubHandler {
    * `Response`, or a write to a Node `ServerResponse`). Never throws.
    */
   handle<R>(incoming: Incoming, respond: Respond<R>): R | Promise<R> {
+    const target = incoming.target;
+    const q = target.indexOf("?");
+    const pathname = q === -1 ? target : target.slice(0, q);
+    const rawQuery = q === -1 ? "" : target.slice(q + 1);
+    // `_` after the first slash is rare in stub paths: one char test before the prefix test.
+    if (pathname.charCodeAt(1) === 95 && (pathname.startsWith(RESERVED_PREFIX) || pathname === "/__stubtool__")) {
+      return answerReserved(this.#reservedHost, incoming, pathname, rawQuery, respond);
+    }
+    const view = new RequestView(incoming, incoming.method, pathname, rawQuery);
+    if (this.#scopes || this.#stubs.router.hasScoped) {
+      const scope = incoming.header(SCOPE_HEADER);
+      view.scope = usableScope(scope) ? scope : null;
+    }
     const onRequest = this.#onRequest;
     const journal = this.#journal;
-    if (!onRequest && !journal) return this.#dispatch(incoming, respond, undefined);
+    if (!onRequest && !journal) return this.#dispatch(view, incoming, respond, undefined);
     // Clock reads are most of what recording costs (performance.now() is ~0.1 µs on Deno):
     // the journal reads Date.now() once for the arrival time, and times only answers that
-    // come after dispatch returns (delays, response functions). An answer given during
-    // dispatch took microseconds and is journaled as 0 ms. The request log times every one.
+    // come after dispatch returns (delays, response functions, bodies). An answer given
+    // during dispatch took microseconds and is journaled as 0 ms. The request log times every one.
     const log: LogState = {
       method: incoming.method,
-      target: incoming.target,
+      target,
       time: Date.now(),
       status: 0,
       ms: 0,
       stub: undefined,
+      id: undefined,
       closest: undefined,
-      reserved: false,
+      scope: view.scope,
+      headers: journal ? incoming.headerSource() : undefined,
+      body: undefined,
+      bodyTruncated: false,
+      done: false,
     };
     const start = onRequest ? performance.now() : 0;
     let pendingSince = 0;
-    const result = this.#dispatch(incoming, (head, body) => {
-      if (!log.reserved) {
+    const logged: Respond<R> = (head, body) => {
+      if (!log.done) {
+        log.done = true;
         log.status = head.status;
         if (onRequest) log.ms = performance.now() - start;
         else if (pendingSince !== 0) log.ms = performance.now() - pendingSince;
@@ -393,94 +337,135 @@ export class StubHandler {
         onRequest?.({ method: log.method, target: log.target, status: log.status, stub: log.stub, ms: log.ms });
       }
       return respond(head, body);
-    }, log);
-    if (!onRequest && log.status === 0 && !log.reserved) pendingSince = performance.now();
+    };
+    let result: R | Promise<R>;
+    if (journal && incoming.hasBody()) {
+      // The journal keeps what was sent: the first 64 KiB of the body, read before matching
+      // (the body can only be read once, and conditions may need it too).
+      result = this.#readBody(incoming, JOURNAL_BODY_MAX, view, log).then((failed) =>
+        failed ? logged(...failed) : this.#dispatch(view, incoming, logged, log)
+      );
+    } else result = this.#dispatch(view, incoming, logged, log);
+    if (!onRequest && log.status === 0) pendingSince = performance.now();
     return result;
   }
 
-  #dispatch<R>(incoming: Incoming, respond: Respond<R>, log: LogState | undefined): R | Promise<R> {
-    const target = incoming.target;
-    const q = target.indexOf("?");
-    const pathname = q === -1 ? target : target.slice(0, q);
-    const rawQuery = q === -1 ? "" : target.slice(q + 1);
-    // `_` after the first slash is rare in stub paths: one char test before the prefix test.
-    if (pathname.charCodeAt(1) === 95 && (pathname.startsWith(RESERVED_PREFIX) || pathname === "/__stubtool__")) {
-      if (log) log.reserved = true;
-      return this.#reserved(incoming.method, pathname, rawQuery, respond);
+  /**
+   * Reads the body up to `max` bytes into `view` (complete) and `log` (for the journal).
+   * Resolves with an error answer when the client went away mid-body.
+   */
+  async #readBody(
+    incoming: Incoming,
+    max: number,
+    view: RequestView,
+    log: LogState | undefined,
+  ): Promise<Parameters<Respond<unknown>> | undefined> {
+    let read;
+    try {
+      read = await incoming.read(max);
+    } catch (error) {
+      return errorAnswer(400, `could not read the request body: ${reasonOf(error)}`);
     }
-    const method = incoming.method;
-    const headOnly = method === "HEAD";
-    const router = this.#table.router;
-    const match = router.matchPath(method, pathname, rawQuery) ??
-      (headOnly ? router.matchPath("GET", pathname, rawQuery) : undefined);
-    if (!match) {
-      return this.#unmatched(method, pathname, rawQuery, respond, log, incoming);
+    if (log && log.body === undefined) {
+      log.body = read.bytes.subarray(0, JOURNAL_BODY_MAX);
+      log.bodyTruncated = !read.complete || read.bytes.byteLength > JOURNAL_BODY_MAX;
     }
-
-    const route = match.route;
-    if (log) log.stub = route.label;
-    this.#recorder.hit(route.index, this.#scopes ? incoming.header(SCOPE_HEADER) : null);
-    if (route.stub.responseFunc) {
-      return this.#callResponseFunc(route, match.values, incoming, headOnly, rawQuery, respond);
+    // A body over --max-body is never matched on or handed to a function, even when the journal has it whole.
+    if (read.complete && read.bytes.byteLength <= this.#maxBody) {
+      view.body = new BodyView(read.bytes, true, incoming.header("content-type"));
     }
-    if (method !== "GET" && !headOnly) {
-      const declared = incoming.header("content-length");
-      if (declared !== null && Number(declared) > this.#maxBody) return this.#tooLarge(respond);
-    }
-    const responses = route.responses;
-    let response = responses[0];
-    if (route.stub.isSequence) {
-      response = responses[Math.min(route.position, responses.length - 1)];
-      route.position = route.stub.sequenceMode === "cycle"
-        ? (route.position + 1) % responses.length
-        : Math.min(route.position + 1, responses.length);
-    }
-    if (response.delay === undefined) return this.#render(route, response, match.values, headOnly, respond);
-    return this.#sleep(delayMs(response.delay)).then(() =>
-      this.#render(route, response, match.values, headOnly, respond)
-    );
+    return undefined;
   }
 
-  #render<R>(route: Route, response: CompiledResponse, values: string[], headOnly: boolean, respond: Respond<R>): R {
+  /**
+   * Makes sure `view.body` holds the whole body (up to `--max-body`): an answer when it is
+   * too large (413) or could not be read (400), else undefined.
+   */
+  async #wholeBody(incoming: Incoming, view: RequestView, log: LogState | undefined) {
+    if (view.body) return undefined;
+    if (!incoming.hasBody()) {
+      view.body = new BodyView(new Uint8Array(), true, incoming.header("content-type"));
+      return undefined;
+    }
+    const declared = incoming.header("content-length");
+    if (declared !== null && Number(declared) > this.#maxBody) return this.#tooLarge();
+    const failed = await this.#readBody(incoming, this.#maxBody, view, log);
+    if (failed) return failed;
+    return view.body ? undefined : this.#tooLarge();
+  }
+
+  #dispatch<R>(view: RequestView, incoming: Incoming, respond: Respond<R>, log: LogState | undefined): R | Promise<R> {
+    const match = this.#stubs.router.match(view);
+    if (match === NEED_BODY) {
+      return this.#wholeBody(incoming, view, log).then((failed) =>
+        failed ? respond(...failed) : this.#dispatch(view, incoming, respond, log)
+      );
+    }
+    if (!match) return this.#unmatched(view, incoming, respond, log);
+
+    const route = match.route;
+    if (log) {
+      log.stub = route.label;
+      log.id = route.id;
+    }
+    this.#recorder.hit(route, view.scope);
+    const headOnly = view.method === "HEAD";
+    if (route.stub.responseFunc) return this.#callResponseFunc(route, match, view, incoming, headOnly, respond, log);
+    if (view.method !== "GET" && !headOnly) {
+      const declared = incoming.header("content-length");
+      if (declared !== null && Number(declared) > this.#maxBody) return respond(...this.#tooLarge());
+    }
+    const response = route.nextResponse();
+    if (response.delay === undefined) return this.#render(route, response, match, headOnly, respond);
+    return this.#sleep(delayMs(response.delay)).then(() => this.#render(route, response, match, headOnly, respond));
+  }
+
+  #render<R>(route: Route, response: CompiledResponse, match: Match<Route>, headOnly: boolean, respond: Respond<R>): R {
+    let rendered: { head: Parameters<Respond<R>>[0]; body: string | null } | undefined;
     try {
-      return response.render(values, headOnly, respond);
+      // The answer is built and checked before anything is sent: a header that cannot go
+      // out is a 500 for this request only, answered once (and journaled once).
+      response.render(match.values, match.raw, headOnly, (head, body) => void (rendered = { head, body }));
     } catch (error) {
       const message = error instanceof HeaderValueError ? error.message : `could not build the response: ${error}`;
       return respond(...errorAnswer(500, message, { stub: route.name }));
     }
+    return respond(rendered!.head, rendered!.body);
   }
 
-  #unmatched<R>(
-    method: string,
-    pathname: string,
-    rawQuery: string,
-    respond: Respond<R>,
-    log: LogState | undefined,
-    incoming: Incoming,
-  ): R {
-    const closest = this.#closest(method, pathname, rawQuery);
-    const query = rawQuery ? { query: rawQuery } : {};
-    const request: UnmatchedRequest = { method, path: pathname, ...query, timestamp: new Date().toISOString() };
-    if (closest.length) request.closest = closest;
-    this.#recorder.unmatched(request, this.#scopes ? incoming.header(SCOPE_HEADER) : null);
+  #unmatched<R>(view: RequestView, incoming: Incoming, respond: Respond<R>, log: LogState | undefined): R | Promise<R> {
+    const closest = this.#closestTo(view);
+    if (closest === NEED_BODY) {
+      return this.#wholeBody(incoming, view, log).then((failed) =>
+        failed ? respond(...failed) : this.#unmatched(view, incoming, respond, log)
+      );
+    }
+    const { method, pathname, rawQuery } = view;
+    const entry = this.#recorder.unmatched(method, pathname, rawQuery, closest, view.scope);
     if (log) log.closest = closest;
-    return respond(...errorAnswer(404, "no stub matched", { method, path: pathname, ...query, closest }));
+    const query = rawQuery ? { query: entry.query } : {};
+    return respond(
+      ...errorAnswer(404, "no stub matched", { method: entry.method, path: entry.path, ...query, closest }),
+    );
   }
 
   /** The near misses of an unmatched request (P4 `closest`), from the cache when it was seen before. */
-  #closest(method: string, pathname: string, rawQuery: string): ClosestStub[] {
-    const { router, closest: cache } = this.#table;
-    const key = `${method} ${pathname}?${rawQuery}`;
-    const cacheable = key.length <= CLOSEST_CACHE_KEY_MAX;
+  #closestTo(view: RequestView): ClosestStub[] | typeof NEED_BODY {
+    const stubs = this.#stubs;
+    if (this.#closest.version !== stubs.version) this.#closest = { version: stubs.version, cache: new Map() };
+    const cache = this.#closest.cache;
+    // Explanations that depend on headers or the body are not worth keeping by target.
+    const key = `${view.method} ${view.scope ?? ""} ${view.pathname}?${view.rawQuery}`;
+    const cacheable = !stubs.hasRequestConditions && key.length <= CLOSEST_CACHE_KEY_MAX;
     const cached = cacheable ? cache.get(key) : undefined;
     if (cached) return cached;
-    // GET stubs answer HEAD requests (P3.5), so a HEAD miss is explained as a GET miss.
-    const explainAs = method === "HEAD" ? "GET" : method;
-    const closest = router.nearMisses(explainAs, splitRequestPath(pathname), rawQuery).map(({ route, reason }) => ({
-      method: route.method,
-      path: route.path,
-      reason,
-    }));
+    const misses = stubs.router.nearMisses(view);
+    if (misses === NEED_BODY) return NEED_BODY;
+    const closest = misses.map(({ route, reason }): ClosestStub => {
+      const entry: ClosestStub = { method: route.method, path: route.path, reason };
+      if (route.stub.query) entry.query_params = { ...route.stub.query };
+      return entry;
+    });
     if (cacheable) {
       if (cache.size >= CLOSEST_CACHE_SIZE) cache.delete(cache.keys().next().value!);
       cache.set(key, closest);
@@ -488,52 +473,17 @@ export class StubHandler {
     return closest;
   }
 
-  #tooLarge<R>(respond: Respond<R>): R {
-    return respond(...errorAnswer(413, `request body is larger than ${this.#maxBody} bytes (--max-body)`));
+  #tooLarge(): Parameters<Respond<unknown>> {
+    return errorAnswer(413, `request body is larger than ${this.#maxBody} bytes (--max-body)`);
   }
 
-  #reserved<R>(method: string, pathname: string, rawQuery: string, respond: Respond<R>): R | Promise<R> {
-    // `/__stubtool__` itself is shorter than the prefix: no endpoint, like an unknown one.
-    const endpoint = pathname.length < RESERVED_PREFIX.length ? undefined : pathname.slice(RESERVED_PREFIX.length);
-    if (
-      endpoint !== "" && endpoint !== "health" && endpoint !== "report" && endpoint !== "requests" &&
-      endpoint !== "reset"
-    ) {
-      return respond(...errorAnswer(404, `unknown stubtool endpoint '${pathname}'`, { endpoints: ENDPOINTS }));
-    }
-    const allow = endpoint === "reset" ? "POST" : "GET, HEAD";
-    if (!allow.split(", ").includes(method)) {
-      return respond(...errorAnswer(405, `${pathname} accepts ${allow}, not ${method}`, {}, { allow }));
-    }
-    const headOnly = method === "HEAD";
-    switch (endpoint) {
-      case "":
-        return this.#dashboard(headOnly, respond);
-      case "health":
-        return respond(JSON_HEAD, headOnly ? null : HEALTH_BODY);
-      case "report": {
-        const scope = reportScope(rawQuery);
-        if (scope.scope !== undefined && !this.#scopes) return respond(...errorAnswer(400, SCOPES_OFF));
-        return respond(JSON_HEAD, headOnly ? null : JSON.stringify(this.report(scope)));
-      }
-      case "requests":
-        return respond(JSON_HEAD, headOnly ? null : JSON.stringify(this.journal()));
-      default:
-        this.reset();
-        return respond(RESET_HEAD, null);
-    }
-  }
-
-  /** The live dashboard page; its module loads on the first visit, not at start. */
-  #dashboard<R>(headOnly: boolean, respond: Respond<R>): Promise<R> {
-    return import("../report/dashboard.ts").then(
-      ({ dashboardPage }) => {
-        const page = dashboardPage(this.report(), this.journal());
-        return respond({ status: 200, headers: page.headers }, headOnly ? null : page.html);
-      },
-      (error) => respond(...errorAnswer(500, `could not load the dashboard: ${error}`)),
-    );
-  }
+  /** What the reserved endpoints may ask of the handler. */
+  #reservedHost: ReservedHost = {
+    scopes: () => this.#scopes,
+    report: (options) => this.report(options),
+    journal: (filter) => this.journal(filter),
+    reset: () => this.reset(),
+  };
 
   /** Waits `ms`, or less if the shutdown grace runs out. */
   #sleep(ms: number): Promise<void> {
@@ -552,25 +502,37 @@ export class StubHandler {
 
   async #callResponseFunc<R>(
     route: Route,
-    values: string[],
+    match: Match<Route>,
+    view: RequestView,
     incoming: Incoming,
     headOnly: boolean,
-    rawQuery: string,
     respond: Respond<R>,
+    log: LogState | undefined,
   ): Promise<R> {
-    let bytes: Uint8Array | typeof TOO_LARGE;
-    try {
-      bytes = await incoming.body(this.#maxBody);
-    } catch (error) {
-      const reason = error instanceof Error ? error.message : error;
-      return respond(...errorAnswer(400, `could not read the request body: ${reason}`));
-    }
-    if (bytes === TOO_LARGE) return this.#tooLarge(respond);
+    const failed = await this.#wholeBody(incoming, view, log);
+    if (failed) return respond(...failed);
+    const body = view.body!;
+    const names = route.names;
+    const params: Record<string, string> = {};
+    for (let i = 0; i < names.length; i++) params[names[i]] = match.values[i];
+    let headers: Record<string, string> | undefined;
+    let queryParams: Record<string, string[]> | undefined;
+    // Parsed on first access: a function that never reads the payload never pays for
+    // parsing a large body (P13.2).
     const args = {
-      payload: parsePayload(bytes),
-      headers: incoming.headers(),
-      params: Object.fromEntries(route.paramNames.map((name, i) => [name, values[i]])),
-      queryParams: queryLists(rawQuery),
+      get payload(): unknown {
+        return body.json()?.value ?? null;
+      },
+      get body(): string {
+        return body.text();
+      },
+      get headers(): Record<string, string> {
+        return headers ??= incoming.headers();
+      },
+      params,
+      get queryParams(): Record<string, string[]> {
+        return queryParams ??= view.query.lists();
+      },
     };
     if (route.stub.delay !== undefined) await this.#sleep(delayMs(route.stub.delay));
 
@@ -616,3 +578,7 @@ export class StubHandler {
     });
   }
 }
+
+/** What a scoped report says on a server without scoped coverage. */
+export const SCOPES_OFF =
+  "scoped coverage is off: start the server with --scopes (API: stubServer(port, { scopes: true }))";

@@ -1,15 +1,21 @@
 /**
- * The request journal (`GET /__stubtool__/requests`, the dashboard): the most recent stub
- * requests, each with its status, the stub it matched or the stubs that nearly matched,
- * and how long it took. A ring of fixed capacity holding the small records the handler
- * fills in anyway; times and rounding are worked out only when someone reads it.
+ * The request journal (`GET /__stubtool__/requests`, `requests/find`, the dashboard): the
+ * most recent stub requests, each with what was sent (headers, the first 64 KiB of the
+ * body) and how it was answered — the stub that matched, or the stubs that nearly did
+ * (P9.4). Bounded in entries (`--journal-size`) and in bytes (`--journal-bytes`, P13.1):
+ * the oldest requests go first. Nothing is formatted until someone reads it.
  * @module
  */
 
 import type { ClosestStub, JournalEntry, JournalSnapshot } from "../report/types.ts";
+import { headerRecord, type HeaderSource } from "./incoming.ts";
 
 /** How many requests the journal keeps by default (`--journal-size`, `journalSize`). */
 export const DEFAULT_JOURNAL_SIZE = 500;
+/** How many bytes of request targets, headers and bodies it keeps by default (`--journal-bytes`). */
+export const DEFAULT_JOURNAL_BYTES = 16 * 1024 * 1024;
+/** How much of each request body the journal keeps. */
+export const JOURNAL_BODY_MAX = 64 * 1024;
 
 /**
  * One request as the handler records it: filled in as the handler learns each field,
@@ -26,23 +32,62 @@ export interface JournalRecord {
   ms: number;
   /** The matched stub (`GET /users/{id}`); unset when nothing matched. */
   stub: string | undefined;
+  /** The matched stub's id. */
+  id: string | undefined;
   /** For a request that matched nothing: the stubs that nearly matched (the 404's `closest`). */
   closest: ClosestStub[] | undefined;
+  /** The request's `x-stubtool-scope`, when it was read. */
+  scope: string | null;
+  /** The request headers as the runtime holds them (read only when the journal is). */
+  headers: HeaderSource | undefined;
+  /** The first {@link JOURNAL_BODY_MAX} bytes of the body, when it had one. */
+  body: Uint8Array | undefined;
+  /** The body was longer than {@link JournalRecord.body}. */
+  bodyTruncated: boolean;
+}
+
+/** Which journaled requests to list (`GET /__stubtool__/requests?…`); every given field must hold. */
+export interface JournalFilter {
+  /** The request method. */
+  method?: string;
+  /** The request path exactly, without the query. */
+  path?: string;
+  /** The id of the stub that answered. */
+  stub?: string;
+  /** Only requests no stub matched. */
+  unmatched?: boolean;
+  /** Only requests that carried `x-stubtool-scope: <scope>`. */
+  scope?: string;
+  /** Only the newest `limit`. */
+  limit?: number;
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** What a record costs the byte budget: its target and body (headers are bounded by the runtime's head limit). */
+function cost(record: JournalRecord): number {
+  return record.target.length + (record.body?.byteLength ?? 0) + 64;
+}
+
+/** The path of a target, without the query. */
+function pathOf(target: string): string {
+  const q = target.indexOf("?");
+  return q === -1 ? target : target.slice(0, q);
 }
 
 /**
- * The most recent {@link JournalRecord}s in a ring of fixed capacity. The ring keeps each
- * field in its own array (numbers unboxed), not the records: a request's record dies young,
- * and under load the journal then holds on to little besides each request's target string,
- * which keeps garbage collection (and the server's memory) close to what it is without
- * a journal. Nothing is formatted until {@link Journal.snapshot}.
+ * The most recent {@link JournalRecord}s: at most `capacity`, and at most `maxBytes` of
+ * targets and bodies; the oldest fall out first.
  *
  * @example
  * ```ts
  * import { Journal } from "./journal.ts";
  * const journal = new Journal(2);
  * for (const target of ["/a", "/b", "/c"]) {
- *   journal.add({ method: "GET", target, time: 0, status: 404, ms: 0.5, stub: undefined, closest: [] });
+ *   journal.add({
+ *     method: "GET", target, time: 0, status: 404, ms: 0.5, stub: undefined, id: undefined, closest: [],
+ *     scope: null, headers: undefined, body: undefined, bodyTruncated: false,
+ *   });
  * }
  * const { total, requests } = journal.snapshot();
  * console.log(total, requests.map((r) => r.target)); // 3 [ "/b", "/c" ]
@@ -51,49 +96,58 @@ export interface JournalRecord {
 export class Journal {
   /** How many requests it keeps. */
   readonly capacity: number;
-  #methods: string[] = [];
-  #targets: string[] = [];
-  #times: number[] = [];
-  #statuses: number[] = [];
-  #ms: number[] = [];
-  #stubs: (string | undefined)[] = [];
-  #closest: (ClosestStub[] | undefined)[] = [];
-  /** Where the next request goes; once the ring is full, also where the oldest is. */
-  #next = 0;
+  /** How many bytes of targets and bodies it keeps. */
+  readonly maxBytes: number;
+  #ring: (JournalRecord | undefined)[] = [];
+  /** Where the oldest kept record is. */
+  #head = 0;
+  #size = 0;
+  #bytes = 0;
   #total = 0;
 
-  constructor(capacity: number = DEFAULT_JOURNAL_SIZE) {
+  constructor(capacity: number = DEFAULT_JOURNAL_SIZE, maxBytes: number = DEFAULT_JOURNAL_BYTES) {
     if (!Number.isSafeInteger(capacity) || capacity < 0) {
       throw new RangeError(`journalSize must be a whole number of 0 or more, got ${capacity}`);
     }
+    if (!Number.isSafeInteger(maxBytes) || maxBytes < 0) {
+      throw new RangeError(`journalBytes must be a whole number of 0 or more, got ${maxBytes}`);
+    }
     this.capacity = capacity;
+    this.maxBytes = maxBytes;
   }
 
-  /** Records one finished request; the oldest falls out once the ring is full. */
+  /** Records one finished request; the oldest fall out to keep within both bounds. */
   add(record: JournalRecord): void {
     this.#total++;
     if (this.capacity === 0) return;
-    const i = this.#next;
-    this.#methods[i] = record.method;
-    this.#targets[i] = record.target;
-    this.#times[i] = record.time;
-    this.#statuses[i] = record.status;
-    this.#ms[i] = record.ms;
-    this.#stubs[i] = record.stub;
-    this.#closest[i] = record.closest;
-    this.#next = i + 1 === this.capacity ? 0 : i + 1;
+    const size = cost(record);
+    if (size > this.maxBytes && record.body) {
+      // One request alone over the budget keeps no body rather than emptying the journal.
+      record.body = undefined;
+      record.bodyTruncated = true;
+    }
+    while (this.#size > 0 && (this.#size >= this.capacity || this.#bytes + cost(record) > this.maxBytes)) {
+      this.#dropOldest();
+    }
+    this.#ring[(this.#head + this.#size) % this.capacity] = record;
+    this.#size++;
+    this.#bytes += cost(record);
+  }
+
+  #dropOldest(): void {
+    const oldest = this.#ring[this.#head]!;
+    this.#bytes -= cost(oldest);
+    this.#ring[this.#head] = undefined;
+    this.#head = (this.#head + 1) % this.capacity;
+    this.#size--;
   }
 
   /** Forgets every request (reset). */
   clear(): void {
-    this.#methods = [];
-    this.#targets = [];
-    this.#times = [];
-    this.#statuses = [];
-    this.#ms = [];
-    this.#stubs = [];
-    this.#closest = [];
-    this.#next = 0;
+    this.#ring = [];
+    this.#head = 0;
+    this.#size = 0;
+    this.#bytes = 0;
     this.#total = 0;
   }
 
@@ -102,31 +156,76 @@ export class Journal {
     return this.#total;
   }
 
-  /** The kept requests, oldest first, as the endpoint serves them. */
-  snapshot(): JournalSnapshot {
-    const kept = this.#targets.length;
-    const oldest = kept < this.capacity ? 0 : this.#next;
-    const requests: JournalEntry[] = [];
-    for (let k = 0; k < kept; k++) {
-      const i = (oldest + k) % kept;
-      requests.push(journalEntry({
-        method: this.#methods[i],
-        target: this.#targets[i],
-        time: this.#times[i],
-        status: this.#statuses[i],
-        ms: this.#ms[i],
-        stub: this.#stubs[i],
-        closest: this.#closest[i],
-      }));
-    }
-    return { capacity: this.capacity, total: this.#total, requests };
+  /** The kept records, oldest first (for `requests/find`). */
+  records(): JournalRecord[] {
+    const out: JournalRecord[] = [];
+    for (let k = 0; k < this.#size; k++) out.push(this.#ring[(this.#head + k) % this.capacity]!);
+    return out;
+  }
+
+  /** Has the journal dropped requests since start or reset (so a search may miss some)? */
+  get complete(): boolean {
+    return this.#total === this.#size;
+  }
+
+  /** The kept requests that pass `filter`, oldest first, as the endpoint serves them. */
+  snapshot(filter: JournalFilter = {}): JournalSnapshot {
+    let records = this.records().filter((r) =>
+      (filter.method === undefined || r.method === filter.method) &&
+      (filter.path === undefined || pathOf(r.target) === filter.path) &&
+      (filter.stub === undefined || r.id === filter.stub) &&
+      (filter.unmatched !== true || r.id === undefined) &&
+      (filter.scope === undefined || scopeOf(r) === filter.scope)
+    );
+    if (filter.limit !== undefined && records.length > filter.limit) records = records.slice(-filter.limit);
+    return { capacity: this.capacity, total: this.#total, requests: records.map(journalEntry) };
   }
 }
 
-function journalEntry({ method, target, status, stub, closest, time: arrived, ms }: JournalRecord): JournalEntry {
+/**
+ * The `x-stubtool-scope` a journaled request carried: read when it was answered, or else
+ * now from its kept headers (the header is read per request only when something needs it).
+ */
+export function scopeOf(record: JournalRecord): string | null {
+  if (record.scope !== null || !record.headers) return record.scope;
+  const headers = record.headers;
+  const value = headers instanceof Headers ? headers.get("x-stubtool-scope") : headers["x-stubtool-scope"];
+  return Array.isArray(value) ? value.join(", ") : value ?? null;
+}
+
+/** One record as `GET /__stubtool__/requests` lists it. */
+export function journalEntry(record: JournalRecord): JournalEntry {
+  const { method, target, status, stub, id, closest, time: arrived, ms } = record;
   const time = new Date(arrived).toISOString();
   const duration_ms = Math.round(ms * 1000) / 1000;
-  return stub !== undefined
-    ? { time, method, target, status, stub, duration_ms }
+  const entry: JournalEntry = stub !== undefined
+    ? { time, method, target, status, id, stub, duration_ms }
     : { time, method, target, status, closest: closest ?? [], duration_ms };
+  entry.headers = record.headers ? headerRecord(record.headers) : {};
+  if (record.body && record.body.byteLength) {
+    const text = textOf(record.body, record.bodyTruncated);
+    if (text !== undefined) entry.body = text;
+    else entry.body_base64 = base64(record.body);
+  }
+  if (record.bodyTruncated) entry.body_truncated = true;
+  return entry;
+}
+
+/** The bytes as UTF-8 text, or undefined when they are not (a cut body may end inside a character). */
+function textOf(bytes: Uint8Array, cut: boolean): string | undefined {
+  for (let drop = 0; drop <= (cut ? 3 : 0) && drop < bytes.length; drop++) {
+    try {
+      return utf8.decode(drop ? bytes.subarray(0, bytes.length - drop) : bytes);
+    } catch { /* not text, or a character cut in half: try without the last bytes */ }
+  }
+  return undefined;
+}
+
+/** Standard base64 of bytes. */
+export function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(binary);
 }

@@ -1,12 +1,13 @@
 /**
  * Hit counts and unmatched requests (P4), and the one function that builds the report
- * from them (seed §2.5, P8.1, P8.2). Memory stays bounded: the unmatched list is a ring
- * of fixed capacity while its total is counted exactly.
+ * from them (seed §2.5, P8.1, P8.2). Memory stays bounded in entries and in bytes
+ * (P13.1): one ring of unmatched requests, each cut to 2 KiB per part, that scoped
+ * reports filter rather than copy; hit counts live on the stubs.
  * @module
  */
 
-import type { Stub } from "../stubs/model.ts";
 import type { ClosestStub, Report, ReportStub, UnmatchedRequest } from "../report/types.ts";
+import type { Route } from "./route.ts";
 
 /** Default capacity of the unmatched list (`--max-unmatched`). */
 export const DEFAULT_MAX_UNMATCHED = 1000;
@@ -15,45 +16,38 @@ export const DEFAULT_MAX_UNMATCHED = 1000;
 export const MAX_SCOPES = 100;
 /** Longest scope name taken; a longer `x-stubtool-scope` value is ignored. */
 export const MAX_SCOPE_LENGTH = 200;
+/** Longest method, path or query an unmatched entry keeps (P13.1). */
+export const UNMATCHED_PART_MAX = 2048;
 
-/** Hit counts and a ring of the most recent unmatched requests: the whole server's, or one scope's. */
-class Tally {
-  hits: number[] = [];
-  ring: UnmatchedRequest[] = [];
-  next = 0;
-  unmatchedTotal = 0;
+/** An unmatched request as kept: the entry and the scope it carried. */
+interface Kept {
+  request: UnmatchedRequest;
+  scope: string | null;
+}
 
-  unmatched(request: UnmatchedRequest, capacity: number): void {
-    this.unmatchedTotal++;
-    if (capacity === 0) return;
-    this.ring[this.next] = request;
-    this.next = (this.next + 1) % capacity;
-  }
+/** One scope's tally: hits per stub and how many of its requests matched nothing. */
+interface ScopeTally {
+  hits: Map<Route, number>;
+  unmatched: number;
+}
 
-  /** Oldest first: once the ring has wrapped, the oldest entry sits at `next`. */
-  unmatchedList(capacity: number): UnmatchedRequest[] {
-    return this.ring.length < capacity
-      ? this.ring.slice()
-      : [...this.ring.slice(this.next), ...this.ring.slice(0, this.next)];
-  }
-
-  /** Moves hit counts to new stub indexes: `from[i]` is the old index of new stub `i`, or undefined. */
-  remap(from: readonly (number | undefined)[]): void {
-    const old = this.hits;
-    this.hits = from.map((i) => i === undefined ? 0 : old[i] ?? 0);
-  }
+/** `text` cut to {@link UNMATCHED_PART_MAX} characters, and whether it was. */
+function cut(text: string): [string, boolean] {
+  return text.length > UNMATCHED_PART_MAX ? [text.slice(0, UNMATCHED_PART_MAX), true] : [text, false];
 }
 
 /**
- * Counts hits per stub (by registration index) and keeps the most recent unmatched
- * requests, for the whole server and per scope: a request with an `x-stubtool-scope`
- * header also counts in that scope, so a test suite can ask what one test file hit. At
- * most {@link MAX_SCOPES} scopes are kept; starting another drops the oldest.
+ * Counts hits per stub and keeps the most recent unmatched requests, for the whole server
+ * and per scope: a request with an `x-stubtool-scope` header also counts in that scope, so
+ * a test suite can ask what one test file hit. At most {@link MAX_SCOPES} scopes are kept;
+ * starting another drops the oldest.
  */
 export class Recorder {
-  #all = new Tally();
+  #ring: (Kept | undefined)[] = [];
+  #next = 0;
+  #unmatchedTotal = 0;
   /** Scopes by name, oldest first (a Map keeps insertion order). */
-  #scopes = new Map<string, Tally>();
+  #scopes = new Map<string, ScopeTally>();
   readonly maxUnmatched: number;
 
   constructor(maxUnmatched = DEFAULT_MAX_UNMATCHED) {
@@ -64,56 +58,101 @@ export class Recorder {
   }
 
   /** The tally of a scope, started on first use; undefined for no scope or an unusable name. */
-  #scope(name: string | null | undefined): Tally | undefined {
-    if (name === null || name === undefined || name === "" || name.length > MAX_SCOPE_LENGTH) return undefined;
+  #scope(name: string | null | undefined): ScopeTally | undefined {
+    if (!usableScope(name)) return undefined;
     let tally = this.#scopes.get(name);
     if (!tally) {
       if (this.#scopes.size >= MAX_SCOPES) this.#scopes.delete(this.#scopes.keys().next().value!);
-      this.#scopes.set(name, tally = new Tally());
+      this.#scopes.set(name, tally = { hits: new Map(), unmatched: 0 });
     }
     return tally;
   }
 
-  /** Counts one hit of the stub registered at `index` (and in `scope`, when given). */
-  hit(index: number, scope?: string | null): void {
-    const hits = this.#all.hits;
-    hits[index] = (hits[index] ?? 0) + 1;
+  /** Counts one hit of `route` (and in `scope`, when given). */
+  hit(route: Route, scope?: string | null): void {
+    route.hits++;
     if (scope) {
       const tally = this.#scope(scope);
-      if (tally) tally.hits[index] = (tally.hits[index] ?? 0) + 1;
+      if (tally) tally.hits.set(route, (tally.hits.get(route) ?? 0) + 1);
     }
   }
 
-  /** Records a request that matched nothing (in `scope` too, when given). */
-  unmatched(request: UnmatchedRequest, scope?: string | null): void {
-    this.#all.unmatched(request, this.maxUnmatched);
-    if (scope) this.#scope(scope)?.unmatched(request, this.maxUnmatched);
+  /**
+   * Records a request that matched nothing (in `scope` too, when given). Method, path and
+   * query are cut to {@link UNMATCHED_PART_MAX} characters (`truncated: true`).
+   */
+  unmatched(
+    method: string,
+    path: string,
+    query: string,
+    closest: ClosestStub[],
+    scope?: string | null,
+  ): UnmatchedRequest {
+    const [m, cutMethod] = cut(method);
+    const [p, cutPath] = cut(path);
+    const [q, cutQuery] = cut(query);
+    const timestamp = new Date().toISOString();
+    const request: UnmatchedRequest = q
+      ? { method: m, path: p, query: q, timestamp }
+      : { method: m, path: p, timestamp };
+    if (closest.length) request.closest = closest;
+    if (cutMethod || cutPath || cutQuery) request.truncated = true;
+    this.#unmatchedTotal++;
+    const tally = scope ? this.#scope(scope) : undefined;
+    if (tally) tally.unmatched++;
+    if (this.maxUnmatched > 0) {
+      this.#ring[this.#next] = { request, scope: tally ? scope! : null };
+      this.#next = (this.#next + 1) % this.maxUnmatched;
+    }
+    return request;
   }
 
-  /** Zeroes hit counts, forgets unmatched requests and every scope. */
-  reset(): void {
-    this.#all = new Tally();
+  /** Zeroes hit counts of `routes`, forgets unmatched requests and every scope. */
+  reset(routes: readonly Route[]): void {
+    for (const route of routes) route.hits = 0;
+    this.#ring = [];
+    this.#next = 0;
+    this.#unmatchedTotal = 0;
     this.#scopes.clear();
   }
 
-  /**
-   * Carries hit counts over to a new stub list (config reload): `from[i]` is the old index
-   * of new stub `i`, or undefined for a new stub (0 hits). Unmatched requests stay.
-   */
-  remap(from: readonly (number | undefined)[]): void {
-    this.#all.remap(from);
-    for (const tally of this.#scopes.values()) tally.remap(from);
+  /** Moves scoped hit counts from old stubs to the stubs that continue them (config reload). */
+  carry(pairs: readonly [from: Route, to: Route][]): void {
+    for (const tally of this.#scopes.values()) {
+      for (const [from, to] of pairs) {
+        const hits = tally.hits.get(from);
+        if (hits === undefined) continue;
+        tally.hits.delete(from);
+        tally.hits.set(to, hits);
+      }
+    }
+  }
+
+  /** Forgets scoped hit counts of stubs that are gone or start again. */
+  forget(routes: readonly Route[]): void {
+    for (const tally of this.#scopes.values()) for (const route of routes) tally.hits.delete(route);
+  }
+
+  /** The kept unmatched requests, oldest first (of `scope` only, when given). */
+  #unmatchedList(scope: string | undefined): UnmatchedRequest[] {
+    const kept = this.#ring.length < this.maxUnmatched
+      ? this.#ring.slice()
+      : [...this.#ring.slice(this.#next), ...this.#ring.slice(0, this.#next)];
+    const out: UnmatchedRequest[] = [];
+    for (const entry of kept) if (entry && (scope === undefined || entry.scope === scope)) out.push(entry.request);
+    return out;
   }
 
   /**
-   * Builds the report for `stubs` (in registration order, so index = hit counter). With
-   * `scope`, only that scope's hits and unmatched requests count (an unknown scope has none).
+   * Builds the report for `routes` (in declaration order). With `scope`, only that scope's
+   * hits and unmatched requests count (an unknown scope has none).
    */
-  report(stubs: readonly Stub[], scope?: string): Report {
-    const tally = scope === undefined ? this.#all : this.#scopes.get(scope) ?? new Tally();
-    const entries = stubs.map((stub, i): ReportStub => {
-      const entry: ReportStub = { method: stub.method, path: stub.path, hit_count: tally.hits[i] ?? 0 };
-      if (stub.query) entry.query_params = { ...stub.query };
+  report(routes: readonly Route[], scope?: string): Report {
+    const tally = scope === undefined ? undefined : this.#scopes.get(scope);
+    const entries = routes.map((route): ReportStub => {
+      const hits = scope === undefined ? route.hits : tally?.hits.get(route) ?? 0;
+      const entry: ReportStub = { id: route.id, method: route.method, path: route.path, hit_count: hits };
+      if (route.stub.query) entry.query_params = { ...route.stub.query };
       return entry;
     });
     const unused = entries.filter((e) => e.hit_count === 0).map(({ hit_count: _, ...rest }) => rest);
@@ -121,11 +160,16 @@ export class Recorder {
       summary: {
         total_stubs: entries.length,
         matched_stubs: entries.length - unused.length,
-        unmatched_requests: tally.unmatchedTotal,
+        unmatched_requests: scope === undefined ? this.#unmatchedTotal : tally?.unmatched ?? 0,
       },
       stubs: entries,
       unused_stubs: unused,
-      unmatched_requests: tally.unmatchedList(this.maxUnmatched),
+      unmatched_requests: this.#unmatchedList(scope),
     };
   }
+}
+
+/** Is this a scope name the recorder takes (non-empty, at most {@link MAX_SCOPE_LENGTH} characters)? */
+export function usableScope(name: string | null | undefined): name is string {
+  return name !== null && name !== undefined && name !== "" && name.length <= MAX_SCOPE_LENGTH;
 }

@@ -7,7 +7,7 @@
 
 import type { Delay, HeaderMap, ResponseSpec } from "../stubs/model.ts";
 import { compileJson, compileText, render, type Template } from "../stubs/template.ts";
-import { checkHeaders, checkStatus, describe, HEADER_VALUE_FORBIDDEN } from "../stubs/validate.ts";
+import { checkHeaders, checkStatus, describe } from "../stubs/validate.ts";
 
 /**
  * Status and headers of an answer. Shaped as a `ResponseInit`, so Deno passes it as is;
@@ -19,6 +19,8 @@ export interface ResponseHead {
   status: number;
   /** Response headers: name → value. */
   headers: Record<string, string>;
+  /** Headers sent several times (two `set-cookie`s): name → each value. Rare, so kept apart. */
+  lists?: Record<string, string[]>;
 }
 
 /** A header record that takes any valid header name as an own key (`__proto__` too). */
@@ -30,7 +32,27 @@ function headerRecord(): Record<string, string> {
 export type Respond<R> = (head: ResponseHead, body: string | null) => R;
 
 /** The fetch {@link Respond}: builds a `Response`. */
-export const toResponse: Respond<Response> = (head, body) => new Response(body, head);
+export const toResponse: Respond<Response> = (head, body) => {
+  if (!head.lists) return new Response(body, head);
+  const headers = new Headers(head.headers);
+  for (const name in head.lists) for (const value of head.lists[name]) headers.append(name, value);
+  return new Response(body, { status: head.status, headers });
+};
+
+/** Every header of a head as name/value pairs, a name once per value (for adapters that write headers themselves). */
+export function headPairs(head: ResponseHead): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const name in head.headers) pairs.push([name, head.headers[name]]);
+  if (head.lists) { for (const name in head.lists) for (const value of head.lists[name]) pairs.push([name, value]); }
+  return pairs;
+}
+
+const TEXT_MEDIA = /^\s*text\/[^;]*$/i;
+
+/** `text/plain` → `text/plain; charset=utf-8`: text bodies are UTF-8, so say so when the stub does not. */
+export function withCharset(contentType: string): string {
+  return TEXT_MEDIA.test(contentType) ? `${contentType}; charset=utf-8` : contentType;
+}
 
 const JSON_MEDIA = /^[^;]*(\/json|\+json)\s*(;|$)/i;
 
@@ -40,9 +62,17 @@ export function isJsonMediaType(contentType: string): boolean {
 }
 
 function findHeader(headers: HeaderMap | undefined, name: string): string | undefined {
-  for (const key in headers) if (key.toLowerCase() === name) return headers[key];
+  for (const key in headers) {
+    if (key.toLowerCase() !== name) continue;
+    const value = headers[key];
+    return Array.isArray(value) ? value[0] : value;
+  }
   return undefined;
 }
+
+/** Header values cannot carry control characters (P7), nor characters above U+00FF (they are bytes). */
+// deno-lint-ignore no-control-regex -- control characters are exactly what must be caught
+const UNSENDABLE = /[\0-\x08\x0a-\x1f\x7f\u0100-\uffff]/;
 
 /** The head and body of a JSON error, the shape of every error the server produces itself (P4). */
 export function errorAnswer(
@@ -76,20 +106,22 @@ function sharedHead(status: number, hasBody: boolean): ResponseHead {
   return head;
 }
 
-function fixedHeaders(pairs: readonly [string, string][]): Record<string, string> {
-  const headers = headerRecord();
-  for (const [name, value] of pairs) headers[name] = value;
-  return headers;
-}
-
 /** Thrown while rendering when a captured value would break a header (P7). */
 export class HeaderValueError extends Error {}
 
-/** A stub response compiled for fast rendering: templates filled per request, the rest fixed. */
+/** A header of a compiled response: one value or several, each a template. */
+type HeaderTemplate = [name: string, value: Template | Template[]];
+
+/**
+ * A stub response compiled for fast rendering: templates filled per request, the rest
+ * fixed. Bodies take the captured values decoded; header values take them as they were
+ * sent (a path or query capture stays percent-encoded, so `%2F` in a `Location` keeps its
+ * meaning, and non-ASCII text can go into a header at all).
+ */
 export class CompiledResponse {
   readonly status: number;
   readonly delay?: Delay;
-  #headers: [string, Template][];
+  #headers: HeaderTemplate[];
   #body: Template | undefined;
   /** Set when no header depends on the request: the same head every time. */
   #staticHead: ResponseHead | undefined;
@@ -98,14 +130,19 @@ export class CompiledResponse {
     this.status = spec.status;
     this.delay = spec.delay;
     const contentType = findHeader(spec.headers, "content-type");
-    const headers: [string, Template][] = spec.hasBody && contentType === undefined
+    const headers: HeaderTemplate[] = spec.hasBody && contentType === undefined
       ? [["content-type", "application/json"]]
       : [];
     let fixed = true;
-    for (const name in spec.headers) {
-      const template = compileText(spec.headers[name], names);
+    const compile = (text: string) => {
+      const template = compileText(text, names);
       if (typeof template !== "string") fixed = false;
-      headers.push([name, template]);
+      return template;
+    };
+    for (const name in spec.headers) {
+      const value = spec.headers[name];
+      if (Array.isArray(value)) headers.push([name, value.map(compile)]);
+      else headers.push([name, compile(name.toLowerCase() === "content-type" ? withCharset(value) : value)]);
     }
     this.#headers = headers;
     if (spec.hasBody) {
@@ -116,26 +153,49 @@ export class CompiledResponse {
       // The common case (JSON body, no headers of its own) shares one head per status.
       this.#staticHead = spec.headers === undefined
         ? sharedHead(this.status, spec.hasBody)
-        : { status: this.status, headers: fixedHeaders(headers as [string, string][]) };
+        : fixedHead(this.status, headers as [string, string | string[]][]);
     }
   }
 
-  /** Fills the templates with the request's captured values. Throws {@link HeaderValueError}. */
-  render<R>(values: readonly string[], headOnly: boolean, respond: Respond<R>): R {
+  /**
+   * Fills the templates with the request's captures (`values` decoded for the body, `raw`
+   * as sent for headers). Throws {@link HeaderValueError} when a filled header value
+   * cannot be sent; `respond` is not called then.
+   */
+  render<R>(values: readonly string[], raw: readonly string[], headOnly: boolean, respond: Respond<R>): R {
     const body = this.#body === undefined || headOnly ? null : render(this.#body, values);
     if (this.#staticHead) return respond(this.#staticHead, body);
-    const headers = headerRecord();
+    const head: ResponseHead = { status: this.status, headers: headerRecord() };
     for (const [name, template] of this.#headers) {
-      const value = render(template, values);
-      if (typeof template !== "string" && HEADER_VALUE_FORBIDDEN.test(value)) {
-        throw new HeaderValueError(
-          `header '${name}' would contain CR, LF, NUL or another control character after substitution`,
-        );
-      }
-      headers[name] = value;
+      if (!Array.isArray(template)) head.headers[name] = fill(name, template, raw);
+      else {(head.lists ??= Object.create(null) as Record<string, string[]>)[name] = template.map((t) =>
+          fill(name, t, raw)
+        );}
     }
-    return respond({ status: this.status, headers }, body);
+    return respond(head, body);
   }
+}
+
+/** A header value filled in; throws {@link HeaderValueError} when it cannot be sent. */
+function fill(name: string, template: Template, raw: readonly string[]): string {
+  if (typeof template === "string") return template;
+  const value = render(template, raw);
+  if (UNSENDABLE.test(value)) {
+    throw new HeaderValueError(
+      `header '${name}' would contain a control character or a character above U+00FF after substitution`,
+    );
+  }
+  return value;
+}
+
+/** The head of a response whose headers are all fixed. */
+function fixedHead(status: number, pairs: readonly [string, string | string[]][]): ResponseHead {
+  const head: ResponseHead = { status, headers: headerRecord() };
+  for (const [name, value] of pairs) {
+    if (!Array.isArray(value)) head.headers[name] = value;
+    else (head.lists ??= Object.create(null) as Record<string, string[]>)[name] = value;
+  }
+  return head;
 }
 
 /** The body text: a string sent as is under a non-JSON content type, else JSON (P8.4). */
@@ -160,11 +220,12 @@ export function answerFromResult(result: unknown, headOnly: boolean): [ResponseH
   const headers = rawHeaders === undefined ? {} : checkHeaders(rawHeaders, "headers", errors) ?? {};
   if (errors.length) return `returned invalid headers: ${errors[0]}`;
   const contentType = findHeader(headers, "content-type");
-  const answerHeaders = headerRecord();
+  const head: ResponseHead = { status, headers: headerRecord() };
   let text: string | null = null;
-  if (body !== undefined) {
+  // `null` and `undefined` mean no body (send JSON null as the string "null" with a JSON content type).
+  if (body !== undefined && body !== null) {
     if (status === 204 || status === 205 || status === 304) {
-      return `returned a body with status ${status}, which cannot carry one`;
+      return `returned a body with status ${status}, which cannot carry one (return null for no body)`;
     }
     try {
       text = encodeBody(body, contentType);
@@ -172,8 +233,12 @@ export function answerFromResult(result: unknown, headOnly: boolean): [ResponseH
       return `returned a body that is not JSON-serializable: ${error instanceof Error ? error.message : error}`;
     }
     if (text === undefined) return `returned a body that is not JSON-serializable: ${describe(body)}`;
-    if (contentType === undefined) answerHeaders["content-type"] = "application/json";
+    if (contentType === undefined) head.headers["content-type"] = "application/json";
   }
-  for (const name in headers) answerHeaders[name] = headers[name];
-  return [{ status, headers: answerHeaders }, headOnly ? null : text];
+  for (const name in headers) {
+    const value = headers[name];
+    if (Array.isArray(value)) (head.lists ??= Object.create(null) as Record<string, string[]>)[name] = value;
+    else head.headers[name] = name.toLowerCase() === "content-type" && text !== null ? withCharset(value) : value;
+  }
+  return [head, headOnly ? null : text];
 }

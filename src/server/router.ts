@@ -1,386 +1,545 @@
 /**
- * The trie router (P3.1, P3.2, P3.4). One trie per method; a lookup walks one node per
- * path segment, trying the static child before the placeholder child and backtracking,
- * so its cost follows the number of segments, not the number of stubs. Stubs ending at
- * the same node are ordered: required query first, then declaration order.
+ * The router: which stub answers a request, and why the closest stubs did not (P3, P9.3,
+ * P9.5, P10.5–P10.8).
+ *
+ * Precedence among the stubs whose every condition holds (P10.6): (1) a scoped stub for
+ * the request's scope; (2) higher priority; (3) path specificity, earliest differing
+ * segment first — static, then `{name}`, then `{name*}` — and a specific method before
+ * `ANY`; (4) more conditions; (5) the later batch; (6) the first declared.
+ *
+ * (1) and (2) are layers tried in order. Within a layer, one trie per method (and one for
+ * `ANY`) is walked depth first, static child before placeholder before catch-all, so the
+ * first stub found in a trie is the most specific (3); the tries' findings are then
+ * compared. Stubs ending at one node are kept in (4)-(5)-(6) order, and when there are
+ * many of them, an index on the literal values they require (a query parameter, a header,
+ * a JSON field) picks out the few worth checking, so lookup cost follows the number of
+ * segments and candidates, not the number of stubs (P3.2, P13.2).
  * @module
  */
 
-import type { Method } from "../stubs/model.ts";
-import { decodeSegment, placeholderName, type Segment } from "../stubs/path.ts";
+import { decodeSegment, type Segment } from "../stubs/path.ts";
+import { quoteValue } from "../stubs/quote.ts";
+import type { RequestView } from "./request_view.ts";
+
+/** What a lookup returns when a condition needs the request body and it has not been read yet. */
+export const NEED_BODY: unique symbol = Symbol("the request body is needed");
+
+/** Something a condition requires literally, which the router can index on: a query parameter, a header, a body field. */
+export interface Dimension {
+  /** Equal for every condition on the same thing (`q id`, `h x-env`, `j /amount`). */
+  readonly id: string;
+  /** Reading it needs the body. */
+  readonly needsBody: boolean;
+  /** The request's index keys on this dimension (none when it lacks it). */
+  keys(view: RequestView): readonly string[];
+}
+
+/** One compiled condition of a stub: a query parameter, a header, a body field, a form field, a body text. */
+export interface Condition {
+  /** How many conditions it counts as for precedence (4): a JSON pattern counts its leaves. */
+  readonly weight: number;
+  /** It reads the body. */
+  readonly needsBody: boolean;
+  /** The literals it requires on dimensions the router can index (a JSON pattern may have several). */
+  readonly literals: readonly { dimension: Dimension; key: string }[];
+  /** Does the request meet it? When it does, its captures are pushed (decoded to `values`, as sent to `raw`). */
+  test(view: RequestView, values: string[], raw: string[]): boolean;
+  /** Why the request does not meet it (only asked after {@link Condition.test} said no). */
+  reason(view: RequestView): string;
+}
 
 /** What the router needs to know about a stub. */
 export interface Routable {
-  method: Method;
+  /** A method, or `ANY`. */
+  readonly method: string;
   /** The path template (for near-miss reports). */
-  path: string;
-  segments: readonly Segment[];
-  /** Required query parameters: name → literal, or `{name}` to capture. */
-  query?: Readonly<Record<string, string>>;
-  /** Declaration order, the last tie-breaker. */
-  order: number;
+  readonly path: string;
+  readonly segments: readonly Segment[];
+  readonly conditions: readonly Condition[];
+  /** The sum of the conditions' weights. */
+  readonly weight: number;
+  /** Which batch it came in (a config file, the `--stub`s, one `routes()` call, one admin `POST`); later is higher. */
+  readonly batch: number;
+  /** Declaration order across all batches. */
+  readonly order: number;
+  readonly priority: number;
+  readonly scope: string | undefined;
 }
 
-/** A successful lookup: the stub and its captured values (path placeholders, then query captures). */
+/** A successful lookup: the stub and its captures, decoded and as sent, in capture order. */
 export interface Match<T> {
   route: T;
   values: string[];
+  raw: string[];
 }
 
-/** A stub that nearly matched, and why it did not (P8.3). */
+/** A stub that nearly matched, and why it did not (P8.3, P10.8). */
 export interface NearMiss<T> {
   route: T;
   reason: string;
 }
 
-interface QueryCheck {
-  key: string;
-  /** Required value, or undefined to capture whatever value is present. */
-  literal?: string;
+/** Does `a` come before `b` among stubs of the same path: more conditions, later batch, first declared? */
+function ranksBefore(a: Routable, b: Routable): boolean {
+  if (a.weight !== b.weight) return a.weight > b.weight;
+  if (a.batch !== b.batch) return a.batch > b.batch;
+  return a.order < b.order;
 }
 
-interface Terminal<T> {
-  route: T;
-  checks: readonly QueryCheck[];
+function byRank(a: Routable, b: Routable): number {
+  return ranksBefore(a, b) ? -1 : ranksBefore(b, a) ? 1 : 0;
 }
 
-class Node<T> {
-  statics: Map<string, Node<T>> | undefined;
-  /**
-   * Last segments that end exactly one stub, a path-only one (no placeholder after it, no
-   * query), and lead nowhere else: the stub itself stands in for a child node. Most stubs of
-   * a large config are such leaves; a segment is in `leaves` or in `statics`, never both.
-   */
-  leaves: Map<string, T> | undefined;
-  param: Node<T> | undefined;
-  /**
-   * The one stub ending here, when it is alone and requires no query: most nodes of a large
-   * config end one stub, and this spares them a list and an entry object each.
-   */
-  only: T | undefined;
-  /** The stubs ending here in precedence order, when {@link only} does not describe them. */
-  terminals: Terminal<T>[] | undefined;
+/** 0 static, 1 `{name}`, 2 `{name*}`. */
+function kind(segment: Segment): number {
+  return !segment.param ? 0 : segment.rest ? 2 : 1;
 }
 
-/** The stubs ending at `node`, in precedence order (for near-miss search, which may allocate). */
-function terminalsOf<T>(node: Node<T>): readonly Terminal<T>[] {
-  if (node.only !== undefined) return [{ route: node.only, checks: NO_CHECKS }];
-  return node.terminals ?? NO_TERMINALS;
-}
-
-/** Parses the raw query string once, and only when a stub asks about it. */
-class LazyQuery {
-  #raw: string;
-  #params: URLSearchParams | undefined;
-  constructor(raw: string) {
-    this.#raw = raw;
+/** Is `a`'s path more specific than `b`'s (earliest differing segment: static, then `{name}`, then `{name*}`)? */
+export function moreSpecific(a: Routable, b: Routable): boolean {
+  const n = Math.min(a.segments.length, b.segments.length);
+  for (let i = 0; i < n; i++) {
+    const ka = kind(a.segments[i]), kb = kind(b.segments[i]);
+    if (ka !== kb) return ka < kb;
   }
-  get params(): URLSearchParams {
-    return this.#params ??= new URLSearchParams(this.#raw);
+  return false;
+}
+
+/** Lists at a node shorter than this are checked one by one; longer ones get an index. */
+const INDEX_MIN = 8;
+
+/**
+ * The stubs ending at one trie node, in rank order, with an index on a literal dimension
+ * once there are many. Each bucket of the index is itself a list that may index on
+ * another dimension (a header, then a JSON field), so 1,000 stubs that differ by two
+ * literals cost a couple of map lookups.
+ */
+class Candidates<T extends Routable> {
+  readonly list: T[] = [];
+  /** Dimensions already indexed above this list. */
+  readonly #used: ReadonlySet<string>;
+  /** undefined: not built since the last change; null: not worth one. */
+  #index: Index<T> | null | undefined;
+
+  constructor(used: ReadonlySet<string> = new Set()) {
+    this.#used = used;
+  }
+
+  add(route: T): void {
+    let at = this.list.length;
+    while (at > 0 && ranksBefore(route, this.list[at - 1])) at--;
+    this.list.splice(at, 0, route);
+    this.#index = undefined;
+  }
+
+  remove(route: T): boolean {
+    const at = this.list.indexOf(route);
+    if (at === -1) return false;
+    this.list.splice(at, 1);
+    this.#index = undefined;
+    return true;
+  }
+
+  /** The stubs worth checking for this request, in rank order: every one that can match is among them. */
+  for(view: RequestView): readonly T[] | typeof NEED_BODY {
+    if (this.list.length < INDEX_MIN) return this.list;
+    if (this.#index === undefined) this.#index = buildIndex(this.list, this.#used);
+    if (this.#index === null) return this.list;
+    const { dimension, buckets, rest } = this.#index;
+    if (dimension.needsBody && view.body === undefined) return NEED_BODY;
+    const lists: (readonly T[])[] = rest.length ? [rest] : [];
+    const keys = dimension.keys(view);
+    for (let i = 0; i < keys.length; i++) {
+      if (i > 0 && keys.indexOf(keys[i]) < i) continue; // a value given twice
+      const bucket = buckets.get(keys[i]);
+      if (!bucket) continue;
+      const found = bucket.for(view);
+      if (found === NEED_BODY) return NEED_BODY;
+      if (found.length) lists.push(found);
+    }
+    if (lists.length <= 1) return lists[0] ?? [];
+    return lists.flat().sort(byRank);
   }
 }
 
-/** Longest value a near-miss reason quotes; longer ones are cut (the report keeps up to 1,000 reasons ×3). */
-const QUOTE_MAX = 40;
-
-/** `'asc'` for a near-miss reason: cut at {@link QUOTE_MAX} characters, JSON-escaped if it holds a quote or control character. */
-export function quoteValue(value: string): string {
-  const cut = value.length > QUOTE_MAX ? `${value.slice(0, QUOTE_MAX - 1)}…` : value;
-  // deno-lint-ignore no-control-regex -- control characters must not reach a one-line report
-  return /['\x00-\x1f\x7f]/.test(cut) ? JSON.stringify(cut) : `'${cut}'`;
+interface Index<T extends Routable> {
+  dimension: Dimension;
+  buckets: Map<string, Candidates<T>>;
+  /** The stubs that require no literal on the dimension, in rank order. */
+  rest: T[];
 }
 
-/** Why `checks` fail for this query, or undefined when they pass (captures appended to `values`). */
-function checkQuery(checks: readonly QueryCheck[], query: LazyQuery, values: string[]): string | undefined {
-  for (const check of checks) {
-    const all = query.params.getAll(check.key);
-    if (all.length === 0) return `missing query parameter '${check.key}'`;
-    if (check.literal === undefined) values.push(all[0]);
-    else if (!all.includes(check.literal)) {
-      const got = all.length === 1 ? quoteValue(all[0]) : `${quoteValue(all[0])} (and ${all.length - 1} more)`;
-      return `query parameter '${check.key}' is ${got}, stub wants ${quoteValue(check.literal)}`;
+/** An index on the dimension most of the list requires a literal on, or null when none is worth it. */
+function buildIndex<T extends Routable>(list: readonly T[], used: ReadonlySet<string>): Index<T> | null {
+  const counts = new Map<string, { dimension: Dimension; count: number }>();
+  for (const route of list) {
+    for (const condition of route.conditions) {
+      for (const literal of condition.literals) {
+        if (used.has(literal.dimension.id)) continue;
+        const entry = counts.get(literal.dimension.id);
+        if (entry) entry.count++;
+        else counts.set(literal.dimension.id, { dimension: literal.dimension, count: 1 });
+      }
     }
   }
-  return undefined;
+  let best: { dimension: Dimension; count: number } | undefined;
+  for (const entry of counts.values()) if (!best || entry.count > best.count) best = entry;
+  // Index only when it spares most of the list: a dimension few stubs use would leave a long rest.
+  if (!best || best.count * 2 < list.length) return null;
+  const dimension = best.dimension;
+  const below = new Set(used).add(dimension.id);
+  const buckets = new Map<string, Candidates<T>>();
+  const rest: T[] = [];
+  for (const route of list) {
+    let literal: { key: string } | undefined;
+    for (const condition of route.conditions) {
+      literal ??= condition.literals.find((l) => l.dimension.id === dimension.id);
+    }
+    if (!literal) {
+      rest.push(route);
+      continue;
+    }
+    let bucket = buckets.get(literal.key);
+    if (!bucket) buckets.set(literal.key, bucket = new Candidates<T>(below));
+    bucket.list.push(route); // the list is already in rank order
+  }
+  return { dimension, buckets, rest };
 }
 
-/** `segment 3 is 'invoices', stub has 'orders'`: which segment differs, what the request had and the stub wants. */
+class Node<T extends Routable> {
+  statics: Map<string, Node<T>> | undefined;
+  param: Node<T> | undefined;
+  /** The node of a `{name*}` segment: it ends a path, so it only holds terminals. */
+  rest: Node<T> | undefined;
+  terminals: Candidates<T> | undefined;
+}
+
+/** The stubs of one scope (or none) and one priority: a trie per method, and one for `ANY`. */
+class Layer<T extends Routable> {
+  readonly priority: number;
+  readonly tries = new Map<string, Node<T>>();
+  size = 0;
+
+  constructor(priority: number) {
+    this.priority = priority;
+  }
+
+  add(route: T): void {
+    let node: Node<T> | undefined = this.tries.get(route.method);
+    if (!node) this.tries.set(route.method, node = new Node<T>());
+    for (const segment of route.segments) {
+      if (!segment.param) {
+        let next: Node<T> | undefined = node.statics?.get(segment.value);
+        if (!next) (node.statics ??= new Map()).set(segment.value, next = new Node());
+        node = next;
+      } else if (segment.rest) node = node.rest ??= new Node();
+      else node = node.param ??= new Node();
+    }
+    (node.terminals ??= new Candidates()).add(route);
+    this.size++;
+  }
+
+  remove(route: T): boolean {
+    let node: Node<T> | undefined = this.tries.get(route.method);
+    for (const segment of route.segments) {
+      if (!node) return false;
+      node = !segment.param ? node.statics?.get(segment.value) : segment.rest ? node.rest : node.param;
+    }
+    if (!node?.terminals?.remove(route)) return false;
+    this.size--;
+    return true;
+  }
+}
+
+/** The tries a request of `method` is looked up in, most specific method first (P3.5: `GET` stubs answer `HEAD`). */
+function triesFor(method: string): readonly string[] {
+  if (method === "HEAD") return HEAD_TRIES;
+  if (method === "GET") return GET_TRIES;
+  return method === "ANY" ? ANY_TRIES : [method, "ANY"];
+}
+const HEAD_TRIES = ["HEAD", "GET", "ANY"];
+const GET_TRIES = ["GET", "ANY"];
+const ANY_TRIES = ["ANY"];
+
+const NEAR_MISS_VISIT_LIMIT = 2_000;
+
+/** `segment 3 is 'invoices', stub has 'orders'`. */
 function segmentReason(route: Routable, depth: number, requested: string): string {
   const segment = route.segments[depth];
-  const wants = segment.param ? `'{${segment.name}}'` : quoteValue(segment.value);
+  const wants = segment.param ? `'{${segment.name}${segment.rest ? "*" : ""}}'` : quoteValue(segment.value);
   return `segment ${depth + 1} is ${requested === "" ? "empty" : quoteValue(requested)}, stub has ${wants}`;
 }
 
-/** Does `a` take precedence over `b` at the same node: required query first, then declaration order? */
-function precedes<T extends Routable>(a: Terminal<T>, b: Terminal<T>): boolean {
-  const aQuery = a.checks.length > 0, bQuery = b.checks.length > 0;
-  return aQuery !== bQuery ? aQuery : a.route.order < b.route.order;
-}
-
-const NEAR_MISS_VISIT_LIMIT = 2_000;
-/** A lookup at its last segment: the terminal check of {@link Router.match} with no segments left. */
-const EMPTY: readonly string[] = [];
-/** Shared by every stub without a query, so registering one allocates no array for it. */
-const NO_CHECKS: readonly QueryCheck[] = [];
-// deno-lint-ignore no-explicit-any
-const NO_TERMINALS: readonly Terminal<any>[] = [];
-
-/** Can this stub be a leaf: no query, and its last segment static? */
-function isLeafShaped(route: Routable): boolean {
-  const last = route.segments[route.segments.length - 1];
-  return route.query === undefined && last !== undefined && !last.param;
-}
-
 /**
- * Adds `route` to the trie of its method in `roots`, keeping each node's stubs in
- * precedence order. With `leaves`, a path-only stub whose last segment leads nowhere yet
- * becomes a leaf (a later stub through or at that segment turns it back into a node).
- */
-function insert<T extends Routable>(roots: Map<Method, Node<T>>, route: T, leaves: boolean): void {
-  let node: Node<T> | undefined = roots.get(route.method);
-  if (!node) roots.set(route.method, node = new Node<T>());
-  const segments = route.segments;
-  const leafShaped = leaves && isLeafShaped(route);
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i];
-    if (segment.param) {
-      node = node.param ??= new Node();
-      continue;
-    }
-    const value = segment.value;
-    let next: Node<T> | undefined = node.statics?.get(value);
-    if (!next) {
-      const leaf = node.leaves?.get(value);
-      if (leafShaped && i === segments.length - 1) {
-        // A leaf already here was declared first (it keeps the place) unless added out of order.
-        if (leaf === undefined || route.order < leaf.order) (node.leaves ??= new Map()).set(value, route);
-        return;
-      }
-      next = new Node();
-      if (leaf !== undefined) {
-        node.leaves!.delete(value);
-        next.only = leaf;
-      }
-      (node.statics ??= new Map()).set(value, next);
-    }
-    node = next;
-  }
-  if (route.query === undefined && node.only === undefined && node.terminals === undefined) {
-    node.only = route;
-    return;
-  }
-  if (node.only !== undefined) {
-    node.terminals = [{ route: node.only, checks: NO_CHECKS }];
-    node.only = undefined;
-  }
-  let checks = NO_CHECKS;
-  if (route.query) {
-    const list: QueryCheck[] = [];
-    for (const key in route.query) {
-      const value = route.query[key];
-      list.push(placeholderName(value) === undefined ? { key, literal: value } : { key });
-    }
-    checks = list;
-  }
-  const terminal = { route, checks };
-  const terminals = node.terminals;
-  if (!terminals) {
-    node.terminals = [terminal];
-    return;
-  }
-  // Keep the order (required query first, then declaration order) by inserting in place:
-  // sorting on every add made registering n stubs on one path cost O(n² log n).
-  let at = terminals.length;
-  while (at > 0 && precedes(terminal, terminals[at - 1])) at--;
-  terminals.splice(at, 0, terminal);
-}
-
-/**
- * A trie per method over {@link Routable} stubs. Path-only stubs (most of a large config)
- * end in a leaf map entry rather than a node of their own, which makes them cheap to add.
+ * Stubs by scope and priority, each a {@link Layer} of tries. Adding and removing take
+ * effect for the next lookup; both are synchronous, so no request sees half a change.
  */
 export class Router<T extends Routable> {
-  #roots = new Map<Method, Node<T>>();
-  /** Every stub added, in order: near-miss search works on a trie of all of them without leaves. */
-  #all: T[] = [];
-  /** That trie, built on the first miss after a change. */
-  #complete: Map<Method, Node<T>> | undefined;
+  /** Unscoped layers, highest priority first. */
+  #layers: Layer<T>[] = [];
+  /** Scoped layers by scope name, highest priority first. */
+  #scoped = new Map<string, Layer<T>[]>();
+
+  /** Is any stub scoped (so a request's scope header is worth reading)? */
+  get hasScoped(): boolean {
+    return this.#scoped.size > 0;
+  }
+
+  #layersOf(scope: string | undefined, create: boolean): Layer<T>[] | undefined {
+    if (scope === undefined) return this.#layers;
+    let layers = this.#scoped.get(scope);
+    if (!layers && create) this.#scoped.set(scope, layers = []);
+    return layers;
+  }
 
   /** Adds a stub; it takes effect for the next lookup. */
   add(route: T): void {
-    this.#all.push(route);
-    this.#complete = undefined;
-    insert(this.#roots, route, true);
+    const layers = this.#layersOf(route.scope, true)!;
+    let layer = layers.find((l) => l.priority === route.priority);
+    if (!layer) {
+      layer = new Layer<T>(route.priority);
+      layers.push(layer);
+      layers.sort((a, b) => b.priority - a.priority);
+    }
+    layer.add(route);
   }
 
-  /** Finds the stub for a request, or undefined. `segments` are decoded request path segments. */
-  match(method: string, segments: readonly string[], rawQuery: string): Match<T> | undefined {
-    const root = this.#roots.get(method as Method);
-    if (!root) return undefined;
-    this.#rawQuery = rawQuery;
-    this.#query = undefined;
-    return this.#find(root, segments, 0, []);
+  /** Removes a stub; returns whether it was there. */
+  remove(route: T): boolean {
+    const layers = this.#layersOf(route.scope, false);
+    const layer = layers?.find((l) => l.priority === route.priority);
+    if (!layer || !layer.remove(route)) return false;
+    if (layer.size === 0) {
+      layers!.splice(layers!.indexOf(layer), 1);
+      if (layers!.length === 0 && route.scope !== undefined) this.#scoped.delete(route.scope);
+    }
+    return true;
   }
 
   /**
-   * {@link match} over a request pathname (`/users/42`) as is: walks the trie segment by
-   * segment along the string, decoding a segment only when it holds `%`, so no segment
-   * array is built for a request that matches.
+   * The stub that answers `view`, with its captures; undefined when none does; {@link NEED_BODY}
+   * when a condition that decides it reads the body and `view.body` is not set yet (read it and
+   * ask again). A request's scope (`view.scope`) must be set when {@link Router.hasScoped}.
    */
-  matchPath(method: string, pathname: string, rawQuery: string): Match<T> | undefined {
-    const root = this.#roots.get(method as Method);
-    if (!root) return undefined;
-    this.#rawQuery = rawQuery;
-    this.#query = undefined;
-    return this.#findAlong(root, pathname, 1, []);
-  }
-
-  /** The query of the lookup under way, parsed on first need (most stubs require none). */
-  #rawQuery = "";
-  #query: LazyQuery | undefined;
-
-  #find(node: Node<T>, segments: readonly string[], depth: number, values: string[]): Match<T> | undefined {
-    if (depth === segments.length) {
-      if (node.only !== undefined) return { route: node.only, values };
-      const terminals = node.terminals;
-      if (!terminals) return undefined;
-      for (const terminal of terminals) {
-        // `values` is not touched again once a match returns, so it is handed over as is.
-        if (terminal.checks.length === 0) return { route: terminal.route, values };
-        const captured = values.slice();
-        const query = this.#query ??= new LazyQuery(this.#rawQuery);
-        if (checkQuery(terminal.checks, query, captured) === undefined) {
-          return { route: terminal.route, values: captured };
+  match(view: RequestView): Match<T> | typeof NEED_BODY | undefined {
+    if (view.scope !== null && this.#scoped.size) {
+      const scoped = this.#scoped.get(view.scope);
+      if (scoped) {
+        for (const layer of scoped) {
+          const found = this.#matchLayer(layer, view);
+          if (found) return found;
         }
       }
-      return undefined;
     }
-    const segment = segments[depth];
-    if (node.leaves !== undefined && depth === segments.length - 1) {
-      const leaf = node.leaves.get(segment);
-      if (leaf !== undefined) return { route: leaf, values };
-    }
-    const child = node.statics?.get(segment);
-    if (child) {
-      const found = this.#find(child, segments, depth + 1, values);
+    for (const layer of this.#layers) {
+      const found = this.#matchLayer(layer, view);
       if (found) return found;
-    }
-    if (node.param && segment !== "") {
-      values.push(segment);
-      const found = this.#find(node.param, segments, depth + 1, values);
-      if (found) return found;
-      values.pop();
     }
     return undefined;
   }
 
-  /** {@link #find} for the segment of `pathname` that starts at `start`. */
-  #findAlong(node: Node<T>, pathname: string, start: number, values: string[]): Match<T> | undefined {
+  #matchLayer(layer: Layer<T>, view: RequestView): Match<T> | typeof NEED_BODY | undefined {
+    let best: Match<T> | undefined;
+    for (const method of triesFor(view.method)) {
+      const root = layer.tries.get(method);
+      if (!root) continue;
+      const found = this.#findAlong(root, view, 1, [], []);
+      if (found === NEED_BODY) return NEED_BODY;
+      // A tie keeps the earlier trie: the request's own method before GET-for-HEAD before ANY.
+      if (found && (!best || moreSpecific(found.route, best.route))) best = found;
+    }
+    return best;
+  }
+
+  /** Depth-first along `view.pathname` from the segment that starts at `start`. */
+  #findAlong(
+    node: Node<T>,
+    view: RequestView,
+    start: number,
+    values: string[],
+    raw: string[],
+  ): Match<T> | typeof NEED_BODY | undefined {
+    const pathname = view.pathname;
     let end = pathname.indexOf("/", start);
     const last = end === -1;
     if (last) end = pathname.length;
-    let segment = pathname.slice(start, end);
-    if (segment.includes("%")) segment = decodeSegment(segment);
-    if (last && node.leaves !== undefined) {
-      const leaf = node.leaves.get(segment);
-      if (leaf !== undefined) return { route: leaf, values };
-    }
+    const sent = pathname.slice(start, end);
+    const segment = sent.includes("%") ? decodeSegment(sent) : sent;
     const child = node.statics?.get(segment);
     if (child) {
-      const found = last ? this.#find(child, EMPTY, 0, values) : this.#findAlong(child, pathname, end + 1, values);
+      const found = last
+        ? this.#terminal(child, view, values, raw)
+        : this.#findAlong(child, view, end + 1, values, raw);
       if (found) return found;
     }
     if (node.param && segment !== "") {
       values.push(segment);
+      raw.push(sent);
       const found = last
-        ? this.#find(node.param, EMPTY, 0, values)
-        : this.#findAlong(node.param, pathname, end + 1, values);
+        ? this.#terminal(node.param, view, values, raw)
+        : this.#findAlong(node.param, view, end + 1, values, raw);
       if (found) return found;
       values.pop();
+      raw.pop();
+    }
+    if (node.rest) {
+      const rest = pathname.slice(start);
+      if (rest !== "") {
+        values.push(decodeSegment(rest));
+        raw.push(rest);
+        const found = this.#terminal(node.rest, view, values, raw);
+        if (found) return found;
+        values.pop();
+        raw.pop();
+      }
+    }
+    return undefined;
+  }
+
+  /** The first stub ending at `node` whose conditions all hold. */
+  #terminal(
+    node: Node<T>,
+    view: RequestView,
+    values: string[],
+    raw: string[],
+  ): Match<T> | typeof NEED_BODY | undefined {
+    const terminals = node.terminals;
+    if (!terminals) return undefined;
+    const candidates = terminals.for(view);
+    if (candidates === NEED_BODY) return NEED_BODY;
+    for (let c = 0; c < candidates.length; c++) {
+      const route = candidates[c];
+      const conditions = route.conditions;
+      // `values` is not touched again once a match returns, so it is handed over as is.
+      if (conditions.length === 0) return { route, values, raw };
+      const kept = values.length;
+      let holds = true;
+      for (let i = 0; i < conditions.length && holds; i++) {
+        const condition = conditions[i];
+        if (condition.needsBody && view.body === undefined) return NEED_BODY;
+        holds = condition.test(view, values, raw);
+      }
+      if (holds) return { route, values, raw };
+      values.length = kept;
+      raw.length = kept;
     }
     return undefined;
   }
 
   /**
-   * Explains a miss: up to `limit` stubs that nearly matched, closest first — path matched
-   * but a query parameter did not; path matched under another method; only the trailing
-   * slash differs; exactly one segment of a path of two or more differs. Bounded work;
-   * call it only on a miss.
+   * Explains a miss: up to `limit` stubs that nearly matched, closest first — the path
+   * matched but a condition did not (query, header, body); the path matched under another
+   * method; only the trailing slash differs; exactly one segment of a path of two or more
+   * differs. Bounded work; call it only on a miss. {@link NEED_BODY} as for {@link Router.match}.
    */
-  nearMisses(method: string, segments: readonly string[], rawQuery: string, limit = 3): NearMiss<T>[] {
+  nearMisses(view: RequestView, limit = 3): NearMiss<T>[] | typeof NEED_BODY {
+    const segments = splitPath(view.pathname);
     const found: NearMiss<T>[] = [];
     const add = (route: T, reason: string) => {
       if (found.length < limit && !found.some((f) => f.route === route)) found.push({ route, reason });
     };
-    const query = new LazyQuery(rawQuery);
-    if (!this.#complete) {
-      this.#complete = new Map();
-      for (const route of this.#all) insert(this.#complete, route, false);
-    }
-    const roots = this.#complete;
-    const root = roots.get(method as Method);
-    if (root) {
-      this.#walk(root, segments, (node) => {
-        for (const terminal of terminalsOf(node)) {
-          const reason = checkQuery(terminal.checks, query, []);
-          if (reason) add(terminal.route, reason);
-        }
-      });
-    }
-    for (const [other, otherRoot] of roots) {
-      if (other === method) continue;
-      this.#walk(otherRoot, segments, (node) => {
-        const terminal = terminalsOf(node)[0];
-        if (terminal) add(terminal.route, `method differs (stub is ${other})`);
-      });
-    }
-    if (root) {
-      const toggled = segments.at(-1) === "" && segments.length > 1 ? segments.slice(0, -1) : [...segments, ""];
-      const slash = toggled.length < segments.length
-        ? "trailing slash (stub has none)"
-        : "trailing slash (stub has one)";
-      this.#walk(root, toggled, (node) => {
-        for (const terminal of terminalsOf(node)) add(terminal.route, slash);
-      });
-      let visits = 0;
-      const visit = (node: Node<T>, depth: number, differs: number): void => {
-        if (found.length >= limit || ++visits > NEAR_MISS_VISIT_LIMIT) return;
-        if (depth === segments.length) {
-          if (differs >= 0) {
-            for (const terminal of terminalsOf(node)) {
-              add(terminal.route, segmentReason(terminal.route, differs, segments[differs]));
+    const layers = [...(view.scope !== null ? this.#scoped.get(view.scope) ?? [] : []), ...this.#layers];
+    const own = triesFor(view.method);
+    let visits = 0;
+    /** Calls `onEnd` for each node the segments reach exactly (static, placeholder and catch-all branches). */
+    const walk = (root: Node<T>, path: readonly string[], onEnd: (node: Node<T>) => boolean | void): void => {
+      const visit = (node: Node<T>, depth: number): boolean | void => {
+        if (++visits > NEAR_MISS_VISIT_LIMIT || found.length >= limit) return true;
+        if (depth === path.length) return onEnd(node);
+        const segment = path[depth];
+        const child = node.statics?.get(segment);
+        if (child && visit(child, depth + 1)) return true;
+        if (node.param && segment !== "" && visit(node.param, depth + 1)) return true;
+        if (node.rest && path.slice(depth).join("/") !== "") return onEnd(node.rest);
+      };
+      visit(root, 0);
+    };
+    // 1. The path matched (in a tree of the request's method), a condition did not.
+    for (const layer of layers) {
+      for (const method of own) {
+        const root = layer.tries.get(method);
+        if (!root) continue;
+        let needBody = false;
+        walk(root, segments, (node) => {
+          for (const route of node.terminals?.list ?? []) {
+            if (++visits > NEAR_MISS_VISIT_LIMIT || found.length >= limit) return true;
+            for (const condition of route.conditions) {
+              if (condition.needsBody && view.body === undefined) {
+                needBody = true;
+                return true;
+              }
+              if (!condition.test(view, [], [])) {
+                add(route, condition.reason(view));
+                break;
+              }
             }
           }
-          return;
-        }
-        const segment = segments[depth];
-        const exact = node.statics?.get(segment);
-        if (exact) visit(exact, depth + 1, differs);
-        if (node.param && segment !== "") visit(node.param, depth + 1, differs);
-        if (differs >= 0) return;
-        for (const [value, child] of node.statics ?? []) {
-          if (found.length >= limit || visits > NEAR_MISS_VISIT_LIMIT) return;
-          if (value !== segment) visit(child, depth + 1, depth);
-        }
-        if (node.param && segment === "") visit(node.param, depth + 1, depth);
-      };
-      // With one segment, "one segment differs" would mean nothing matched at all.
-      if (segments.length > 1) visit(root, 0, -1);
+        });
+        if (needBody) return NEED_BODY;
+      }
+    }
+    // 2. The path matched under another method.
+    for (const layer of layers) {
+      for (const [method, root] of layer.tries) {
+        if (own.includes(method)) continue;
+        walk(root, segments, (node) => {
+          const route = node.terminals?.list[0];
+          if (route) add(route, `method differs (stub is ${method})`);
+        });
+      }
+    }
+    for (const layer of layers) {
+      for (const method of own) {
+        const root = layer.tries.get(method);
+        if (!root) continue;
+        // 3. Only the trailing slash differs.
+        const toggled = segments.at(-1) === "" && segments.length > 1 ? segments.slice(0, -1) : [...segments, ""];
+        const slash = toggled.length < segments.length
+          ? "trailing slash (stub has none)"
+          : "trailing slash (stub has one)";
+        walk(root, toggled, (node) => {
+          for (const route of node.terminals?.list ?? []) add(route, slash);
+        });
+        // 4. Exactly one segment differs ("one segment" of a one-segment path would mean nothing matched).
+        if (segments.length > 1) this.#oneSegmentOff(root, segments, add, () => found.length >= limit);
+      }
     }
     return found;
   }
 
-  /** Calls `onEnd` for each node the path reaches exactly (static and placeholder branches), within a visit budget. */
-  #walk(root: Node<T>, segments: readonly string[], onEnd: (node: Node<T>) => void): void {
+  #oneSegmentOff(
+    root: Node<T>,
+    segments: readonly string[],
+    add: (route: T, reason: string) => void,
+    full: () => boolean,
+  ): void {
     let visits = 0;
-    const visit = (node: Node<T>, depth: number): void => {
-      if (++visits > NEAR_MISS_VISIT_LIMIT) return;
-      if (depth === segments.length) return onEnd(node);
+    const visit = (node: Node<T>, depth: number, differs: number): void => {
+      if (full() || ++visits > NEAR_MISS_VISIT_LIMIT) return;
+      if (depth === segments.length) {
+        if (differs >= 0) {
+          for (const route of node.terminals?.list ?? []) add(route, segmentReason(route, differs, segments[differs]));
+        }
+        return;
+      }
       const segment = segments[depth];
-      const child = node.statics?.get(segment);
-      if (child) visit(child, depth + 1);
-      if (node.param && segment !== "") visit(node.param, depth + 1);
+      const exact = node.statics?.get(segment);
+      if (exact) visit(exact, depth + 1, differs);
+      if (node.param && segment !== "") visit(node.param, depth + 1, differs);
+      if (differs >= 0) return;
+      for (const [value, child] of node.statics ?? []) {
+        if (full() || visits > NEAR_MISS_VISIT_LIMIT) return;
+        if (value !== segment) visit(child, depth + 1, depth);
+      }
+      if (node.param && segment === "") visit(node.param, depth + 1, depth);
     };
-    visit(root, 0);
+    visit(root, 0, -1);
   }
+}
+
+/** Splits a request pathname (`/a/b%20c/`) into decoded segments (`["a", "b c", ""]`). */
+function splitPath(pathname: string): string[] {
+  const raw = pathname.slice(1).split("/");
+  for (let i = 0; i < raw.length; i++) if (raw[i].includes("%")) raw[i] = decodeSegment(raw[i]);
+  return raw;
 }

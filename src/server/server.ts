@@ -7,7 +7,21 @@ import type { Serve } from "./adapters/types.ts";
 import { StubBuilder } from "../stubs/builder.ts";
 import { type HandlerOptions, StubHandler } from "./handler.ts";
 import type { Stub } from "../stubs/model.ts";
-import type { JournalSnapshot, Report } from "../report/types.ts";
+import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
+import { validatePattern } from "../stubs/validate.ts";
+import { findRequests } from "./find.ts";
+import { journalEntry } from "./journal.ts";
+import { type StubInfo, stubInfo } from "./stub_form.ts";
+
+/** What {@link StubServer.requests} resolves with. */
+export interface FoundRequests {
+  /** How many requests matched. */
+  count: number;
+  /** False when the journal has dropped older requests, so some may be missing. */
+  complete: boolean;
+  /** The matching requests, oldest first, as `GET /__stubtool__/requests` lists them. */
+  requests: JournalEntry[];
+}
 
 /** How long shutdown waits for in-flight responses before cutting them short (P7). */
 export const SHUTDOWN_GRACE_MS = 5_000;
@@ -72,12 +86,52 @@ export class StubServer implements AsyncDisposable {
     this.#close = close;
   }
 
-  /** Registers stubs (builders or validated stubs); they answer from the next request on. */
-  routes(...stubs: Array<StubBuilder | Stub>): this {
-    // Validate all before adding any, so a bad builder leaves the server unchanged.
+  /**
+   * Registers stubs (builders or validated stubs) as one batch; they answer from the next
+   * request on, and win ties with stubs added before (P9.3). Returns their ids. Every stub
+   * is checked first: a bad one throws and nothing is added.
+   */
+  routes(...stubs: Array<StubBuilder | Stub>): string[] {
     const validated = stubs.map((s) => s instanceof StubBuilder ? s.toStub() : s);
-    this.handler.add(validated);
-    return this;
+    return this.handler.add(validated, "api");
+  }
+
+  /** Every stub in declaration order, in config form with `id`, `source` and `hit_count` (as `GET /__stubtool__/stubs`). */
+  stubs(): Promise<StubInfo[]> {
+    return Promise.resolve(this.handler.routes.map(stubInfo));
+  }
+
+  /** Removes the stubs with these ids; resolves with the ids that were there. */
+  remove(...ids: string[]): Promise<string[]> {
+    return Promise.resolve(this.handler.remove(...ids));
+  }
+
+  /** Removes every stub added through {@link StubServer.routes}; resolves with their ids. */
+  clear(): Promise<string[]> {
+    return Promise.resolve(this.handler.removeWhere((route) => route.source === "api"));
+  }
+
+  /**
+   * The journaled requests a pattern matches, oldest first (as `POST /__stubtool__/requests/find`):
+   * `method`, `path`, `query_params`, `request`, `scope`, each optional (no pattern: every
+   * request kept). `complete` is false when the journal has dropped older requests.
+   *
+   * @example
+   * ```ts
+   * import { post, stubServer } from "../../mod.ts";
+   * await using server = await stubServer(0);
+   * server.routes(post("/orders").status(201));
+   * await (await fetch(`${server.url}/orders`, { method: "POST", body: '{"sku":"a-1"}' })).body?.cancel();
+   * const found = await server.requests({ method: "POST", path: "/orders", request: { json: { sku: "a-1" } } });
+   * console.log(found.count); // 1
+   * ```
+   */
+  requests(pattern: Record<string, unknown> = {}): Promise<FoundRequests> {
+    const { pattern: checked, errors } = validatePattern(pattern);
+    if (!checked) return Promise.reject(new TypeError(`requests(…): ${errors.join("; ")}`));
+    const { records, complete } = this.handler.journalRecords();
+    const requests = findRequests(checked, records).map(journalEntry);
+    return Promise.resolve({ count: requests.length, complete, requests });
   }
 
   /** The port actually bound. */

@@ -5,7 +5,9 @@
  * @module
  */
 
-import type { Delay, HeaderMap, Method, ResponseFunc, SequenceMode, Stub } from "./model.ts";
+import type { Delay, HeaderMap, ResponseFunc, SequenceMode, Stub, StubMethod } from "./model.ts";
+import type { ValuePatternSpec } from "./patterns.ts";
+import { checkId, checkPriority, checkScope } from "./request.ts";
 import { parsePathTemplate } from "./path.ts";
 import {
   checkDelay,
@@ -57,7 +59,7 @@ export class StubBuilder<P extends string = string> {
    * Starts a stub for `method` and `path`. {@link route} and the method helpers check both
    * at once; called directly, they are checked only by {@link StubBuilder.toStub}.
    */
-  constructor(method: Method, path: P) {
+  constructor(method: StubMethod, path: P) {
     this.#fields = { method, path };
     this.#name = `${method.toLowerCase() === "delete" ? "del" : method.toLowerCase()}(${JSON.stringify(path)})`;
   }
@@ -137,9 +139,87 @@ export class StubBuilder<P extends string = string> {
     return this;
   }
 
-  /** Requires query parameters: literal values must be equal, `{name}` values capture. */
-  queryParams(map: Record<string, string>): this {
-    this.#fields.query_params = { ...(this.#fields.query_params as Record<string, string> | undefined), ...map };
+  /**
+   * Requires query parameters: a literal value must be equal, `{name}` captures the value,
+   * text with `{name}` inside captures part of it, `{ regex }` must match the whole value,
+   * `{ absent: true }` must not be there.
+   */
+  queryParams(map: Record<string, ValuePatternSpec>): this {
+    this.#fields.query_params = {
+      ...(this.#fields.query_params as Record<string, ValuePatternSpec> | undefined),
+      ...map,
+    };
+    return this;
+  }
+
+  /** The request conditions set so far (`request:`), to add one to. */
+  #request(): Record<string, unknown> {
+    return (this.#fields.request ??= {}) as Record<string, unknown>;
+  }
+
+  /**
+   * Requires a request header (name case-insensitive): literal text with optional `{name}`
+   * captures (`"Bearer {token}"`), `{ regex }` or `{ absent: true }`.
+   */
+  withHeader(name: string, pattern: ValuePatternSpec): this {
+    const request = this.#request();
+    request.headers = { ...(request.headers as Record<string, ValuePatternSpec> | undefined), [name]: pattern };
+    return this;
+  }
+
+  /**
+   * Requires a JSON body that contains `value`: listed object keys must be there (others may
+   * be too), lists must match element by element, strings are text patterns (`"{name}"`
+   * captures any string, number or boolean).
+   */
+  withJson(value: unknown): this {
+    const problem = value === undefined ? "the pattern is undefined" : checkJsonValue(value, "json");
+    if (problem) this.#fail("withJson(…)", problem, "pass a JSON value such as .withJson({ amount: 42 })");
+    this.#request().json = value;
+    return this;
+  }
+
+  /** Requires an `application/x-www-form-urlencoded` body with these fields (value patterns). */
+  withForm(map: Record<string, ValuePatternSpec>): this {
+    const request = this.#request();
+    request.form = { ...(request.form as Record<string, ValuePatternSpec> | undefined), ...map };
+    return this;
+  }
+
+  /** Requires the body, as UTF-8 text, to contain `text`. */
+  withBodyContaining(text: string): this {
+    if (typeof text !== "string" || text === "") {
+      this.#fail(
+        `withBodyContaining(${describe(text)})`,
+        "expected non-empty text",
+        'write .withBodyContaining("urgent")',
+      );
+    }
+    this.#request().body_contains = text;
+    return this;
+  }
+
+  /** Gives the stub an id (1–100 characters of `A-Z a-z 0-9 _ . : -`), unique on the server. */
+  id(id: string): this {
+    const problem = checkId(id);
+    if (problem) this.#fail(`id(${describe(id)})`, problem, 'write for example .id("user-found")');
+    this.#fields.id = id;
+    return this;
+  }
+
+  /** Answers only requests that carry `x-stubtool-scope: <name>`; for them it wins over unscoped stubs. */
+  scope(name: string): this {
+    const problem = checkScope(name);
+    if (problem) this.#fail(`scope(${describe(name)})`, problem, 'write for example .scope("checkout_test")');
+    this.#fields.scope = name;
+    return this;
+  }
+
+  /** Wins over stubs of lower priority whatever their paths (default 0). */
+  priority(n: number): this {
+    const problem = checkPriority(n);
+    if (problem) this.#fail(`priority(${describe(n)})`, problem, "write for example .priority(10)");
+    this.#fields.priority = n;
     return this;
   }
 

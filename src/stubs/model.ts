@@ -4,12 +4,35 @@
  */
 
 import type { Segment } from "./path.ts";
+import type { JsonPattern, ValuePattern, ValuePatternSpec } from "./patterns.ts";
 
 /** HTTP methods a stub may use (P2), sorted as the validator lists them. */
 export const METHODS = ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"] as const;
 
 /** One of {@link METHODS}. */
 export type Method = typeof METHODS[number];
+
+/** A stub's method: one of {@link METHODS}, or `ANY`, which matches every method (P10.5). */
+export type StubMethod = Method | "ANY";
+
+/** Where a stub came from (P9.2 `source`). */
+export type StubSource = "config" | "inline" | "api" | "admin";
+
+/** A stub's request conditions, compiled (P10.1–P10.4); each list keeps the order written. */
+export interface RequestMatch {
+  /** Required query parameters (P3.4, P10.2). */
+  query?: [name: string, pattern: ValuePattern][];
+  /** Required headers, names lower-cased. */
+  headers?: [name: string, pattern: ValuePattern][];
+  /** A pattern the JSON body must contain. */
+  json?: JsonPattern;
+  /** The names {@link RequestMatch.json} captures, in walk order. */
+  jsonNames?: string[];
+  /** Form fields of an `application/x-www-form-urlencoded` body. */
+  form?: [name: string, pattern: ValuePattern][];
+  /** Text the body must contain. */
+  bodyContains?: string;
+}
 
 export { RESERVED_PREFIX } from "./path.ts";
 
@@ -19,8 +42,11 @@ export type Delay = number | { min: number; max: number };
 /** What happens after the last entry of a sequence. */
 export type SequenceMode = "repeat-last" | "cycle";
 
-/** A response header map: name → value (values may hold `{name}` placeholders). */
-export type HeaderMap = Record<string, string>;
+/**
+ * A response header map: name → value, or a list of values for a header sent several
+ * times (`set-cookie`). Values may hold `{name}` placeholders.
+ */
+export type HeaderMap = Record<string, string | string[]>;
 
 /** One canned response: a stub's plain response or one `sequence` entry. */
 export interface ResponseSpec {
@@ -61,14 +87,27 @@ export type ResponseFunc<P = any> = (
 
 /** A validated stub, ready for the router. */
 export interface Stub {
-  /** The method, upper-case. A `GET` stub also answers `HEAD` requests that no `HEAD` stub matches. */
-  method: Method;
+  /** The id given (`id:`, `.id()`); the server makes one up when there is none (P9.1). */
+  id?: string;
+  /** Answer only requests that carry `x-stubtool-scope: <scope>` (P9.5). */
+  scope?: string;
+  /** Higher wins over path specificity (P10.6); default 0. */
+  priority?: number;
+  /**
+   * The method, upper-case, or `ANY`. A `GET` stub also answers `HEAD` requests that no
+   * `HEAD` stub matches.
+   */
+  method: StubMethod;
   /** Path template without the query part, percent-decoded. */
   path: string;
   /** The path split into segments (parsed once, at validation). */
   segments: readonly Segment[];
-  /** Required query parameters: name → literal value or `{name}` capture. */
-  query?: Record<string, string>;
+  /** Required query parameters as written: name → value pattern (literal, `{name}`, `{regex}`, `{absent: true}`). */
+  query?: Record<string, ValuePatternSpec>;
+  /** The `request:` conditions as written (headers, json, form, body_contains), for the stub's config form. */
+  request?: Record<string, unknown>;
+  /** Every request condition compiled (query included); absent for a stub with none (or whose query is not compiled yet). */
+  match?: RequestMatch;
   /** One entry for a plain response, several for a sequence; empty with a response function. */
   responses: ResponseSpec[];
   /** True when `responses` came from `sequence`. */
@@ -81,9 +120,30 @@ export interface Stub {
   delay?: Delay;
 }
 
+/** How a query value pattern shows in a label: the text, `/regex/`, or `(absent)`. */
+function patternText(spec: unknown): string {
+  if (typeof spec === "string") return spec;
+  if (typeof spec === "object" && spec !== null && "regex" in spec) return `/${(spec as { regex: unknown }).regex}/`;
+  if (typeof spec === "object" && spec !== null && "absent" in spec) return "(absent)";
+  return String(spec);
+}
+
+/**
+ * `q={term}&sort=asc`: required query parameters as a label shows them (a regex as
+ * `/…/`, an absent one as `(absent)`).
+ *
+ * @example
+ * ```ts
+ * import { queryLabel } from "./model.ts";
+ * console.log(queryLabel({ q: "{term}", v: { regex: "[0-9]+" } })); // "q={term}&v=/[0-9]+/"
+ * ```
+ */
+export function queryLabel(query: Readonly<Record<string, unknown>>): string {
+  return Object.entries(query).map(([k, v]) => `${k}=${patternText(v)}`).join("&");
+}
+
 /** `GET /users/{id}`, with `?query` when the stub requires one. */
 export function stubLabel(stub: Pick<Stub, "method" | "path" | "query">): string {
   if (!stub.query) return `${stub.method} ${stub.path}`;
-  const query = Object.entries(stub.query).map(([k, v]) => `${k}=${v}`).join("&");
-  return `${stub.method} ${stub.path}?${query}`;
+  return `${stub.method} ${stub.path}?${queryLabel(stub.query)}`;
 }

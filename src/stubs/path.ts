@@ -7,8 +7,11 @@
 /** Paths under this prefix belong to stubtool itself (P4). */
 export const RESERVED_PREFIX = "/__stubtool__/";
 
-/** A template segment: literal text, or a `{name}` placeholder that captures one segment. */
-export type Segment = { param: false; value: string } | { param: true; name: string };
+/**
+ * A template segment: literal text, a `{name}` placeholder that captures one segment, or
+ * (last only) a `{name*}` catch-all that captures one or more remaining segments.
+ */
+export type Segment = { param: false; value: string } | { param: true; name: string; rest?: boolean };
 
 /** A parsed path template. */
 export interface PathTemplate {
@@ -25,6 +28,8 @@ export interface PathTemplate {
 }
 
 const PLACEHOLDER = /^\{([A-Za-z0-9_]+)\}$/;
+/** A catch-all segment: `{name*}`. */
+const CATCH_ALL = /^\{([A-Za-z0-9_]+)\*\}$/;
 /** A `{name}` placeholder anywhere in a string. */
 export const PLACEHOLDER_ANYWHERE = /\{([A-Za-z0-9_]+)\}/g;
 
@@ -135,11 +140,18 @@ export function parseTemplateInFull(raw: string): { template?: PathTemplate; pro
   for (let k = 0; k < segments.length; k++) {
     const piece = segments[k] as string;
     const name = placeholderName(piece);
-    if (name !== undefined) {
+    const rest = name === undefined ? CATCH_ALL.exec(piece)?.[1] : undefined;
+    if (name !== undefined || rest !== undefined) {
+      const captured = (name ?? rest)!;
       names ??= new Set();
-      if (names.has(name)) problems.push(`path uses placeholder {${name}} twice; give each one its own name`);
-      names.add(name);
-      segments[count++] = { param: true, name };
+      if (names.has(captured)) problems.push(`path uses placeholder {${captured}} twice; give each one its own name`);
+      names.add(captured);
+      if (rest !== undefined && k !== segments.length - 1) {
+        problems.push(`path segment '${piece}' must be the last one: {${rest}*} takes every segment after it`);
+      }
+      segments[count++] = rest === undefined
+        ? { param: true, name: captured }
+        : { param: true, name: captured, rest: true };
     } else if (piece.includes("{") || piece.includes("}")) {
       problems.push(
         `path segment '${piece}' is not a placeholder: write a whole segment as {name} (letters, digits, _)`,
@@ -164,7 +176,8 @@ export function parseTemplateInFull(raw: string): { template?: PathTemplate; pro
   // Without a problem or a `%`, every piece displays as written: the display form is the path itself.
   const path = problems.length === 0 && !pathPart.includes("%")
     ? pathPart
-    : "/" + (segments as Segment[]).map((s) => s.param ? `{${s.name}}` : displaySegment(s.value)).join("/");
+    : "/" + (segments as Segment[]).map((s) => s.param ? `{${s.name}${s.rest ? "*" : ""}}` : displaySegment(s.value))
+      .join("/");
   if (path.startsWith(RESERVED_PREFIX) || path === RESERVED_PREFIX.slice(0, -1)) {
     problems.push(`path '${path}' is under ${RESERVED_PREFIX}, which stubtool reserves for itself`);
   }

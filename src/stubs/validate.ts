@@ -15,8 +15,11 @@ import {
   type SequenceMode,
   type Stub,
   stubLabel,
+  type StubMethod,
 } from "./model.ts";
 import { parsePathTemplate, PLACEHOLDER_ANYWHERE, placeholderName, plainSegments, type Segment } from "./path.ts";
+import type { ValuePatternSpec } from "./patterns.ts";
+import { checkId, checkPriority, checkScope, compileRequest } from "./request.ts";
 
 /** A problem found in a config, tied to where it is. */
 export interface Problem {
@@ -36,6 +39,10 @@ const STUB_FIELDS = [
   "delay",
   "sequence",
   "sequence_mode",
+  "id",
+  "scope",
+  "priority",
+  "request",
 ] as const;
 const STUB_FIELDS_WITH_FUNC = [...STUB_FIELDS, "response_func"] as const;
 const ENTRY_FIELDS = ["status", "headers", "body", "delay"] as const;
@@ -107,10 +114,12 @@ export function unknownField(what: string, name: string, known: readonly string[
     : `unknown ${what} '${name}' (allowed: ${known.join(", ")})`;
 }
 
-const ALLOWED_METHODS = `(allowed: ${METHODS.join(", ")})`;
+/** What a stub's `method` may be: a method, or `ANY` (P10.5), listed alphabetically as messages show them. */
+const STUB_METHODS: readonly StubMethod[] = ["ANY", ...METHODS];
+const ALLOWED_METHODS = `(allowed: ${STUB_METHODS.join(", ")})`;
 
 /** Checks a method name; returns it upper-cased, or the P6 message. */
-export function checkMethod(value: unknown): { method?: Method; error?: string } {
+export function checkMethod(value: unknown): { method?: StubMethod; error?: string } {
   // Most stubs spell the method as listed: no regex, no new string.
   if ((METHODS as readonly unknown[]).includes(value)) return { method: value as Method };
   const allowed = ALLOWED_METHODS;
@@ -118,10 +127,10 @@ export function checkMethod(value: unknown): { method?: Method; error?: string }
   if (typeof value !== "string") return { error: `invalid method ${describe(value)} ${allowed}` };
   // ASCII only: toUpperCase() would turn "poſt" (long s) into "POST".
   const upper = /^[A-Za-z]+$/.test(value) ? value.toUpperCase() : value;
-  if (!(METHODS as readonly string[]).includes(upper)) {
+  if (!(STUB_METHODS as readonly string[]).includes(upper)) {
     return { error: `invalid method '${value}' ${allowed}` };
   }
-  return { method: upper as Method };
+  return { method: upper as StubMethod };
 }
 
 /** Checks a status code. */
@@ -173,12 +182,26 @@ function checkStringMap(value: unknown, field: string, errors: string[]): Record
   return out;
 }
 
-/** Checks response headers; names must be HTTP tokens, values free of CR, LF and NUL. */
+/** A header value as text: numbers and booleans are accepted as YAML users write them (`x-count: 5`). */
+function headerText(item: unknown): string | undefined {
+  if (typeof item === "string") return item;
+  if (typeof item === "number" || typeof item === "boolean") return String(item);
+  return undefined;
+}
+
+/**
+ * Checks response headers; names must be HTTP tokens, values free of control characters
+ * and within Latin-1. A value may be a list, for a header sent several times
+ * (`set-cookie: [a=1, b=2]`).
+ */
 export function checkHeaders(value: unknown, field: string, errors: string[]): HeaderMap | undefined {
-  const headers = checkStringMap(value, field, errors);
-  if (!headers) return undefined;
+  if (!isMapping(value)) {
+    errors.push(`${field} must be a mapping of names to strings, got ${describe(value)}`);
+    return undefined;
+  }
+  const headers = Object.create(null) as HeaderMap;
   const seen = new Map<string, string>();
-  for (const [name, item] of Object.entries(headers)) {
+  for (const [name, raw] of Object.entries(value)) {
     const lower = name.toLowerCase();
     if (!HEADER_NAME.test(name)) {
       errors.push(`${field}: '${name}' is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`);
@@ -188,13 +211,26 @@ export function checkHeaders(value: unknown, field: string, errors: string[]): H
       errors.push(`${field}.${name} repeats ${field}.${seen.get(lower)} (header names ignore case); keep one`);
     }
     if (!seen.has(lower)) seen.set(lower, name);
-    if (HEADER_VALUE_FORBIDDEN.test(item)) {
-      errors.push(`${field}.${name} must not contain CR, LF, NUL or other control characters`);
-    } else if (HEADER_VALUE_NOT_LATIN1.test(item)) {
-      errors.push(
-        `${field}.${name} must hold only characters up to U+00FF (header values are bytes), got ${describe(item)}`,
-      );
+    const list = Array.isArray(raw);
+    if (list && raw.length === 0) {
+      errors.push(`${field}.${name} is an empty list; give at least one value or remove it`);
+      continue;
     }
+    const texts: string[] = [];
+    (list ? raw : [raw]).forEach((item: unknown, i: number) => {
+      const where = list ? `${field}.${name}[${i}]` : `${field}.${name}`;
+      const text = headerText(item);
+      if (text === undefined) {
+        errors.push(`${where} must be a string${list ? "" : " or a list of strings"}, got ${describe(item)}`);
+      } else if (HEADER_VALUE_FORBIDDEN.test(text)) {
+        errors.push(`${where} must not contain CR, LF, NUL or other control characters`);
+      } else if (HEADER_VALUE_NOT_LATIN1.test(text)) {
+        errors.push(
+          `${where} must hold only characters up to U+00FF (header values are bytes), got ${describe(text)}`,
+        );
+      } else texts.push(text);
+    });
+    headers[name] = list ? texts : texts[0];
   }
   return headers;
 }
@@ -370,7 +406,7 @@ export function validateStubInFull(
 
   let segments: Segment[] = [];
   let path = "";
-  let query: Record<string, string> | undefined;
+  let query: Record<string, ValuePatternSpec> | undefined;
   if (typeof raw.path !== "string") {
     errors.push(
       raw.path === undefined
@@ -384,9 +420,15 @@ export function validateStubInFull(
   }
 
   if (raw.query_params !== undefined) {
-    const extra = checkStringMap(raw.query_params, "query_params", errors);
-    if (extra) {
-      query ??= Object.create(null) as Record<string, string>;
+    const extra = isMapping(raw.query_params) ? raw.query_params as Record<string, ValuePatternSpec> : undefined;
+    if (!extra) {
+      errors.push(
+        `query_params must be a mapping of names to values (text, {name}, {regex: …} or {absent: true}), got ${
+          describe(raw.query_params)
+        }`,
+      );
+    } else {
+      query ??= Object.create(null) as Record<string, ValuePatternSpec>;
       for (const [key, value] of Object.entries(extra)) {
         if (key === "") {
           errors.push("query_params has an empty parameter name");
@@ -398,21 +440,12 @@ export function validateStubInFull(
     }
   }
 
-  if (query) {
-    // Built on the first query capture: most stubs have none.
-    let captureNames: Set<string> | undefined;
-    for (const key in query) { // a null-prototype record: own keys only
-      const name = placeholderName(query[key]);
-      if (name === undefined) continue;
-      if (!captureNames) {
-        captureNames = new Set();
-        for (const segment of segments) if (segment.param) captureNames.add(segment.name);
-      }
-      if (captureNames.has(name)) {
-        errors.push(`placeholder {${name}} of query parameter '${key}' is already used; rename one`);
-      }
-      captureNames.add(name);
-    }
+  // Query values, request conditions and their captures (one name, one capture).
+  const compiled = compileRequest(segments, query, raw.request, errors);
+  for (const [field, check] of [["id", checkId], ["scope", checkScope], ["priority", checkPriority]] as const) {
+    if (raw[field] === undefined) continue;
+    const problem = check(raw[field]);
+    if (problem) errors.push(problem);
   }
 
   const isSequence = raw.sequence !== undefined;
@@ -488,11 +521,26 @@ export function validateStubInFull(
     sequenceMode,
   };
   if (query) stub.query = query;
+  if (raw.id !== undefined) stub.id = raw.id as string;
+  if (raw.scope !== undefined) stub.scope = raw.scope as string;
+  if (raw.priority !== undefined && raw.priority !== 0) stub.priority = raw.priority as number;
+  if (compiled?.request) stub.request = compiled.request;
+  if (compiled && Object.keys(compiled.match).length) stub.match = compiled.match;
   if (responseFunc) {
     stub.responseFunc = responseFunc as ResponseFunc;
     stub.delay = delay;
   }
   return { stub, errors };
+}
+
+/**
+ * A stub whose matching the shadow check understands: a method, a path and query values
+ * that are text (no regex, no absent, no request conditions, scope or priority).
+ */
+function simpleMatch(stub: Stub): boolean {
+  if (stub.request !== undefined || stub.scope !== undefined || (stub.priority ?? 0) !== 0) return false;
+  for (const key in stub.query) if (typeof stub.query[key] !== "string") return false;
+  return true;
 }
 
 /** A request matching `later` always matches `earlier` first (P3.2)? Both carry a query. */
@@ -510,7 +558,7 @@ function querySignature(pairs: [string, string | null][]): string {
 }
 
 /** The query written out, order-insensitive, capture names kept: tells duplicates from shadows. */
-function queryText(query: Readonly<Record<string, string>> | undefined): string {
+function queryText(query: Readonly<Record<string, unknown>> | undefined): string {
   return query ? JSON.stringify(Object.entries(query).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) : "";
 }
 
@@ -585,6 +633,7 @@ export function findShadowedStubs(
   const problems: Problem[] = [];
   for (let i = 0; i < stubs.length; i++) {
     const stub = stubs[i];
+    if (!simpleMatch(stub)) continue;
     const shape = pathShape(stub);
     let shadow: number | undefined;
     if (!stub.query) {
@@ -595,14 +644,14 @@ export function findShadowedStubs(
       const sameMethod = forMethod(groups, stub.method);
       let group = sameMethod.get(shape);
       if (!group) sameMethod.set(shape, group = { bySignature: new Map(), withQuery: [] });
-      const query = stub.query;
+      const query = stub.query as Record<string, string>;
       const signatures = coveringSignatures(query, group.withQuery.length);
       if (signatures) {
         for (const signature of signatures) {
           const j = group.bySignature.get(signature);
           if (j !== undefined && (shadow === undefined || j < shadow)) shadow = j;
         }
-      } else shadow = group.withQuery.find((j) => queryShadows(stubs[j].query!, query));
+      } else shadow = group.withQuery.find((j) => queryShadows(stubs[j].query as Record<string, string>, query));
       const own = querySignature(
         Object.entries(query).map(([key, value]) => [key, placeholderName(value) === undefined ? value : null]),
       );
@@ -683,4 +732,38 @@ export function validateConfig(raw: unknown): { config?: Config; problems: Probl
   if (problems.some((p) => p.level === "error")) return { problems };
   problems.push(...findShadowedStubs(routes, (i) => `routes[${i}]`));
   return { config: { routes, port }, problems };
+}
+
+/** The fields of a request pattern (P9.2 `requests/find`): a stub without its answer. */
+export const PATTERN_FIELDS = ["method", "path", "query_params", "request", "scope"] as const;
+
+/** A validated request pattern: what it matches, as a stub; `anyPath` when it names no path. */
+export interface RequestPattern {
+  stub: Stub;
+  anyPath: boolean;
+}
+
+/**
+ * Validates a request pattern (`method`, `path`, `query_params`, `request`, `scope`; each
+ * optional: no method matches every method, no path every path), with the messages of
+ * {@link validateStub}.
+ */
+export function validatePattern(raw: unknown): { pattern?: RequestPattern; errors: string[] } {
+  if (!isMapping(raw)) {
+    return { errors: [`must be a mapping of ${PATTERN_FIELDS.join(", ")}, got ${describe(raw)}`] };
+  }
+  const errors: string[] = [];
+  for (const key of Object.keys(raw)) {
+    if (!(PATTERN_FIELDS as readonly string[]).includes(key)) {
+      errors.push(`${unknownField("field", key, PATTERN_FIELDS)}; a pattern has no answer`);
+    }
+  }
+  const anyPath = raw.path === undefined;
+  const { stub, errors: stubErrors } = validateStubInFull({
+    ...raw,
+    method: raw.method ?? "ANY",
+    path: raw.path ?? "/",
+  });
+  errors.push(...stubErrors);
+  return errors.length ? { errors } : { pattern: { stub: stub!, anyPath }, errors };
 }

@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { errorAnswer, type Incoming, type Respond, TOO_LARGE } from "../handler.ts";
+import { type BodyRead, ChunkedBody, type HeaderSource } from "../incoming.ts";
 import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
 /** After the shutdown grace, how long cut-short responses get to reach their clients. */
@@ -37,6 +38,7 @@ class NodeIncoming implements Incoming {
   /** The handler started reading the body (a half-read body means closing the connection). */
   pulled = false;
   readonly #req: IncomingMessage;
+  #body: ChunkedBody | undefined;
 
   constructor(req: IncomingMessage, target: string) {
     this.#req = req;
@@ -57,46 +59,67 @@ class NodeIncoming implements Incoming {
     );
   }
 
-  body(max: number): Promise<Uint8Array | typeof TOO_LARGE> {
-    const req = this.#req;
-    const declared = req.headers["content-length"];
-    if (declared !== undefined && Number(declared) > max) return Promise.resolve(TOO_LARGE);
-    this.pulled = true;
-    return new Promise((resolve, reject) => {
-      const chunks: Buffer[] = [];
-      let total = 0;
-      const stop = () => {
-        req.off("data", onData);
-        req.off("end", onEnd);
-        req.off("error", onError);
-        req.off("close", onClose);
-      };
-      const onData = (chunk: Buffer) => {
-        total += chunk.length;
-        if (total <= max) return void chunks.push(chunk);
-        stop();
-        req.pause();
-        resolve(TOO_LARGE);
-      };
-      const onEnd = () => {
-        stop();
-        const all = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, total);
-        resolve(new Uint8Array(all.buffer, all.byteOffset, all.byteLength));
-      };
-      const onError = (error: Error) => {
-        stop();
-        reject(error);
-      };
-      const onClose = () => {
-        stop();
-        reject(new Error("the client closed the connection before the whole body arrived"));
-      };
-      req.on("data", onData);
-      req.on("end", onEnd);
-      req.on("error", onError);
-      req.on("close", onClose);
-    });
+  headerSource(): HeaderSource {
+    return this.#req.headers;
   }
+
+  hasBody(): boolean {
+    const headers = this.#req.headers;
+    const length = headers["content-length"];
+    return length !== undefined ? length !== "0" : headers["transfer-encoding"] !== undefined;
+  }
+
+  read(max: number): Promise<BodyRead> {
+    if (!this.#body) {
+      this.pulled = true;
+      const declared = this.#req.headers["content-length"];
+      this.#body = new ChunkedBody(() => nextChunk(this.#req), declared === undefined ? undefined : Number(declared));
+    }
+    return this.#body.read(max);
+  }
+
+  async body(max: number): Promise<Uint8Array | typeof TOO_LARGE> {
+    const declared = this.#req.headers["content-length"];
+    if (declared !== undefined && Number(declared) > max) return TOO_LARGE;
+    const { bytes, complete } = await this.read(max);
+    return complete ? bytes : TOO_LARGE;
+  }
+}
+
+/** The next chunk of a request body (the stream stays paused in between), or null at its end. */
+function nextChunk(req: IncomingMessage): Promise<Uint8Array | null> {
+  if (req.readableEnded) return Promise.resolve(null);
+  return new Promise((resolve, reject) => {
+    const stop = () => {
+      req.pause();
+      req.off("data", onData);
+      req.off("end", onEnd);
+      req.off("error", onError);
+      req.off("close", onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      stop();
+      resolve(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+    };
+    const onEnd = () => {
+      stop();
+      resolve(null);
+    };
+    const onError = (error: Error) => {
+      stop();
+      reject(error);
+    };
+    const onClose = () => {
+      stop();
+      if (req.complete) resolve(null);
+      else reject(new Error("the client closed the connection before the whole body arrived"));
+    };
+    req.on("data", onData);
+    req.on("end", onEnd);
+    req.on("error", onError);
+    req.on("close", onClose);
+    req.resume();
+  });
 }
 
 /** A {@link Respond} that writes the answer to `res` at once: head, content-length, body. */
@@ -105,6 +128,11 @@ function writeTo(res: ServerResponse, head: boolean, closeConnection: (status: n
     if (res.destroyed || res.headersSent) return; // The client went away meanwhile.
     const flat: string[] = [];
     for (const name in answer.headers) flat.push(name, answer.headers[name]);
+    if (answer.lists) {
+      for (const name in answer.lists) {
+        for (const value of answer.lists[name]) flat.push(name, value);
+      }
+    }
     // An empty answer says so (rather than going out chunked); HEAD, 204 and 304 carry no length of their own.
     if (body !== null) flat.push("content-length", String(Buffer.byteLength(body)));
     else if (!head && answer.status !== 204 && answer.status !== 304) flat.push("content-length", "0");

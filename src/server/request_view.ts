@@ -1,0 +1,157 @@
+/**
+ * A request as matching reads it: method, path, the query parsed once, headers by name,
+ * and the body once it has been read. Everything is worked out on first use, so a
+ * request that only a path-only stub answers costs no query parse, no header read and no
+ * body read (P10.9, P13.2).
+ * @module
+ */
+
+import type { Incoming } from "./incoming.ts";
+
+/** Decodes one `application/x-www-form-urlencoded` name or value (`+` is a space; a malformed escape stays). */
+export function formDecode(text: string): string {
+  if (!text.includes("%") && !text.includes("+")) return text;
+  return new URLSearchParams("v=" + text).get("v") ?? text;
+}
+
+/**
+ * A query string (or form body) parsed once into name → values, each value kept both
+ * decoded (for matching and bodies) and as sent (for header values, P3.3).
+ */
+export class QueryParams {
+  readonly #raw: string;
+  #values: Map<string, string[]> | undefined;
+  #raws: Map<string, string[]> | undefined;
+
+  constructor(raw: string) {
+    this.#raw = raw;
+  }
+
+  #parse(): void {
+    const values = new Map<string, string[]>();
+    const raws = new Map<string, string[]>();
+    if (this.#raw !== "") {
+      for (const piece of this.#raw.split("&")) {
+        if (piece === "") continue;
+        const eq = piece.indexOf("=");
+        const name = formDecode(eq === -1 ? piece : piece.slice(0, eq));
+        const raw = eq === -1 ? "" : piece.slice(eq + 1);
+        const list = values.get(name);
+        if (list) {
+          list.push(formDecode(raw));
+          raws.get(name)!.push(raw);
+        } else {
+          values.set(name, [formDecode(raw)]);
+          raws.set(name, [raw]);
+        }
+      }
+    }
+    this.#values = values;
+    this.#raws = raws;
+  }
+
+  /** Every decoded value given for `name`, in order; undefined when it is absent. */
+  all(name: string): readonly string[] | undefined {
+    if (!this.#values) this.#parse();
+    return this.#values!.get(name);
+  }
+
+  /** The `index`-th value of `name` as sent (still percent-encoded). */
+  raw(name: string, index: number): string {
+    if (!this.#raws) this.#parse();
+    return this.#raws!.get(name)?.[index] ?? "";
+  }
+
+  /** name → every decoded value (response functions' `queryParams`). */
+  lists(): Record<string, string[]> {
+    if (!this.#values) this.#parse();
+    const out: Record<string, string[]> = Object.create(null);
+    for (const [name, list] of this.#values!) out[name] = list.slice();
+    return out;
+  }
+}
+
+const utf8 = new TextDecoder();
+
+/** A request body that has been read (whole, or its first bytes when cut at a limit). */
+export class BodyView {
+  /** The bytes read. */
+  readonly bytes: Uint8Array;
+  /** False when the body was longer than what was read. */
+  readonly complete: boolean;
+  readonly #contentType: string | null;
+  #text: string | undefined;
+  #json: { value: unknown } | null | undefined;
+  #form: QueryParams | null | undefined;
+
+  constructor(bytes: Uint8Array, complete: boolean, contentType: string | null) {
+    this.bytes = bytes;
+    this.complete = complete;
+    this.#contentType = contentType;
+  }
+
+  /** The body as UTF-8 text (invalid sequences become U+FFFD). */
+  text(): string {
+    return this.#text ??= utf8.decode(this.bytes);
+  }
+
+  /** The body parsed as JSON, or null when it is empty or not JSON. */
+  json(): { value: unknown } | null {
+    if (this.#json !== undefined) return this.#json;
+    if (this.bytes.byteLength === 0) return this.#json = null;
+    try {
+      return this.#json = { value: JSON.parse(this.text()) };
+    } catch {
+      return this.#json = null;
+    }
+  }
+
+  /**
+   * The body as form fields, or null when its content type says it is something else
+   * (a body without a content type is read as a form).
+   */
+  form(): QueryParams | null {
+    if (this.#form !== undefined) return this.#form;
+    const type = this.#contentType?.split(";")[0].trim().toLowerCase();
+    if (type !== undefined && type !== "" && type !== "application/x-www-form-urlencoded") return this.#form = null;
+    return this.#form = new QueryParams(this.text());
+  }
+
+  /** The content type the request declared, or null. */
+  get contentType(): string | null {
+    return this.#contentType;
+  }
+}
+
+/** The request as the router and the conditions read it. */
+export class RequestView {
+  /** The request method as sent. */
+  readonly method: string;
+  /** The path as sent (percent-encoded), without the query. */
+  readonly pathname: string;
+  /** The query string as sent, without `?`. */
+  readonly rawQuery: string;
+  /** The body, once read; undefined before (conditions that need it make the handler read it). */
+  body: BodyView | undefined;
+  /** The scope the request carries (`x-stubtool-scope`), when the handler read it. */
+  scope: string | null = null;
+  readonly #incoming: Incoming;
+  #query: QueryParams | undefined;
+
+  constructor(incoming: Incoming, method: string, pathname: string, rawQuery: string) {
+    this.#incoming = incoming;
+    this.method = method;
+    this.pathname = pathname;
+    this.rawQuery = rawQuery;
+  }
+
+  /** The query, parsed on first use. */
+  get query(): QueryParams {
+    return this.#query ??= new QueryParams(this.rawQuery);
+  }
+
+  /** One request header by lower-case name (several values joined by `, `), or null. */
+  header(name: string): string | null {
+    return this.#incoming.header(name);
+  }
+}

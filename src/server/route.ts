@@ -1,0 +1,121 @@
+/**
+ * A registered stub: the validated stub, its id, where it came from and its place in the
+ * precedence order, its compiled conditions and answers, its sequence position and hit
+ * count.
+ * @module
+ */
+
+import type { Stub, StubSource } from "../stubs/model.ts";
+import { stubLabel } from "../stubs/model.ts";
+import { buildConditions, type NamedCondition } from "./conditions.ts";
+import { CompiledResponse } from "./response.ts";
+import type { Routable } from "./router.ts";
+
+const NO_NAMES: readonly string[] = [];
+
+/** Where a registered stub sits: its id, source, batch and order. */
+export interface Placement {
+  id: string;
+  source: StubSource;
+  batch: number;
+  order: number;
+}
+
+/** A registered stub, as the router, the handler and the report see it. */
+export class Route implements Routable {
+  readonly stub: Stub;
+  /** The stub's id: given, or made up by the server (P9.1). */
+  readonly id: string;
+  /** `config`, `inline`, `api` or `admin` (P9.2). */
+  readonly source: StubSource;
+  readonly batch: number;
+  readonly order: number;
+  // Copied from the stub: the router reads them for every stub at load, and a field read
+  // costs less than a getter call in code that has not been optimised yet.
+  readonly method: string;
+  readonly path: string;
+  readonly segments: Stub["segments"];
+  readonly conditions: readonly NamedCondition[];
+  readonly weight: number;
+  readonly priority: number;
+  readonly scope: string | undefined;
+  /** Next sequence entry. */
+  position = 0;
+  /** Requests this stub answered since start or the last reset. */
+  hits = 0;
+  #label: string | undefined;
+  #names: readonly string[] | undefined;
+  #responses: CompiledResponse[] | undefined;
+
+  constructor(stub: Stub, placement: Placement) {
+    this.stub = stub;
+    this.id = placement.id;
+    this.source = placement.source;
+    this.batch = placement.batch;
+    this.order = placement.order;
+    this.method = stub.method;
+    this.path = stub.path;
+    this.segments = stub.segments;
+    this.priority = stub.priority ?? 0;
+    this.scope = stub.scope;
+    this.conditions = stub.match === undefined && stub.query === undefined
+      ? (NO_NAMES as readonly never[])
+      : buildConditions(stub.match, stub.query);
+    let weight = 0;
+    for (const condition of this.conditions) weight += condition.weight;
+    this.weight = weight;
+  }
+
+  /** Capture names in the order the router fills them: path placeholders, then each condition's. */
+  get names(): readonly string[] {
+    if (this.#names) return this.#names;
+    let names = NO_NAMES;
+    const add = (name: string) => (names === NO_NAMES ? names = [] : names as string[]).push(name);
+    for (const segment of this.segments) if (segment.param) add(segment.name);
+    for (const condition of this.conditions) condition.names.forEach(add);
+    return this.#names = names;
+  }
+
+  /** Path placeholder names, in segment order (a response function's `params`). */
+  get paramCount(): number {
+    let count = 0;
+    for (const segment of this.segments) if (segment.param) count++;
+    return count;
+  }
+
+  /**
+   * The responses, compiled on the first request that needs them: a config of thousands
+   * of stubs starts without serializing bodies most of which a test run never asks for.
+   * Validation has already checked everything compiling relies on, so this cannot fail.
+   */
+  get responses(): CompiledResponse[] {
+    return this.#responses ?? this.compile();
+  }
+
+  /** Compiles the responses now (they keep the bodies as they are at this moment). */
+  compile(): CompiledResponse[] {
+    const names = this.names;
+    return this.#responses = this.stub.responses.map((spec) => new CompiledResponse(spec, names));
+  }
+
+  /** `GET /users/{id}?q={term}`, for the request log (built on first use: most stubs never log). */
+  get label(): string {
+    return this.#label ??= stubLabel(this.stub);
+  }
+
+  /** `METHOD /path`, as error answers name the stub. */
+  get name(): string {
+    return `${this.method} ${this.path}`;
+  }
+
+  /** The next sequence entry (and moves the position on), or the only response. */
+  nextResponse(): CompiledResponse {
+    const responses = this.responses;
+    if (!this.stub.isSequence) return responses[0];
+    const response = responses[Math.min(this.position, responses.length - 1)];
+    this.position = this.stub.sequenceMode === "cycle"
+      ? (this.position + 1) % responses.length
+      : Math.min(this.position + 1, responses.length);
+    return response;
+  }
+}

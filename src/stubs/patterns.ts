@@ -1,0 +1,351 @@
+/**
+ * Request conditions' value patterns (P10.2–P10.4): what a header value, a query or form
+ * value, or a field of a JSON body must be. Compiled once when a stub is registered; a
+ * match fills capture values that answers use like path placeholders (P10.7), and a
+ * failure says why in the words of the near-miss explanations (P10.8).
+ * @module
+ */
+
+import { quoteValue } from "./quote.ts";
+
+/** A value pattern as a config file writes it: text with `{name}` captures, `{regex}` or `{absent: true}`. */
+export type ValuePatternSpec = string | { regex: string } | { absent: true };
+
+/** A compiled value pattern. */
+export interface ValuePattern {
+  /** The pattern as written, for reports and reasons (`'Bearer {token}'`, `/^v[0-9]+$/`, `absent`). */
+  readonly display: string;
+  /** Names it captures, in the order {@link ValuePattern.match} returns their values. */
+  readonly names: readonly string[];
+  /** True for `{absent: true}`: the value must not be there. */
+  readonly absent: boolean;
+  /** The literal it requires, when it is plain text without captures (the router indexes on it). */
+  readonly literal: string | undefined;
+  /** True for a whole `"{name}"`: any value, as long as one is present. */
+  readonly anyValue: boolean;
+  /** The captured values when `value` matches (empty for no captures), else undefined. */
+  match(value: string): string[] | undefined;
+}
+
+/** `{name}` inside text. */
+const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g;
+const WHOLE_PLACEHOLDER = /^\{([A-Za-z0-9_]+)\}$/;
+const NONE: readonly string[] = [];
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
+}
+
+/**
+ * Compiles a value pattern. Returns the pattern, or a problem phrased to follow the field's
+ * place (`must …`), for the validator to report.
+ */
+export function compileValuePattern(spec: unknown): { pattern?: ValuePattern; problem?: string } {
+  if (typeof spec === "number" || typeof spec === "boolean") spec = String(spec);
+  if (typeof spec === "string") return compileText(spec);
+  if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {
+    return {
+      problem: `must be text (with {name} captures), {regex: PATTERN} or {absent: true}, got ${
+        spec === null ? "null" : Array.isArray(spec) ? "a list" : typeof spec
+      }`,
+    };
+  }
+  const keys = Object.keys(spec);
+  if (keys.length !== 1 || (keys[0] !== "regex" && keys[0] !== "absent")) {
+    return {
+      problem: `must be text, {regex: PATTERN} or {absent: true}, got a mapping with ${
+        keys.length ? keys.map((k) => `'${k}'`).join(", ") : "no keys"
+      }`,
+    };
+  }
+  const value = (spec as Record<string, unknown>)[keys[0]];
+  if (keys[0] === "absent") {
+    if (value !== true) return { problem: `absent must be true (leave the condition out to allow any value)` };
+    return { pattern: ABSENT };
+  }
+  if (typeof value !== "string") return { problem: `regex must be a string, got ${typeof value}` };
+  let regex: RegExp;
+  try {
+    regex = new RegExp(`^(?:${value})$`, "u");
+  } catch (error) {
+    const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: /, "") : error;
+    return { problem: `regex ${JSON.stringify(value)} is not a valid JavaScript regular expression: ${reason}` };
+  }
+  const names = [...value.matchAll(/\(\?<([A-Za-z_$][\w$]*)>/g)].map((m) => m[1]);
+  return {
+    pattern: {
+      display: `/${value}/`,
+      names,
+      absent: false,
+      literal: undefined,
+      anyValue: false,
+      match(text) {
+        const found = regex.exec(text);
+        if (!found) return undefined;
+        return names.length === 0 ? NONE as string[] : names.map((name) => found.groups?.[name] ?? "");
+      },
+    },
+  };
+}
+
+const ABSENT: ValuePattern = {
+  display: "absent",
+  names: NONE,
+  absent: true,
+  literal: undefined,
+  anyValue: false,
+  match: () => undefined,
+};
+
+/** Text with `{name}` captures: each matches one or more characters; a whole `{name}` any value. */
+function compileText(text: string): { pattern?: ValuePattern; problem?: string } {
+  const whole = WHOLE_PLACEHOLDER.exec(text);
+  if (whole) {
+    const names = [whole[1]];
+    return {
+      pattern: { display: text, names, absent: false, literal: undefined, anyValue: true, match: (v) => [v] },
+    };
+  }
+  const names: string[] = [];
+  let source = "^";
+  let last = 0;
+  for (const found of text.matchAll(PLACEHOLDER)) {
+    if (found.index === last && names.length > 0) {
+      return {
+        problem: `has two placeholders side by side in ${
+          JSON.stringify(text)
+        }; put literal text between them (a capture cannot tell where one ends)`,
+      };
+    }
+    if (names.includes(found[1])) {
+      return { problem: `uses placeholder {${found[1]}} twice in ${JSON.stringify(text)}; give each its own name` };
+    }
+    source += escapeRegExp(text.slice(last, found.index)) + "([\\s\\S]+?)";
+    names.push(found[1]);
+    last = found.index + found[0].length;
+  }
+  if (names.length === 0) {
+    return {
+      pattern: {
+        display: text,
+        names: NONE,
+        absent: false,
+        literal: text,
+        anyValue: false,
+        match: (v) => v === text ? NONE as string[] : undefined,
+      },
+    };
+  }
+  // The last capture takes what is left when nothing follows it.
+  if (last === text.length) source = source.slice(0, -3) + ")";
+  const regex = new RegExp(source + escapeRegExp(text.slice(last)) + "$");
+  return {
+    pattern: {
+      display: text,
+      names,
+      absent: false,
+      literal: undefined,
+      anyValue: false,
+      match(value) {
+        const found = regex.exec(value);
+        return found ? found.slice(1) : undefined;
+      },
+    },
+  };
+}
+
+/** `'dev'` or `/v[0-9]+/`: how a reason shows what the stub wants. */
+export function wants(pattern: ValuePattern): string {
+  return pattern.display.startsWith("/") && !pattern.literal ? pattern.display : quoteValue(pattern.display);
+}
+
+// ---------------------------------------------------------------- JSON body patterns
+
+/** A compiled `json:` pattern (P10.3): a tree walked against the parsed body. */
+export type JsonPattern =
+  | { kind: "object"; entries: [key: string, pattern: JsonPattern][] }
+  | { kind: "array"; items: JsonPattern[] }
+  | { kind: "number"; value: number }
+  | { kind: "literal"; value: boolean | null }
+  | { kind: "string"; pattern: ValuePattern };
+
+/** `/items/0/sku`: a JSON pointer (RFC 6901) step. */
+function pointerStep(key: string | number): string {
+  return "/" + String(key).replaceAll("~", "~0").replaceAll("/", "~1");
+}
+
+/**
+ * Compiles a `json:` pattern. Problems are phrased with their JSON pointer (`at /amount:
+ * …`). Names are collected in walk order: the order {@link matchJson} captures them.
+ */
+export function compileJsonPattern(
+  spec: unknown,
+  names: string[] = [],
+  problems: string[] = [],
+  pointer = "",
+  depth = 0,
+): JsonPattern {
+  if (depth > 100) {
+    problems.push(`is nested deeper than 100 levels at ${pointer}`);
+    return { kind: "literal", value: null };
+  }
+  if (typeof spec === "string") {
+    const { pattern, problem } = compileValuePattern(spec);
+    if (!pattern) {
+      problems.push(`at ${pointer || "/"} ${problem}`);
+      return { kind: "literal", value: null };
+    }
+    names.push(...pattern.names);
+    return { kind: "string", pattern };
+  }
+  if (typeof spec === "number") {
+    if (!Number.isFinite(spec)) problems.push(`at ${pointer || "/"} must be a finite number`);
+    return { kind: "number", value: spec };
+  }
+  if (typeof spec === "boolean" || spec === null) return { kind: "literal", value: spec };
+  if (Array.isArray(spec)) {
+    return {
+      kind: "array",
+      items: spec.map((item, i) => compileJsonPattern(item, names, problems, pointer + pointerStep(i), depth + 1)),
+    };
+  }
+  if (typeof spec === "object") {
+    const entries: [string, JsonPattern][] = [];
+    for (const key of Object.keys(spec)) {
+      entries.push([
+        key,
+        compileJsonPattern(
+          (spec as Record<string, unknown>)[key],
+          names,
+          problems,
+          pointer + pointerStep(key),
+          depth + 1,
+        ),
+      ]);
+    }
+    return { kind: "object", entries };
+  }
+  problems.push(`at ${pointer || "/"} must be a JSON value, got ${typeof spec}`);
+  return { kind: "literal", value: null };
+}
+
+/** How many leaves a JSON pattern has: each counts as one condition (P10.6). */
+export function jsonLeaves(pattern: JsonPattern): number {
+  switch (pattern.kind) {
+    case "object":
+      return pattern.entries.reduce((n, [, p]) => n + jsonLeaves(p), 0);
+    case "array":
+      return pattern.items.reduce((n, p) => n + jsonLeaves(p), 0);
+    default:
+      return 1;
+  }
+}
+
+/** A JSON value as a reason quotes it: `41`, `'EUR'`, `an object`. */
+function shown(value: unknown): string {
+  if (typeof value === "string") return quoteValue(value);
+  if (value === null || typeof value === "number" || typeof value === "boolean") return String(value);
+  return Array.isArray(value) ? "a list" : "an object";
+}
+
+/** What a pattern wants, for a reason: `42`, `'EUR'`, `an object`, `a list of 2`. */
+function wanted(pattern: JsonPattern): string {
+  switch (pattern.kind) {
+    case "object":
+      return "an object";
+    case "array":
+      return `a list of ${pattern.items.length}`;
+    case "number":
+      return String(pattern.value);
+    case "literal":
+      return String(pattern.value);
+    case "string":
+      return pattern.pattern.anyValue ? "a string, number or boolean" : wants(pattern.pattern);
+  }
+}
+
+/**
+ * Matches a parsed JSON body against a pattern: objects need each listed key (others are
+ * allowed), arrays the same length element by element, numbers the same value, strings
+ * their text pattern (a whole `"{name}"` takes any string, number or boolean). Pushes
+ * captures to `captured`; returns undefined when it matches, else the reason.
+ */
+export function matchJson(pattern: JsonPattern, value: unknown, captured: string[], pointer = ""): string | undefined {
+  const at = pointer || "/";
+  switch (pattern.kind) {
+    case "object": {
+      if (typeof value !== "object" || value === null || Array.isArray(value)) {
+        return `body field ${at} is ${shown(value)}, stub wants an object`;
+      }
+      for (const [key, sub] of pattern.entries) {
+        if (!Object.hasOwn(value, key)) return `body has no field ${pointer + pointerStep(key)}`;
+        const reason = matchJson(sub, (value as Record<string, unknown>)[key], captured, pointer + pointerStep(key));
+        if (reason) return reason;
+      }
+      return undefined;
+    }
+    case "array": {
+      if (!Array.isArray(value) || value.length !== pattern.items.length) {
+        return `body field ${at} is ${Array.isArray(value) ? `a list of ${value.length}` : shown(value)}, stub wants ${
+          wanted(pattern)
+        }`;
+      }
+      for (let i = 0; i < pattern.items.length; i++) {
+        const reason = matchJson(pattern.items[i], value[i], captured, pointer + pointerStep(i));
+        if (reason) return reason;
+      }
+      return undefined;
+    }
+    case "number":
+    case "literal":
+      return value === pattern.value ? undefined : `body field ${at} is ${shown(value)}, stub wants ${wanted(pattern)}`;
+    case "string": {
+      const { pattern: text } = pattern;
+      let given: string | undefined;
+      if (typeof value === "string") given = value;
+      else if (text.anyValue && (typeof value === "number" || typeof value === "boolean")) given = String(value);
+      const found = given === undefined ? undefined : text.match(given);
+      if (!found) return `body field ${at} is ${shown(value)}, stub wants ${wanted(pattern)}`;
+      for (const v of found) captured.push(v);
+      return undefined;
+    }
+  }
+}
+
+/** The literal leaves of a JSON pattern as `[pointer, key]` pairs, for the router's index (see {@link jsonKey}). */
+export function jsonLiterals(pattern: JsonPattern, pointer = "", out: [string, string][] = []): [string, string][] {
+  switch (pattern.kind) {
+    case "object":
+      for (const [key, sub] of pattern.entries) jsonLiterals(sub, pointer + pointerStep(key), out);
+      break;
+    case "number":
+    case "literal":
+      out.push([pointer, jsonKey(pattern.value)]);
+      break;
+    case "string":
+      if (pattern.pattern.literal !== undefined) out.push([pointer, jsonKey(pattern.pattern.literal)]);
+      break;
+      // Array elements are not indexed: a list must match as a whole (same length), rarely a key.
+  }
+  return out;
+}
+
+/** A JSON leaf as an index key: type and value, so `42` and `"42"` differ and `1.0` equals `1`. */
+export function jsonKey(value: unknown): string {
+  if (typeof value === "string") return "s" + value;
+  if (typeof value === "number") return "n" + String(value);
+  if (typeof value === "boolean" || value === null) return "l" + String(value);
+  return "o"; // an object or list never equals a literal leaf
+}
+
+/** The value at a JSON pointer made of {@link pointerStep}s, or undefined. */
+export function atPointer(value: unknown, pointer: string): unknown {
+  if (pointer === "") return value;
+  let current = value;
+  for (const raw of pointer.slice(1).split("/")) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    if (typeof current !== "object" || current === null || !Object.hasOwn(current, key)) return undefined;
+    current = (current as Record<string, unknown>)[key];
+  }
+  return current;
+}
