@@ -31,8 +31,12 @@ import { route, type StubBuilder } from "./src/stubs/builder.ts";
 // jsr.io link to each one; `deno doc --lint` (npm run check) fails when one is missing.
 export { route, StubBuilder } from "./src/stubs/builder.ts";
 export type { PathOnly, PathParams, PlaceholderNames, SequenceEntry } from "./src/stubs/builder.ts";
+export type { ValuePatternSpec } from "./src/stubs/patterns.ts";
+export type { StubInfo } from "./src/server/stub_form.ts";
+export type { JournalFilter } from "./src/server/journal.ts";
+export type { BodyRead, HeaderSource } from "./src/server/incoming.ts";
 export { StubServer, stubServer } from "./src/server/server.ts";
-export type { StubServerOptions } from "./src/server/server.ts";
+export type { FoundRequests, StubServerOptions } from "./src/server/server.ts";
 export { StubHandler, TOO_LARGE } from "./src/server/handler.ts";
 export type {
   HandlerOptions,
@@ -62,6 +66,8 @@ export type {
   ResponseSpec,
   SequenceMode,
   Stub,
+  StubMethod,
+  StubSource,
 } from "./src/stubs/model.ts";
 export type { Segment } from "./src/stubs/path.ts";
 

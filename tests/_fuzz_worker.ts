@@ -12,8 +12,12 @@ import { loadConfigText } from "../src/stubs/config.ts";
 import { StubHandler } from "../src/server/handler.ts";
 import { duplicateKeyOffsets } from "../src/stubs/duplicate_keys.ts";
 import { inlineStub } from "../src/stubs/inline.ts";
-import { parsePathTemplate, splitRequestPath } from "../src/stubs/path.ts";
-import { type Routable, Router } from "../src/server/router.ts";
+import { validateStub } from "../src/stubs/validate.ts";
+import { parsePathTemplate } from "../src/stubs/path.ts";
+import { NEED_BODY, Router } from "../src/server/router.ts";
+import { Route } from "../src/server/route.ts";
+import { RequestView } from "../src/server/request_view.ts";
+import type { Incoming } from "../src/server/incoming.ts";
 
 /** The parsers under fuzzing, each turning an input into a short summary of its outcome. */
 export type FuzzTarget = "config" | "inline" | "query" | "duplicate_keys" | "path" | "handler";
@@ -35,14 +39,14 @@ const QUERY_STUBS = [
   "/{a}/{b}?constructor=x&a%20b={c}",
   "/é/{x}?é=é",
 ];
-let router: Router<Routable> | undefined;
+let router: Router<Route> | undefined;
 
-function queryRouter(): Router<Routable> {
+function queryRouter(): Router<Route> {
   if (router) return router;
-  router = new Router<Routable>();
+  router = new Router<Route>();
   QUERY_STUBS.forEach((text, order) => {
-    const { template } = parsePathTemplate(text);
-    router!.add({ method: "GET", path: template!.path, segments: template!.segments, query: template!.query, order });
+    const { stub } = validateStub({ method: "GET", path: text });
+    router!.add(new Route(stub!, { id: text, source: "api", batch: 0, order }));
   });
   return router;
 }
@@ -102,10 +106,18 @@ async function run({ target, input, file }: FuzzCase): Promise<string> {
       const q = input.indexOf("?");
       const path = q === -1 ? input : input.slice(0, q);
       const query = q === -1 ? "" : input.slice(q + 1);
-      const segments = splitRequestPath(path.startsWith("/") ? path : "/" + path);
-      const match = queryRouter().match("GET", segments, query);
+      const view = new RequestView(
+        { header: () => null } as unknown as Incoming,
+        "GET",
+        path.startsWith("/") ? path : "/" + path,
+        query,
+      );
+      const match = queryRouter().match(view);
+      if (match === NEED_BODY) throw new Error("a query stub asked for the body");
       if (match) return `match: ${match.route.path} ${JSON.stringify(match.values)}`;
-      return `misses: ${queryRouter().nearMisses("GET", segments, query).length}`;
+      const misses = queryRouter().nearMisses(view);
+      if (misses === NEED_BODY) throw new Error("a query stub asked for the body");
+      return `misses: ${misses.length}`;
     }
     case "handler": {
       // The input is `METHOD target`, as it could come off the wire; the answer must be a
@@ -119,6 +131,9 @@ async function run({ target, input, file }: FuzzCase): Promise<string> {
         target,
         header: () => null,
         headers: () => ({}),
+        headerSource: () => ({}),
+        hasBody: () => true,
+        read: () => Promise.resolve({ bytes: new TextEncoder().encode('{"a":1}'), complete: true }),
         body: () => Promise.resolve(new TextEncoder().encode('{"a":1}')),
       };
       const h = fuzzHandler();

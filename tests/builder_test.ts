@@ -72,7 +72,7 @@ Deno.test("builder misuse throws an Error that says what to write instead", () =
     ],
     [
       () => route("FETCH", "/x"),
-      'route("FETCH", "/x"): invalid method \'FETCH\' (allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)',
+      'route("FETCH", "/x"): invalid method \'FETCH\' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)',
     ],
     [() => get("users"), `route("GET", "users"): path must start with '/', got "users"`],
     [

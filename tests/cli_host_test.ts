@@ -43,7 +43,9 @@ for (const [name, host] of HOSTS) {
   Deno.test(`${name} host: loadConfigFile reading through it reports what the default reader reports`, async () => {
     const read = (path: string) => host.readTextFile(path);
     for (const file of ["/no/such/stubs.yaml", ROOT + "tests", ROOT + "examples/stubs.yaml"]) {
-      assert.deepEqual(await loadConfigFile(file, read), await loadConfigFile(file), file);
+      // Compiled query patterns hold closures: compare what they are made of.
+      const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
+      assert.deepEqual(plain(await loadConfigFile(file, read)), plain(await loadConfigFile(file)), file);
     }
   });
 

@@ -90,7 +90,12 @@ Deno.test("report: explained misses — each unmatched request names the closest
   assert.deepEqual(report.unmatched_requests.map((r) => r.closest), [
     [{ method: "GET", path: "/users/{id}/orders", reason: "segment 3 is 'invoices', stub has 'orders'" }],
     [
-      { method: "GET", path: "/search", reason: "query parameter 'sort' is 'desc', stub wants 'asc'" },
+      {
+        method: "GET",
+        path: "/search",
+        reason: "query parameter 'sort' is 'desc', stub wants 'asc'",
+        query_params: { sort: "asc" },
+      },
       { method: "POST", path: "/search", reason: "method differs (stub is POST)" },
     ],
     [{ method: "GET", path: "/users/{id}/orders", reason: "trailing slash (stub has none)" }],
@@ -102,7 +107,8 @@ Deno.test("report: explained misses — each unmatched request names the closest
     `  GET /users/1/invoices [${invoices}]`,
     "    closest: GET /users/{id}/orders (segment 3 is 'invoices', stub has 'orders')",
     `  GET /search?sort=desc [${search}]`,
-    "    closest: GET /search (query parameter 'sort' is 'desc', stub wants 'asc') (+1 more)",
+    // The stub's query shows: /search and /search?sort=asc would otherwise look the same.
+    "    closest: GET /search?sort=asc (query parameter 'sort' is 'desc', stub wants 'asc') (+1 more)",
     `  GET /users/1/orders/ [${slash}]`,
     "    closest: GET /users/{id}/orders (trailing slash (stub has none))",
   ]);
@@ -112,7 +118,7 @@ Deno.test("report: explained misses — each unmatched request names the closest
     "| Method | Path | Timestamp | Closest stub |",
     "| --- | --- | --- | --- |",
     `| GET | \`/users/1/invoices\` | ${invoices} | \`GET /users/{id}/orders\` (segment 3 is 'invoices', stub has 'orders') |`,
-    `| GET | \`/search?sort=desc\` | ${search} | \`GET /search\` (query parameter 'sort' is 'desc', stub wants 'asc') +1 more |`,
+    `| GET | \`/search?sort=desc\` | ${search} | \`GET /search?sort=asc\` (query parameter 'sort' is 'desc', stub wants 'asc') +1 more |`,
     `| GET | \`/users/1/orders/\` | ${slash} | \`GET /users/{id}/orders\` (trailing slash (stub has none)) |`,
   ]);
 

@@ -127,11 +127,11 @@ Deno.test("serve --stub: a malformed inline stub is [ERROR] --stub[i]: column n:
   assert.deepEqual(lines(stderr), [
     "[ERROR] --stub[1]: column 12: expected '->' after the path",
     "[ERROR] --stub[2]: column 23: invalid JSON body: Expected double-quoted property name",
-    "[ERROR] --stub[3]: column 1: invalid method 'FETCH' (allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
+    "[ERROR] --stub[3]: column 1: invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
   ]);
 });
 
-Deno.test("serve --stub: inline stubs come after config stubs; one the config shadows is a [WARN]", async () => {
+Deno.test("serve --stub: inline stubs come after config stubs and override them (P9.3); the overridden one is a [WARN]", async () => {
   const served = await startServe([
     "--port",
     "0",
@@ -143,9 +143,9 @@ Deno.test("serve --stub: inline stubs come after config stubs; one the config sh
   await using _ = served.process;
   assert.equal(
     served.process.stderr,
-    "[WARN] --stub[0]: shadowed by routes[0] (GET /users/{id}), which matches every request it would; it can never match\n",
+    "[WARN] routes[0]: shadowed by --stub[0] (GET /users/{name}), which matches every request it would; it can never match\n",
   );
-  assert.equal((await get(`${served.url}/users/1`)).status, 200);
+  assert.equal((await get(`${served.url}/users/1`)).status, 418);
   const report = JSON.parse((await get(`${served.url}/__stubtool__/report`)).text) as Report;
   assert.deepEqual(report.stubs.map((s) => `${s.method} ${s.path}`), [
     "GET /users/{id}",
@@ -182,7 +182,7 @@ Deno.test("serve: config errors and --stub errors are all printed before exiting
   ]);
   assert.equal(code, 1);
   assert.deepEqual(lines(stderr), [
-    "[ERROR] routes[1]: invalid method 'FETCH' (allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
+    "[ERROR] routes[1]: invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
     "[ERROR] --stub[0]: column 7: expected '-> STATUS' after the path",
   ]);
 });
@@ -252,10 +252,10 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     assert.ok(text.startsWith('{\n  "summary"'), "2-space JSON");
     assert.deepEqual(report.summary, { total_stubs: 2, matched_stubs: 1, unmatched_requests: 1 });
     assert.deepEqual(report.stubs, [
-      { method: "GET", path: "/users/{id}", hit_count: 2 },
-      { method: "DELETE", path: "/users/{id}", hit_count: 0 },
+      { id: "stub-1", method: "GET", path: "/users/{id}", hit_count: 2 },
+      { id: "stub-2", method: "DELETE", path: "/users/{id}", hit_count: 0 },
     ]);
-    assert.deepEqual(report.unused_stubs, [{ method: "DELETE", path: "/users/{id}" }]);
+    assert.deepEqual(report.unused_stubs, [{ id: "stub-2", method: "DELETE", path: "/users/{id}" }]);
     assert.equal(report.unmatched_requests.length, 1);
     assert.equal(report.unmatched_requests[0].path, "/missing");
     assert.equal(report.unmatched_requests[0].query, "q=1");
@@ -367,7 +367,7 @@ Deno.test("serve --scopes: scoped reports work; without the flag ?scope= is a 40
     await (await fetch(`${served.url}/a`, scoped)).body?.cancel();
     await get(`${served.url}/a`);
     const report = JSON.parse((await get(`${served.url}/__stubtool__/report?scope=a_test.ts`)).text);
-    assert.deepEqual(report.stubs, [{ method: "GET", path: "/a", hit_count: 1 }]);
+    assert.deepEqual(report.stubs, [{ id: "stub-1", method: "GET", path: "/a", hit_count: 1 }]);
   }
   const served = await startServe(["--port", "0", "--quiet", "--stub", "GET /a -> 204"]);
   await using _ = served.process;

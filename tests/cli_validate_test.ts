@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fixture, lines, runCli, tempDir } from "./_cli.ts";
 
-const ALLOWED = "(allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
+const ALLOWED = "(allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
 
 Deno.test("validate: a valid YAML or JSON file prints [OK] with the route count on stdout, exit 0", async () => {
   for (const name of ["valid.yaml", "valid.json", "merge_keys.yaml"]) {

@@ -105,7 +105,7 @@ Deno.test("serve --watch: a broken rewrite is rejected with the validate [ERROR]
   await writeFile(file, "routes:\n  - { method: FETCH, path: /a }\n  - { method: GET, path: /new }\n");
   await until("the rejection", () => served.process.stderr.includes("has errors"));
   assert.deepEqual(lines(served.process.stderr), [
-    "[ERROR] routes[0]: invalid method 'FETCH' (allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
+    "[ERROR] routes[0]: invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
     `[watch] ${file} has errors: keeping the previous 2 stub(s)`,
   ]);
   assert.equal((await get(`${served.url}/a`)).text, '{"version":1}');

@@ -62,7 +62,7 @@ serverTest("GET /__stubtool__/ with journalSize 0 says the journal is off", asyn
 }, { journalSize: 0 });
 
 serverTest(
-  "/__stubtool__/ answers HEAD without a body, other methods with 405; /__stubtool__ stays a 404",
+  "/__stubtool__/ answers HEAD without a body, other methods with 405; GET /__stubtool__ redirects to it",
   async (server) => {
     const headAnswer = await send(server, "HEAD", "/__stubtool__/");
     assert.equal(headAnswer.status, 200);
@@ -71,9 +71,15 @@ serverTest(
     const posted = await send(server, "POST", "/__stubtool__/");
     assert.equal(posted.status, 405);
     assert.equal(posted.headers.get("allow"), "GET, HEAD");
-    const bare = await send(server, "GET", "/__stubtool__");
-    assert.equal(bare.status, 404);
-    assert.deepEqual(bare.json.endpoints, [
+    // `/__stubtool__` without the slash is where a user typing the address lands: the dashboard.
+    const bare = await fetch(`${server.url}/__stubtool__`, { redirect: "manual" });
+    await bare.body?.cancel();
+    assert.equal(bare.status, 308);
+    assert.equal(bare.headers.get("location"), "/__stubtool__/");
+    assert.equal((await send(server, "GET", "/__stubtool__")).headers.get("content-type"), "text/html; charset=utf-8");
+    const other = await send(server, "POST", "/__stubtool__");
+    assert.equal(other.status, 404);
+    assert.deepEqual(other.json.endpoints, [
       "GET /__stubtool__/ (dashboard)",
       "GET /__stubtool__/health",
       "GET /__stubtool__/report",

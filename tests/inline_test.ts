@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { inlineStub, inlineStubs, parseInlineStub } from "../src/stubs/inline.ts";
 import { validateStub } from "../src/stubs/validate.ts";
 
-const ALLOWED = "(allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
+const ALLOWED = "(allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
 
 Deno.test("parseInlineStub: METHOD path -> STATUS json, with each part's column", async () => {
   assert.deepEqual(await parseInlineStub('GET /users/{id} -> 200 {"id": "{id}"}'), {
@@ -107,7 +107,7 @@ Deno.test("inlineStubs: places are --stub[i]; errors mean no stubs", async () =>
   ]);
 });
 
-Deno.test("inlineStubs: an inline stub that a config stub or an earlier inline stub shadows is a warning", async () => {
+Deno.test("inlineStubs: an inline stub that overrides a config stub, or one an earlier inline stub shadows, is a warning", async () => {
   const before = await inlineStubs(["GET /users/{id} -> 200"]);
   const { stubs, problems } = await inlineStubs(
     ["GET /users/{name} -> 404", "GET /other -> 200", "GET /other -> 500"],
@@ -118,10 +118,11 @@ Deno.test("inlineStubs: an inline stub that a config stub or an earlier inline s
   );
   assert.equal(stubs.length, 3);
   assert.deepEqual(problems, [
+    // --stub is a later batch: it wins ties with the config, whose stub can then never answer (P9.3).
     {
       level: "warn",
-      place: "--stub[0]",
-      message: "shadowed by routes[0] (GET /users/{id}), which matches every request it would; it can never match",
+      place: "routes[0]",
+      message: "shadowed by --stub[0] (GET /users/{name}), which matches every request it would; it can never match",
     },
     { level: "warn", place: "--stub[2]", message: "duplicate of --stub[1] (GET /other); it can never match" },
   ]);

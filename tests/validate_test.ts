@@ -13,8 +13,9 @@ import {
   type ValidateStubOptions,
 } from "../src/stubs/validate.ts";
 
-const ALLOWED = "(allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
-const STUB_FIELDS = "method, path, status, headers, body, query_params, delay, sequence, sequence_mode";
+const ALLOWED = "(allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
+const STUB_FIELDS =
+  "method, path, status, headers, body, query_params, delay, sequence, sequence_mode, id, scope, priority, request";
 
 /** The errors of a stub that must be invalid (and then yields no stub). */
 function errorsOf(raw: unknown, options?: ValidateStubOptions): string[] {
@@ -99,7 +100,13 @@ Deno.test("validateStub: a full plain stub", () => {
     query_params: { mode: "full" },
     delay: { min: 10, max: 20 },
   });
-  assert.deepEqual(stub, {
+  const { match, ...rest } = stub;
+  // The query, compiled for the router: a capture and a literal, in the order written.
+  assert.deepEqual(match?.query?.map(([name, pattern]) => [name, pattern.display, pattern.names]), [
+    ["v", "{version}", ["version"]],
+    ["mode", "full", []],
+  ]);
+  assert.deepEqual(rest, {
     method: "POST",
     path: "/users/{id}",
     segments: [{ param: false, value: "users" }, { param: true, name: "id" }],
@@ -149,7 +156,7 @@ Deno.test("validateStub: a missing method", () => {
 
 Deno.test("validateStub: an invalid method has the exact P6 message", () => {
   assert.deepEqual(errorsOf({ method: "FETCH", path: "/a" }), [
-    "invalid method 'FETCH' (allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
+    "invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
   ]);
   assert.deepEqual(errorsOf({ method: "fetch", path: "/a" }), [`invalid method 'fetch' ${ALLOWED}`]);
   assert.deepEqual(errorsOf({ method: "", path: "/a" }), [`invalid method '' ${ALLOWED}`]);
@@ -280,9 +287,9 @@ Deno.test("validateStub: numbers and booleans in headers become strings", () => 
 
 Deno.test("validateStub: other header values must be strings", () => {
   assert.deepEqual(errorsOf(get({ headers: { "x-a": null, "x-b": {}, "x-c": [] } })), [
-    "headers.x-a must be a string, got null",
-    "headers.x-b must be a string, got a mapping",
-    "headers.x-c must be a string, got a list",
+    "headers.x-a must be a string or a list of strings, got null",
+    "headers.x-b must be a string or a list of strings, got a mapping",
+    "headers.x-c is an empty list; give at least one value or remove it",
   ]);
 });
 
@@ -455,9 +462,11 @@ Deno.test("validateStub: empty query_params mean no query", () => {
 
 Deno.test("validateStub: query_params must be a mapping of strings", () => {
   assert.deepEqual(errorsOf(get({ query_params: "q=1" })), [
-    'query_params must be a mapping of names to strings, got "q=1"',
+    'query_params must be a mapping of names to values (text, {name}, {regex: …} or {absent: true}), got "q=1"',
   ]);
-  assert.deepEqual(errorsOf(get({ query_params: { q: null } })), ["query_params.q must be a string, got null"]);
+  assert.deepEqual(errorsOf(get({ query_params: { q: null } })), [
+    "query_params.q must be text (with {name} captures), {regex: PATTERN} or {absent: true}, got null",
+  ]);
 });
 
 Deno.test("regression: query_params accepted an empty parameter name the path form rejects", () => {
@@ -466,16 +475,16 @@ Deno.test("regression: query_params accepted an empty parameter name the path fo
 
 Deno.test("validateStub: a query placeholder may not reuse a path placeholder's name", () => {
   assert.deepEqual(errorsOf({ method: "GET", path: "/users/{id}", query_params: { id: "{id}" } }), [
-    "placeholder {id} of query parameter 'id' is already used; rename one",
+    "placeholder {id} is captured twice (the path and query_params.id); give each capture its own name",
   ]);
   assert.deepEqual(errorsOf({ method: "GET", path: "/users/{id}?q={id}" }), [
-    "placeholder {id} of query parameter 'q' is already used; rename one",
+    "placeholder {id} is captured twice (the path and query_params.q); give each capture its own name",
   ]);
 });
 
 Deno.test("validateStub: two query parameters may not capture into the same name", () => {
   assert.deepEqual(errorsOf({ method: "GET", path: "/s?a={x}&b={x}" }), [
-    "placeholder {x} of query parameter 'b' is already used; rename one",
+    "placeholder {x} is captured twice (query_params.a and query_params.b); give each capture its own name",
   ]);
 });
 
@@ -677,7 +686,7 @@ Deno.test("validateStub: returns every problem, in field-check order", () => {
       `invalid method 'FETCH' ${ALLOWED}`,
       "path segment 'x{y}' is not a placeholder: write a whole segment as {name} (letters, digits, _)",
       "path query parameter 'q' appears twice",
-      "query_params.s must be a string, got a list",
+      "query_params.s must be text (with {name} captures), {regex: PATTERN} or {absent: true}, got a list",
       'delay must be milliseconds (250) or a range ({min: 100, max: 300}), got "slow"',
       "status must be an integer from 100 to 599, got 700",
       "headers: 'bad name' is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)",
@@ -801,7 +810,7 @@ Deno.test("validateConfig: route problems carry their index", () => {
       {
         level: "error",
         place: "routes[1]",
-        message: "invalid method 'FETCH' (allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
+        message: "invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
       },
     ],
   });
@@ -904,16 +913,13 @@ Deno.test("findShadowedStubs: a stub with a query is not shadowed by one without
   assert.deepEqual(shadows("GET /a?x=1", "GET /a"), []);
 });
 
-Deno.test("findShadowedStubs: a query that asks for less shadows one that asks for more", () => {
-  assert.deepEqual(shadows("GET /s?q={t}", "GET /s?q={t}&page=1"), [
-    "routes[1]: shadowed by routes[0] (GET /s?q={t}), which matches every request it would; it can never match",
-  ]);
-  assert.deepEqual(shadows("GET /s?sort=asc", "GET /s?sort=asc&x={x}"), [
-    "routes[1]: shadowed by routes[0] (GET /s?sort=asc), which matches every request it would; it can never match",
-  ]);
+Deno.test("findShadowedStubs: a capture shadows the same query with a literal; a stub that asks for more wins (P10.6)", () => {
   assert.deepEqual(shadows("GET /s?sort={s}", "GET /s?sort=asc"), [
     "routes[1]: shadowed by routes[0] (GET /s?sort={s}), which matches every request it would; it can never match",
   ]);
+  // More conditions come first (P10.6 (4)): the later stub answers requests that carry both.
+  assert.deepEqual(shadows("GET /s?q={t}", "GET /s?q={t}&page=1"), []);
+  assert.deepEqual(shadows("GET /s?sort=asc", "GET /s?sort=asc&x={x}"), []);
 });
 
 Deno.test("findShadowedStubs: a query that is not a subset does not shadow", () => {
@@ -924,21 +930,54 @@ Deno.test("findShadowedStubs: a query that is not a subset does not shadow", () 
 });
 
 Deno.test("findShadowedStubs: the earliest shadowing stub is named, whether few or many share the shape", () => {
-  // Few stubs of the shape: compared one by one.
-  assert.deepEqual(shadows("GET /s?y=2", "GET /s?x=3", "GET /s?x=3&y=2"), [
-    "routes[2]: shadowed by routes[0] (GET /s?y=2), which matches every request it would; it can never match",
+  assert.deepEqual(shadows("GET /s?x={a}", "GET /s?x=3", "GET /s?x={b}"), [
+    "routes[1]: shadowed by routes[0] (GET /s?x={a}), which matches every request it would; it can never match",
+    "routes[2]: shadowed by routes[0] (GET /s?x={a}), which matches every request it would; it can never match",
   ]);
   // Many stubs of the shape: looked up by query signature.
   const many = Array.from({ length: 10 }, (_, i) => `GET /s?x=${i}`);
-  assert.deepEqual(shadows(...many, "GET /s?y=2", "GET /s?x=3&y=2"), [
-    "routes[11]: shadowed by routes[3] (GET /s?x=3), which matches every request it would; it can never match",
+  assert.deepEqual(shadows(...many, "GET /s?x={v}", "GET /s?x=3"), [
+    "routes[11]: duplicate of routes[3] (GET /s?x=3); it can never match",
   ]);
 });
 
 Deno.test("findShadowedStubs: a stub with many query parameters is still compared with its group", () => {
-  const wide = "GET /s?a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8";
-  assert.deepEqual(shadows("GET /s?z=0", "GET /s?e={e}", wide), [
-    "routes[2]: shadowed by routes[1] (GET /s?e={e}), which matches every request it would; it can never match",
+  const wide = "GET /s?a=1&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9";
+  assert.deepEqual(shadows("GET /s?z=0", "GET /s?a={x}&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9", wide), [
+    "routes[2]: shadowed by routes[1] (GET /s?a={x}&b=2&c=3&d=4&e=5&f=6&g=7&h=8&i=9), which matches every request it would; it can never match",
+  ]);
+});
+
+Deno.test("findShadowedStubs: a later batch wins ties, so it shadows the earlier batch's stub (P9.3)", () => {
+  const stubs = ["GET /users/{id}", "GET /users/{name}"].map((spec) => {
+    const [method, path] = spec.split(" ");
+    return validateStub({ method, path }).stub!;
+  });
+  const places = ["routes[0]", "--stub[0]"];
+  assert.deepEqual(findShadowedStubs(stubs, places, (i) => i).map((p) => `${p.place}: ${p.message}`), [
+    "routes[0]: shadowed by --stub[0] (GET /users/{name}), which matches every request it would; it can never match",
+  ]);
+});
+
+Deno.test("findShadowedStubs: scope, priority and request conditions make other groups; equal conditions shadow", () => {
+  const check = (...raws: Record<string, unknown>[]) =>
+    findShadowedStubs(
+      raws.map((raw) => validateStub({ method: "GET", path: "/a", ...raw }).stub!),
+      raws.map((_, i) => `routes[${i}]`),
+    )
+      .map((p) => `${p.place}: ${p.message}`);
+  assert.deepEqual(check({}, { scope: "s" }), []);
+  assert.deepEqual(check({}, { priority: 1 }), []);
+  assert.deepEqual(check({ request: { headers: { "x-env": "prod" } } }, {}), []);
+  assert.deepEqual(check({ request: { headers: { "x-env": "{e}" } } }, { request: { headers: { "X-Env": "prod" } } }), [
+    "routes[1]: shadowed by routes[0] (GET /a), which matches every request it would; it can never match",
+  ]);
+  assert.deepEqual(
+    check({ request: { headers: { "x-env": { absent: true } } } }, { request: { headers: { "x-env": "{e}" } } }),
+    [],
+  );
+  assert.deepEqual(check({ request: { json: { a: 1 } } }, { request: { json: { a: 1 } } }), [
+    "routes[1]: duplicate of routes[0] (GET /a); it can never match",
   ]);
 });
 
@@ -957,9 +996,9 @@ Deno.test("regression: /a/b and /a%2Fb shared a shape key and were compared as o
 
 Deno.test("regression: 10,000 query variants of one path took quadratic time (11 s) to check", () => {
   const specs = Array.from({ length: 10_000 }, (_, i) => `GET /search?q=v${i}`);
-  assert.deepEqual(shadows(...specs, "GET /search?q=v9999", "GET /search?q=v5&page=2"), [
+  assert.deepEqual(shadows(...specs, "GET /search?q=v9999", "GET /search?q={any}", "GET /search?q=v5"), [
     "routes[10000]: duplicate of routes[9999] (GET /search?q=v9999); it can never match",
-    "routes[10001]: shadowed by routes[5] (GET /search?q=v5), which matches every request it would; it can never match",
+    "routes[10002]: duplicate of routes[5] (GET /search?q=v5); it can never match",
   ]);
 });
 
@@ -1026,8 +1065,13 @@ Deno.test("property: the shortcut for plain stubs accepts only what the full che
       ({ method, path, rest }, allowResponseFunc) => {
         const raw = { ...rest, method, path };
         const options = { allowResponseFunc };
-        const quick = validateStub(raw, options);
-        const full = validateStubInFull(raw, options);
+        // Compiled patterns hold closures: compare what they match on, not their identity.
+        const comparable = ({ stub, errors }: ReturnType<typeof validateStub>) => ({
+          errors,
+          stub: stub && { ...stub, match: JSON.stringify(stub.match, (_, v) => typeof v === "function" ? "fn" : v) },
+        });
+        const quick = comparable(validateStub(raw, options));
+        const full = comparable(validateStubInFull(raw, options));
         assert.deepEqual(quick, full, Deno.inspect(raw));
         if (full.stub && Object.keys(raw).every((k) => ["method", "path", "status", "body"].includes(k))) plain++;
       },

@@ -279,7 +279,8 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   try {
     server = await stubServer(port, {
       hostname: settings.hostname,
-      stubs,
+      stubs: configStubs,
+      inline: inline.stubs,
       maxUnmatched: settings.maxUnmatched,
       maxBody: settings.maxBody,
       handlerTimeout: settings.handlerTimeoutMs,

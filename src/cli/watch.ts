@@ -96,10 +96,12 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
         warnLine("port", `${file} now sets port ${loaded.config.port}; still listening on ${port} until restarted`),
       );
     }
-    const before = handler.stubs;
-    const after = [...configStubs, ...inline.stubs];
-    const changes = handler.replace(after);
-    output.out(`[watch] ${file}: ${describeChanges(changes, before, after)}; ${after.length} stub(s) now`);
+    // The config's batch is replaced in place; --stub stubs (and stubs added at runtime) stay.
+    const before = handler.routes.filter((r) => r.source === "config").map((r) => r.stub);
+    const changes = handler.replace(configStubs, "config");
+    output.out(
+      `[watch] ${file}: ${describeChanges(changes, before, configStubs)}; ${handler.routes.length} stub(s) now`,
+    );
   };
 
   const reload = (): void => {

@@ -49,8 +49,12 @@ function markdownTable(lines: string[], header: readonly string[], rows: readonl
 }
 
 function stubTarget(stub: { path: string; query_params?: Record<string, unknown> }): string {
-  if (!stub.query_params || Object.keys(stub.query_params).length === 0) return stub.path;
-  return `${stub.path}?${queryLabel(stub.query_params)}`;
+  // Saved reports are files anyone can edit: a query map that is not a mapping reads as none.
+  const query: unknown = stub.query_params;
+  if (typeof query !== "object" || query === null || Array.isArray(query) || Object.keys(query).length === 0) {
+    return stub.path;
+  }
+  return `${stub.path}?${queryLabel(query as Record<string, unknown>)}`;
 }
 
 /** `/users?role=x`: an unmatched request's path with its query string, if any. */
@@ -76,7 +80,7 @@ function closestOf(request: UnmatchedRequest): ClosestStub[] {
 function closestLine(closest: readonly ClosestStub[]): string {
   const [first] = closest;
   const more = closest.length > 1 ? ` (+${closest.length - 1} more)` : "";
-  return `${first.method} ${first.path} (${first.reason})${more}`.replace(/[\r\n]+/g, " ");
+  return `${first.method} ${stubTarget(first)} (${first.reason})${more}`.replace(/[\r\n]+/g, " ");
 }
 
 function plural(n: number, one: string, many: string): string {
@@ -213,7 +217,7 @@ function renderGithubSummary(report: Report): string {
       const closest = closestOf(request);
       const [first] = closest;
       const why = first
-        ? `${codeCell(`${first.method} ${first.path}`)} ${textCell(`(${first.reason})`)}${
+        ? `${codeCell(`${first.method} ${stubTarget(first)}`)} ${textCell(`(${first.reason})`)}${
           closest.length > 1 ? ` +${closest.length - 1} more` : ""
         }`
         : "none";

@@ -165,13 +165,21 @@ function timeCell(iso: string): string {
   return `<time datetime="${escapeHtml(iso)}" title="${escapeHtml(iso)}">${escapeHtml(shown)}</time>`;
 }
 
+/** A near miss's query map, when a (possibly hand-edited) saved report has a usable one. */
+function queryOf(closest: ClosestStub | undefined): Record<string, unknown> | undefined {
+  const query: unknown = closest?.query_params;
+  return typeof query === "object" && query !== null && !Array.isArray(query)
+    ? query as Record<string, unknown>
+    : undefined;
+}
+
 function closestList(closest: readonly ClosestStub[] | undefined): string {
   // Saved reports are files anyone can edit: anything but a list reads as "none".
   if (!Array.isArray(closest) || closest.length === 0) return `<span class="muted">no stub came close</span>`;
   const items = closest.map((c) =>
-    `<li><code>${escapeHtml(`${c?.method} ${c?.path}`)}</code> <span class="muted">— ${
-      escapeHtml(`${c?.reason}`)
-    }</span></li>`
+    `<li><code>${
+      escapeHtml(`${c?.method} ${stubTarget({ path: `${c?.path}`, query_params: queryOf(c) })}`)
+    }</code> <span class="muted">— ${escapeHtml(`${c?.reason}`)}</span></li>`
   );
   return `<ul class="closest">${items.join("")}</ul>`;
 }

@@ -86,6 +86,8 @@ export interface HandlerOptions {
   scopes?: boolean;
   /** Where the stubs given to the constructor come from (`config` unless told). */
   source?: StubSource;
+  /** Stubs from `--stub` flags: a batch after the constructor's stubs, so they win ties with them (P9.3). */
+  inline?: readonly Stub[];
 }
 
 /** The request header that files a request under a scope (P9.5; `GET /__stubtool__/report?scope=NAME`). */
@@ -167,9 +169,10 @@ export class StubHandler {
       ? undefined
       : new Journal(journalSize, options.journalBytes ?? DEFAULT_JOURNAL_BYTES);
     this.#scopes = options.scopes === true;
-    if (stubs.length) {
-      const { problems } = this.#stubs.add(stubs, options.source ?? "config");
-      if (problems.length) throw batchError(stubs, problems);
+    for (const [batch, source] of [[stubs, options.source ?? "config"], [options.inline ?? [], "inline"]] as const) {
+      if (!batch.length) continue;
+      const { problems } = this.#stubs.add(batch, source);
+      if (problems.length) throw batchError(batch, problems);
     }
   }
 
@@ -185,7 +188,10 @@ export class StubHandler {
     return routes.map((r) => r.id);
   }
 
-  /** {@link StubHandler.add} that reports problems instead of throwing (the admin API answers 409 with them). */
+  /**
+   * {@link StubHandler.add} that reports problems instead of throwing (the admin API answers 409 with them).
+   * @ignore
+   */
   addBatch(stubs: readonly Stub[], source: StubSource): { routes?: readonly Route[]; problems: BatchProblem[] } {
     return this.#stubs.add(stubs, source, true);
   }
@@ -198,14 +204,20 @@ export class StubHandler {
     return removed.map((r) => r.id);
   }
 
-  /** Removes every stub `which` picks; returns their ids. */
+  /**
+   * Removes every stub `which` picks; returns their ids.
+   * @ignore
+   */
   removeWhere(which: (route: Route) => boolean): string[] {
     const removed = this.#stubs.remove(which);
     this.#recorder.forget(removed);
     return removed.map((r) => r.id);
   }
 
-  /** Replaces stub `id` in place (hit count and sequence start again); problems when `id` is unknown or taken. */
+  /**
+   * Replaces stub `id` in place (hit count and sequence start again); problems when `id` is unknown or taken.
+   * @ignore
+   */
   replaceStub(id: string, stub: Stub): { route?: Route; problems: BatchProblem[] } {
     const old = this.#stubs.get(id);
     const result = this.#stubs.replace(id, stub, true);
@@ -236,12 +248,18 @@ export class StubHandler {
     return this.#stubs.routes.map((r) => r.stub);
   }
 
-  /** The registered stubs with their ids, sources and hit counts, in declaration order. */
+  /**
+   * The registered stubs with their ids, sources and hit counts, in declaration order.
+   * @ignore
+   */
   get routes(): readonly Route[] {
     return this.#stubs.routes;
   }
 
-  /** The registered stub with this id. */
+  /**
+   * The registered stub with this id.
+   * @ignore
+   */
   route(id: string): Route | undefined {
     return this.#stubs.get(id);
   }
@@ -265,7 +283,10 @@ export class StubHandler {
     return this.#journal?.snapshot(filter) ?? { capacity: 0, total: 0, requests: [] };
   }
 
-  /** The journal's kept records, oldest first, and whether it still holds every request (for `requests/find`). */
+  /**
+   * The journal's kept records, oldest first, and whether it still holds every request (for `requests/find`).
+   * @ignore
+   */
   journalRecords(): { records: JournalRecord[]; complete: boolean } {
     return { records: this.#journal?.records() ?? [], complete: this.#journal?.complete ?? false };
   }
@@ -341,9 +362,11 @@ export class StubHandler {
     let result: R | Promise<R>;
     if (journal && incoming.hasBody()) {
       // The journal keeps what was sent: the first 64 KiB of the body, read before matching
-      // (the body can only be read once, and conditions may need it too).
-      result = this.#readBody(incoming, JOURNAL_BODY_MAX, view, log).then((failed) =>
-        failed ? logged(...failed) : this.#dispatch(view, incoming, logged, log)
+      // (the body can only be read once, and conditions may need it too). A body the client
+      // broke off is journaled as cut; the request is still matched and counted, and only a
+      // stub that needs the body answers 400.
+      result = this.#readBody(incoming, JOURNAL_BODY_MAX, view, log).then(() =>
+        this.#dispatch(view, incoming, logged, log)
       );
     } else result = this.#dispatch(view, incoming, logged, log);
     if (!onRequest && log.status === 0) pendingSince = performance.now();
@@ -364,6 +387,7 @@ export class StubHandler {
     try {
       read = await incoming.read(max);
     } catch (error) {
+      if (log && log.body === undefined) log.bodyTruncated = true;
       return errorAnswer(400, `could not read the request body: ${reasonOf(error)}`);
     }
     if (log && log.body === undefined) {
@@ -441,12 +465,10 @@ export class StubHandler {
       );
     }
     const { method, pathname, rawQuery } = view;
-    const entry = this.#recorder.unmatched(method, pathname, rawQuery, closest, view.scope);
+    this.#recorder.unmatched(method, pathname, rawQuery, closest, view.scope);
     if (log) log.closest = closest;
-    const query = rawQuery ? { query: entry.query } : {};
-    return respond(
-      ...errorAnswer(404, "no stub matched", { method: entry.method, path: entry.path, ...query, closest }),
-    );
+    const query = rawQuery ? { query: rawQuery } : {};
+    return respond(...errorAnswer(404, "no stub matched", { method, path: pathname, ...query, closest }));
   }
 
   /** The near misses of an unmatched request (P4 `closest`), from the cache when it was seen before. */

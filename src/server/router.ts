@@ -341,6 +341,8 @@ export class Router<T extends Routable> {
   #matchLayer(layer: Layer<T>, view: RequestView): Match<T> | typeof NEED_BODY | undefined {
     let best: Match<T> | undefined;
     for (const method of triesFor(view.method)) {
+      // P3.5: a GET stub answers HEAD only when no HEAD stub matches.
+      if (method === "GET" && view.method === "HEAD" && best?.route.method === "HEAD") continue;
       const root = layer.tries.get(method);
       if (!root) continue;
       const found = this.#findAlong(root, view, 1, [], []);

@@ -141,8 +141,8 @@ export async function inlineStub(text: string): Promise<{ stub?: Stub; errors: s
 
 /**
  * Parses and validates the `--stub` values in order. Problems are placed at `--stub[i]`;
- * stubs that an earlier one (in `before`, then earlier inline stubs) always wins over
- * become `[WARN]` problems, as in config files.
+ * stubs that another always wins over become `[WARN]` problems, as in config files: the
+ * `--stub`s are a later batch than `before` (the config), so they win ties with it.
  *
  * @example
  * ```ts
@@ -172,7 +172,11 @@ export async function inlineStubs(
   const { places } = before;
   const placeBefore = typeof places === "function" ? places : (i: number) => places[i];
   const placeOf = (i: number) => i < count ? placeBefore(i) : `--stub[${i - count}]`;
-  const shadowed = findShadowedStubs([...before.stubs, ...stubs], placeOf);
-  problems.push(...shadowed.filter((p) => p.place?.startsWith("--stub[")));
+  // `--stub`s are a later batch than the config: they win over its stubs of the same pattern (P9.3).
+  const shadowed = findShadowedStubs([...before.stubs, ...stubs], placeOf, (i) => i < count ? 0 : 1);
+  // The config's own warnings were printed with it; new ones are about the --stubs or what they override.
+  problems.push(
+    ...shadowed.filter((p) => p.place?.startsWith("--stub[") || p.message.includes("by --stub[")),
+  );
   return { stubs, problems };
 }

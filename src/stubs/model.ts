@@ -106,7 +106,10 @@ export interface Stub {
   query?: Record<string, ValuePatternSpec>;
   /** The `request:` conditions as written (headers, json, form, body_contains), for the stub's config form. */
   request?: Record<string, unknown>;
-  /** Every request condition compiled (query included); absent for a stub with none (or whose query is not compiled yet). */
+  /**
+   * Every request condition compiled (query included); absent for a stub with none (or whose query is not compiled yet).
+   * @ignore
+   */
   match?: RequestMatch;
   /** One entry for a plain response, several for a sequence; empty with a response function. */
   responses: ResponseSpec[];

@@ -12,6 +12,9 @@ import { compileJsonPattern, compileValuePattern, type ValuePattern } from "./pa
 
 /** Longest scope name (the same bound as `x-stubtool-scope` values the recorder takes). */
 export const MAX_SCOPE_LENGTH = 200;
+/** A scope travels in a header: no control characters. */
+// deno-lint-ignore no-control-regex -- control characters are exactly what must be caught
+const CONTROL = /[\x00-\x1f\x7f]/;
 /** What a stub id may hold (P9.1). */
 const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -37,9 +40,8 @@ export function checkId(value: unknown): string | undefined {
 
 /** `scope`: a name of 1–200 characters without control characters; a problem, or undefined. */
 export function checkScope(value: unknown): string | undefined {
-  // deno-lint-ignore no-control-regex -- a scope travels in a header: no control characters
   if (
-    typeof value === "string" && value.length >= 1 && value.length <= MAX_SCOPE_LENGTH && !/[\x00-\x1f\x7f]/.test(value)
+    typeof value === "string" && value.length >= 1 && value.length <= MAX_SCOPE_LENGTH && !CONTROL.test(value)
   ) {
     return undefined;
   }

@@ -14,12 +14,14 @@ import {
   type ResponseSpec,
   type SequenceMode,
   type Stub,
-  stubLabel,
   type StubMethod,
 } from "./model.ts";
-import { parsePathTemplate, PLACEHOLDER_ANYWHERE, placeholderName, plainSegments, type Segment } from "./path.ts";
+import { parsePathTemplate, plainSegments, type Segment } from "./path.ts";
 import type { ValuePatternSpec } from "./patterns.ts";
 import { checkId, checkPriority, checkScope, compileRequest } from "./request.ts";
+import { findShadowedStubs } from "./shadow.ts";
+
+export { findShadowedStubs } from "./shadow.ts";
 
 /** A problem found in a config, tied to where it is. */
 export interface Problem {
@@ -162,24 +164,6 @@ export function checkDelay(value: unknown, field = "delay"): string | undefined 
     }`;
   }
   if ((min as number) > (max as number)) return `${field}.min (${min}) must not be greater than max (${max})`;
-}
-
-/**
- * Checks a string map (headers, query parameters). Numbers and booleans are accepted and
- * turned into strings, because YAML users write `x-count: 5` and mean the text "5".
- */
-function checkStringMap(value: unknown, field: string, errors: string[]): Record<string, string> | undefined {
-  if (!isMapping(value)) {
-    errors.push(`${field} must be a mapping of names to strings, got ${describe(value)}`);
-    return undefined;
-  }
-  const out = Object.create(null) as Record<string, string>;
-  for (const [key, item] of Object.entries(value)) {
-    if (typeof item === "string") out[key] = item;
-    else if (typeof item === "number" || typeof item === "boolean") out[key] = String(item);
-    else errors.push(`${field}.${key} must be a string, got ${describe(item)}`);
-  }
-  return out;
 }
 
 /** A header value as text: numbers and booleans are accepted as YAML users write them (`x-count: 5`). */
@@ -429,7 +413,9 @@ export function validateStubInFull(
       );
     } else {
       query ??= Object.create(null) as Record<string, ValuePatternSpec>;
-      for (const [key, value] of Object.entries(extra)) {
+      for (const [key, given] of Object.entries(extra)) {
+        // YAML users write `page: 2` and mean the text "2".
+        const value = typeof given === "number" || typeof given === "boolean" ? String(given) : given;
         if (key === "") {
           errors.push("query_params has an empty parameter name");
         } else if (Object.hasOwn(query, key)) {
@@ -531,147 +517,6 @@ export function validateStubInFull(
     stub.delay = delay;
   }
   return { stub, errors };
-}
-
-/**
- * A stub whose matching the shadow check understands: a method, a path and query values
- * that are text (no regex, no absent, no request conditions, scope or priority).
- */
-function simpleMatch(stub: Stub): boolean {
-  if (stub.request !== undefined || stub.scope !== undefined || (stub.priority ?? 0) !== 0) return false;
-  for (const key in stub.query) if (typeof stub.query[key] !== "string") return false;
-  return true;
-}
-
-/** A request matching `later` always matches `earlier` first (P3.2)? Both carry a query. */
-function queryShadows(earlier: Readonly<Record<string, string>>, later: Readonly<Record<string, string>>): boolean {
-  for (const [key, value] of Object.entries(earlier)) {
-    if (!Object.hasOwn(later, key)) return false;
-    if (placeholderName(value) === undefined && later[key] !== value) return false;
-  }
-  return true;
-}
-
-/** What a query requires, order-insensitive: sorted `[name, literal]` pairs, `null` for a capture. */
-function querySignature(pairs: [string, string | null][]): string {
-  return JSON.stringify(pairs.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
-}
-
-/** The query written out, order-insensitive, capture names kept: tells duplicates from shadows. */
-function queryText(query: Readonly<Record<string, unknown>> | undefined): string {
-  return query ? JSON.stringify(Object.entries(query).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0)) : "";
-}
-
-/**
- * The signatures of every query requirement that `query` satisfies: each key left out,
- * required with any value, or (for a literal) required with that value. Undefined when
- * there are more than `max` of them.
- */
-function coveringSignatures(query: Readonly<Record<string, string>>, max: number): string[] | undefined {
-  const options = Object.values(query).map((value): (string | null)[] =>
-    placeholderName(value) === undefined ? [null, value] : [null]
-  );
-  let count = 1;
-  for (const choices of options) {
-    count *= choices.length + 1;
-    if (count - 1 > max) return undefined;
-  }
-  const keys = Object.keys(query);
-  const out: string[] = [];
-  const pick = (i: number, pairs: [string, string | null][]): void => {
-    if (i === keys.length) {
-      if (pairs.length) out.push(querySignature([...pairs]));
-      return;
-    }
-    pick(i + 1, pairs);
-    for (const choice of options[i]) pick(i + 1, [...pairs, [keys[i], choice]]);
-  };
-  pick(0, []);
-  return out;
-}
-
-/**
- * The path shape, placeholder names left out: equal for stubs of one method that match the
- * same paths. The display path stands for its segments (parsing it again gives the same
- * ones, and a literal `{` in it is percent-encoded), so a path without a placeholder is
- * its own shape.
- */
-function pathShape(stub: Stub): string {
-  return stub.path.includes("{") ? stub.path.replaceAll(PLACEHOLDER_ANYWHERE, "{}") : stub.path;
-}
-
-/** The map for one method in a map of maps, created on first use. */
-function forMethod<V>(maps: Map<string, Map<string, V>>, method: string): Map<string, V> {
-  let map = maps.get(method);
-  if (!map) maps.set(method, map = new Map());
-  return map;
-}
-
-/** The stubs with a query of one shape. */
-interface QueryGroup {
-  /** First stub for each query signature. */
-  bySignature: Map<string, number>;
-  /** Stubs with a query, in order. */
-  withQuery: number[];
-}
-
-/**
- * Warnings for stubs that can never match: an earlier stub of the same method and path
- * shape matches every request they would (P6 `[WARN]`). Stubs are grouped by shape and
- * looked up by query signature, so the work per stub does not grow with the number of
- * stubs (unless a stub has many query parameters; then it compares with its group).
- */
-export function findShadowedStubs(
-  stubs: readonly Stub[],
-  places: readonly string[] | ((index: number) => string),
-): Problem[] {
-  const placeOf = typeof places === "function" ? places : (index: number) => places[index];
-  // Keyed by method, then shape: no key string per stub. Stubs without a query only shadow
-  // each other, and most stubs have none: they need no group.
-  const firstPlain = new Map<string, Map<string, number>>();
-  const groups = new Map<string, Map<string, QueryGroup>>();
-  const problems: Problem[] = [];
-  for (let i = 0; i < stubs.length; i++) {
-    const stub = stubs[i];
-    if (!simpleMatch(stub)) continue;
-    const shape = pathShape(stub);
-    let shadow: number | undefined;
-    if (!stub.query) {
-      const first = forMethod(firstPlain, stub.method);
-      shadow = first.get(shape);
-      if (shadow === undefined) first.set(shape, i);
-    } else {
-      const sameMethod = forMethod(groups, stub.method);
-      let group = sameMethod.get(shape);
-      if (!group) sameMethod.set(shape, group = { bySignature: new Map(), withQuery: [] });
-      const query = stub.query as Record<string, string>;
-      const signatures = coveringSignatures(query, group.withQuery.length);
-      if (signatures) {
-        for (const signature of signatures) {
-          const j = group.bySignature.get(signature);
-          if (j !== undefined && (shadow === undefined || j < shadow)) shadow = j;
-        }
-      } else shadow = group.withQuery.find((j) => queryShadows(stubs[j].query as Record<string, string>, query));
-      const own = querySignature(
-        Object.entries(query).map(([key, value]) => [key, placeholderName(value) === undefined ? value : null]),
-      );
-      if (!group.bySignature.has(own)) group.bySignature.set(own, i);
-      group.withQuery.push(i);
-    }
-    if (shadow === undefined) continue;
-    const earlier = stubs[shadow];
-    const same = earlier.path === stub.path && queryText(earlier.query) === queryText(stub.query);
-    problems.push({
-      level: "warn",
-      place: placeOf(i),
-      message: same
-        ? `duplicate of ${placeOf(shadow)} (${stubLabel(stub)}); it can never match`
-        : `shadowed by ${placeOf(shadow)} (${
-          stubLabel(earlier)
-        }), which matches every request it would; it can never match`,
-    });
-  }
-  return problems;
 }
 
 /** A validated config file. */

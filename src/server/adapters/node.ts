@@ -89,6 +89,10 @@ class NodeIncoming implements Incoming {
 /** The next chunk of a request body (the stream stays paused in between), or null at its end. */
 function nextChunk(req: IncomingMessage): Promise<Uint8Array | null> {
   if (req.readableEnded) return Promise.resolve(null);
+  // The client may have gone before anyone asked for the body: no event is coming then.
+  if (req.destroyed || req.closed) {
+    return Promise.reject(new Error("the client closed the connection before the whole body arrived"));
+  }
   return new Promise((resolve, reject) => {
     const stop = () => {
       req.pause();

@@ -1,0 +1,136 @@
+/**
+ * Stubs that can never answer (P6 `[WARN]`, issue: "validate warns about stubs that can
+ * never win"): another stub matches every request this one would, and wins each time by
+ * the precedence order (P10.6) — same scope, priority, method and path shape, the same
+ * conditions (each one at least as permissive), and an earlier place: a later batch
+ * (`--stub` over the config file, P9.3), or the same batch and declared first.
+ * @module
+ */
+
+import { type Stub, stubLabel } from "./model.ts";
+import type { ValuePattern } from "./patterns.ts";
+import type { Problem } from "./validate.ts";
+
+/** The path shape, placeholder names left out: equal for stubs that match the same paths. */
+function pathShape(stub: Stub): string {
+  return stub.segments.map((s) => !s.param ? `s${s.value}` : s.rest ? "*" : "{}").join("\0");
+}
+
+/** One condition as the check compares them: what it is on, and its pattern. */
+interface Key {
+  /** `q name`, `h name`, `f name`, `j`, `b`. */
+  on: string;
+  /** The pattern's exact text (`literal`, `{}` for a whole capture, `!` for absent, `/re/`), or JSON for json/body. */
+  text: string;
+  /** A whole `{name}` capture: it covers any value of a present field. */
+  any: boolean;
+}
+
+function patternKey(on: string, pattern: ValuePattern): Key {
+  if (pattern.absent) return { on, text: "!", any: false };
+  if (pattern.anyValue) return { on, text: "{}", any: true };
+  // Capture names do not change what matches: `Bearer {a}` and `Bearer {b}` are the same.
+  return { on, text: pattern.display.replace(/\{[A-Za-z0-9_]+\}/g, "{}"), any: false };
+}
+
+/** A stub's conditions, sorted by what they are on. */
+function conditionKeys(stub: Stub): Key[] {
+  const match = stub.match;
+  const keys: Key[] = [];
+  if (match?.query) { for (const [name, p] of match.query) keys.push(patternKey(`q ${name}`, p)); }
+  else if (stub.query) {
+    for (const [name, value] of Object.entries(stub.query)) {
+      const text = String(value);
+      keys.push(
+        /^\{[A-Za-z0-9_]+\}$/.test(text) ? { on: `q ${name}`, text: "{}", any: true } : {
+          on: `q ${name}`,
+          text,
+          any: false,
+        },
+      );
+    }
+  }
+  if (match?.headers) { for (const [name, p] of match.headers) keys.push(patternKey(`h ${name}`, p)); }
+  if (match?.form) { for (const [name, p] of match.form) keys.push(patternKey(`f ${name}`, p)); }
+  if (stub.request?.json !== undefined) keys.push({ on: "j", text: JSON.stringify(stub.request.json), any: false });
+  if (match?.bodyContains !== undefined) keys.push({ on: "b", text: match.bodyContains, any: false });
+  return keys.sort((a, b) => a.on < b.on ? -1 : a.on > b.on ? 1 : 0);
+}
+
+/** Past this many covering signatures, a stub is compared with its group one by one instead. */
+const MAX_COVERS = 256;
+
+/**
+ * The signatures of every stub of the same group that matches all requests `keys`
+ * matches: per condition the same pattern, or (for a present field) a whole capture.
+ * Undefined when there would be more than {@link MAX_COVERS} of them.
+ */
+function covering(keys: readonly Key[]): string[] | undefined {
+  let out = [""];
+  for (const key of keys) {
+    const options = key.any || key.text === "!" ? [key.text] : [key.text, "{}"];
+    if (out.length * options.length > MAX_COVERS) return undefined;
+    out = out.flatMap((prefix) => options.map((text) => `${prefix}${key.on}=${text}\n`));
+  }
+  return out;
+}
+
+/** Does a stub with `winner`'s conditions match every request one with `keys` does (same targets)? */
+function covers(winner: readonly Key[], keys: readonly Key[]): boolean {
+  return winner.every((w, i) => w.text === keys[i].text || (w.any && keys[i].text !== "!"));
+}
+
+/** The query as written, in any key order (capture names kept): tells a duplicate from a shadow. */
+function exactQuery(stub: Stub): string {
+  return JSON.stringify(Object.entries(stub.query ?? {}).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** The exact signature of `keys` (the first of {@link covering}'s forms). */
+function signature(keys: readonly Key[]): string {
+  return keys.map((k) => `${k.on}=${k.text}\n`).join("");
+}
+
+/**
+ * Warnings for stubs that can never answer: for each, the stub that always wins over it.
+ * `batchOf(i)` is the batch of stub `i` (a later batch wins ties, P9.3); by default all
+ * are one batch. Work per stub does not grow with the number of stubs.
+ */
+export function findShadowedStubs(
+  stubs: readonly Stub[],
+  places: readonly string[] | ((index: number) => string),
+  batchOf: (index: number) => number = () => 0,
+): Problem[] {
+  const placeOf = typeof places === "function" ? places : (index: number) => places[index];
+  // Visit stubs in the order they win ties: later batch first, then declaration order.
+  const order = stubs.map((_, i) => i).sort((a, b) => batchOf(b) - batchOf(a) || a - b);
+  const groups = new Map<string, { bySignature: Map<string, number>; members: [number, Key[]][] }>();
+  const found: { index: number; by: number }[] = [];
+  for (const i of order) {
+    const stub = stubs[i];
+    const keys = conditionKeys(stub);
+    const name = [stub.scope ?? "", stub.priority ?? 0, stub.method, pathShape(stub), keys.map((k) => k.on).join(",")]
+      .join("\u0001");
+    let group = groups.get(name);
+    if (!group) groups.set(name, group = { bySignature: new Map(), members: [] });
+    const signatures = covering(keys);
+    const by = signatures
+      ? signatures.map((c) => group!.bySignature.get(c)).find((j) => j !== undefined)
+      : group.members.find(([, other]) => covers(other, keys))?.[0];
+    if (by !== undefined) found.push({ index: i, by });
+    const own = signature(keys);
+    if (!group.bySignature.has(own)) group.bySignature.set(own, i);
+    group.members.push([i, keys]);
+  }
+  return found.sort((a, b) => a.index - b.index).map(({ index, by }) => {
+    const [stub, winner] = [stubs[index], stubs[by]];
+    const same = stub.path === winner.path && exactQuery(stub) === exactQuery(winner) &&
+      JSON.stringify(stub.request ?? null) === JSON.stringify(winner.request ?? null);
+    return {
+      level: "warn",
+      place: placeOf(index),
+      message: same
+        ? `duplicate of ${placeOf(by)} (${stubLabel(stub)}); it can never match`
+        : `shadowed by ${placeOf(by)} (${stubLabel(winner)}), which matches every request it would; it can never match`,
+    };
+  });
+}
