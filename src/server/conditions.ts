@@ -20,7 +20,7 @@ import {
 } from "../stubs/patterns.ts";
 import { quoteValue } from "../stubs/quote.ts";
 import type { Condition, Dimension } from "./router.ts";
-import type { QueryParams, RequestView } from "./request_view.ts";
+import { MAX_JSON_DEPTH, type QueryParams, type RequestView } from "./request_view.ts";
 
 /** A condition with the capture names it fills, in order. */
 export interface NamedCondition extends Condition {
@@ -194,7 +194,9 @@ function jsonCondition(pattern: JsonPattern, names: readonly string[]): NamedCon
     },
     reason(view) {
       const parsed = view.body!.json();
-      if (!parsed) return view.body!.complete ? "body is not JSON" : "body is not JSON (or longer than was read)";
+      if (!parsed) {
+        return view.body!.tooDeep ? `body is nested deeper than ${MAX_JSON_DEPTH} levels` : "body is not JSON";
+      }
       return matchJson(pattern, parsed.value, []) ?? "body does not match";
     },
   };

@@ -22,7 +22,7 @@ import {
   type JournalRecord,
 } from "./journal.ts";
 import { DEFAULT_MAX_UNMATCHED, Recorder, usableScope } from "./recorder.ts";
-import { BodyView, RequestView } from "./request_view.ts";
+import { BodyView, MAX_JSON_DEPTH, RequestView } from "./request_view.ts";
 import {
   answerFromResult,
   type CompiledResponse,
@@ -543,6 +543,11 @@ export class StubHandler {
     // parsing a large body (P13.2).
     const args = {
       get payload(): unknown {
+        if (body.tooDeep) {
+          throw new TypeError(
+            `the request body is nested deeper than ${MAX_JSON_DEPTH} levels, so it is not parsed; read body (the text) instead`,
+          );
+        }
         return body.json()?.value ?? null;
       },
       get body(): string {

@@ -73,6 +73,31 @@ export class QueryParams {
 
 const utf8 = new TextDecoder();
 
+/** JSON nested deeper than this is not parsed: parsing and writing back a 5M-deep array takes seconds. */
+export const MAX_JSON_DEPTH = 1000;
+
+/**
+ * Is `text` nested deeper than `max` arrays and objects (outside strings)? One pass over
+ * the text, done only for bodies large enough to hold such nesting.
+ */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  if (text.length <= max * 2) return false;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c /* \ */) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return false;
+}
+
 /** A request body that has been read (whole, or its first bytes when cut at a limit). */
 export class BodyView {
   /** The bytes read. */
@@ -83,6 +108,7 @@ export class BodyView {
   #text: string | undefined;
   #json: { value: unknown } | null | undefined;
   #form: QueryParams | null | undefined;
+  #tooDeep: boolean | undefined;
 
   constructor(bytes: Uint8Array, complete: boolean, contentType: string | null) {
     this.bytes = bytes;
@@ -95,15 +121,20 @@ export class BodyView {
     return this.#text ??= utf8.decode(this.bytes);
   }
 
-  /** The body parsed as JSON, or null when it is empty or not JSON. */
+  /** The body parsed as JSON, or null when it is empty, not JSON, or nested deeper than {@link MAX_JSON_DEPTH}. */
   json(): { value: unknown } | null {
     if (this.#json !== undefined) return this.#json;
-    if (this.bytes.byteLength === 0) return this.#json = null;
+    if (this.bytes.byteLength === 0 || this.tooDeep) return this.#json = null;
     try {
       return this.#json = { value: JSON.parse(this.text()) };
     } catch {
       return this.#json = null;
     }
+  }
+
+  /** Is the body JSON-like text nested deeper than {@link MAX_JSON_DEPTH} (so it is not parsed)? */
+  get tooDeep(): boolean {
+    return this.#tooDeep ??= nestedDeeperThan(this.text(), MAX_JSON_DEPTH);
   }
 
   /**

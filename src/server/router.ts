@@ -148,10 +148,11 @@ class Candidates<T extends Routable> {
     const { dimension, buckets, rest } = this.#index;
     if (dimension.needsBody && view.body === undefined) return NEED_BODY;
     const lists: (readonly T[])[] = rest.length ? [rest] : [];
-    const keys = dimension.keys(view);
-    for (let i = 0; i < keys.length; i++) {
-      if (i > 0 && keys.indexOf(keys[i]) < i) continue; // a value given twice
-      const bucket = buckets.get(keys[i]);
+    const given = dimension.keys(view);
+    // A value given twice (`?id=1&id=1`) is looked up once; thousands of values stay linear.
+    const keys = given.length > 1 ? new Set(given) : given;
+    for (const key of keys) {
+      const bucket = buckets.get(key);
       if (!bucket) continue;
       const found = bucket.for(view);
       if (found === NEED_BODY) return NEED_BODY;
