@@ -247,3 +247,78 @@ serverTest(
 Deno.test("stubServer: a bad journalSize is a RangeError before anything listens", async () => {
   await assert.rejects(stubServer(0, { journalSize: -5 }), /journalSize must be a whole number of 0 or more, got -5/);
 });
+
+// ---------------------------------------------------------------- what was sent (P9.4) and its budget (P13.1)
+
+serverTest(
+  "P9.4 journal entries carry the stub's id, the request headers and body; binary bodies as base64",
+  async (server) => {
+    const [id] = server.routes(post("/orders").id("create-order").status(201));
+    assert.equal(id, "create-order");
+    await send(server, "POST", "/orders", { body: '{"sku":"a-1"}', headers: { "x-trace": "t1" } });
+    await send(server, "POST", "/orders", { body: new Uint8Array([0xff, 0x00, 0xfe]) });
+    await send(server, "GET", "/nowhere");
+    const { requests } = await server.journal();
+    assert.equal(requests[0].id, "create-order");
+    assert.equal(requests[0].headers?.["x-trace"], "t1");
+    assert.equal(requests[0].body, '{"sku":"a-1"}');
+    assert.equal(requests[1].body, undefined);
+    assert.equal(requests[1].body_base64, "/wD+");
+    assert.equal(requests[2].id, undefined);
+    assert.equal(requests[2].body, undefined, "no body, no body field");
+  },
+);
+
+serverTest(
+  "P9.4 a body is journaled up to 64 KiB, body_truncated beyond; the stub still gets all of it",
+  async (server) => {
+    server.routes(post("/upload").responseFunc(({ body }) => [200, { length: body.length }]));
+    const big = "x".repeat(100 * 1024);
+    assert.deepEqual((await send(server, "POST", "/upload", { body: big })).json, { length: big.length });
+    const [entry] = (await server.journal()).requests;
+    assert.equal(entry.body, big.slice(0, 64 * 1024));
+    assert.equal(entry.body_truncated, true);
+  },
+);
+
+serverTest("P9.4 GET /__stubtool__/requests filters: method, path, stub, unmatched, scope, limit", async (server) => {
+  server.routes(get("/a").id("a"), post("/b").id("b"));
+  await send(server, "GET", "/a?x=1", { headers: { "x-stubtool-scope": "s1" } });
+  await send(server, "POST", "/b");
+  await send(server, "GET", "/nope");
+  await send(server, "GET", "/a");
+  const targets = async (query: string) =>
+    (await send(server, "GET", `/__stubtool__/requests?${query}`)).json.requests.map((r: { target: string }) =>
+      r.target
+    );
+  assert.deepEqual(await targets("method=get"), ["/a?x=1", "/nope", "/a"]);
+  assert.deepEqual(await targets("path=/a"), ["/a?x=1", "/a"]);
+  assert.deepEqual(await targets("stub=b"), ["/b"]);
+  assert.deepEqual(await targets("unmatched=true"), ["/nope"]);
+  assert.deepEqual(await targets("scope=s1"), ["/a?x=1"]);
+  assert.deepEqual(await targets("limit=2"), ["/nope", "/a"]);
+  assert.deepEqual(await targets("method=GET&path=/a&limit=1"), ["/a"]);
+  const bad = await send(server, "GET", "/__stubtool__/requests?limit=many");
+  assert.equal(bad.status, 400);
+  assert.equal(bad.json.error, "limit must be a whole number, got 'many'");
+  assert.equal(
+    (await send(server, "GET", "/__stubtool__/requests?color=red")).json.error,
+    "unknown filter 'color' (method, path, stub, unmatched, scope, limit)",
+  );
+});
+
+Deno.test("P13.1 the journal keeps at most journalBytes of targets and bodies: the oldest go first", () => {
+  const journal = new Journal(100, 10_000);
+  const body = new Uint8Array(3000);
+  for (let i = 0; i < 10; i++) journal.add(record(`/${i}`, { body }));
+  const kept = journal.snapshot().requests.map((r) => r.target);
+  assert.deepEqual(kept, ["/7", "/8", "/9"], "3 × (3,000 + target + 64) fit in 10,000 bytes");
+  assert.equal(journal.total, 10);
+  assert.equal(journal.complete, false);
+  // A single body over the whole budget keeps no body rather than emptying the journal.
+  journal.add(record("/huge", { body: new Uint8Array(20_000) }));
+  const last = journal.snapshot().requests.at(-1)!;
+  assert.equal(last.target, "/huge");
+  assert.equal(last.body, undefined);
+  assert.equal(last.body_truncated, true);
+});

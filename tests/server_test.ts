@@ -656,3 +656,81 @@ Deno.test("routes() compiles answers at once; stubs given at start compile on fi
   const cfg = await fetch(`${server.url}/cfg/a%22b`);
   assert.equal(await cfg.text(), '{"id":"a\\"b"}');
 });
+
+// ---------------------------------------------------------------- P9: ids, batches, runtime changes
+
+serverTest(
+  "P9.1/P9.6 routes() returns ids (given or made up); stubs() lists config form with id, source, hit_count",
+  async (server) => {
+    const ids = server.routes(get("/a").id("alpha").body({ a: 1 }), post("/b?x={x}").status(201));
+    assert.deepEqual(ids, ["alpha", "stub-1"]);
+    await send(server, "GET", "/a");
+    assert.deepEqual(await server.stubs(), [
+      { id: "alpha", source: "api", hit_count: 1, method: "GET", path: "/a", status: 200, body: { a: 1 } },
+      {
+        id: "stub-1",
+        source: "api",
+        hit_count: 0,
+        method: "POST",
+        path: "/b",
+        query_params: { x: "{x}" },
+        status: 201,
+      },
+    ]);
+    assert.throws(() => server.routes(get("/c").id("alpha")), {
+      message: "GET /c: id 'alpha' is already used by GET /a (api)",
+    });
+    assert.equal((await server.stubs()).length, 2, "a refused batch adds nothing");
+  },
+);
+
+serverTest(
+  "P9.6 remove() and clear() take stubs out for the next request; the report lists the stubs that exist",
+  async (server) => {
+    server.routes(get("/a").id("a"), get("/b").id("b"), get("/c").id("c"));
+    assert.deepEqual(await server.remove("b", "nope"), ["b"]);
+    assert.equal((await send(server, "GET", "/b")).status, 404);
+    assert.deepEqual((await server.report()).stubs.map((s) => s.id), ["a", "c"]);
+    assert.deepEqual(await server.clear(), ["a", "c"]);
+    assert.deepEqual((await server.report()).stubs, []);
+    // Made-up ids are never handed out again while the server runs.
+    const [first] = server.routes(get("/d"));
+    await server.remove(first);
+    const [second] = server.routes(get("/d"));
+    assert.notEqual(first, second);
+  },
+);
+
+serverTest(
+  "P9.3 a later routes() call wins over an earlier stub of the same pattern; removing it brings the first back",
+  async (server) => {
+    server.routes(get("/flag").body("off"));
+    assert.equal((await send(server, "GET", "/flag")).json, "off");
+    const [override] = server.routes(get("/flag").body("on"));
+    assert.equal((await send(server, "GET", "/flag")).json, "on");
+    await server.remove(override);
+    assert.equal((await send(server, "GET", "/flag")).json, "off");
+  },
+);
+
+serverTest(
+  "P9.6 requests(pattern) finds what the client sent, oldest first, with the router's matching",
+  async (server) => {
+    server.routes(post("/orders").status(201));
+    await send(server, "POST", "/orders", { body: '{"sku":"a-1","qty":2}', headers: { "x-env": "ci" } });
+    await send(server, "POST", "/orders", { body: '{"sku":"b-2","qty":1}' });
+    await send(server, "GET", "/orders?page=2");
+    const found = await server.requests({ method: "POST", path: "/orders", request: { json: { sku: "a-1" } } });
+    assert.equal(found.count, 1);
+    assert.equal(found.complete, true);
+    assert.equal(found.requests[0].body, '{"sku":"a-1","qty":2}');
+    assert.equal((await server.requests({ request: { headers: { "x-env": "ci" } } })).count, 1);
+    assert.equal((await server.requests({ path: "/orders", query_params: { page: "{p}" } })).count, 1);
+    assert.equal((await server.requests({ method: "DELETE" })).count, 0);
+    assert.equal((await server.requests()).count, 3);
+    await assert.rejects(server.requests({ status: 200 }), {
+      message:
+        "requests(…): unknown field 'status' (allowed: method, path, query_params, request, scope); a pattern has no answer",
+    });
+  },
+);

@@ -15,6 +15,10 @@ import { errorAnswer, type Respond, type ResponseHead } from "./response.ts";
 export interface ReservedHost {
   /** Is scoped coverage on? */
   scopes(): boolean;
+  /** Changes whenever the report or the journal could: an ETag for answers built from them. */
+  version(): string;
+  /** Large answers being sent right now (see {@link MAX_LARGE_ANSWERS}); the endpoints count them here. */
+  largeAnswers: number;
   report(options: { scope?: string }): Report;
   journal(filter?: JournalFilter): JournalSnapshot;
   reset(): void;
@@ -72,6 +76,60 @@ export function journalFilter(params: URLSearchParams): JournalFilter | string {
   return filter;
 }
 
+/** Answers above this many bytes are streamed and count against {@link MAX_LARGE_ANSWERS}. */
+export const LARGE_ANSWER = 64 * 1024;
+/**
+ * How many large answers (report, journal, dashboard) are sent at once; more get 503 and
+ * Retry-After. Clients that ask and do not read would otherwise each hold a copy of a
+ * multi-megabyte answer (P13.1: memory is bounded whatever the traffic).
+ */
+export const MAX_LARGE_ANSWERS = 4;
+const CHUNK = 64 * 1024;
+
+/**
+ * Sends `text` as `head`'s body: as is when small; streamed in chunks when large, so a
+ * client that does not read holds one chunk rather than the whole answer, and at most
+ * {@link MAX_LARGE_ANSWERS} are under way at once.
+ */
+function answer<R>(host: ReservedHost, head: ResponseHead, text: string, respond: Respond<R>): R {
+  if (text.length <= LARGE_ANSWER) return respond(head, text);
+  if (host.largeAnswers >= MAX_LARGE_ANSWERS) {
+    return respond(...errorAnswer(
+      503,
+      `busy: ${MAX_LARGE_ANSWERS} large answers are being sent (a client that does not read holds one); retry`,
+      {},
+      { "retry-after": "1" },
+    ));
+  }
+  host.largeAnswers++;
+  let bytes: Uint8Array<ArrayBuffer> | undefined = new TextEncoder().encode(text);
+  let offset = 0;
+  const release = () => {
+    if (bytes === undefined) return;
+    bytes = undefined;
+    host.largeAnswers--;
+  };
+  const stream = new ReadableStream<Uint8Array<ArrayBuffer>>({
+    pull(controller) {
+      if (bytes === undefined) return controller.close();
+      controller.enqueue(bytes.slice(offset, offset + CHUNK));
+      offset += CHUNK;
+      if (offset >= bytes.byteLength) {
+        release();
+        controller.close();
+      }
+    },
+    cancel: release,
+  }, { highWaterMark: 1 });
+  return respond(head, stream);
+}
+
+/** The ETag of answers built from the report and the journal, and whether the client already has it. */
+function fresh(host: ReservedHost, incoming: Incoming, rawQuery: string): { etag: string; unchanged: boolean } {
+  const etag = `"${host.version()}${rawQuery ? `-${rawQuery.length}` : ""}"`;
+  return { etag, unchanged: incoming.header("if-none-match") === etag };
+}
+
 /** Answers a request under `/__stubtool__/` (or `/__stubtool__` itself, which redirects to the dashboard). */
 export function answerReserved<R>(
   host: ReservedHost,
@@ -101,33 +159,40 @@ export function answerReserved<R>(
   }
   const headOnly = method === "HEAD";
   const params = new URLSearchParams(rawQuery);
+  if (endpoint === "health") return respond(JSON_HEAD, headOnly ? null : HEALTH_BODY);
+  if (endpoint === "reset") {
+    host.reset();
+    return respond(RESET_HEAD, null);
+  }
+  // The report, the journal and the dashboard: unchanged since the client's copy is a 304
+  // (the dashboard polls every second), else a JSON or HTML answer, streamed when large.
+  const { etag, unchanged } = fresh(host, incoming, rawQuery);
+  if (unchanged) return respond({ status: 304, headers: { etag } }, null);
   switch (endpoint) {
     case "":
-      return dashboard(host, headOnly, respond);
-    case "health":
-      return respond(JSON_HEAD, headOnly ? null : HEALTH_BODY);
+      return dashboard(host, headOnly, etag, respond);
     case "report": {
       const scope = reportScope(params);
       if (scope.scope !== undefined && !host.scopes()) return respond(...errorAnswer(400, SCOPES_OFF));
-      return respond(JSON_HEAD, headOnly ? null : JSON.stringify(host.report(scope)));
+      const head = { status: 200, headers: { "content-type": "application/json", etag } };
+      return headOnly ? respond(head, null) : answer(host, head, JSON.stringify(host.report(scope)), respond);
     }
-    case "requests": {
+    default: {
       const filter = journalFilter(params);
       if (typeof filter === "string") return respond(...errorAnswer(400, filter));
-      return respond(JSON_HEAD, headOnly ? null : JSON.stringify(host.journal(filter)));
+      const head = { status: 200, headers: { "content-type": "application/json", etag } };
+      return headOnly ? respond(head, null) : answer(host, head, JSON.stringify(host.journal(filter)), respond);
     }
-    default:
-      host.reset();
-      return respond(RESET_HEAD, null);
   }
 }
 
 /** The live dashboard page; its module loads on the first visit, not at start. */
-function dashboard<R>(host: ReservedHost, headOnly: boolean, respond: Respond<R>): Promise<R> {
+function dashboard<R>(host: ReservedHost, headOnly: boolean, etag: string, respond: Respond<R>): Promise<R> {
   return import("../report/dashboard.ts").then(
     ({ dashboardPage }) => {
       const page = dashboardPage(host.report({}), host.journal());
-      return respond({ status: 200, headers: page.headers }, headOnly ? null : page.html);
+      const head = { status: 200, headers: { ...page.headers, etag } };
+      return headOnly ? respond(head, null) : answer(host, head, page.html, respond);
     },
     (error) => respond(...errorAnswer(500, `could not load the dashboard: ${error}`)),
   );

@@ -24,6 +24,7 @@ import {
 import { DEFAULT_MAX_UNMATCHED, Recorder, usableScope } from "./recorder.ts";
 import { BodyView, MAX_JSON_DEPTH, RequestView } from "./request_view.ts";
 import {
+  type AnswerBody,
   answerFromResult,
   type CompiledResponse,
   errorAnswer,
@@ -38,7 +39,7 @@ import { type BatchProblem, StubSet } from "./stub_set.ts";
 export { errorAnswer, jsonError } from "./response.ts";
 export { TOO_LARGE } from "./incoming.ts";
 export type { Incoming } from "./incoming.ts";
-export type { Respond, ResponseHead } from "./response.ts";
+export type { AnswerBody, Respond, ResponseHead } from "./response.ts";
 export type { StubChanges } from "../stubs/reload.ts";
 
 /** Default request body limit: 10 MiB (`--max-body`). */
@@ -445,7 +446,7 @@ export class StubHandler {
   }
 
   #render<R>(route: Route, response: CompiledResponse, match: Match<Route>, headOnly: boolean, respond: Respond<R>): R {
-    let rendered: { head: Parameters<Respond<R>>[0]; body: string | null } | undefined;
+    let rendered: { head: Parameters<Respond<R>>[0]; body: AnswerBody } | undefined;
     try {
       // The answer is built and checked before anything is sent: a header that cannot go
       // out is a 500 for this request only, answered once (and journaled once).
@@ -502,6 +503,8 @@ export class StubHandler {
   /** What the reserved endpoints may ask of the handler. */
   #reservedHost: ReservedHost = {
     scopes: () => this.#scopes,
+    version: () => `${this.#stubs.version}.${this.#recorder.version}.${this.#journal?.version ?? 0}`,
+    largeAnswers: 0,
     report: (options) => this.report(options),
     journal: (filter) => this.journal(filter),
     reset: () => this.reset(),

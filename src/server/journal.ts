@@ -104,6 +104,8 @@ export class Journal {
   #size = 0;
   #bytes = 0;
   #total = 0;
+  /** Counts changes (requests added, clears). */
+  version = 0;
 
   constructor(capacity: number = DEFAULT_JOURNAL_SIZE, maxBytes: number = DEFAULT_JOURNAL_BYTES) {
     if (!Number.isSafeInteger(capacity) || capacity < 0) {
@@ -119,6 +121,7 @@ export class Journal {
   /** Records one finished request; the oldest fall out to keep within both bounds. */
   add(record: JournalRecord): void {
     this.#total++;
+    this.version++;
     if (this.capacity === 0) return;
     const size = cost(record);
     if (size > this.maxBytes && record.body) {
@@ -144,6 +147,7 @@ export class Journal {
 
   /** Forgets every request (reset). */
   clear(): void {
+    this.version++;
     this.#ring = [];
     this.#head = 0;
     this.#size = 0;

@@ -49,6 +49,8 @@ export class Recorder {
   /** Scopes by name, oldest first (a Map keeps insertion order). */
   #scopes = new Map<string, ScopeTally>();
   readonly maxUnmatched: number;
+  /** Counts changes (hits, unmatched requests, resets): the report is the same while it is. */
+  version = 0;
 
   constructor(maxUnmatched = DEFAULT_MAX_UNMATCHED) {
     if (!Number.isInteger(maxUnmatched) || maxUnmatched < 0) {
@@ -71,6 +73,7 @@ export class Recorder {
   /** Counts one hit of `route` (and in `scope`, when given). */
   hit(route: Route, scope?: string | null): void {
     route.hits++;
+    this.version++;
     if (scope) {
       const tally = this.#scope(scope);
       if (tally) tally.hits.set(route, (tally.hits.get(route) ?? 0) + 1);
@@ -98,6 +101,7 @@ export class Recorder {
     if (closest.length) request.closest = closest;
     if (cutMethod || cutPath || cutQuery) request.truncated = true;
     this.#unmatchedTotal++;
+    this.version++;
     const tally = scope ? this.#scope(scope) : undefined;
     if (tally) tally.unmatched++;
     if (this.maxUnmatched > 0) {
@@ -114,10 +118,12 @@ export class Recorder {
     this.#next = 0;
     this.#unmatchedTotal = 0;
     this.#scopes.clear();
+    this.version++;
   }
 
   /** Moves scoped hit counts from old stubs to the stubs that continue them (config reload). */
   carry(pairs: readonly [from: Route, to: Route][]): void {
+    this.version++;
     for (const tally of this.#scopes.values()) {
       for (const [from, to] of pairs) {
         const hits = tally.hits.get(from);
@@ -130,6 +136,7 @@ export class Recorder {
 
   /** Forgets scoped hit counts of stubs that are gone or start again. */
   forget(routes: readonly Route[]): void {
+    this.version++;
     for (const tally of this.#scopes.values()) for (const route of routes) tally.hits.delete(route);
   }
 

@@ -28,8 +28,14 @@ function headerRecord(): Record<string, string> {
   return Object.create(null);
 }
 
+/**
+ * An answer's body: text (sent as UTF-8), bytes, a stream of bytes (sent as it comes, with
+ * backpressure: a large answer or a proxied one), or null for none.
+ */
+export type AnswerBody = string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array<ArrayBuffer>> | null;
+
 /** Turns an answer into the adapter's own response type. */
-export type Respond<R> = (head: ResponseHead, body: string | null) => R;
+export type Respond<R> = (head: ResponseHead, body: AnswerBody) => R;
 
 /** The fetch {@link Respond}: builds a `Response`. */
 export const toResponse: Respond<Response> = (head, body) => {

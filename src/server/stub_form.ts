@@ -34,7 +34,7 @@ export function stubInfo(route: Route): StubInfo {
   const info: StubInfo = { id: route.id, source: route.source, hit_count: route.hits };
   info.method = stub.method;
   info.path = stub.path;
-  if (stub.query) info.query_params = stub.query;
+  if (stub.query) info.query_params = { ...stub.query };
   if (stub.request) info.request = stub.request;
   if (stub.scope !== undefined) info.scope = stub.scope;
   if (stub.priority) info.priority = stub.priority;

@@ -64,11 +64,16 @@ export interface ResponseSpec {
 
 /** What a response function receives (P5). */
 export interface ResponseFuncArgs<P = Record<string, string>> {
-  /** Parsed JSON request body; `null` when there is none or it is not JSON. */
+  /**
+   * Parsed JSON request body; `null` when there is none or it is not JSON. Parsed on first
+   * access; a body nested deeper than 1,000 levels throws (read {@link ResponseFuncArgs.body}).
+   */
   payload: unknown;
+  /** The request body as UTF-8 text (`""` when there is none): forms, plain text, anything. */
+  body: string;
   /** Request headers, names lower-cased. */
   headers: Record<string, string>;
-  /** Path placeholder values. */
+  /** Captured values: path placeholders (typed from the path), then query, header, body and form captures. */
   params: P;
   /** Query parameters, every value a list. */
   queryParams: Record<string, string[]>;

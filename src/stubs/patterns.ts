@@ -137,7 +137,7 @@ function compileText(text: string): { pattern?: ValuePattern; problem?: string }
     };
   }
   // The last capture takes what is left when nothing follows it.
-  if (last === text.length) source = source.slice(0, -3) + ")";
+  if (last === text.length) source = source.slice(0, -"?)".length) + ")";
   const regex = new RegExp(source + escapeRegExp(text.slice(last)) + "$");
   return {
     pattern: {

@@ -138,12 +138,40 @@ function writeTo(res: ServerResponse, head: boolean, closeConnection: (status: n
       }
     }
     // An empty answer says so (rather than going out chunked); HEAD, 204 and 304 carry no length of their own.
-    if (body !== null) flat.push("content-length", String(Buffer.byteLength(body)));
-    else if (!head && answer.status !== 204 && answer.status !== 304) flat.push("content-length", "0");
+    if (typeof body === "string") flat.push("content-length", String(Buffer.byteLength(body)));
+    else if (body instanceof Uint8Array) flat.push("content-length", String(body.byteLength));
+    else if (body === null && !head && answer.status !== 204 && answer.status !== 304) {
+      flat.push("content-length", "0");
+    }
     if (closeConnection(answer.status)) flat.push("connection", "close");
     res.writeHead(answer.status, flat);
+    if (body instanceof ReadableStream) return void pipeStream(body, res);
     res.end(body ?? undefined);
   };
+}
+
+/**
+ * Writes a stream to `res` chunk by chunk, waiting for the socket to drain before asking
+ * for the next, so a client that does not read holds one chunk, not the whole answer.
+ * A client that leaves cancels the stream.
+ */
+async function pipeStream(stream: ReadableStream<Uint8Array<ArrayBuffer>>, res: ServerResponse): Promise<void> {
+  const reader = stream.getReader();
+  const gone = () => void reader.cancel().catch(() => {});
+  res.on("close", gone);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (res.destroyed) return;
+      if (!res.write(value)) await new Promise<void>((resolve) => res.once("drain", resolve).once("close", resolve));
+    }
+    res.end();
+  } catch {
+    res.destroy(); // the source failed mid-answer: the client must not take a cut body for a whole one
+  } finally {
+    res.off("close", gone);
+  }
 }
 
 const CLIENT_ERRORS: Record<string, [status: number, reason: string, message: string]> = {

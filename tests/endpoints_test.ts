@@ -1,0 +1,81 @@
+/**
+ * The reserved endpoints' answers stay cheap and bounded (P13.1): an unchanged report,
+ * journal or dashboard is a 304; a large one is streamed, and only a few are sent at once,
+ * so clients that ask and never read cannot pile copies of it up in memory.
+ */
+import assert from "node:assert/strict";
+import { connect } from "node:net";
+import { get, post } from "../mod.ts";
+import { MAX_LARGE_ANSWERS } from "../src/server/endpoints.ts";
+import { send, serverTest } from "./_http.ts";
+
+serverTest("report, journal and dashboard carry an ETag; asked again unchanged they are a 304", async (server) => {
+  server.routes(get("/a").body("a"));
+  for (const path of ["/__stubtool__/report", "/__stubtool__/requests", "/__stubtool__/"]) {
+    const first = await fetch(server.url + path);
+    await first.body?.cancel();
+    const etag = first.headers.get("etag");
+    assert.ok(etag, path);
+    const again = await fetch(server.url + path, { headers: { "if-none-match": etag } });
+    assert.equal(again.status, 304, path);
+    assert.equal(await again.text(), "");
+    await send(server, "GET", "/a");
+    const changed = await fetch(server.url + path, { headers: { "if-none-match": etag } });
+    await changed.body?.cancel();
+    assert.equal(changed.status, 200, `${path} after a request`);
+    assert.notEqual(changed.headers.get("etag"), etag);
+  }
+});
+
+/** Opens a raw connection, sends `GET path`, and never reads: the answer piles up unless it is streamed. */
+function stalledClient(port: number, path: string): Promise<{ close: () => void; firstBytes: Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => {
+      socket.write(`GET ${path} HTTP/1.1\r\nHost: localhost\r\n\r\n`);
+      const firstBytes = new Promise<string>((got) => socket.once("data", (chunk) => got(String(chunk))));
+      // Read the first chunk only, then stop reading: the kernel buffers fill, the server must wait.
+      firstBytes.then(() => socket.pause());
+      resolve({ close: () => socket.destroy(), firstBytes });
+    });
+    socket.on("error", reject);
+  });
+}
+
+serverTest(
+  `P13.1 at most ${MAX_LARGE_ANSWERS} large answers are sent at once; more clients get 503 with Retry-After until one finishes`,
+  async (server) => {
+    server.routes(get("/a").body("a"), post("/upload").status(204));
+    // About 16 MB of journal (its byte budget): more than the kernel's socket buffers take,
+    // so an answer to a client that does not read stays under way.
+    const body = "b".repeat(64 * 1024);
+    for (let i = 0; i < 256; i++) await send(server, "POST", "/upload", { body });
+    const journal = await fetch(server.url + "/__stubtool__/requests");
+    const size = (await journal.text()).length;
+    assert.ok(size > 15 * 1024 * 1024, `the journal answer is large (${size} bytes)`);
+
+    const stalled = [];
+    for (let i = 0; i < MAX_LARGE_ANSWERS; i++) {
+      const client = await stalledClient(server.port, "/__stubtool__/requests");
+      assert.match(await client.firstBytes, /^HTTP\/1\.1 200/);
+      stalled.push(client);
+    }
+    const busy = await send(server, "GET", "/__stubtool__/requests");
+    assert.equal(busy.status, 503);
+    assert.equal(busy.headers.get("retry-after"), "1");
+    assert.match(busy.json.error, /^busy: 4 large answers are being sent/);
+    // Small answers and stubs are not held up.
+    assert.equal((await send(server, "GET", "/__stubtool__/health")).status, 200);
+    assert.equal((await send(server, "GET", "/a")).json, "a");
+    // A stalled client that leaves frees its place.
+    stalled.shift()!.close();
+    let status = 0;
+    for (let tries = 0; tries < 50 && status !== 200; tries++) {
+      await new Promise((r) => setTimeout(r, 20));
+      const again = await fetch(server.url + "/__stubtool__/requests");
+      status = again.status;
+      await again.body?.cancel();
+    }
+    assert.equal(status, 200);
+    for (const client of stalled) client.close();
+  },
+);
