@@ -24,7 +24,6 @@ import {
 import { DEFAULT_MAX_UNMATCHED, Recorder, usableScope } from "./recorder.ts";
 import { BodyView, MAX_JSON_DEPTH, RequestView } from "./request_view.ts";
 import {
-  type AnswerBody,
   answerFromResult,
   type CompiledResponse,
   errorAnswer,
@@ -446,16 +445,14 @@ export class StubHandler {
   }
 
   #render<R>(route: Route, response: CompiledResponse, match: Match<Route>, headOnly: boolean, respond: Respond<R>): R {
-    let rendered: { head: Parameters<Respond<R>>[0]; body: AnswerBody } | undefined;
     try {
-      // The answer is built and checked before anything is sent: a header that cannot go
-      // out is a 500 for this request only, answered once (and journaled once).
-      response.render(match.values, match.raw, headOnly, (head, body) => void (rendered = { head, body }));
+      // A header that cannot go out throws before `respond` is called: a 500 for this request
+      // only, answered and journaled once. An error from `respond` itself is the adapter's.
+      return response.render(match.values, match.raw, headOnly, respond);
     } catch (error) {
-      const message = error instanceof HeaderValueError ? error.message : `could not build the response: ${error}`;
-      return respond(...errorAnswer(500, message, { stub: route.name }));
+      if (!(error instanceof HeaderValueError)) throw error;
+      return respond(...errorAnswer(500, error.message, { stub: route.name }));
     }
-    return respond(rendered!.head, rendered!.body);
   }
 
   #unmatched<R>(view: RequestView, incoming: Incoming, respond: Respond<R>, log: LogState | undefined): R | Promise<R> {

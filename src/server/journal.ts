@@ -98,7 +98,21 @@ export class Journal {
   readonly capacity: number;
   /** How many bytes of targets and bodies it keeps. */
   readonly maxBytes: number;
-  #ring: (JournalRecord | undefined)[] = [];
+  // One array per field rather than the records themselves: a record dies young, while the
+  // ring outlives many collections; fields in arrays keep the old generation small (p99).
+  #methods: string[] = [];
+  #targets: string[] = [];
+  #times: number[] = [];
+  #statuses: number[] = [];
+  #ms: number[] = [];
+  #stubs: (string | undefined)[] = [];
+  #ids: (string | undefined)[] = [];
+  #closest: (ClosestStub[] | undefined)[] = [];
+  #scopes: (string | null)[] = [];
+  #headers: (HeaderSource | undefined)[] = [];
+  #bodies: (Uint8Array | undefined)[] = [];
+  #cut: boolean[] = [];
+  #costs: number[] = [];
   /** Where the oldest kept record is. */
   #head = 0;
   #size = 0;
@@ -123,32 +137,49 @@ export class Journal {
     this.#total++;
     this.version++;
     if (this.capacity === 0) return;
-    const size = cost(record);
-    if (size > this.maxBytes && record.body) {
+    let body = record.body;
+    let cut = record.bodyTruncated;
+    let size = cost(record);
+    if (size > this.maxBytes && body) {
       // One request alone over the budget keeps no body rather than emptying the journal.
-      record.body = undefined;
-      record.bodyTruncated = true;
+      size -= body.byteLength;
+      body = undefined;
+      cut = true;
     }
-    while (this.#size > 0 && (this.#size >= this.capacity || this.#bytes + cost(record) > this.maxBytes)) {
-      this.#dropOldest();
-    }
-    this.#ring[(this.#head + this.#size) % this.capacity] = record;
+    while (this.#size > 0 && (this.#size >= this.capacity || this.#bytes + size > this.maxBytes)) this.#dropOldest();
+    const i = (this.#head + this.#size) % this.capacity;
+    this.#methods[i] = record.method;
+    this.#targets[i] = record.target;
+    this.#times[i] = record.time;
+    this.#statuses[i] = record.status;
+    this.#ms[i] = record.ms;
+    this.#stubs[i] = record.stub;
+    this.#ids[i] = record.id;
+    this.#closest[i] = record.closest;
+    this.#scopes[i] = record.scope;
+    this.#headers[i] = record.headers;
+    this.#bodies[i] = body;
+    this.#cut[i] = cut;
+    this.#costs[i] = size;
     this.#size++;
-    this.#bytes += cost(record);
+    this.#bytes += size;
   }
 
   #dropOldest(): void {
-    const oldest = this.#ring[this.#head]!;
-    this.#bytes -= cost(oldest);
-    this.#ring[this.#head] = undefined;
-    this.#head = (this.#head + 1) % this.capacity;
+    const i = this.#head;
+    this.#bytes -= this.#costs[i];
+    // Let go of what the slot holds now, not when it is reused.
+    this.#headers[i] = undefined;
+    this.#bodies[i] = undefined;
+    this.#closest[i] = undefined;
+    this.#head = (i + 1) % this.capacity;
     this.#size--;
   }
 
   /** Forgets every request (reset). */
   clear(): void {
     this.version++;
-    this.#ring = [];
+    for (const field of [this.#headers, this.#bodies, this.#closest, this.#targets]) field.length = 0;
     this.#head = 0;
     this.#size = 0;
     this.#bytes = 0;
@@ -163,7 +194,23 @@ export class Journal {
   /** The kept records, oldest first (for `requests/find`). */
   records(): JournalRecord[] {
     const out: JournalRecord[] = [];
-    for (let k = 0; k < this.#size; k++) out.push(this.#ring[(this.#head + k) % this.capacity]!);
+    for (let k = 0; k < this.#size; k++) {
+      const i = (this.#head + k) % this.capacity;
+      out.push({
+        method: this.#methods[i],
+        target: this.#targets[i],
+        time: this.#times[i],
+        status: this.#statuses[i],
+        ms: this.#ms[i],
+        stub: this.#stubs[i],
+        id: this.#ids[i],
+        closest: this.#closest[i],
+        scope: this.#scopes[i],
+        headers: this.#headers[i],
+        body: this.#bodies[i],
+        bodyTruncated: this.#cut[i],
+      });
+    }
     return out;
   }
 
