@@ -7,12 +7,13 @@
 
 import type { JournalSnapshot, Report } from "../report/types.ts";
 import { RESERVED_PREFIX } from "../stubs/path.ts";
+import { ADMIN_ENDPOINTS, type AdminHost, answerAdmin } from "./admin.ts";
 import type { Incoming } from "./incoming.ts";
 import type { JournalFilter } from "./journal.ts";
 import { errorAnswer, type Respond, type ResponseHead } from "./response.ts";
 
 /** What the endpoints ask of the server. */
-export interface ReservedHost {
+export interface ReservedHost extends AdminHost {
   /** Is scoped coverage on? */
   scopes(): boolean;
   /** Changes whenever the report or the journal could: an ETag for answers built from them. */
@@ -33,6 +34,7 @@ const ENDPOINTS = [
   "GET /__stubtool__/report",
   "GET /__stubtool__/requests",
   "POST /__stubtool__/reset",
+  ...ADMIN_ENDPOINTS,
 ];
 
 /** What a scoped report says on a server without scoped coverage. */
@@ -147,6 +149,9 @@ export function answerReserved<R>(
     return respond(...errorAnswer(404, `unknown stubtool endpoint '${pathname}'`, { endpoints: ENDPOINTS }));
   }
   const endpoint = pathname.slice(RESERVED_PREFIX.length);
+  const params = new URLSearchParams(rawQuery);
+  const admin = answerAdmin(host, incoming, endpoint, params, respond);
+  if (admin !== undefined) return admin;
   if (
     endpoint !== "" && endpoint !== "health" && endpoint !== "report" && endpoint !== "requests" &&
     endpoint !== "reset"
@@ -158,7 +163,6 @@ export function answerReserved<R>(
     return respond(...errorAnswer(405, `${pathname} accepts ${allow}, not ${method}`, {}, { allow }));
   }
   const headOnly = method === "HEAD";
-  const params = new URLSearchParams(rawQuery);
   if (endpoint === "health") return respond(JSON_HEAD, headOnly ? null : HEALTH_BODY);
   if (endpoint === "reset") {
     host.reset();

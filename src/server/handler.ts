@@ -19,9 +19,11 @@ import {
   Journal,
   JOURNAL_BODY_MAX,
   type JournalFilter,
+  journalEntry,
   type JournalRecord,
 } from "./journal.ts";
 import { DEFAULT_MAX_UNMATCHED, Recorder, usableScope } from "./recorder.ts";
+import { findRequests } from "./find.ts";
 import { BodyView, MAX_JSON_DEPTH, RequestView } from "./request_view.ts";
 import {
   answerFromResult,
@@ -169,6 +171,7 @@ export class StubHandler {
       ? undefined
       : new Journal(journalSize, options.journalBytes ?? DEFAULT_JOURNAL_BYTES);
     this.#scopes = options.scopes === true;
+    this.#reservedHost.maxBody = this.#maxBody;
     for (const [batch, source] of [[stubs, options.source ?? "config"], [options.inline ?? [], "inline"]] as const) {
       if (!batch.length) continue;
       const { problems } = this.#stubs.add(batch, source);
@@ -499,6 +502,16 @@ export class StubHandler {
 
   /** What the reserved endpoints may ask of the handler. */
   #reservedHost: ReservedHost = {
+    maxBody: 0, // set in the constructor
+    routes: () => this.#stubs.routes,
+    route: (id) => this.#stubs.get(id),
+    add: (stubs, source) => this.addBatch(stubs, source),
+    replace: (id, stub) => this.replaceStub(id, stub),
+    remove: (which) => this.removeWhere(which),
+    find: (pattern) => {
+      const { records, complete } = this.journalRecords();
+      return { requests: findRequests(pattern, records).map(journalEntry), complete };
+    },
     scopes: () => this.#scopes,
     version: () => `${this.#stubs.version}.${this.#recorder.version}.${this.#journal?.version ?? 0}`,
     largeAnswers: 0,

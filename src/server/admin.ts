@@ -1,0 +1,237 @@
+/**
+ * The admin API (P9.2): tests in any language add, list, replace and remove stubs on a
+ * running server, and ask what their client sent. Bodies are JSON, or YAML with
+ * `content-type: application/yaml` (or `text/yaml`), checked by the same validator as config
+ * files (same messages); a batch is added whole or not at all.
+ *
+ * | Request | Answer |
+ * | --- | --- |
+ * | `GET /__stubtool__/stubs` | `200 {"stubs":[…]}` |
+ * | `POST /__stubtool__/stubs` | `201 {"stubs":[{id,method,path}]}`; `400`/`409` with `problems` |
+ * | `GET /__stubtool__/stubs/{id}` | `200` the stub; `404` |
+ * | `PUT /__stubtool__/stubs/{id}` | `200` the new stub; `404` |
+ * | `DELETE /__stubtool__/stubs/{id}` | `204`; `404` |
+ * | `DELETE /__stubtool__/stubs[?scope=NAME]` | `204`: the runtime stubs (of that scope) are gone |
+ * | `POST /__stubtool__/requests/find` | `200 {"count","complete","requests"}` |
+ * @module
+ */
+
+import { parseConfigText } from "../stubs/config.ts";
+import type { Stub, StubSource } from "../stubs/model.ts";
+import { type Problem, type RequestPattern, validateConfig, validatePattern } from "../stubs/validate.ts";
+import type { Incoming } from "./incoming.ts";
+import { errorAnswer, type Respond, type ResponseHead } from "./response.ts";
+import type { Route } from "./route.ts";
+import type { BatchProblem } from "./stub_set.ts";
+import { stubInfo, type StubInfo } from "./stub_form.ts";
+import type { JournalEntry } from "../report/types.ts";
+
+/** What the admin endpoints ask of the server. */
+export interface AdminHost {
+  /** The largest request body accepted (`--max-body`). */
+  maxBody: number;
+  /** Every stub, in declaration order. */
+  routes(): readonly Route[];
+  /** The stub with this id. */
+  route(id: string): Route | undefined;
+  /** Adds a batch; problems (taken ids) keep it out. */
+  add(stubs: readonly Stub[], source: StubSource): { routes?: readonly Route[]; problems: BatchProblem[] };
+  /** Replaces one stub in place. */
+  replace(id: string, stub: Stub): { route?: Route; problems: BatchProblem[] };
+  /** Removes the stubs `which` picks; returns their ids. */
+  remove(which: (route: Route) => boolean): string[];
+  /** The journaled requests a pattern matches, and whether the journal still holds every request. */
+  find(pattern: RequestPattern): { requests: JournalEntry[]; complete: boolean };
+}
+
+const JSON_201: ResponseHead = { status: 201, headers: { "content-type": "application/json" } };
+const JSON_200: ResponseHead = { status: 200, headers: { "content-type": "application/json" } };
+const NO_CONTENT: ResponseHead = { status: 204, headers: {} };
+const YAML_TYPES = /^\s*(application|text)\/(x-)?yaml\s*(;|$)/i;
+
+/** The admin endpoints' paths under `/__stubtool__/`, for the 404 that lists what exists. */
+export const ADMIN_ENDPOINTS = [
+  "GET /__stubtool__/stubs",
+  "POST /__stubtool__/stubs",
+  "DELETE /__stubtool__/stubs[?scope=NAME]",
+  "GET|PUT|DELETE /__stubtool__/stubs/{id}",
+  "POST /__stubtool__/requests/find",
+];
+
+/** `400 {"error": "invalid stubs", "problems": [...]}` (or another status and error). */
+function problemsAnswer(status: number, error: string, problems: readonly Problem[]): Parameters<Respond<unknown>> {
+  return errorAnswer(status, error, {
+    problems: problems.map(({ level, place, message }) => ({ level, place: place ?? "body", message })),
+  });
+}
+
+/** Reads and parses a request body as JSON or YAML (by content type); problems are placed at `body:line:col`. */
+async function readDocument(
+  incoming: Incoming,
+  maxBody: number,
+): Promise<{ value: unknown } | { answer: Parameters<Respond<unknown>> }> {
+  let text: string;
+  try {
+    const { bytes, complete } = await incoming.read(maxBody);
+    if (!complete) return { answer: errorAnswer(413, `request body is larger than ${maxBody} bytes (--max-body)`) };
+    text = new TextDecoder().decode(bytes);
+  } catch (error) {
+    return { answer: errorAnswer(400, `could not read the request body: ${error instanceof Error ? error.message : error}`) };
+  }
+  if (text.trim() === "") return { answer: errorAnswer(400, "the request body is empty: send a stub, a list of stubs or {routes: [...]}") };
+  const yaml = YAML_TYPES.test(incoming.header("content-type") ?? "");
+  const { raw, problems } = await parseConfigText(text, yaml ? "body.yaml" : "body.json");
+  const errors = problems.filter((p) => p.level === "error");
+  if (errors.length) {
+    return {
+      answer: problemsAnswer(400, `the body is not valid ${yaml ? "YAML" : "JSON"}`, errors.map((p) => ({
+        ...p,
+        place: p.place?.replace(/^body\.(yaml|json)/, "body"),
+      }))),
+    };
+  }
+  return { value: raw };
+}
+
+/** One stub, a list of stubs, or `{routes: [...]}`, as the config validator's document. */
+function asRoutes(value: unknown): unknown {
+  if (Array.isArray(value)) return { routes: value };
+  if (typeof value === "object" && value !== null && "routes" in value) return value;
+  return { routes: [value] };
+}
+
+/** `POST /__stubtool__/stubs`: validate the whole batch, add it or nothing. */
+async function addStubs<R>(host: AdminHost, incoming: Incoming, respond: Respond<R>): Promise<R> {
+  const read = await readDocument(incoming, host.maxBody);
+  if ("answer" in read) return respond(...read.answer);
+  const { config, problems } = validateConfig(asRoutes(read.value));
+  const errors = problems.filter((p) => p.level === "error");
+  if (!config || errors.length) return respond(...problemsAnswer(400, "invalid stubs", errors));
+  if (config.port !== undefined) {
+    return respond(...problemsAnswer(400, "invalid stubs", [{
+      level: "error",
+      place: "port",
+      message: "port can only be set in a config file; the server is already listening",
+    }]));
+  }
+  const { routes, problems: taken } = host.add(config.routes, "admin");
+  if (!routes) {
+    return respond(...problemsAnswer(
+      409,
+      "invalid stubs",
+      taken.map((p) => ({ level: "error", place: `routes[${p.index}]`, message: p.message })),
+    ));
+  }
+  const stubs = routes.map((r) => ({ id: r.id, method: r.method, path: r.path }));
+  return respond(JSON_201, JSON.stringify({ stubs }));
+}
+
+/** `PUT /__stubtool__/stubs/{id}`: one stub in the place of another, under the same id. */
+async function replaceStub<R>(host: AdminHost, id: string, incoming: Incoming, respond: Respond<R>): Promise<R> {
+  if (!host.route(id)) return respond(...errorAnswer(404, `no stub has id '${id}'`, { id }));
+  const read = await readDocument(incoming, host.maxBody);
+  if ("answer" in read) return respond(...read.answer);
+  if (typeof read.value !== "object" || read.value === null || Array.isArray(read.value)) {
+    return respond(...errorAnswer(400, "PUT takes one stub (a mapping with at least method and path)"));
+  }
+  const raw = read.value as Record<string, unknown>;
+  if (raw.id !== undefined && raw.id !== id) {
+    return respond(...problemsAnswer(400, "invalid stubs", [{
+      level: "error",
+      place: "routes[0]",
+      message: `id '${raw.id}' differs from the id in the URL ('${id}'); leave id out or make them equal`,
+    }]));
+  }
+  const { config, problems } = validateConfig({ routes: [raw] });
+  const errors = problems.filter((p) => p.level === "error");
+  if (!config || errors.length) return respond(...problemsAnswer(400, "invalid stubs", errors));
+  const { route } = host.replace(id, config.routes[0]);
+  // Checked above: the id exists, and the body's id (if any) is this one.
+  return respond(JSON_200, JSON.stringify(stubInfo(route!)));
+}
+
+/** `POST /__stubtool__/requests/find`. */
+async function findRequests<R>(host: AdminHost, incoming: Incoming, respond: Respond<R>): Promise<R> {
+  const read = incoming.hasBody() ? await readDocument(incoming, host.maxBody) : { value: {} };
+  if ("answer" in read) return respond(...read.answer);
+  const { pattern, errors } = validatePattern(read.value ?? {});
+  if (!pattern) {
+    return respond(...problemsAnswer(
+      400,
+      "invalid request pattern",
+      errors.map((message) => ({ level: "error", place: "pattern", message })),
+    ));
+  }
+  const { requests, complete } = host.find(pattern);
+  return respond(JSON_200, JSON.stringify({ count: requests.length, complete, requests }));
+}
+
+/** `405` naming what a path accepts. */
+function notAllowed<R>(pathname: string, method: string, allow: string, respond: Respond<R>): R {
+  return respond(...errorAnswer(405, `${pathname} accepts ${allow}, not ${method}`, {}, { allow }));
+}
+
+/**
+ * Answers an admin endpoint (`stubs`, `stubs/{id}`, `requests/find`; `endpoint` is the path
+ * after `/__stubtool__/`), or returns undefined when `endpoint` is none of them.
+ */
+export function answerAdmin<R>(
+  host: AdminHost,
+  incoming: Incoming,
+  endpoint: string,
+  params: URLSearchParams,
+  respond: Respond<R>,
+): R | Promise<R> | undefined {
+  const method = incoming.method;
+  const pathname = `/__stubtool__/${endpoint}`;
+  if (endpoint === "stubs") {
+    switch (method) {
+      case "GET":
+      case "HEAD":
+        return respond(JSON_200, method === "HEAD" ? null : JSON.stringify({ stubs: host.routes().map(stubInfo) }));
+      case "POST":
+        return addStubs(host, incoming, respond);
+      case "DELETE": {
+        // Stubs added at runtime go; the config's and --stub's stay.
+        const scope = params.get("scope");
+        host.remove((r) => (r.source === "api" || r.source === "admin") && (scope === null || r.scope === scope));
+        return respond(NO_CONTENT, null);
+      }
+      default:
+        return notAllowed(pathname, method, "GET, HEAD, POST, DELETE", respond);
+    }
+  }
+  if (endpoint.startsWith("stubs/")) {
+    let id: string;
+    try {
+      id = decodeURIComponent(endpoint.slice("stubs/".length));
+    } catch {
+      id = endpoint.slice("stubs/".length);
+    }
+    switch (method) {
+      case "GET":
+      case "HEAD": {
+        const route = host.route(id);
+        if (!route) return respond(...errorAnswer(404, `no stub has id '${id}'`, { id }));
+        return respond(JSON_200, method === "HEAD" ? null : JSON.stringify(stubInfo(route)));
+      }
+      case "PUT":
+        return replaceStub(host, id, incoming, respond);
+      case "DELETE":
+        if (host.remove((r) => r.id === id).length === 0) {
+          return respond(...errorAnswer(404, `no stub has id '${id}'`, { id }));
+        }
+        return respond(NO_CONTENT, null);
+      default:
+        return notAllowed(pathname, method, "GET, HEAD, PUT, DELETE", respond);
+    }
+  }
+  if (endpoint === "requests/find") {
+    if (method !== "POST") return notAllowed(pathname, method, "POST", respond);
+    return findRequests(host, incoming, respond);
+  }
+  return undefined;
+}
+
+/** A stub in config form, for the `GET` answers (re-exported for the CLI's `stubs list`). */
+export type { StubInfo };

@@ -1,0 +1,281 @@
+/**
+ * The admin API (P9.2): stubs added, listed, replaced and removed over HTTP on a running
+ * server, from JSON or YAML bodies with the validator's own messages; what was sent, found
+ * with a request pattern; scoped stubs for parallel workers (P9.5). Both adapters, and
+ * curl against `stubtool serve` as a client in another language would.
+ */
+import assert from "node:assert/strict";
+import { get } from "../mod.ts";
+import { startServe } from "./_cli.ts";
+import { type Answer, send, serverTest } from "./_http.ts";
+
+const JSON_HEADERS = { "content-type": "application/json" };
+const post = (server: Parameters<typeof send>[0], path: string, body: unknown, headers = JSON_HEADERS) =>
+  send(server, "POST", path, { body: typeof body === "string" ? body : JSON.stringify(body), headers });
+const ids = (answer: Answer) => answer.json.stubs.map((s: { id: string }) => s.id);
+
+serverTest(
+  "P9.2 POST /__stubtool__/stubs adds one stub, a list, or {routes}; they answer from the next request",
+  async (server) => {
+    const one = await post(server, "/__stubtool__/stubs", { method: "GET", path: "/one", body: { n: 1 } });
+    assert.equal(one.status, 201);
+    assert.deepEqual(one.json, { stubs: [{ id: "stub-1", method: "GET", path: "/one" }] });
+    const list = await post(server, "/__stubtool__/stubs", [
+      { id: "two", method: "GET", path: "/two", body: 2 },
+      { method: "POST", path: "/three", status: 201 },
+    ]);
+    assert.deepEqual(ids(list), ["two", "stub-2"]);
+    const routes = await post(server, "/__stubtool__/stubs", { routes: [{ method: "GET", path: "/four" }] });
+    assert.equal(routes.status, 201);
+    assert.deepEqual((await send(server, "GET", "/one")).json, { n: 1 });
+    assert.equal((await send(server, "GET", "/two")).json, 2);
+    const listed = await send(server, "GET", "/__stubtool__/stubs");
+    assert.deepEqual(
+      listed.json.stubs.map((s: { id: string; source: string; hit_count: number }) => [s.id, s.source, s.hit_count]),
+      [
+        ["stub-1", "admin", 1],
+        ["two", "admin", 1],
+        ["stub-2", "admin", 0],
+        ["stub-3", "admin", 0],
+      ],
+    );
+  },
+);
+
+serverTest("P9.2 a YAML body (content-type application/yaml) is read like a config file", async (server) => {
+  const yaml = '- method: GET\n  path: /users/{id}\n  body: { id: "{id}" }\n';
+  const added = await post(server, "/__stubtool__/stubs", yaml, { "content-type": "application/yaml" });
+  assert.equal(added.status, 201);
+  assert.deepEqual((await send(server, "GET", "/users/7")).json, { id: "7" });
+  const broken = await post(server, "/__stubtool__/stubs", "- method: GET\n  path: [\n", {
+    "content-type": "text/yaml",
+  });
+  assert.equal(broken.status, 400);
+  assert.equal(broken.json.error, "the body is not valid YAML");
+  assert.match(broken.json.problems[0].place, /^body:\d+:\d+$/);
+});
+
+serverTest(
+  "P9.2 invalid stubs: 400 with every problem in validate's words; nothing of the batch is added",
+  async (server) => {
+    const answer = await post(server, "/__stubtool__/stubs", [
+      { method: "GET", path: "/fine" },
+      { method: "FETCH", path: "/x", staus: 200 },
+    ]);
+    assert.equal(answer.status, 400);
+    assert.deepEqual(answer.json, {
+      error: "invalid stubs",
+      problems: [
+        { level: "error", place: "routes[1]", message: "unknown field 'staus' (did you mean 'status'?)" },
+        {
+          level: "error",
+          place: "routes[1]",
+          message: "invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
+        },
+      ],
+    });
+    assert.equal((await send(server, "GET", "/fine")).status, 404, "the valid stub of the batch was not added");
+    assert.equal((await post(server, "/__stubtool__/stubs", "{")).json.error, "the body is not valid JSON");
+    assert.equal((await post(server, "/__stubtool__/stubs", "")).status, 400);
+  },
+);
+
+serverTest(
+  "P9.1 a duplicate id is a 409 naming the stub that has it; ids are unique across the server",
+  async (server) => {
+    server.routes(get("/a").id("taken"));
+    const answer = await post(server, "/__stubtool__/stubs", [{ method: "GET", path: "/b" }, {
+      id: "taken",
+      method: "GET",
+      path: "/c",
+    }]);
+    assert.equal(answer.status, 409);
+    assert.deepEqual(answer.json.problems, [
+      { level: "error", place: "routes[1]", message: "id 'taken' is already used by GET /a (api)" },
+    ]);
+    assert.equal((await send(server, "GET", "/b")).status, 404);
+    const twice = await post(server, "/__stubtool__/stubs", [{ id: "x", method: "GET", path: "/b" }, {
+      id: "x",
+      method: "GET",
+      path: "/c",
+    }]);
+    assert.equal(twice.status, 409);
+    assert.equal(twice.json.problems[0].message, "id 'x' is used twice in this batch");
+  },
+);
+
+serverTest(
+  "P9.2 GET, PUT and DELETE one stub by id; PUT keeps the id and restarts the hit count; unknown ids are 404",
+  async (server) => {
+    await post(server, "/__stubtool__/stubs", { id: "user", method: "GET", path: "/user", body: "v1" });
+    await send(server, "GET", "/user");
+    const got = await send(server, "GET", "/__stubtool__/stubs/user");
+    assert.deepEqual(got.json, {
+      id: "user",
+      source: "admin",
+      hit_count: 1,
+      method: "GET",
+      path: "/user",
+      status: 200,
+      body: "v1",
+    });
+    const put = await send(server, "PUT", "/__stubtool__/stubs/user", {
+      body: JSON.stringify({ method: "GET", path: "/user", status: 500, body: "down" }),
+      headers: JSON_HEADERS,
+    });
+    assert.equal(put.status, 200);
+    assert.deepEqual([put.json.id, put.json.hit_count, put.json.status], ["user", 0, 500]);
+    assert.equal((await send(server, "GET", "/user")).status, 500);
+    const clash = await send(server, "PUT", "/__stubtool__/stubs/user", {
+      body: JSON.stringify({ id: "other", method: "GET", path: "/user" }),
+    });
+    assert.equal(clash.status, 400);
+    assert.match(clash.json.problems[0].message, /^id 'other' differs from the id in the URL/);
+    assert.equal((await send(server, "DELETE", "/__stubtool__/stubs/user")).status, 204);
+    assert.equal((await send(server, "GET", "/user")).status, 404);
+    for (const method of ["GET", "PUT", "DELETE"]) {
+      const missing = await send(server, method, "/__stubtool__/stubs/user", {
+        body: method === "PUT" ? "{}" : undefined,
+      });
+      assert.equal(missing.status, 404, method);
+      assert.equal(missing.json.error, "no stub has id 'user'");
+    }
+    assert.equal((await send(server, "PATCH", "/__stubtool__/stubs/x")).headers.get("allow"), "GET, HEAD, PUT, DELETE");
+  },
+);
+
+serverTest(
+  "P9.2 DELETE /__stubtool__/stubs removes the stubs added at runtime (all, or one scope's); the config's stay",
+  async (server) => {
+    server.handler.replace([get("/config").toStub()], "config");
+    server.routes(get("/api"));
+    await post(server, "/__stubtool__/stubs", [{ method: "GET", path: "/w1", scope: "w1" }, {
+      method: "GET",
+      path: "/w2",
+      scope: "w2",
+    }]);
+    assert.equal((await send(server, "DELETE", "/__stubtool__/stubs?scope=w1")).status, 204);
+    assert.deepEqual(ids(await send(server, "GET", "/__stubtool__/stubs")).length, 3);
+    assert.equal((await send(server, "DELETE", "/__stubtool__/stubs")).status, 204);
+    const left = (await send(server, "GET", "/__stubtool__/stubs")).json.stubs;
+    assert.deepEqual(left.map((s: { path: string; source: string }) => [s.path, s.source]), [["/config", "config"]]);
+  },
+);
+
+serverTest(
+  "P9.3 a stub added over HTTP overrides the config's stub of the same pattern; deleting it brings the config's back",
+  async (server) => {
+    server.handler.replace([get("/flags").body({ beta: false }).toStub()], "config");
+    const added = await post(server, "/__stubtool__/stubs", { method: "GET", path: "/flags", body: { beta: true } });
+    assert.deepEqual((await send(server, "GET", "/flags")).json, { beta: true });
+    await send(server, "DELETE", `/__stubtool__/stubs/${added.json.stubs[0].id}`);
+    assert.deepEqual((await send(server, "GET", "/flags")).json, { beta: false });
+  },
+);
+
+serverTest(
+  "P9.2 POST /__stubtool__/requests/find: the journal's requests a pattern matches, oldest first",
+  async (server) => {
+    server.routes(get("/ok"));
+    await send(server, "POST", "/payments", {
+      body: '{"amount":42,"currency":"EUR"}',
+      headers: { authorization: "Bearer t" },
+    });
+    await send(server, "POST", "/payments", { body: '{"amount":7}' });
+    await send(server, "GET", "/ok?x=1");
+    const find = (pattern: unknown) => post(server, "/__stubtool__/requests/find", pattern);
+    const found = await find({
+      method: "POST",
+      path: "/payments",
+      request: { json: { amount: 42 }, headers: { authorization: "Bearer {t}" } },
+    });
+    assert.equal(found.status, 200);
+    assert.equal(found.json.count, 1);
+    assert.equal(found.json.complete, true);
+    assert.equal(found.json.requests[0].body, '{"amount":42,"currency":"EUR"}');
+    assert.equal((await find({ path: "/payments" })).json.count, 2);
+    assert.equal((await find({ query_params: { x: "1" } })).json.count, 1);
+    assert.equal((await find({})).json.count, 3);
+    const bad = await find({ method: "GET", status: 200 });
+    assert.equal(bad.status, 400);
+    assert.deepEqual(bad.json.problems, [{
+      level: "error",
+      place: "pattern",
+      message: "unknown field 'status' (allowed: method, path, query_params, request, scope); a pattern has no answer",
+    }]);
+  },
+);
+
+serverTest(
+  "P9.5 eight parallel workers with their own scoped stubs for one path: 500 requests each, every answer from its scope, counts exact",
+  async (server) => {
+    server.routes(get("/who").body("nobody"));
+    const workers = Array.from({ length: 8 }, (_, i) => `worker-${i}`);
+    for (const scope of workers) {
+      const added = await post(server, "/__stubtool__/stubs", { method: "GET", path: "/who", scope, body: scope });
+      assert.equal(added.status, 201);
+    }
+    await Promise.all(workers.map(async (scope) => {
+      for (let n = 0; n < 500; n++) {
+        const answer = await send(server, "GET", "/who", { headers: { "x-stubtool-scope": scope } });
+        assert.equal(answer.json, scope);
+      }
+    }));
+    assert.equal((await send(server, "GET", "/who")).json, "nobody");
+    const stubs = (await send(server, "GET", "/__stubtool__/stubs")).json.stubs;
+    assert.deepEqual(stubs.map((s: { hit_count: number }) => s.hit_count), [1, ...workers.map(() => 500)]);
+  },
+);
+
+Deno.test("P9 a non-JavaScript client drives stubtool serve: curl adds, overrides, verifies and removes a stub", async () => {
+  const served = await startServe([
+    "--port",
+    "0",
+    "--quiet",
+    "--stub",
+    'GET /orders/{id} -> 200 {"id":"{id}","state":"open"}',
+  ]);
+  await using _ = served.process;
+  const curl = async (...args: string[]) => {
+    const { code, stdout, stderr } = await new Deno.Command("curl", { args: ["-sS", ...args] }).output();
+    assert.equal(code, 0, new TextDecoder().decode(stderr));
+    return new TextDecoder().decode(stdout);
+  };
+  const added = JSON.parse(
+    await curl(
+      "-X",
+      "POST",
+      `${served.url}/__stubtool__/stubs`,
+      "-H",
+      "content-type: application/json",
+      "-d",
+      '{"id":"closed-order","method":"GET","path":"/orders/42","body":{"id":"42","state":"closed"}}',
+    ),
+  );
+  assert.deepEqual(added, { stubs: [{ id: "closed-order", method: "GET", path: "/orders/42" }] });
+  assert.deepEqual(JSON.parse(await curl(`${served.url}/orders/42`)), { id: "42", state: "closed" });
+  assert.deepEqual(JSON.parse(await curl(`${served.url}/orders/7`)), { id: "7", state: "open" });
+  const found = JSON.parse(
+    await curl(
+      "-X",
+      "POST",
+      `${served.url}/__stubtool__/requests/find`,
+      "-d",
+      '{"method":"GET","path":"/orders/42"}',
+    ),
+  );
+  assert.equal(found.count, 1);
+  assert.equal(
+    await curl(
+      "-X",
+      "DELETE",
+      "-o",
+      "/dev/null",
+      "-w",
+      "%{http_code}",
+      `${served.url}/__stubtool__/stubs/closed-order`,
+    ),
+    "204",
+  );
+  assert.deepEqual(JSON.parse(await curl(`${served.url}/orders/42`)), { id: "42", state: "open" });
+});
