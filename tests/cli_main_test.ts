@@ -199,47 +199,6 @@ Deno.test("StreamOutput: flush gives up on a stream that never confirms (a stuck
   stdout.release();
 });
 
-/** Module specifiers the Deno startup path loads without a dynamic import, from `deno info --json`. */
-async function staticGraph(roots: string[]): Promise<Set<string>> {
-  type Info = {
-    modules: { specifier: string; dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[] }[];
-  };
-  const infos = await Promise.all(roots.map(async (root) => {
-    const { stdout } = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", ROOT + root],
-      cwd: ROOT,
-      stdout: "piped",
-    }).output();
-    return JSON.parse(new TextDecoder().decode(stdout)) as Info;
-  }));
-  const bySpecifier = new Map(infos.flatMap((info) => info.modules).map((m) => [m.specifier, m]));
-  const seen = new Set<string>();
-  const queue = roots.map((root) => new URL(root, `file://${ROOT}`).href);
-  for (let next = queue.pop(); next !== undefined; next = queue.pop()) {
-    if (seen.has(next)) continue;
-    seen.add(next);
-    for (const dependency of bySpecifier.get(next)?.dependencies ?? []) {
-      if (dependency.code && !dependency.isDynamic) queue.push(dependency.code.specifier);
-    }
-  }
-  return seen;
-}
-
-Deno.test("CLI startup on Deno loads no Node built-in: serve and validate, with the Deno host and server adapter", async () => {
-  // What `deno run cli.ts serve|validate` loads; each node:* module costs every start milliseconds.
-  const roots = [
-    "cli.ts",
-    "src/cli/main.ts",
-    "src/cli/serve.ts",
-    "src/cli/validate.ts",
-    "src/cli/host_deno.ts",
-    "src/server/adapters/deno.ts",
-  ];
-  const loaded = [...await staticGraph(roots)];
-  assert.ok(loaded.some((s) => s.endsWith("/src/server/server.ts")), "the graph is followed");
-  assert.deepEqual(loaded.filter((s) => s.startsWith("node:")), []);
-});
-
 Deno.test("CLI code does not use Deno.* (it also ships as an npm bin on Node); only the Deno host does, without node:*", async () => {
   const files = [
     "cli.ts",

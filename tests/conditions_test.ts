@@ -155,12 +155,13 @@ serverTest(
   },
 );
 
-serverTest("P10.7 two conditions capturing the same name is an error naming both", async (server) => {
+serverTest("P10.7 two conditions capturing the same name is an error naming both", (server) => {
   assert.throws(
     () => server.routes(get("/u/{id}").withHeader("x-id", "{id}")),
     { message: /placeholder \{id\} is captured twice \(the path and request\.headers\.x-id\)/ },
   );
   assert.deepEqual(server.handler.stubs, [], "nothing was added");
+  return Promise.resolve();
 });
 
 // ---------------------------------------------------------------- near misses (P10.8)

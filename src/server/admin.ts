@@ -23,7 +23,7 @@ import type { Incoming } from "./incoming.ts";
 import { errorAnswer, type Respond, type ResponseHead } from "./response.ts";
 import type { Route } from "./route.ts";
 import type { BatchProblem } from "./stub_set.ts";
-import { stubInfo, type StubInfo } from "./stub_form.ts";
+import { type StubInfo, stubInfo } from "./stub_form.ts";
 import type { JournalEntry } from "../report/types.ts";
 
 /** What the admin endpoints ask of the server. */
@@ -76,18 +76,26 @@ async function readDocument(
     if (!complete) return { answer: errorAnswer(413, `request body is larger than ${maxBody} bytes (--max-body)`) };
     text = new TextDecoder().decode(bytes);
   } catch (error) {
-    return { answer: errorAnswer(400, `could not read the request body: ${error instanceof Error ? error.message : error}`) };
+    return {
+      answer: errorAnswer(400, `could not read the request body: ${error instanceof Error ? error.message : error}`),
+    };
   }
-  if (text.trim() === "") return { answer: errorAnswer(400, "the request body is empty: send a stub, a list of stubs or {routes: [...]}") };
+  if (text.trim() === "") {
+    return { answer: errorAnswer(400, "the request body is empty: send a stub, a list of stubs or {routes: [...]}") };
+  }
   const yaml = YAML_TYPES.test(incoming.header("content-type") ?? "");
   const { raw, problems } = await parseConfigText(text, yaml ? "body.yaml" : "body.json");
   const errors = problems.filter((p) => p.level === "error");
   if (errors.length) {
     return {
-      answer: problemsAnswer(400, `the body is not valid ${yaml ? "YAML" : "JSON"}`, errors.map((p) => ({
-        ...p,
-        place: p.place?.replace(/^body\.(yaml|json)/, "body"),
-      }))),
+      answer: problemsAnswer(
+        400,
+        `the body is not valid ${yaml ? "YAML" : "JSON"}`,
+        errors.map((p) => ({
+          ...p,
+          place: p.place?.replace(/^body\.(yaml|json)/, "body"),
+        })),
+      ),
     };
   }
   return { value: raw };

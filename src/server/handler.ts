@@ -18,8 +18,8 @@ import {
   DEFAULT_JOURNAL_SIZE,
   Journal,
   JOURNAL_BODY_MAX,
-  type JournalFilter,
   journalEntry,
+  type JournalFilter,
   type JournalRecord,
 } from "./journal.ts";
 import { DEFAULT_MAX_UNMATCHED, Recorder, usableScope } from "./recorder.ts";

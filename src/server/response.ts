@@ -129,6 +129,8 @@ export class CompiledResponse {
   readonly delay?: Delay;
   #headers: HeaderTemplate[];
   #body: Template | undefined;
+  /** A body of bytes (`body_file`, `body_base64`): sent as is. */
+  #bytes: Uint8Array<ArrayBuffer> | undefined;
   /** Set when no header depends on the request: the same head every time. */
   #staticHead: ResponseHead | undefined;
 
@@ -136,7 +138,8 @@ export class CompiledResponse {
     this.status = spec.status;
     this.delay = spec.delay;
     const contentType = findHeader(spec.headers, "content-type");
-    const headers: HeaderTemplate[] = spec.hasBody && contentType === undefined
+    this.#bytes = spec.bytes;
+    const headers: HeaderTemplate[] = spec.hasBody && contentType === undefined && !spec.bytes
       ? [["content-type", "application/json"]]
       : [];
     let fixed = true;
@@ -151,7 +154,7 @@ export class CompiledResponse {
       else headers.push([name, compile(name.toLowerCase() === "content-type" ? withCharset(value) : value)]);
     }
     this.#headers = headers;
-    if (spec.hasBody) {
+    if (spec.hasBody && !spec.bytes) {
       const asText = typeof spec.body === "string" && contentType !== undefined && !isJsonMediaType(contentType);
       this.#body = asText ? compileText(spec.body as string, names) : compileJson(spec.body, names);
     }
@@ -169,7 +172,7 @@ export class CompiledResponse {
    * cannot be sent; `respond` is not called then.
    */
   render<R>(values: readonly string[], raw: readonly string[], headOnly: boolean, respond: Respond<R>): R {
-    const body = this.#body === undefined || headOnly ? null : render(this.#body, values);
+    const body = headOnly ? null : this.#bytes ?? (this.#body === undefined ? null : render(this.#body, values));
     if (this.#staticHead) return respond(this.#staticHead, body);
     const head: ResponseHead = { status: this.status, headers: headerRecord() };
     for (const [name, template] of this.#headers) {

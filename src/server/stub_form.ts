@@ -6,6 +6,7 @@
  */
 
 import type { ResponseSpec } from "../stubs/model.ts";
+import { base64 } from "./journal.ts";
 import type { Route } from "./route.ts";
 
 /** A stub as `GET /__stubtool__/stubs` lists it. */
@@ -22,8 +23,10 @@ export interface StubInfo {
 
 function response(spec: ResponseSpec, withDelay: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { status: spec.status };
-  if (spec.headers) out.headers = spec.headers;
-  if (spec.hasBody) out.body = spec.body;
+  if (spec.headers) out.headers = { ...spec.headers };
+  if (spec.file !== undefined) out.body_file = spec.filePath ?? spec.file;
+  else if (spec.bytes) out.body_base64 = base64(spec.bytes);
+  else if (spec.hasBody) out.body = spec.body;
   if (withDelay && spec.delay !== undefined) out.delay = spec.delay;
   return out;
 }

@@ -84,6 +84,24 @@ export class StubBuilder<P extends string = string> {
     return this;
   }
 
+  /**
+   * Answers with the bytes of a file (read when the stub is built, relative to the working
+   * directory); the content type comes from its extension unless a header sets one.
+   */
+  bodyFile(path: string): this {
+    if (typeof path !== "string" || path === "") {
+      this.#fail(`bodyFile(${describe(path)})`, "expected a file path", 'write .bodyFile("fixtures/avatar.png")');
+    }
+    this.#fields.body_file = path;
+    return this;
+  }
+
+  /** Answers with these bytes, given as base64 text (`application/octet-stream` unless a header says otherwise). */
+  bodyBase64(text: string): this {
+    this.#fields.body_base64 = text;
+    return this;
+  }
+
   /** Sets one response header (the value may hold `{name}` placeholders). */
   header(name: string, value: string): this {
     return this.headers({ [name]: value });

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { dirname, resolve } from "node:path";
 import { duplicateKeyOffsets, mayHaveDuplicateKeys } from "./duplicate_keys.ts";
 import { type Config, type Problem, validateConfig } from "./validate.ts";
 
@@ -158,10 +159,15 @@ export async function parseConfigText(text: string, file: string): Promise<{ raw
  * console.log(config?.routes.length); // 1
  * ```
  */
-export async function loadConfigText(text: string, file: string): Promise<{ config?: Config; problems: Problem[] }> {
+export async function loadConfigText(
+  text: string,
+  file: string,
+  options: { baseDir?: string } = {},
+): Promise<{ config?: Config; problems: Problem[] }> {
   const parsed = await parseConfigText(text, file);
   if (parsed.problems.some((p) => p.level === "error")) return { problems: parsed.problems };
-  const { config, problems } = validateConfig(parsed.raw);
+  // `body_file` paths are relative to the config file's folder.
+  const { config, problems } = validateConfig(parsed.raw, { baseDir: options.baseDir ?? dirname(resolve(file)) });
   return {
     config,
     problems: [...parsed.problems, ...problems.map((p) => ({ ...p, place: p.place ?? file }))],

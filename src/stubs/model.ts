@@ -58,6 +58,12 @@ export interface ResponseSpec {
   body?: unknown;
   /** Whether there is a body: `null` is one (JSON `null`), a missing `body` is not. */
   hasBody: boolean;
+  /** A body of bytes (`body_file`, `body_base64`): sent as is, no substitution. */
+  bytes?: Uint8Array<ArrayBuffer>;
+  /** The `body_file` path as written (for the stub's config form and `--watch`). */
+  file?: string;
+  /** Where `file` was read from, made absolute. */
+  filePath?: string;
   /** Wait before answering; for a sequence entry without its own, the stub's. Absent: no wait. */
   delay?: Delay;
 }

@@ -20,6 +20,10 @@ import { parsePathTemplate, plainSegments, type Segment } from "./path.ts";
 import type { ValuePatternSpec } from "./patterns.ts";
 import { checkId, checkPriority, checkScope, compileRequest } from "./request.ts";
 import { findShadowedStubs } from "./shadow.ts";
+import { contentTypeOf } from "./media.ts";
+import { readFileSync } from "node:fs";
+import { isAbsolute, resolve as resolvePath } from "node:path";
+import { cwd } from "node:process";
 
 export { findShadowedStubs } from "./shadow.ts";
 
@@ -45,9 +49,11 @@ const STUB_FIELDS = [
   "scope",
   "priority",
   "request",
+  "body_file",
+  "body_base64",
 ] as const;
 const STUB_FIELDS_WITH_FUNC = [...STUB_FIELDS, "response_func"] as const;
-const ENTRY_FIELDS = ["status", "headers", "body", "delay"] as const;
+const ENTRY_FIELDS = ["status", "headers", "body", "body_file", "body_base64", "delay"] as const;
 const SEQUENCE_MODES: readonly SequenceMode[] = ["repeat-last", "cycle"];
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /**
@@ -291,6 +297,7 @@ function checkResponse(
   prefix: string,
   errors: string[],
   withDelay = true,
+  options?: ValidateStubOptions,
 ): ResponseSpec {
   // Only an absent status defaults; `status:` left empty in YAML (null) is an error.
   const status = raw.status === undefined ? 200 : raw.status;
@@ -311,18 +318,113 @@ function checkResponse(
     if (delayError) errors.push(delayError);
     else delay = raw.delay as Delay;
   }
-  return { status: status as number, headers, body: raw.body, hasBody, delay };
+  const spec: ResponseSpec = { status: status as number, headers, body: raw.body, hasBody, delay };
+  const bodies = ["body", "body_file", "body_base64"].filter((key) =>
+    Object.hasOwn(raw, key) && raw[key] !== undefined
+  );
+  if (bodies.length > 1) {
+    errors.push(`${prefix}${bodies.join(" and ")} are given; a response has one body: keep one of them`);
+    return spec;
+  }
+  const binary = binaryBody(raw, prefix, errors, options);
+  if (binary) {
+    Object.assign(spec, binary, { hasBody: true, body: undefined });
+    if (binary.headers === undefined) spec.headers = headers;
+    if (NULL_BODY_STATUSES.has(status as number)) {
+      errors.push(`${prefix}status ${status} cannot carry a body; remove ${prefix}${bodies[0]} or use another status`);
+    }
+  }
+  return spec;
+}
+
+const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+
+/**
+ * A `body_file` (read now, relative to `options.baseDir`) or `body_base64` body: its bytes,
+ * and for a file its paths. A file's content type comes from its extension unless the
+ * response's headers set one.
+ */
+function binaryBody(
+  raw: Record<string, unknown>,
+  prefix: string,
+  errors: string[],
+  options?: ValidateStubOptions,
+): Pick<ResponseSpec, "bytes" | "file" | "filePath" | "headers"> | undefined {
+  const headers = raw.headers as Record<string, unknown> | undefined;
+  const typed = headers !== undefined && Object.keys(headers).some((name) => name.toLowerCase() === "content-type");
+  /** The response's headers with `type` as the content type, unless they set one. */
+  const typedAs = (type: string) =>
+    typed ? undefined : { ...(raw.headers as HeaderMap | undefined), "content-type": type } as HeaderMap;
+  if (raw.body_base64 !== undefined) {
+    const text = raw.body_base64;
+    if (typeof text !== "string" || !BASE64.test(text)) {
+      errors.push(`${prefix}body_base64 must be base64 text (A-Z a-z 0-9 + /, = padding), got ${describe(text)}`);
+      return undefined;
+    }
+    try {
+      const binary = atob(text.replace(/\s+/g, ""));
+      const bytes = new Uint8Array(binary.length);
+      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+      return { bytes, headers: typedAs("application/octet-stream") };
+    } catch {
+      errors.push(`${prefix}body_base64 is not valid base64 (its length or padding is wrong)`);
+      return undefined;
+    }
+  }
+  if (raw.body_file === undefined) return undefined;
+  const file = raw.body_file;
+  if (typeof file !== "string" || file === "") {
+    errors.push(`${prefix}body_file must be the path of a file, got ${describe(file)}`);
+    return undefined;
+  }
+  const read = options?.readFile ?? readFileBytes;
+  const filePath = absolutePath(file, options?.baseDir);
+  let bytes: Uint8Array<ArrayBuffer>;
+  try {
+    bytes = read(filePath);
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const why = code === "ENOENT"
+      ? "no such file"
+      : code === "EISDIR"
+      ? "it is a directory"
+      : code === "EACCES"
+      ? "permission denied"
+      : error instanceof Error
+      ? error.message
+      : String(error);
+    errors.push(`${prefix}body_file ${JSON.stringify(file)} cannot be read: ${why} (looked for ${filePath})`);
+    return undefined;
+  }
+  return { bytes, file, filePath, headers: typedAs(contentTypeOf(file)) };
+}
+
+/** `path` against `base` (or the working directory) unless it is absolute. */
+function absolutePath(path: string, base: string | undefined): string {
+  return isAbsolute(path) ? path : resolvePath(base ?? cwd(), path);
+}
+
+/** Reads a whole file (node:fs: the stub language runs on Deno and Node alike). */
+function readFileBytes(path: string): Uint8Array<ArrayBuffer> {
+  const buffer = readFileSync(path);
+  return new Uint8Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer);
 }
 
 /** The plain-response fields a stub sets, which a sequence or a response function rules out. */
 function plainResponseFields(raw: Record<string, unknown>): string[] {
-  return ["status", "headers", "body"].filter((key) => Object.hasOwn(raw, key) && raw[key] !== undefined);
+  return ["status", "headers", "body", "body_file", "body_base64"].filter((key) =>
+    Object.hasOwn(raw, key) && raw[key] !== undefined
+  );
 }
 
 /** Options for {@link validateStub}. */
 export interface ValidateStubOptions {
   /** Programmatic stubs may carry a `response_func`; config files cannot. */
   allowResponseFunc?: boolean;
+  /** Where relative `body_file` paths start: the config file's folder (default: the working directory). */
+  baseDir?: string;
+  /** Reads a `body_file` (default `node:fs` `readFileSync`); tests pass their own. */
+  readFile?: (path: string) => Uint8Array<ArrayBuffer>;
 }
 
 /**
@@ -477,13 +579,13 @@ export function validateStubInFull(
             errors.push(`${prefix.slice(0, -1)}: ${unknownField("field", key, ENTRY_FIELDS)}`);
           }
         }
-        const response = checkResponse(entry, prefix, errors);
+        const response = checkResponse(entry, prefix, errors, true, options);
         response.delay ??= delay;
         responses.push(response);
       });
     }
   } else {
-    const response = checkResponse(raw, "", errors, false);
+    const response = checkResponse(raw, "", errors, false, options);
     response.delay = delay;
     responses = [response];
   }
@@ -532,7 +634,10 @@ const CONFIG_FIELDS = ["routes", "port"] as const;
  * there is no error; `problems` holds every error: unknown top-level keys, then `port`,
  * then each route in order. Shadow warnings are added only when there is no error.
  */
-export function validateConfig(raw: unknown): { config?: Config; problems: Problem[] } {
+export function validateConfig(
+  raw: unknown,
+  options?: Pick<ValidateStubOptions, "baseDir" | "readFile">,
+): { config?: Config; problems: Problem[] } {
   const problems: Problem[] = [];
   if (!isMapping(raw)) {
     problems.push({ level: "error", message: `the config must be a mapping with a routes list, got ${describe(raw)}` });
@@ -570,7 +675,7 @@ export function validateConfig(raw: unknown): { config?: Config; problems: Probl
       routes.push(plain);
       continue;
     }
-    const { stub, errors } = validateStubInFull(items[i]);
+    const { stub, errors } = validateStubInFull(items[i], options);
     for (const message of errors) problems.push({ level: "error", place: `routes[${i}]`, message });
     if (stub) routes.push(stub);
   }
