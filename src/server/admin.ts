@@ -181,7 +181,8 @@ function notAllowed<R>(pathname: string, method: string, allow: string, respond:
 
 /**
  * Answers an admin endpoint (`stubs`, `stubs/{id}`, `requests/find`; `endpoint` is the path
- * after `/__stubtool__/`), or returns undefined when `endpoint` is none of them.
+ * after `/__stubtool__/`), or returns undefined when `endpoint` is none of them. The answer
+ * is wrapped: an adapter's own answer may be undefined (Node writes it).
  */
 export function answerAdmin<R>(
   host: AdminHost,
@@ -189,7 +190,20 @@ export function answerAdmin<R>(
   endpoint: string,
   params: URLSearchParams,
   respond: Respond<R>,
-): R | Promise<R> | undefined {
+): { answer: R | Promise<R> } | undefined {
+  const answer = adminAnswer(host, incoming, endpoint, params, respond);
+  return answer === NOT_ADMIN ? undefined : { answer };
+}
+
+const NOT_ADMIN: unique symbol = Symbol("not an admin endpoint");
+
+function adminAnswer<R>(
+  host: AdminHost,
+  incoming: Incoming,
+  endpoint: string,
+  params: URLSearchParams,
+  respond: Respond<R>,
+): R | Promise<R> | typeof NOT_ADMIN {
   const method = incoming.method;
   const pathname = `/__stubtool__/${endpoint}`;
   if (endpoint === "stubs") {
@@ -238,7 +252,7 @@ export function answerAdmin<R>(
     if (method !== "POST") return notAllowed(pathname, method, "POST", respond);
     return findRequests(host, incoming, respond);
   }
-  return undefined;
+  return NOT_ADMIN;
 }
 
 /** A stub in config form, for the `GET` answers (re-exported for the CLI's `stubs list`). */

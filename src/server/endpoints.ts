@@ -151,7 +151,7 @@ export function answerReserved<R>(
   const endpoint = pathname.slice(RESERVED_PREFIX.length);
   const params = new URLSearchParams(rawQuery);
   const admin = answerAdmin(host, incoming, endpoint, params, respond);
-  if (admin !== undefined) return admin;
+  if (admin) return admin.answer;
   if (
     endpoint !== "" && endpoint !== "health" && endpoint !== "report" && endpoint !== "requests" &&
     endpoint !== "reset"

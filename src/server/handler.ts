@@ -8,7 +8,8 @@
  */
 
 import type { ClosestStub, JournalSnapshot, Report } from "../report/types.ts";
-import type { Delay, Stub, StubSource } from "../stubs/model.ts";
+import { type Delay, METHODS, type Stub, type StubSource } from "../stubs/model.ts";
+import { Cors } from "./cors.ts";
 import { RESERVED_PREFIX } from "../stubs/path.ts";
 import type { StubChanges } from "../stubs/reload.ts";
 import { answerReserved, type ReservedHost } from "./endpoints.ts";
@@ -90,6 +91,8 @@ export interface HandlerOptions {
   source?: StubSource;
   /** Stubs from `--stub` flags: a batch after the constructor's stubs, so they win ties with them (P9.3). */
   inline?: readonly Stub[];
+  /** CORS for browser apps (P11.2): `true` for any origin, or `{ origins: [...] }`. Off by default. */
+  cors?: boolean | { origins: readonly string[] };
 }
 
 /** The request header that files a request under a scope (P9.5; `GET /__stubtool__/report?scope=NAME`). */
@@ -152,6 +155,8 @@ export class StubHandler {
   #scopes: boolean;
   /** Aborted when the server stops waiting for in-flight work (end of the shutdown grace). */
   #closing = new AbortController();
+  /** CORS rules, when on. */
+  #cors: Cors | undefined;
   /** Near misses already worked out, for one version of the stubs. */
   #closest = { version: -1, cache: new Map<string, ClosestStub[]>() };
 
@@ -171,6 +176,7 @@ export class StubHandler {
       ? undefined
       : new Journal(journalSize, options.journalBytes ?? DEFAULT_JOURNAL_BYTES);
     this.#scopes = options.scopes === true;
+    this.#cors = options.cors ? new Cors(options.cors) : undefined;
     this.#reservedHost.maxBody = this.#maxBody;
     for (const [batch, source] of [[stubs, options.source ?? "config"], [options.inline ?? [], "inline"]] as const) {
       if (!batch.length) continue;
@@ -327,6 +333,17 @@ export class StubHandler {
       const scope = incoming.header(SCOPE_HEADER);
       view.scope = usableScope(scope) ? scope : null;
     }
+    if (this.#cors) {
+      const origin = incoming.header("origin");
+      if (origin !== null && this.#cors.allows(origin)) {
+        const preflight = this.#preflight(view, incoming, origin, respond);
+        // An adapter's answer may be undefined (Node writes it): the wrapper says it was given.
+        if (preflight) return preflight.answer;
+        const cors = this.#cors;
+        const plain = respond;
+        respond = (head, body) => plain(cors.decorate(head, origin), body);
+      }
+    }
     const onRequest = this.#onRequest;
     const journal = this.#journal;
     if (!onRequest && !journal) return this.#dispatch(view, incoming, respond, undefined);
@@ -374,6 +391,23 @@ export class StubHandler {
     } else result = this.#dispatch(view, incoming, logged, log);
     if (!onRequest && log.status === 0) pendingSince = performance.now();
     return result;
+  }
+
+  /**
+   * Answers a CORS preflight (`OPTIONS` with `Access-Control-Request-Method`) to a path some
+   * stub serves, unless an `OPTIONS` stub matches it: undefined then, and the request is
+   * handled like any other. A preflight answer is neither a hit nor unmatched.
+   */
+  #preflight<R>(view: RequestView, incoming: Incoming, origin: string, respond: Respond<R>): { answer: R } | undefined {
+    if (view.method !== "OPTIONS" || incoming.header("access-control-request-method") === null) return undefined;
+    const router = this.#stubs.router;
+    const own = router.match(view);
+    if (own !== undefined) return undefined; // a user's OPTIONS stub (or one that needs the body) answers
+    const methods = router.methodsFor(view, METHODS);
+    if (methods.length === 0) return undefined;
+    return {
+      answer: respond(this.#cors!.preflight(origin, methods, incoming.header("access-control-request-headers")), null),
+    };
   }
 
   /**

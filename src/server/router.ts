@@ -430,6 +430,22 @@ export class Router<T extends Routable> {
   }
 
   /**
+   * The methods of the stubs whose path matches `view`'s, conditions aside (CORS preflights,
+   * P11.2): `ANY` stands for every method, and `GET` brings `HEAD`.
+   */
+  methodsFor(view: RequestView, all: readonly string[]): string[] {
+    const found = new Set<string>();
+    const layers = [...(view.scope !== null ? this.#scoped.get(view.scope) ?? [] : []), ...this.#layers];
+    for (const layer of layers) {
+      for (const [method, root] of layer.tries) {
+        if (!reaches(root, view.pathname, 1)) continue;
+        for (const m of method === "ANY" ? all : method === "GET" ? ["GET", "HEAD"] : [method]) found.add(m);
+      }
+    }
+    return all.filter((m) => found.has(m));
+  }
+
+  /**
    * Explains a miss: up to `limit` stubs that nearly matched, closest first — the path
    * matched but a condition did not (query, header, body); the path matched under another
    * method; only the trailing slash differs; exactly one segment of a path of two or more
@@ -538,6 +554,20 @@ export class Router<T extends Routable> {
     };
     visit(root, 0, -1);
   }
+}
+
+/** Does some stub of this trie end where `pathname` (from `start`) leads, conditions aside? */
+function reaches<T extends Routable>(node: Node<T>, pathname: string, start: number): boolean {
+  let end = pathname.indexOf("/", start);
+  const last = end === -1;
+  if (last) end = pathname.length;
+  const sent = pathname.slice(start, end);
+  const segment = sent.includes("%") ? decodeSegment(sent) : sent;
+  const ends = (next: Node<T> | undefined) => next !== undefined && (next.terminals?.list.length ?? 0) > 0;
+  const child = node.statics?.get(segment);
+  if (child && (last ? ends(child) : reaches(child, pathname, end + 1))) return true;
+  if (node.param && segment !== "" && (last ? ends(node.param) : reaches(node.param, pathname, end + 1))) return true;
+  return ends(node.rest) && pathname.slice(start) !== "";
 }
 
 /** Splits a request pathname (`/a/b%20c/`) into decoded segments (`["a", "b c", ""]`). */

@@ -621,13 +621,33 @@ export function validateStubInFull(
   return { stub, errors };
 }
 
+/** CORS as configured (P11.2): on for any origin, or for a list of origins. */
+export type CorsSetting = boolean | { origins: readonly string[] };
+
 /** A validated config file. */
 export interface Config {
   routes: Stub[];
   port?: number;
+  /** `cors:` (P11.2), when the file sets it. */
+  cors?: CorsSetting;
 }
 
-const CONFIG_FIELDS = ["routes", "port"] as const;
+const CONFIG_FIELDS = ["routes", "port", "cors"] as const;
+
+/** `true`/`false`, or `{origins: [...]}`: a problem, or undefined. */
+export function checkCors(value: unknown): string | undefined {
+  if (typeof value === "boolean") return undefined;
+  if (isMapping(value)) {
+    const keys = Object.keys(value);
+    const origins = value.origins;
+    if (keys.length === 1 && keys[0] === "origins" && Array.isArray(origins)) {
+      const bad = origins.find((o) => typeof o !== "string" || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/i.test(o));
+      if (bad === undefined) return undefined;
+      return `must list origins like https://app.example:3000 (scheme, host and port; no path), got ${describe(bad)}`;
+    }
+  }
+  return `must be true, false or {origins: [https://app.example, …]}, got ${describe(value)}`;
+}
 
 /**
  * Validates a parsed config document (`{routes: [...], port?}`). Returns the config when
@@ -658,6 +678,12 @@ export function validateConfig(
       });
     } else port = raw.port;
   }
+  let cors: CorsSetting | undefined;
+  if (raw.cors !== undefined) {
+    const problem = checkCors(raw.cors);
+    if (problem) problems.push({ level: "error", place: "cors", message: problem });
+    else cors = raw.cors as CorsSetting;
+  }
   if (!Array.isArray(raw.routes)) {
     problems.push({
       level: "error",
@@ -681,7 +707,7 @@ export function validateConfig(
   }
   if (problems.some((p) => p.level === "error")) return { problems };
   problems.push(...findShadowedStubs(routes, (i) => `routes[${i}]`));
-  return { config: { routes, port }, problems };
+  return { config: cors === undefined ? { routes, port } : { routes, port, cors }, problems };
 }
 
 /** The fields of a request pattern (P9.2 `requests/find`): a stub without its answer. */
