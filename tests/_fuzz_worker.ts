@@ -135,11 +135,14 @@ async function run({ target, input, file }: FuzzCase): Promise<string> {
         hasBody: () => true,
         read: () => Promise.resolve({ bytes: new TextEncoder().encode('{"a":1}'), complete: true }),
         body: () => Promise.resolve(new TextEncoder().encode('{"a":1}')),
+        stream: () => null,
       };
       const h = fuzzHandler();
       const [status, body] = await h.handle(incoming, (head, text) => [head.status, text] as const);
       if (!Number.isInteger(status) || status < 200 || status > 599) throw new Error(`status ${status}`);
-      if (status >= 400 && typeof JSON.parse(body ?? "").error !== "string") throw new Error(`error body ${body}`);
+      if (status >= 400 && typeof JSON.parse(typeof body === "string" ? body : "").error !== "string") {
+        throw new Error(`error body ${body}`);
+      }
       const pathname = target.split("?")[0];
       if (pathname === "/__stubtool__" || pathname.startsWith("/__stubtool__/")) {
         if (status === 204) handled = 0; // POST /__stubtool__/reset

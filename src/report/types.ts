@@ -55,6 +55,10 @@ export interface UnmatchedRequest {
   closest?: ClosestStub[];
   /** True when `method`, `path` or `query` was cut to 2 KiB (P13.1). */
   truncated?: boolean;
+  /** True when it was passed on to `proxy_unmatched` (P12.2). */
+  proxied?: boolean;
+  /** The status the upstream answered it with (P12.2); absent when the upstream failed. */
+  upstream_status?: number;
 }
 
 /** The coverage / contract-drift report served at `/__stubtool__/report`. */

@@ -10,6 +10,7 @@
 import type { ClosestStub, JournalSnapshot, Report } from "../report/types.ts";
 import { type Delay, METHODS, type Stub, type StubSource } from "../stubs/model.ts";
 import { Cors } from "./cors.ts";
+import { forward, type ForwardTap } from "./proxy.ts";
 import { RESERVED_PREFIX } from "../stubs/path.ts";
 import type { StubChanges } from "../stubs/reload.ts";
 import { answerReserved, type ReservedHost } from "./endpoints.ts";
@@ -93,6 +94,10 @@ export interface HandlerOptions {
   inline?: readonly Stub[];
   /** CORS for browser apps (P11.2): `true` for any origin, or `{ origins: [...] }`. Off by default. */
   cors?: boolean | { origins: readonly string[] };
+  /** Where requests no stub matches are passed on (P12.2); they are still recorded as unmatched. */
+  proxyUnmatched?: string;
+  /** Watches every proxied exchange (`stubtool record`). */
+  proxyTap?: (method: string, target: string) => ForwardTap | undefined;
 }
 
 /** The request header that files a request under a scope (P9.5; `GET /__stubtool__/report?scope=NAME`). */
@@ -157,6 +162,9 @@ export class StubHandler {
   #closing = new AbortController();
   /** CORS rules, when on. */
   #cors: Cors | undefined;
+  /** Where unmatched requests go, when somewhere. */
+  #proxyUnmatched: URL | undefined;
+  #proxyTap: HandlerOptions["proxyTap"];
   /** Near misses already worked out, for one version of the stubs. */
   #closest = { version: -1, cache: new Map<string, ClosestStub[]>() };
 
@@ -177,6 +185,8 @@ export class StubHandler {
       : new Journal(journalSize, options.journalBytes ?? DEFAULT_JOURNAL_BYTES);
     this.#scopes = options.scopes === true;
     this.#cors = options.cors ? new Cors(options.cors) : undefined;
+    this.#proxyUnmatched = options.proxyUnmatched === undefined ? undefined : new URL(options.proxyUnmatched);
+    this.#proxyTap = options.proxyTap;
     this.#reservedHost.maxBody = this.#maxBody;
     for (const [batch, source] of [[stubs, options.source ?? "config"], [options.inline ?? [], "inline"]] as const) {
       if (!batch.length) continue;
@@ -472,6 +482,7 @@ export class StubHandler {
     this.#recorder.hit(route, view.scope);
     const headOnly = view.method === "HEAD";
     if (route.stub.responseFunc) return this.#callResponseFunc(route, match, view, incoming, headOnly, respond, log);
+    if (route.stub.proxy !== undefined) return this.#proxied(route, view, incoming, respond);
     if (view.method !== "GET" && !headOnly) {
       const declared = incoming.header("content-length");
       if (declared !== null && Number(declared) > this.#maxBody) return respond(...this.#tooLarge());
@@ -500,8 +511,15 @@ export class StubHandler {
       );
     }
     const { method, pathname, rawQuery } = view;
-    this.#recorder.unmatched(method, pathname, rawQuery, closest, view.scope);
+    const entry = this.#recorder.unmatched(method, pathname, rawQuery, closest, view.scope);
     if (log) log.closest = closest;
+    if (this.#proxyUnmatched) {
+      // Still an unmatched request (the report says so), answered by the real service.
+      entry.proxied = true;
+      return this.#forward(this.#proxyUnmatched, view, incoming, respond, undefined, (status) => {
+        if (status !== undefined) entry.upstream_status = status;
+      });
+    }
     const query = rawQuery ? { query: rawQuery } : {};
     return respond(...errorAnswer(404, "no stub matched", { method, path: pathname, ...query, closest }));
   }
@@ -528,6 +546,37 @@ export class StubHandler {
       cache.set(key, closest);
     }
     return closest;
+  }
+
+  /** A `proxy:` stub's answer: the upstream's, after the stub's delay (P12.1). */
+  async #proxied<R>(route: Route, view: RequestView, incoming: Incoming, respond: Respond<R>): Promise<R> {
+    if (route.stub.delay !== undefined) await this.#sleep(delayMs(route.stub.delay));
+    return this.#forward(new URL(route.stub.proxy!), view, incoming, respond, route.name);
+  }
+
+  /**
+   * Passes the request on to `base` and its answer back, streamed; 502 when the upstream
+   * cannot be reached, 504 when it does not answer within the handler timeout.
+   */
+  async #forward<R>(
+    base: URL,
+    view: RequestView,
+    incoming: Incoming,
+    respond: Respond<R>,
+    stub: string | undefined,
+    onStatus?: (status: number | undefined) => void,
+  ): Promise<R> {
+    const result = await forward(base, incoming, view.pathname, view.rawQuery, {
+      timeoutMs: this.#handlerTimeout,
+      signal: this.#closing.signal,
+      tap: this.#proxyTap?.(view.method, incoming.target),
+    });
+    if ("message" in result) {
+      onStatus?.(undefined);
+      return respond(...errorAnswer(result.status, result.message, stub === undefined ? {} : { stub }));
+    }
+    onStatus?.(result.head.status);
+    return respond(result.head, result.body);
   }
 
   #tooLarge(): Parameters<Respond<unknown>> {

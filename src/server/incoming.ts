@@ -44,6 +44,11 @@ export interface Incoming {
   read(max: number): Promise<BodyRead>;
   /** Reads the whole body; gives up with {@link TOO_LARGE} as soon as it passes `max` bytes. */
   body(max: number): Promise<Uint8Array | typeof TOO_LARGE>;
+  /**
+   * The whole body as a stream (what {@link Incoming.read} already took, then the rest), or
+   * null when the request has none: for passing it on (proxying) without holding it.
+   */
+  stream(): ReadableStream<Uint8Array<ArrayBuffer>> | null;
 }
 
 /** `/p?q` from an absolute URL (`http://host/p?q#f`), without building a URL object. */
@@ -66,6 +71,7 @@ export class ChunkedBody {
   #chunks: Uint8Array[] = [];
   #total = 0;
   #done = false;
+  #streamed = false;
   #pending: Promise<void> | undefined;
 
   /** `next` yields the next chunk, or null at the end; `declared` is the content-length, if any. */
@@ -80,6 +86,7 @@ export class ChunkedBody {
    * the caller's decision, made before asking.)
    */
   async read(max: number): Promise<BodyRead> {
+    if (this.#streamed) throw new Error("the request body was already passed on as a stream");
     while (!this.#done && this.#total <= max) {
       this.#pending ??= this.#next().then((chunk) => {
         this.#pending = undefined;
@@ -97,6 +104,30 @@ export class ChunkedBody {
     const complete = this.#done && this.#total <= max &&
       (this.#declared === undefined || this.#declared <= max);
     return { bytes: this.#bytes(Math.min(max, this.#total)), complete };
+  }
+
+  /**
+   * The whole body as a stream: what was read so far, then the rest as it arrives, without
+   * holding it (a proxied upload goes through, not into memory). Reading with {@link read}
+   * afterwards is an error.
+   */
+  stream(): ReadableStream<Uint8Array<ArrayBuffer>> {
+    const held = this.#chunks;
+    this.#chunks = [];
+    this.#streamed = true;
+    let index = 0;
+    return new ReadableStream<Uint8Array<ArrayBuffer>>({
+      pull: async (controller) => {
+        if (index < held.length) return controller.enqueue(held[index++] as Uint8Array<ArrayBuffer>);
+        if (this.#done) return controller.close();
+        await this.#pending;
+        const chunk = await this.#next();
+        if (chunk === null) {
+          this.#done = true;
+          controller.close();
+        } else controller.enqueue(chunk as Uint8Array<ArrayBuffer>);
+      },
+    });
   }
 
   #bytes(length: number): Uint8Array {
@@ -146,21 +177,29 @@ class RequestIncoming implements Incoming {
   }
 
   read(max: number): Promise<BodyRead> {
-    if (!this.#body) {
-      const stream = this.#request.body;
-      const declared = this.#request.headers.get("content-length");
-      const reader = stream?.getReader();
-      this.#body = new ChunkedBody(
-        reader ? () => reader.read().then((r) => r.done ? null : r.value) : () => Promise.resolve(null),
-        declared === null ? undefined : Number(declared),
-      );
-    }
+    this.#body ??= this.#chunked();
     return this.#body.read(max);
   }
 
   async body(max: number): Promise<Uint8Array | typeof TOO_LARGE> {
     const { bytes, complete } = await this.read(max);
     return complete ? bytes : TOO_LARGE;
+  }
+
+  stream(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+    if (!this.hasBody()) return null;
+    this.#body ??= this.#chunked();
+    return this.#body.stream();
+  }
+
+  #chunked(): ChunkedBody {
+    const stream = this.#request.body;
+    const declared = this.#request.headers.get("content-length");
+    const reader = stream?.getReader();
+    return new ChunkedBody(
+      reader ? () => reader.read().then((r) => r.done ? null : r.value) : () => Promise.resolve(null),
+      declared === null ? undefined : Number(declared),
+    );
   }
 }
 

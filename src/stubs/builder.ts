@@ -15,6 +15,7 @@ import {
   checkJsonValue,
   checkMethod,
   checkStatus,
+  checkUpstream,
   describe,
   validateStub,
 } from "./validate.ts";
@@ -99,6 +100,17 @@ export class StubBuilder<P extends string = string> {
   /** Answers with these bytes, given as base64 text (`application/octet-stream` unless a header says otherwise). */
   bodyBase64(text: string): this {
     this.#fields.body_base64 = text;
+    return this;
+  }
+
+  /**
+   * Passes matching requests on to `url` (plus the request's path and query) and streams
+   * the answer back (P12.1). Combines with {@link StubBuilder.delay}, not with an answer.
+   */
+  proxy(url: string): this {
+    const problem = checkUpstream(url, "proxy");
+    if (problem) this.#fail(`proxy(${describe(url)})`, problem, 'write for example .proxy("http://localhost:9000")');
+    this.#fields.proxy = url;
     return this;
   }
 

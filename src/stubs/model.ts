@@ -130,6 +130,8 @@ export interface Stub {
   sequenceMode: SequenceMode;
   /** Computes the response per request (set by `.responseFunc()`; config files have none). */
   responseFunc?: ResponseFunc;
+  /** Passes the request on to this URL (plus the request's path and query) and its answer back (P12.1). */
+  proxy?: string;
   /** Delay before a response function runs (plain and sequence delays live in `responses`). */
   delay?: Delay;
 }

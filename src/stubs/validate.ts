@@ -51,6 +51,7 @@ const STUB_FIELDS = [
   "request",
   "body_file",
   "body_base64",
+  "proxy",
 ] as const;
 const STUB_FIELDS_WITH_FUNC = [...STUB_FIELDS, "response_func"] as const;
 const ENTRY_FIELDS = ["status", "headers", "body", "body_file", "body_base64", "delay"] as const;
@@ -417,6 +418,22 @@ function plainResponseFields(raw: Record<string, unknown>): string[] {
   );
 }
 
+/** An upstream URL (`proxy`, `proxy_unmatched`): http or https, no query or fragment; a problem, or undefined. */
+export function checkUpstream(value: unknown, field: string): string | undefined {
+  let url: URL | undefined;
+  try {
+    url = typeof value === "string" ? new URL(value) : undefined;
+  } catch {
+    url = undefined;
+  }
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || url.search || url.hash) {
+    return `${field} must be an http:// or https:// URL without ?query or #fragment (the request's own path and query are added), got ${
+      describe(value)
+    }`;
+  }
+  return undefined;
+}
+
 /** Options for {@link validateStub}. */
 export interface ValidateStubOptions {
   /** Programmatic stubs may carry a `response_func`; config files cannot. */
@@ -547,7 +564,15 @@ export function validateStubInFull(
     else delay = raw.delay as Delay;
   }
 
-  if (responseFunc !== undefined) {
+  let proxy: string | undefined;
+  if (raw.proxy !== undefined) {
+    const problem = checkUpstream(raw.proxy, "proxy");
+    if (problem) errors.push(problem);
+    else proxy = raw.proxy as string;
+    const answers = [...plainResponseFields(raw), ...(raw.sequence !== undefined ? ["sequence"] : [])];
+    if (answers.length) errors.push(`a proxy stub passes the upstream's answer on; remove ${answers.join(", ")}`);
+    if (responseFunc !== undefined) errors.push("use either a response function or proxy, not both");
+  } else if (responseFunc !== undefined) {
     const hasPlain = plainResponseFields(raw);
     if (typeof responseFunc !== "function") {
       errors.push(`response_func must be a function, got ${describe(responseFunc)}`);
@@ -604,7 +629,7 @@ export function validateStubInFull(
     method: method!,
     path,
     segments,
-    responses: responseFunc ? [] : responses,
+    responses: responseFunc || proxy ? [] : responses,
     isSequence,
     sequenceMode,
   };
@@ -616,6 +641,10 @@ export function validateStubInFull(
   if (compiled && Object.keys(compiled.match).length) stub.match = compiled.match;
   if (responseFunc) {
     stub.responseFunc = responseFunc as ResponseFunc;
+    stub.delay = delay;
+  }
+  if (proxy) {
+    stub.proxy = proxy;
     stub.delay = delay;
   }
   return { stub, errors };
@@ -630,9 +659,11 @@ export interface Config {
   port?: number;
   /** `cors:` (P11.2), when the file sets it. */
   cors?: CorsSetting;
+  /** `proxy_unmatched:` (P12.2): where requests no stub matches go. */
+  proxyUnmatched?: string;
 }
 
-const CONFIG_FIELDS = ["routes", "port", "cors"] as const;
+const CONFIG_FIELDS = ["routes", "port", "cors", "proxy_unmatched"] as const;
 
 /** `true`/`false`, or `{origins: [...]}`: a problem, or undefined. */
 export function checkCors(value: unknown): string | undefined {
@@ -678,6 +709,13 @@ export function validateConfig(
       });
     } else port = raw.port;
   }
+  let proxyUnmatched: string | undefined;
+  if (raw.proxy_unmatched !== undefined) {
+    const problem = checkUpstream(raw.proxy_unmatched, "proxy_unmatched");
+    if (problem) {
+      problems.push({ level: "error", place: "proxy_unmatched", message: problem.replace(/^proxy_unmatched /, "") });
+    } else proxyUnmatched = raw.proxy_unmatched as string;
+  }
   let cors: CorsSetting | undefined;
   if (raw.cors !== undefined) {
     const problem = checkCors(raw.cors);
@@ -707,7 +745,10 @@ export function validateConfig(
   }
   if (problems.some((p) => p.level === "error")) return { problems };
   problems.push(...findShadowedStubs(routes, (i) => `routes[${i}]`));
-  return { config: cors === undefined ? { routes, port } : { routes, port, cors }, problems };
+  const config: Config = { routes, port };
+  if (cors !== undefined) config.cors = cors;
+  if (proxyUnmatched !== undefined) config.proxyUnmatched = proxyUnmatched;
+  return { config, problems };
 }
 
 /** The fields of a request pattern (P9.2 `requests/find`): a stub without its answer. */

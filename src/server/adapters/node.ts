@@ -84,6 +84,16 @@ class NodeIncoming implements Incoming {
     const { bytes, complete } = await this.read(max);
     return complete ? bytes : TOO_LARGE;
   }
+
+  stream(): ReadableStream<Uint8Array<ArrayBuffer>> | null {
+    if (!this.hasBody()) return null;
+    if (!this.#body) {
+      this.pulled = true;
+      const declared = this.#req.headers["content-length"];
+      this.#body = new ChunkedBody(() => nextChunk(this.#req), declared === undefined ? undefined : Number(declared));
+    }
+    return this.#body.stream();
+  }
 }
 
 /** The next chunk of a request body (the stream stays paused in between), or null at its end. */

@@ -1,0 +1,225 @@
+/**
+ * Passing requests on to a real service (P12.1, P12.2): a stub's `proxy: URL`, or
+ * `proxy_unmatched` for every request no stub matches. The request goes to the URL plus
+ * its own path and query, with its method, headers (hop-by-hop ones dropped, `host` the
+ * upstream's) and body; the upstream's status, headers and body come back as they arrive.
+ * `node:http`/`node:https` carry it on both runtimes: they pass bytes through untouched
+ * (a fetch would decompress bodies whose headers still say they are compressed).
+ * @module
+ */
+
+import { type IncomingMessage, request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import type { Incoming } from "./incoming.ts";
+import type { ResponseHead } from "./response.ts";
+
+/** Headers that belong to one connection, not to the message (RFC 9110 §7.6.1). */
+const HOP_BY_HOP = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "proxy-connection",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+/** What the upstream answered: the head, and the body as it arrives (null for none). */
+export interface Forwarded {
+  head: ResponseHead;
+  body: ReadableStream<Uint8Array<ArrayBuffer>> | null;
+}
+
+/** Why forwarding failed: the upstream could not be reached (502) or did not answer in time (504). */
+export interface ForwardFailure {
+  status: 502 | 504;
+  message: string;
+}
+
+/** Watches an exchange as it passes (the recorder): the request, then the answer's head and body chunks. */
+export interface ForwardTap {
+  /** The request's body chunks, as they go upstream. */
+  requestChunk?(chunk: Uint8Array): void;
+  /** The answer's head, once it arrives. */
+  response(head: ResponseHead): void;
+  /** One chunk of the answer's body. */
+  chunk(chunk: Uint8Array): void;
+  /** The answer's body ended (`complete` false when it broke off). */
+  end(complete: boolean): void;
+}
+
+/** Header names a `Connection` header lists: they are hop-by-hop too. */
+function connectionTokens(value: string | null): Set<string> {
+  const tokens = new Set<string>();
+  for (const token of (value ?? "").split(",")) if (token.trim()) tokens.add(token.trim().toLowerCase());
+  return tokens;
+}
+
+/** The URL a request goes to: the base's origin and path, then the request's own path and query. */
+export function upstreamUrl(base: URL, pathname: string, rawQuery: string): URL {
+  const url = new URL(base.href);
+  url.pathname = base.pathname.replace(/\/+$/, "") + pathname;
+  url.search = rawQuery ? `?${rawQuery}` : "";
+  url.hash = "";
+  return url;
+}
+
+/** Request headers to pass on: all but hop-by-hop ones and `host` (the upstream's own is set). */
+function requestHeaders(incoming: Incoming): Record<string, string> {
+  const all = incoming.headers();
+  const drop = connectionTokens(all["connection"] ?? null);
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(all)) {
+    if (name === "host" || HOP_BY_HOP.has(name) || drop.has(name)) continue;
+    out[name] = value;
+  }
+  return out;
+}
+
+/** The upstream's answer head: its status and headers, hop-by-hop ones dropped, repeated ones kept. */
+function responseHead(res: IncomingMessage): ResponseHead {
+  const drop = connectionTokens(String(res.headers.connection ?? ""));
+  const head: ResponseHead = { status: res.statusCode ?? 502, headers: Object.create(null) };
+  const raw = res.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i].toLowerCase();
+    if (HOP_BY_HOP.has(name) || drop.has(name)) continue;
+    const value = raw[i + 1];
+    if (head.lists?.[name]) head.lists[name].push(value);
+    else if (name in head.headers) {
+      (head.lists ??= Object.create(null) as Record<string, string[]>)[name] = [head.headers[name], value];
+      delete head.headers[name];
+    } else head.headers[name] = value;
+  }
+  return head;
+}
+
+/** The upstream's body as a stream that pulls from the socket only as the client takes it. */
+function bodyStream(res: IncomingMessage, tap: ForwardTap | undefined): ReadableStream<Uint8Array<ArrayBuffer>> {
+  res.pause();
+  return new ReadableStream<Uint8Array<ArrayBuffer>>({
+    pull(controller) {
+      return new Promise<void>((resolve) => {
+        const done = (complete: boolean) => {
+          cleanup();
+          tap?.end(complete);
+          if (complete) controller.close();
+          else controller.error(new Error("the upstream closed the connection before the whole body arrived"));
+          resolve();
+        };
+        const onData = (chunk: Buffer) => {
+          cleanup();
+          res.pause();
+          const bytes = new Uint8Array(chunk.byteLength);
+          bytes.set(chunk);
+          tap?.chunk(bytes);
+          controller.enqueue(bytes);
+          resolve();
+        };
+        const onEnd = () => done(true);
+        const onClose = () => done(res.complete);
+        const cleanup = () => {
+          res.off("data", onData);
+          res.off("end", onEnd);
+          res.off("close", onClose);
+          res.off("error", onClose);
+        };
+        if (res.readableEnded) return done(true);
+        res.on("data", onData);
+        res.on("end", onEnd);
+        res.on("close", onClose);
+        res.on("error", onClose);
+        res.resume();
+      });
+    },
+    cancel() {
+      res.destroy();
+      tap?.end(false);
+    },
+  });
+}
+
+/** Why a connection failed, in a few words. */
+function reason(error: unknown): string {
+  const code = (error as { code?: string }).code;
+  switch (code) {
+    case "ECONNREFUSED":
+      return "connection refused";
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return "cannot resolve the host name";
+    case "ECONNRESET":
+      return "the connection was closed";
+    default:
+      return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/**
+ * Sends the request to `base` + its path and query and resolves with the upstream's head
+ * and streaming body, or a failure: unreachable (502), or no answer within `timeoutMs`
+ * (504). `signal` aborts it (shutdown).
+ */
+export function forward(
+  base: URL,
+  incoming: Incoming,
+  pathname: string,
+  rawQuery: string,
+  options: { timeoutMs: number; signal?: AbortSignal; tap?: ForwardTap },
+): Promise<Forwarded | ForwardFailure> {
+  const url = upstreamUrl(base, pathname, rawQuery);
+  const shown = `${url.origin}${url.pathname}${url.search}`;
+  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolve) => {
+    let settled = false;
+    const settle = (result: Forwarded | ForwardFailure) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const req = send(url, { method: incoming.method, headers: requestHeaders(incoming), signal: options.signal });
+    const timer = setTimeout(() => {
+      settle({
+        status: 504,
+        message: `upstream ${shown} did not answer within ${options.timeoutMs} ms (--handler-timeout)`,
+      });
+      req.destroy();
+    }, options.timeoutMs);
+    req.on(
+      "error",
+      (error) => settle({ status: 502, message: `upstream ${shown} could not be reached: ${reason(error)}` }),
+    );
+    req.on("response", (res) => {
+      const head = responseHead(res);
+      options.tap?.response(head);
+      const empty = incoming.method === "HEAD" || head.status === 204 || head.status === 304;
+      if (empty) {
+        res.resume();
+        options.tap?.end(true);
+      }
+      settle({ head, body: empty ? null : bodyStream(res, options.tap) });
+    });
+    const body = incoming.stream();
+    if (!body) return void req.end();
+    pump(body, req, options.tap).catch(() => req.destroy());
+  });
+}
+
+/** Writes a stream to a request, waiting for it to drain between chunks. */
+async function pump(
+  body: ReadableStream<Uint8Array<ArrayBuffer>>,
+  req: ReturnType<typeof httpRequest>,
+  tap: ForwardTap | undefined,
+): Promise<void> {
+  const reader = body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    tap?.requestChunk?.(value);
+    if (!req.write(value)) await new Promise<void>((resolve) => req.once("drain", resolve).once("close", resolve));
+  }
+  req.end();
+}

@@ -1,0 +1,192 @@
+/**
+ * Proxying (P12.1, P12.2) against real upstream servers on 127.0.0.1, on both adapters:
+ * every method with bodies, paths and queries appended, hop-by-hop headers dropped, the
+ * upstream's answer streamed back untouched, 502/504 when it is down or hangs, and
+ * `proxyUnmatched` still recording the request as unmatched.
+ */
+import assert from "node:assert/strict";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
+import { get, route, stubServer } from "../mod.ts";
+import { ADAPTERS, send } from "./_http.ts";
+
+/** What the upstream saw of each request. */
+interface Seen {
+  method: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  body: Buffer;
+}
+
+/** A real upstream on 127.0.0.1 that records requests and answers with `answer`. */
+async function upstream(
+  answer: (req: IncomingMessage, res: ServerResponse, body: Buffer) => void,
+): Promise<{ url: string; seen: Seen[]; server: Server } & AsyncDisposable> {
+  const seen: Seen[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      answer(req, res, body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    seen,
+    server,
+    async [Symbol.asyncDispose]() {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
+for (const adapter of ADAPTERS) {
+  Deno.test(`[${adapter}] P12.1 a proxy stub passes every method with its body, path and query on; the answer comes back`, async () => {
+    await using up = await upstream((req, res, body) => {
+      res.setHeader("set-cookie", ["a=1", "b=2"]);
+      res.setHeader("x-upstream", "yes");
+      res.writeHead(req.method === "POST" ? 201 : 200, { "content-type": "application/json" });
+      res.end(
+        req.method === "HEAD" ? undefined : JSON.stringify({ method: req.method, url: req.url, got: body.toString() }),
+      );
+    });
+    await using server = await stubServer(0, { adapter });
+    server.routes(route("ANY", "/api/{rest*}").proxy(`${up.url}/base`));
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
+      const body = method === "GET" ? undefined : `payload-${method}`;
+      const answer = await send(server, method, "/api/users/7?x=1&y=%20", { body, headers: { "x-trace": "t-1" } });
+      assert.equal(answer.status, method === "POST" ? 201 : 200, method);
+      assert.deepEqual(answer.json, { method, url: "/base/api/users/7?x=1&y=%20", got: body ?? "" }, method);
+      assert.equal(answer.headers.get("x-upstream"), "yes");
+      assert.deepEqual(answer.headers.getSetCookie(), ["a=1", "b=2"]);
+    }
+    const head = await send(server, "HEAD", "/api/x");
+    assert.equal(head.status, 200);
+    assert.equal(head.text, "");
+    const seen = up.seen[1];
+    assert.equal(seen.headers["x-trace"], "t-1");
+    assert.equal(seen.headers.host, new URL(up.url).host, "host is the upstream's");
+    assert.deepEqual(
+      (await server.report()).stubs.map((s) => s.hit_count),
+      [6],
+      "each proxied request is the stub's hit",
+    );
+  });
+
+  Deno.test(`[${adapter}] P12.1 hop-by-hop headers are dropped both ways; compressed bodies pass through untouched`, async () => {
+    const gzipped = gzipSync(Buffer.from("hello ".repeat(100)));
+    await using up = await upstream((_req, res) => {
+      res.writeHead(200, {
+        "content-encoding": "gzip",
+        "content-type": "text/plain",
+        connection: "x-private",
+        "x-private": "1",
+      });
+      res.end(gzipped);
+    });
+    await using server = await stubServer(0, { adapter });
+    server.routes(get("/z").proxy(up.url));
+    // Raw bytes: fetch would decompress, so ask with node:http as a client would get them.
+    const { headers, body } = await new Promise<{ headers: IncomingMessage["headers"]; body: Buffer }>((resolve) => {
+      const req = import("node:http").then(({ request }) =>
+        request(`${server.url}/z`, {
+          headers: { connection: "keep-alive, x-hop", "x-hop": "secret", "keep-alive": "timeout=5" },
+        }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (c) => chunks.push(c));
+          res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+        }).end()
+      );
+      void req;
+    });
+    assert.deepEqual(body, gzipped);
+    assert.equal(headers["content-encoding"], "gzip");
+    assert.equal(headers["x-private"], undefined, "a header the upstream's Connection names is hop-by-hop");
+    assert.equal(up.seen[0].headers["x-hop"], undefined);
+    assert.equal(up.seen[0].headers["keep-alive"], undefined);
+  });
+
+  Deno.test(`[${adapter}] P12.1 the upstream's answer is streamed: its first part arrives before it ends; large bodies both ways`, async () => {
+    await using up = await upstream((req, res, body) => {
+      if (req.url === "/slow") {
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.write("first;");
+        setTimeout(() => res.end("second"), 600);
+      } else {
+        res.writeHead(200, { "content-type": "application/octet-stream" });
+        res.end(Buffer.concat([body, body]));
+      }
+    });
+    await using server = await stubServer(0, { adapter });
+    server.routes(get("/slow").proxy(up.url), route("POST", "/big").proxy(up.url));
+    const start = performance.now();
+    const response = await fetch(`${server.url}/slow`);
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const firstAt = performance.now() - start;
+    assert.equal(first, "first;");
+    assert.ok(firstAt < 500, `the first part arrived after ${firstAt} ms, before the upstream ended`);
+    let rest = "";
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+    assert.equal(rest, "second");
+    const big = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
+    const echoed = new Uint8Array(
+      await (await fetch(`${server.url}/big`, { method: "POST", body: big })).arrayBuffer(),
+    );
+    assert.equal(echoed.length, big.length * 2);
+    assert.deepEqual(echoed.subarray(big.length), big);
+  });
+
+  Deno.test(`[${adapter}] P12.1 an upstream that is down is a 502, one that hangs a 504 after the handler timeout`, async () => {
+    await using hang = await upstream(() => {/* never answers */});
+    const down = await upstream(() => {});
+    const downUrl = down.url;
+    await down[Symbol.asyncDispose]();
+    await using server = await stubServer(0, { adapter, handlerTimeout: 300 });
+    server.routes(get("/down").proxy(downUrl), get("/hang").proxy(hang.url));
+    const bad = await send(server, "GET", "/down");
+    assert.equal(bad.status, 502);
+    assert.deepEqual(bad.json, {
+      error: `upstream ${downUrl}/down could not be reached: connection refused`,
+      stub: "GET /down",
+    });
+    const slow = await send(server, "GET", "/hang");
+    assert.equal(slow.status, 504);
+    assert.deepEqual(slow.json, {
+      error: `upstream ${hang.url}/hang did not answer within 300 ms (--handler-timeout)`,
+      stub: "GET /hang",
+    });
+  });
+
+  Deno.test(`[${adapter}] P12.2 proxyUnmatched passes misses on; they stay unmatched, marked proxied with the upstream's status`, async () => {
+    await using up = await upstream((req, res) => {
+      res.writeHead(req.url === "/missing" ? 404 : 200, { "content-type": "text/plain" });
+      res.end(`real ${req.url}`);
+    });
+    await using server = await stubServer(0, { adapter, proxyUnmatched: up.url });
+    server.routes(get("/stubbed").body("stub"));
+    assert.equal((await send(server, "GET", "/stubbed")).json, "stub");
+    assert.equal((await send(server, "GET", "/real?q=1")).text, "real /real?q=1");
+    assert.equal((await send(server, "GET", "/missing")).status, 404);
+    const report = await server.report();
+    assert.equal(report.summary.unmatched_requests, 2);
+    assert.deepEqual(
+      report.unmatched_requests.map(({ path, query, proxied, upstream_status }) => ({
+        path,
+        query,
+        proxied,
+        upstream_status,
+      })),
+      [
+        { path: "/real", query: "q=1", proxied: true, upstream_status: 200 },
+        { path: "/missing", query: undefined, proxied: true, upstream_status: 404 },
+      ],
+    );
+  });
+}
