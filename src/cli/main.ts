@@ -32,9 +32,10 @@ const LOAD: Record<CommandSpec["name"], () => Promise<Command>> = {
   wait: () => import("./wait.ts").then((m) => m.waitCommand),
   validate: () => import("./validate.ts").then((m) => m.validateCommand),
   report: () => import("./report.ts").then((m) => m.reportCommand),
+  record: () => import("./record.ts").then((m) => m.recordCommand),
 };
 
-const COMMAND_NAMES = "serve, wait, validate, report";
+const COMMAND_NAMES = "serve, wait, validate, report, record";
 
 /**
  * Runs the CLI. Never throws: usage errors print one `[ERROR]` line with a hint and

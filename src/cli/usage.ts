@@ -22,7 +22,7 @@ export interface FlagSpec {
 
 /** One command: its arguments, flags, help text and examples. */
 export interface CommandSpec {
-  name: "serve" | "wait" | "validate" | "report";
+  name: "serve" | "wait" | "validate" | "report" | "record";
   /** Positional arguments in help text (`FILE`). */
   args?: string;
   /** How many positional arguments it takes. */
@@ -216,6 +216,50 @@ export const COMMANDS: readonly CommandSpec[] = [
       "stubtool report --from shard-1.json shard-2.json --format json",
       "stubtool report --format html --output stubtool-report.html",
       "stubtool report --openapi openapi.yaml",
+    ],
+  },
+  {
+    name: "record",
+    positionals: { min: 0, max: 0 },
+    summary: "record a real service's answers as stubs",
+    description: "Pass every request on to --target and record its answers. On SIGINT/SIGTERM, write a config file\n" +
+      "with one stub per distinct method + path + query (a request answered differently over time becomes a\n" +
+      "sequence): JSON bodies as YAML values, text bodies as strings, binary bodies as body_base64. The file\n" +
+      "passes validate, and serve --config FILE answers as the service did.",
+    flags: [
+      { name: "target", type: "string", value: "URL", help: "the service to record (http:// or https://)" },
+      {
+        name: "port",
+        short: "p",
+        type: "string",
+        value: "PORT",
+        help: "port to listen on, 0 for any free port (default: $STUBTOOL_PORT, else 8080)",
+      },
+      {
+        name: "host",
+        type: "string",
+        value: "HOST",
+        help: "interface to bind (default: $STUBTOOL_HOST, else 127.0.0.1)",
+      },
+      {
+        name: "out",
+        short: "o",
+        type: "string",
+        value: "FILE",
+        help: "the config file to write (default: stubs.yaml)",
+      },
+      {
+        name: "keep-header",
+        type: "string",
+        multiple: true,
+        value: "NAME",
+        help: "a response header to keep besides content-type, repeatable",
+      },
+      { name: "quiet", short: "q", type: "boolean", help: "no line per recorded request" },
+    ],
+    examples: [
+      "stubtool record --target https://api.example.com --port 9000",
+      "stubtool record --target http://localhost:3000 --out tests/stubs.yaml --keep-header location",
     ],
   },
 ];

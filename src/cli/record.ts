@@ -1,0 +1,152 @@
+/**
+ * `stubtool record --target URL`: a proxy that records (P12.3). Every request goes on to
+ * the target; each complete answer is kept. On SIGINT/SIGTERM the exchanges become a config
+ * file (src/stubs/recording.ts) that `validate` accepts and `serve` replays, written through
+ * a temporary file so a failure leaves any previous file intact.
+ * @module
+ */
+
+import { mkdir, rename, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
+import { loadConfigText } from "../stubs/config.ts";
+import { type Exchange, recordedConfig } from "../stubs/recording.ts";
+import { type StubServer, stubServer } from "../server/server.ts";
+import type { ForwardTap } from "../server/proxy.ts";
+import { VERSION } from "../version.ts";
+import type { CliContext } from "./context.ts";
+import type { StopSignal } from "./host.ts";
+import { errorLine } from "./output.ts";
+import { type ParsedArgs, portValue, urlValue, UsageError } from "./usage.ts";
+
+/** Answers larger than this are passed on but not recorded (they would not make a readable stub). */
+const MAX_RECORDED_BODY = 16 * 1024 * 1024;
+
+/** Collects one exchange as it passes; hands it over once the answer is complete. */
+function collector(
+  method: string,
+  target: string,
+  done: (exchange: Exchange | undefined, why?: string) => void,
+): ForwardTap {
+  let status = 0;
+  let headers: Exchange["headers"] = {};
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  return {
+    response(head) {
+      status = head.status;
+      headers = { ...head.headers, ...head.lists };
+    },
+    chunk(chunk) {
+      size += chunk.byteLength;
+      if (size <= MAX_RECORDED_BODY) chunks.push(chunk);
+    },
+    end(complete) {
+      if (!complete) return done(undefined, "the answer broke off");
+      if (size > MAX_RECORDED_BODY) return done(undefined, `the body is larger than ${MAX_RECORDED_BODY} bytes`);
+      const body = new Uint8Array(size);
+      let offset = 0;
+      for (const chunk of chunks) {
+        body.set(chunk, offset);
+        offset += chunk.byteLength;
+      }
+      done({ method, target, status, headers, body });
+    },
+  };
+}
+
+/** Writes `text` to `file` through a temporary file beside it, so a failure leaves the old file whole. */
+async function writeAtomically(file: string, data: string | Uint8Array): Promise<void> {
+  const temporary = `${file}.${Date.now()}.tmp`;
+  await writeFile(temporary, data);
+  await rename(temporary, file);
+}
+
+/** Resolves with the name of the signal that asks `record` to stop. */
+function stopRequested(ctx: CliContext): Promise<string> {
+  if (ctx.stop) {
+    const signal = ctx.stop;
+    return new Promise((resolve) => {
+      if (signal.aborted) resolve(String(signal.reason ?? "stop"));
+      else signal.addEventListener("abort", () => resolve(String(signal.reason ?? "stop")), { once: true });
+    });
+  }
+  return new Promise((resolve) => {
+    for (const name of ["SIGINT", "SIGTERM"] as const satisfies readonly StopSignal[]) {
+      try {
+        ctx.host.addSignalListener(name, () => resolve(name));
+      } catch {
+        // SIGTERM cannot be listened for on Windows; SIGINT (Ctrl+C) still works.
+      }
+    }
+  });
+}
+
+/** Records until stopped, then writes the config. Returns 0, 1 when the file cannot be written or a port bound. */
+export async function recordCommand({ values }: ParsedArgs, ctx: CliContext): Promise<number> {
+  const { output, env } = ctx;
+  const targetText = values.target as string | undefined;
+  if (targetText === undefined) {
+    throw new UsageError("record: --target URL is required (the service to record)", "record");
+  }
+  const target = urlValue(targetText, "--target", "record");
+  const portText = (values.port as string | undefined) ?? env.STUBTOOL_PORT?.trim();
+  const port = portText ? portValue(portText, values.port !== undefined ? "--port" : "STUBTOOL_PORT", "record") : 8080;
+  const hostname = (values.host as string | undefined) ?? (env.STUBTOOL_HOST?.trim() || "127.0.0.1");
+  const out = resolve((values.out as string | undefined) ?? "stubs.yaml");
+  const keep = (values["keep-header"] as string[] | undefined) ?? [];
+  const quiet = values.quiet === true;
+
+  const exchanges: Exchange[] = [];
+  let server: StubServer;
+  try {
+    server = await stubServer(port, {
+      hostname,
+      proxyUnmatched: target.href,
+      journalSize: 0,
+      proxyTap: (method, requestTarget) =>
+        collector(method, requestTarget, (exchange, why) => {
+          if (exchange) exchanges.push(exchange);
+          if (quiet) return;
+          output.log(
+            exchange
+              ? `${method} ${requestTarget} ${exchange.status} recorded (${exchange.body.byteLength} bytes)`
+              : `${method} ${requestTarget} not recorded: ${why}`,
+          );
+        }),
+    });
+  } catch (error) {
+    output.err(errorLine(`${hostname}:${port}`, `cannot listen: ${error instanceof Error ? error.message : error}`));
+    return 1;
+  }
+  output.out(`stubtool ${VERSION} recording ${target.href.replace(/\/$/, "")} on ${server.url}`);
+  output.out(`point your client at ${server.url}; Ctrl+C writes ${out}`);
+
+  const cause = await stopRequested(ctx);
+  output.out(`stopping (${cause}): no new connections; in-flight exchanges get up to 5s`);
+  await server.shutdown();
+
+  const bodies = `${out.replace(/\.[^./]*$/, "")}.bodies`;
+  const { config, files } = recordedConfig(exchanges, { keep, bodies: bodies.slice(dirname(out).length + 1) });
+  const { stringify } = await import("yaml");
+  const text = `# Recorded by stubtool ${VERSION} from ${target.href} (${new Date().toISOString()})\n` +
+    stringify(config, { lineWidth: 0 });
+  try {
+    if (files.size) await mkdir(bodies, { recursive: true });
+    for (const [name, bytes] of files) await writeAtomically(join(dirname(out), name), bytes);
+    // The file must load as it will be served: check it before it replaces anything.
+    const { config: check, problems } = await loadConfigText(text, out);
+    const errors = problems.filter((p) => p.level === "error");
+    if (!check || errors.length) throw new Error(`the recording does not validate: ${errors[0]?.message}`);
+    await writeAtomically(out, text);
+  } catch (error) {
+    output.err(errorLine(out, `cannot write the recording: ${error instanceof Error ? error.message : error}`));
+    return 1;
+  }
+  const sequences = config.routes.filter((r) => r.sequence).length;
+  output.out(
+    `recorded ${exchanges.length} request(s) as ${config.routes.length} stub(s)` +
+      (sequences ? ` (${sequences} sequence(s))` : "") + (files.size ? `, ${files.size} body file(s)` : "") +
+      ` → ${out}`,
+  );
+  return 0;
+}

@@ -1,0 +1,136 @@
+/**
+ * `stubtool record` (P12.3) end to end: a real upstream on 127.0.0.1, the CLI as a
+ * subprocess recording through it, the file it writes on SIGINT checked by `validate`, then
+ * served: the same statuses and the same body bytes as the upstream's.
+ */
+import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { parse } from "yaml";
+import { CliProcess, lines, runCli, startServe } from "./_cli.ts";
+
+const PRETTY = '{\n  "id": 1,\n  "name": "Ada"\n}\n';
+const PIXEL = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0xff]);
+
+Deno.test("record: requests pass through and are written as stubs that validate and replay the same answers", async () => {
+  let polls = 0;
+  const upstream = createServer((req, res) => {
+    const url = req.url!;
+    if (url === "/users/1") {
+      res.writeHead(200, { "content-type": "application/json", "x-request-id": "abc", etag: '"v1"' });
+      res.end('{"id":1,"name":"Ada","tags":["x"]}');
+    } else if (url === "/users/1/pretty") {
+      res.writeHead(200, { "content-type": "application/json; charset=utf-8" });
+      res.end(PRETTY);
+    } else if (url === "/jobs/7") {
+      polls++;
+      res.writeHead(polls < 3 ? 202 : 200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ state: polls < 3 ? "running" : "done" }));
+    } else if (url === "/search?q=a%20b&page=2") {
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("found {q} things");
+    } else if (url === "/avatar.png") {
+      res.writeHead(200, { "content-type": "image/png" });
+      res.end(PIXEL);
+    } else if (url === "/gone") {
+      res.writeHead(204);
+      res.end();
+    } else {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end('{"error":"not found"}');
+    }
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  const dir = await Deno.makeTempDir({ prefix: "stubtool-record-" });
+  try {
+    const out = `${dir}/recorded.yaml`;
+    const recorder = new CliProcess([
+      "record",
+      "--target",
+      target,
+      "--port",
+      "0",
+      "--out",
+      out,
+      "--keep-header",
+      "ETag",
+    ]);
+    const [, url] = await recorder.waitForStdout(/recording \S+ on (http:\/\/127\.0\.0\.1:\d+)/);
+    const originals = new Map<string, { status: number; type: string | null; bytes: Uint8Array }>();
+    const call = async (path: string, method = "GET") => {
+      const response = await fetch(url + path, { method });
+      const bytes = new Uint8Array(await response.arrayBuffer());
+      return { status: response.status, type: response.headers.get("content-type"), bytes };
+    };
+    for (const path of ["/users/1", "/users/1/pretty", "/search?q=a%20b&page=2", "/avatar.png", "/gone", "/nope"]) {
+      originals.set(path, await call(path));
+    }
+    const polled = [await call("/jobs/7"), await call("/jobs/7"), await call("/jobs/7"), await call("/jobs/7")];
+    recorder.kill("SIGINT");
+    const { code, stdout } = await recorder.result();
+    assert.equal(code, 0);
+    assert.match(stdout, /^GET \/users\/1 200 recorded \(34 bytes\)$/m);
+    assert.match(
+      stdout,
+      /^recorded 10 request\(s\) as 7 stub\(s\) \(1 sequence\(s\)\), 1 body file\(s\) → .*recorded\.yaml$/m,
+    );
+
+    const text = await Deno.readTextFile(out);
+    const doc = parse(text) as { routes: Record<string, unknown>[] };
+    assert.deepEqual(doc.routes[0], {
+      method: "GET",
+      path: "/users/1",
+      status: 200,
+      headers: { "content-type": "application/json", etag: '"v1"' },
+      body: { id: 1, name: "Ada", tags: ["x"] },
+    });
+    assert.deepEqual(doc.routes[1].body_file, "recorded.bodies/0001.json", "pretty JSON is kept byte for byte");
+    assert.deepEqual(doc.routes[2].query_params, { q: "a b", page: "2" });
+    assert.equal(doc.routes[2].body, "found {q} things");
+    assert.equal(doc.routes[3].body_base64, btoa(String.fromCharCode(...PIXEL)));
+    assert.deepEqual((doc.routes[6].sequence as { status: number }[]).map((s) => s.status), [202, 202, 200, 200]);
+
+    const validated = await runCli(["validate", out]);
+    assert.equal(validated.code, 0, validated.stderr);
+    assert.deepEqual(lines(validated.stdout), [`[OK] ${out} is valid (7 route(s) defined)`]);
+
+    upstream.close();
+    const served = await startServe(["--port", "0", "--quiet", "--config", out]);
+    await using _ = served.process;
+    const replay = async (path: string) => {
+      const response = await fetch(served.url + path);
+      return {
+        status: response.status,
+        type: response.headers.get("content-type"),
+        bytes: new Uint8Array(await response.arrayBuffer()),
+      };
+    };
+    for (const [path, original] of originals) {
+      const again = await replay(path);
+      assert.equal(again.status, original.status, path);
+      assert.deepEqual(again.bytes, original.bytes, `${path}: the same bytes`);
+    }
+    assert.equal((await replay("/search?q=a%20b&page=2")).type, "text/plain; charset=utf-8");
+    for (const original of polled) {
+      const again = await replay("/jobs/7");
+      assert.equal(again.status, original.status);
+      assert.deepEqual(again.bytes, original.bytes);
+    }
+  } finally {
+    upstream.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("record: --target is required and must be an http(s) URL; usage errors exit 2", async () => {
+  const missing = await runCli(["record", "--port", "0"]);
+  assert.equal(missing.code, 2);
+  assert.equal(
+    missing.stderr,
+    "[ERROR] record: --target URL is required (the service to record); run stubtool record --help\n",
+  );
+  const bad = await runCli(["record", "--target", "ftp://x"]);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /^\[ERROR\] --target: must be an http:\/\/ or https:\/\/ URL/);
+});
