@@ -11,6 +11,7 @@ import type { ClosestStub, JournalSnapshot, Report } from "../report/types.ts";
 import { type Delay, METHODS, type Stub, type StubSource } from "../stubs/model.ts";
 import { Cors } from "./cors.ts";
 import { forward, type ForwardTap } from "./proxy.ts";
+import { faulted, throttled } from "./faults.ts";
 import { RESERVED_PREFIX } from "../stubs/path.ts";
 import type { StubChanges } from "../stubs/reload.ts";
 import { answerReserved, type ReservedHost } from "./endpoints.ts";
@@ -493,6 +494,16 @@ export class StubHandler {
   }
 
   #render<R>(route: Route, response: CompiledResponse, match: Match<Route>, headOnly: boolean, respond: Respond<R>): R {
+    const { fault, throttle } = route.stub;
+    if (fault !== undefined || throttle !== undefined) {
+      // The answer is built as usual, then sent broken or slowly (P12.4).
+      const plain = respond;
+      const signal = this.#closing.signal;
+      respond = (head, body) => {
+        if (fault !== undefined) return plain(...faulted(fault, head, body));
+        return plain(...throttled(head, body, throttle!, signal));
+      };
+    }
     try {
       // A header that cannot go out throws before `respond` is called: a 500 for this request
       // only, answered and journaled once. An error from `respond` itself is the adapter's.

@@ -41,8 +41,11 @@ export function stubInfo(route: Route): StubInfo {
   if (stub.request) info.request = stub.request;
   if (stub.scope !== undefined) info.scope = stub.scope;
   if (stub.priority) info.priority = stub.priority;
-  if (stub.responseFunc) {
-    info.response_func = true;
+  if (stub.fault) info.fault = stub.fault;
+  if (stub.throttle) info.throttle = stub.throttle;
+  if (stub.proxy) info.proxy = stub.proxy;
+  if (stub.responseFunc || stub.proxy) {
+    if (stub.responseFunc) info.response_func = true;
     if (stub.delay !== undefined) info.delay = stub.delay;
   } else if (stub.isSequence) {
     info.sequence = stub.responses.map((spec) => response(spec, true));

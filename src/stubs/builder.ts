@@ -114,6 +114,31 @@ export class StubBuilder<P extends string = string> {
     return this;
   }
 
+  /**
+   * Breaks the answer on purpose (P12.4): `"disconnect"` closes the connection before a
+   * complete answer, `"truncate"` sends the whole body's length and then half of it.
+   */
+  fault(kind: "disconnect" | "truncate"): this {
+    if (kind !== "disconnect" && kind !== "truncate") {
+      this.#fail(`fault(${describe(kind)})`, "unknown fault", 'write .fault("disconnect") or .fault("truncate")');
+    }
+    this.#fields.fault = kind;
+    return this;
+  }
+
+  /** Sends the body at `bytesPerSecond` (P12.4). */
+  throttle(bytesPerSecond: number): this {
+    if (!Number.isInteger(bytesPerSecond) || bytesPerSecond < 1) {
+      this.#fail(
+        `throttle(${describe(bytesPerSecond)})`,
+        "expected whole bytes per second, 1 or more",
+        "write .throttle(1024)",
+      );
+    }
+    this.#fields.throttle = bytesPerSecond;
+    return this;
+  }
+
   /** Sets one response header (the value may hold `{name}` placeholders). */
   header(name: string, value: string): this {
     return this.headers({ [name]: value });

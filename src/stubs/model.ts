@@ -132,6 +132,10 @@ export interface Stub {
   responseFunc?: ResponseFunc;
   /** Passes the request on to this URL (plus the request's path and query) and its answer back (P12.1). */
   proxy?: string;
+  /** The answer breaks on purpose (P12.4): the connection closes before it is complete, or after half the body. */
+  fault?: "disconnect" | "truncate";
+  /** The body goes out at this many bytes per second (P12.4). */
+  throttle?: number;
   /** Delay before a response function runs (plain and sequence delays live in `responses`). */
   delay?: Delay;
 }

@@ -52,6 +52,8 @@ const STUB_FIELDS = [
   "body_file",
   "body_base64",
   "proxy",
+  "fault",
+  "throttle",
 ] as const;
 const STUB_FIELDS_WITH_FUNC = [...STUB_FIELDS, "response_func"] as const;
 const ENTRY_FIELDS = ["status", "headers", "body", "body_file", "body_base64", "delay"] as const;
@@ -624,6 +626,22 @@ export function validateStubInFull(
     } else sequenceMode = raw.sequence_mode as SequenceMode;
   }
 
+  const fault = raw.fault;
+  if (fault !== undefined && fault !== "disconnect" && fault !== "truncate") {
+    errors.push(`fault must be 'disconnect' or 'truncate', got ${describe(fault)}`);
+  }
+  const throttle = raw.throttle;
+  if (throttle !== undefined && (typeof throttle !== "number" || !Number.isInteger(throttle) || throttle < 1)) {
+    errors.push(`throttle must be a whole number of bytes per second (1 or more), got ${describe(throttle)}`);
+  }
+  if ((fault !== undefined || throttle !== undefined) && (proxy !== undefined || responseFunc !== undefined)) {
+    errors.push(
+      `${fault !== undefined ? "fault" : "throttle"} applies to a stub's own answer, not to a ${
+        proxy !== undefined ? "proxy" : "response function"
+      }`,
+    );
+  }
+
   if (errors.length) return { errors };
   const stub: Stub = {
     method: method!,
@@ -647,6 +665,8 @@ export function validateStubInFull(
     stub.proxy = proxy;
     stub.delay = delay;
   }
+  if (fault !== undefined) stub.fault = fault as Stub["fault"];
+  if (throttle !== undefined) stub.throttle = throttle as number;
   return { stub, errors };
 }
 
@@ -745,6 +765,17 @@ export function validateConfig(
   }
   if (problems.some((p) => p.level === "error")) return { problems };
   problems.push(...findShadowedStubs(routes, (i) => `routes[${i}]`));
+  if ("Deno" in globalThis) {
+    routes.forEach((stub, i) => {
+      if (stub.fault !== "disconnect") return;
+      problems.push({
+        level: "warn",
+        place: `routes[${i}]`,
+        message: "fault: disconnect on Deno sends the status line and headers before the connection closes " +
+          "(Deno.serve cannot drop a connection before answering); the npm package on Node closes it before any byte",
+      });
+    });
+  }
   const config: Config = { routes, port };
   if (cors !== undefined) config.cors = cors;
   if (proxyUnmatched !== undefined) config.proxyUnmatched = proxyUnmatched;

@@ -169,16 +169,22 @@ async function pipeStream(stream: ReadableStream<Uint8Array<ArrayBuffer>>, res: 
   const reader = stream.getReader();
   const gone = () => void reader.cancel().catch(() => {});
   res.on("close", gone);
+  /** Resolves once what was written so far has reached the socket. */
+  let flushed: Promise<void> = Promise.resolve();
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
       if (res.destroyed) return;
-      if (!res.write(value)) await new Promise<void>((resolve) => res.once("drain", resolve).once("close", resolve));
+      flushed = new Promise<void>((resolve) => res.write(value, () => resolve()));
+      if (res.writableNeedDrain) await new Promise<void>((resolve) => res.once("drain", resolve).once("close", resolve));
     }
     res.end();
   } catch {
-    res.destroy(); // the source failed mid-answer: the client must not take a cut body for a whole one
+    // The source failed mid-answer (a broken upstream, a stub's fault): what was sent goes
+    // out, then the connection closes, so the client cannot take a cut body for a whole one.
+    await flushed;
+    res.destroy();
   } finally {
     res.off("close", gone);
   }
