@@ -39,6 +39,7 @@ export { StubServer, stubServer } from "./src/server/server.ts";
 export type { FoundRequests, StubServerOptions } from "./src/server/server.ts";
 export { StubHandler, TOO_LARGE } from "./src/server/handler.ts";
 export type {
+  AnswerBody,
   HandlerOptions,
   Incoming,
   RequestLogEntry,
@@ -46,6 +47,7 @@ export type {
   ResponseHead,
   StubChanges,
 } from "./src/server/handler.ts";
+export type { ForwardTap } from "./src/server/proxy.ts";
 export type {
   ClosestStub,
   JournalEntry,

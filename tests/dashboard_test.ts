@@ -85,6 +85,11 @@ serverTest(
       "GET /__stubtool__/report",
       "GET /__stubtool__/requests",
       "POST /__stubtool__/reset",
+      "GET /__stubtool__/stubs",
+      "POST /__stubtool__/stubs",
+      "DELETE /__stubtool__/stubs[?scope=NAME]",
+      "GET|PUT|DELETE /__stubtool__/stubs/{id}",
+      "POST /__stubtool__/requests/find",
     ]);
     assert.equal((await server.report()).summary.unmatched_requests, 0);
   },

@@ -217,7 +217,8 @@ export function headerRecord(source: HeaderSource): Record<string, string> {
   const pairs: [string, string][] = [];
   for (const name in source) {
     const value = source[name];
-    if (value !== undefined) pairs.push([name, Array.isArray(value) ? value.join(", ") : value]);
+    // HTTP/2 pseudo-headers (`:method`, `:path`) are not headers of the request.
+    if (value !== undefined && name[0] !== ":") pairs.push([name, Array.isArray(value) ? value.join(", ") : value]);
   }
   return Object.fromEntries(pairs);
 }

@@ -33,6 +33,12 @@ export interface StubServerOptions extends HandlerOptions {
   /** Runtime adapter; by default `deno` under Deno, else `node`. */
   adapter?: "deno" | "node";
   /**
+   * Serve HTTPS (P12.5): a certificate and key (PEM text), or `"self-signed"` for one made
+   * at start for `localhost`, `127.0.0.1` and `::1` (its PEM is {@link StubServer.certificate}).
+   * HTTP/2 is offered to clients that speak it.
+   */
+  tls?: { cert: string; key: string } | "self-signed";
+  /**
    * Stubs to serve from the start (validated, as a config file yields them). Their
    * responses are compiled on first use, so a large config starts fast: do not change
    * their bodies afterwards (stubs added with {@link StubServer.routes} are compiled at once).
@@ -67,8 +73,10 @@ function urlHost(hostname: string): string {
 export class StubServer implements AsyncDisposable {
   /** The handler behind this server; call it directly to skip the socket. */
   readonly handler: StubHandler;
-  /** Base URL, `http://127.0.0.1:PORT`. */
+  /** Base URL, `http://127.0.0.1:PORT` (`https://` with TLS). */
   readonly url: string;
+  /** The certificate served over TLS (PEM), for clients to trust; undefined without TLS. */
+  readonly certificate: string | undefined;
   readonly #port: number;
   readonly #close: (graceMs: number, onGraceEnd: () => void) => Promise<void>;
   #closed: Promise<void> | undefined;
@@ -79,10 +87,12 @@ export class StubServer implements AsyncDisposable {
     port: number,
     hostname: string,
     close: (graceMs: number, onGraceEnd: () => void) => Promise<void>,
+    certificate?: string,
   ) {
     this.handler = handler;
     this.#port = port;
-    this.url = `http://${urlHost(hostname)}:${port}`;
+    this.certificate = certificate;
+    this.url = `${certificate === undefined ? "http" : "https"}://${urlHost(hostname)}:${port}`;
     this.#close = close;
   }
 
@@ -217,6 +227,9 @@ export async function stubServer(port = 0, options: StubServerOptions = {}): Pro
   const isDeno = typeof (globalThis as { Deno?: { serve?: unknown } }).Deno?.serve === "function";
   const serve = await loadAdapter(options.adapter ?? (isDeno ? "deno" : "node"));
   const handler = new StubHandler(options.stubs ?? [], options);
-  const listener = await serve(handler, { port, hostname });
-  return new StubServer(handler, listener.port, hostname, listener.close.bind(listener));
+  const tls = options.tls === "self-signed"
+    ? await import("./tls.ts").then((m) => m.selfSignedCertificate())
+    : options.tls;
+  const listener = await serve(handler, { port, hostname, tls });
+  return new StubServer(handler, listener.port, hostname, listener.close.bind(listener), tls?.cert);
 }

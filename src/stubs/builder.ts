@@ -139,8 +139,11 @@ export class StubBuilder<P extends string = string> {
     return this;
   }
 
-  /** Sets one response header (the value may hold `{name}` placeholders). */
-  header(name: string, value: string): this {
+  /**
+   * Sets one response header (the value may hold `{name}` placeholders); a list of values
+   * sends the header once per value (`set-cookie`).
+   */
+  header(name: string, value: string | string[]): this {
     return this.headers({ [name]: value });
   }
 

@@ -353,8 +353,8 @@ function binaryBody(
   errors: string[],
   options?: ValidateStubOptions,
 ): Pick<ResponseSpec, "bytes" | "file" | "filePath" | "headers"> | undefined {
-  const headers = raw.headers as Record<string, unknown> | undefined;
-  const typed = headers !== undefined && Object.keys(headers).some((name) => name.toLowerCase() === "content-type");
+  const headers = raw.headers;
+  const typed = isMapping(headers) && Object.keys(headers).some((name) => name.toLowerCase() === "content-type");
   /** The response's headers with `type` as the content type, unless they set one. */
   const typedAs = (type: string) =>
     typed ? undefined : { ...(raw.headers as HeaderMap | undefined), "content-type": type } as HeaderMap;

@@ -7,9 +7,10 @@
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createSecureServer } from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
-import { errorAnswer, type Incoming, type Respond, TOO_LARGE } from "../handler.ts";
-import { type BodyRead, ChunkedBody, type HeaderSource } from "../incoming.ts";
+import { type AnswerBody, errorAnswer, type Incoming, type Respond, TOO_LARGE } from "../handler.ts";
+import { type BodyRead, ChunkedBody, headerRecord, type HeaderSource } from "../incoming.ts";
 import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
 /** After the shutdown grace, how long cut-short responses get to reach their clients. */
@@ -52,11 +53,7 @@ class NodeIncoming implements Incoming {
   }
 
   headers(): Record<string, string> {
-    return Object.fromEntries(
-      Object.entries(this.#req.headers).map((
-        [name, value],
-      ) => [name, Array.isArray(value) ? value.join(", ") : value ?? ""]),
-    );
+    return headerRecord(this.#req.headers);
   }
 
   headerSource(): HeaderSource {
@@ -137,7 +134,12 @@ function nextChunk(req: IncomingMessage): Promise<Uint8Array | null> {
 }
 
 /** A {@link Respond} that writes the answer to `res` at once: head, content-length, body. */
-function writeTo(res: ServerResponse, head: boolean, closeConnection: (status: number) => boolean): Respond<void> {
+function writeTo(
+  res: ServerResponse,
+  head: boolean,
+  closeConnection: (status: number) => boolean,
+  http2 = false,
+): Respond<void> {
   return (answer, body) => {
     if (res.destroyed || res.headersSent) return; // The client went away meanwhile.
     const flat: string[] = [];
@@ -147,6 +149,7 @@ function writeTo(res: ServerResponse, head: boolean, closeConnection: (status: n
         for (const value of answer.lists[name]) flat.push(name, value);
       }
     }
+    if (http2) return writeHttp2(res, answer.status, flat, head, body);
     // An empty answer says so (rather than going out chunked); HEAD, 204 and 304 carry no length of their own.
     if (typeof body === "string") flat.push("content-length", String(Buffer.byteLength(body)));
     else if (body instanceof Uint8Array) flat.push("content-length", String(body.byteLength));
@@ -158,6 +161,24 @@ function writeTo(res: ServerResponse, head: boolean, closeConnection: (status: n
     if (body instanceof ReadableStream) return void pipeStream(body, res);
     res.end(body ?? undefined);
   };
+}
+
+/** Writes an answer on an HTTP/2 stream: a headers object (repeated names as lists), no `connection`. */
+function writeHttp2(res: ServerResponse, status: number, flat: string[], head: boolean, body: AnswerBody): void {
+  const headers: Record<string, string | string[]> = Object.create(null);
+  for (let i = 0; i < flat.length; i += 2) {
+    const name = flat[i].toLowerCase();
+    if (name === "connection" || name === "keep-alive" || name === "transfer-encoding") continue;
+    const existing = headers[name];
+    headers[name] = existing === undefined
+      ? flat[i + 1]
+      : [...(Array.isArray(existing) ? existing : [existing]), flat[i + 1]];
+  }
+  if (typeof body === "string") headers["content-length"] = String(Buffer.byteLength(body));
+  else if (body instanceof Uint8Array) headers["content-length"] = String(body.byteLength);
+  res.writeHead(status, headers);
+  if (body instanceof ReadableStream) return void pipeStream(body, res);
+  res.end(head ? undefined : body ?? undefined);
 }
 
 /**
@@ -177,7 +198,9 @@ async function pipeStream(stream: ReadableStream<Uint8Array<ArrayBuffer>>, res: 
       if (done) break;
       if (res.destroyed) return;
       flushed = new Promise<void>((resolve) => res.write(value, () => resolve()));
-      if (res.writableNeedDrain) await new Promise<void>((resolve) => res.once("drain", resolve).once("close", resolve));
+      if (res.writableNeedDrain) {
+        await new Promise<void>((resolve) => res.once("drain", resolve).once("close", resolve));
+      }
     }
     res.end();
   } catch {
@@ -218,7 +241,8 @@ function fail(res: ServerResponse, respond: Respond<void>, error: unknown): void
 }
 
 /** Serves the handler with `node:http`; rejects when the port cannot be bound. */
-export function serve(handler: ServedHandler, { port, hostname }: ListenOptions): Promise<Listener> {
+export function serve(handler: ServedHandler, { port, hostname, tls }: ListenOptions): Promise<Listener> {
+  if (tls) return serveTls(handler, { port, hostname, tls });
   let closing = false;
   // Answer an HTTP/1.1 request without a Host header like any other (as Deno does), instead
   // of Node's own empty, non-JSON 400 (P4: every error the server produces is JSON).
@@ -264,6 +288,77 @@ export function serve(handler: ServedHandler, { port, hostname }: ListenOptions)
             });
             // Keep-alive connections with no request in flight would hold close() open.
             server.closeIdleConnections();
+          });
+        },
+      });
+    });
+  });
+}
+
+/**
+ * Serves the handler over TLS with `node:http2`: HTTP/2 for clients that offer it (ALPN),
+ * HTTP/1.1 for the others (`allowHTTP1`). The compatibility API hands over request and
+ * response objects shaped like `node:http`'s.
+ */
+function serveTls(
+  handler: ServedHandler,
+  { port, hostname, tls }: Required<ListenOptions>,
+): Promise<Listener> {
+  let closing = false;
+  const sockets = new Set<Socket>();
+  const server = createSecureServer({ cert: tls.cert, key: tls.key, allowHTTP1: true }, (req, res) => {
+    const request = req as unknown as IncomingMessage;
+    const response = res as unknown as ServerResponse;
+    response.on("error", () => {});
+    const http2 = req.httpVersionMajor === 2;
+    const target = requestTarget(req.url);
+    const incoming = new NodeIncoming(request, target ?? "/");
+    const respond = writeTo(
+      response,
+      req.method === "HEAD",
+      // HTTP/2 streams close on their own; `connection` is not an HTTP/2 header.
+      (status) => !http2 && (closing || ((incoming.pulled || status === 413) && !req.complete)),
+      http2,
+    );
+    if (target === undefined) return respond(...errorAnswer(400, `bad request target '${req.url}'`));
+    try {
+      const result = handler.handle(incoming, respond);
+      if (result instanceof Promise) result.catch((error) => fail(response, respond, error));
+    } catch (error) {
+      fail(response, respond, error);
+    }
+  });
+  server.on("secureConnection", (socket: Socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+  server.on("tlsClientError", () => {}); // a client that cannot finish the handshake is its own problem
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, hostname, () => {
+      server.off("error", reject);
+      server.on("error", () => {});
+      resolve({
+        port: (server.address() as AddressInfo).port,
+        close(graceMs, onGraceEnd) {
+          closing = true;
+          return new Promise<void>((done) => {
+            let flushTimer: ReturnType<typeof setTimeout> | undefined;
+            const graceTimer = setTimeout(() => {
+              onGraceEnd();
+              flushTimer = setTimeout(() => sockets.forEach((s) => s.destroy()), FLUSH_MS);
+            }, graceMs);
+            server.close(() => {
+              clearTimeout(graceTimer);
+              clearTimeout(flushTimer);
+              done();
+            });
+            // HTTP/2 sessions and idle HTTP/1.1 connections would hold close() open.
+            for (const socket of sockets) {
+              const session = (socket as unknown as { session?: { close(): void } }).session;
+              if (session) session.close();
+              else if (!(socket as unknown as { _httpMessage?: unknown })._httpMessage) socket.end();
+            }
           });
         },
       });

@@ -21,6 +21,8 @@ export interface ServedHandler {
 export interface ListenOptions {
   port: number;
   hostname: string;
+  /** Serve HTTPS with this certificate and key (PEM); HTTP/2 is offered where the runtime has it. */
+  tls?: { cert: string; key: string };
 }
 
 /** A listening server, as an adapter returns it. */
