@@ -161,7 +161,7 @@ Deno.test({
         );
         assert.deepEqual(now.unmatchedRows.map((r) => r.slice(1)), [
           [`GET ${IMG}`, "no stub came close"],
-          ["GET /search", "GET /search — missing query parameter 'q'"],
+          ["GET /search", "GET /search?q={term} — missing query parameter 'q'"],
           ["PUT /users", "POST /users — method differs (stub is POST)"],
         ]);
         for (const r of now.unmatchedRows) assert.match(r[0], /^\d\d:\d\d:\d\d\.\d{3}$/);
@@ -169,7 +169,7 @@ Deno.test({
         assert.deepEqual(journal.map((r) => r.slice(1, 4)), [
           [`GET ${IMG}`, "404", "no stub"],
           [`GET ${XSS}`, "200", `GET ${XSS}`],
-          ["GET /search", "404", "no stub GET /search — missing query parameter 'q'"],
+          ["GET /search", "404", "no stub GET /search?q={term} — missing query parameter 'q'"],
           ["PUT /users", "404", "no stub POST /users — method differs (stub is POST)"],
           ["GET /search?q=ada", "200", "GET /search?q={term}"],
           ["GET /users/2", "200", "GET /users/{id}"],
