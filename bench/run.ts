@@ -14,7 +14,7 @@
  */
 
 import { parseArgs } from "node:util";
-import { makeConfig, s1Body } from "./scenarios.ts";
+import { makeConfig, makePaymentsConfig, makeProxyConfig, s1Body, S7_BODY, S7_VERSION } from "./scenarios.ts";
 import { rssMb, toMs } from "./measure.ts";
 
 const { values: flags } = parseArgs({
@@ -34,6 +34,8 @@ const DURATION = SMOKE ? 1 : Number(flags.duration);
 const WARMUP = SMOKE ? 0 : Number(flags.warmup);
 const CONNECTIONS = Number(flags.connections);
 const PORT = Number(flags.port);
+/** The bare upstream of the proxy scenario (S8). */
+const UPSTREAM = `http://127.0.0.1:${PORT + 1}`;
 const ROOT = new URL("..", import.meta.url).pathname;
 const DENO = Deno.execPath();
 
@@ -45,6 +47,8 @@ interface Scenario {
   method: "GET" | "POST";
   path: string;
   body?: string;
+  /** Request headers besides the body's content type. */
+  headers?: Record<string, string>;
   /** Checks one answer before the load; returns what is wrong, or undefined. */
   check: (status: number, body: string) => string | undefined;
 }
@@ -96,11 +100,42 @@ const S5: Scenario = {
 
 interface Server {
   name: string;
-  /** Command; `{port}` and `{config}` are replaced. */
+  /** Command; `{port}`, `{config}` and `{upstream}` are replaced. */
   cmd: string[];
-  config?: number;
+  /** The config: a stub count of `makeConfig`, or a named config. */
+  config?: number | "payments" | "proxy";
+  /** Needs the bare upstream (S8) running on the next port. */
+  upstream?: boolean;
+  /** Runs once the server is ready, before its scenarios (S1 with runtime stubs). */
+  setup?: () => Promise<void>;
   readyPath: string;
   scenarios: Scenario[];
+}
+
+const S7: Scenario = {
+  id: "S7",
+  label: "POST /payments, 1k stubs by header+json",
+  method: "POST",
+  path: "/payments",
+  body: S7_BODY,
+  headers: { "x-api-version": S7_VERSION },
+  check: expectJson(201, { paid: 42 }),
+};
+const S8: Scenario = { ...S1, id: "S8", label: "proxied GET /users/{id}" };
+
+/** Adds 500 stubs at runtime through the admin API, in 25 batches (S1 "while 500 runtime stubs exist"). */
+async function addRuntimeStubs(): Promise<void> {
+  for (let batch = 0; batch < 25; batch++) {
+    const stubs = Array.from(
+      { length: 20 },
+      (_, i) => ({ method: "GET", path: `/runtime/${batch}/${i}`, body: { i } }),
+    );
+    const response = await fetch(`http://127.0.0.1:${PORT}/__stubtool__/stubs`, {
+      method: "POST",
+      body: JSON.stringify(stubs),
+    });
+    if (response.status !== 201) throw new Error(`admin POST answered ${response.status}: ${await response.text()}`);
+  }
 }
 
 const SERVERS: Server[] = [
@@ -131,6 +166,42 @@ const SERVERS: Server[] = [
     config: 10_000,
     readyPath: "/__stubtool__/health",
     scenarios: [S1, S2, S3, S5],
+  },
+  {
+    name: "stubtool 20 +500 runtime",
+    cmd: [DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--port", "{port}", "--config", "{config}"],
+    config: 20,
+    readyPath: "/__stubtool__/health",
+    setup: addRuntimeStubs,
+    scenarios: [S1],
+  },
+  {
+    name: "deno-bare json",
+    cmd: [DENO, "run", "-A", "bench/servers/deno_bare_json.ts", "{port}"],
+    readyPath: "/__stubtool__/health",
+    scenarios: [S7],
+  },
+  {
+    name: "stubtool payments",
+    cmd: [DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--port", "{port}", "--config", "{config}"],
+    config: "payments",
+    readyPath: "/__stubtool__/health",
+    scenarios: [S7],
+  },
+  {
+    name: "deno-bare proxy",
+    cmd: [DENO, "run", "-A", "bench/servers/deno_bare_proxy.ts", "{port}", "{upstream}"],
+    upstream: true,
+    readyPath: "/__stubtool__/health",
+    scenarios: [S8],
+  },
+  {
+    name: "stubtool proxy",
+    cmd: [DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--port", "{port}", "--config", "{config}"],
+    config: "proxy",
+    upstream: true,
+    readyPath: "/__stubtool__/health",
+    scenarios: [S8],
   },
   {
     name: "stubtool api",
@@ -176,11 +247,14 @@ async function wrk(scenario: Scenario, seconds: number, scriptDir: string): Prom
   ];
   if (scenario.method === "POST") {
     const script = `${scriptDir}/${scenario.id}.lua`;
+    const extra = Object.entries(scenario.headers ?? {}).map(([name, value]) =>
+      `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}\n`
+    ).join("");
     await Deno.writeTextFile(
       script,
       `wrk.method = "POST"\nwrk.body = ${
         JSON.stringify(scenario.body)
-      }\nwrk.headers["Content-Type"] = "application/json"\n`,
+      }\nwrk.headers["Content-Type"] = "application/json"\n${extra}`,
     );
     args.push("-s", script);
   }
@@ -203,15 +277,16 @@ async function request(scenario: Scenario): Promise<[number, string]> {
   const response = await fetch(`http://127.0.0.1:${PORT}${scenario.path}`, {
     method: scenario.method,
     body: scenario.body,
-    headers: scenario.body ? { "content-type": "application/json" } : {},
+    headers: { ...(scenario.body ? { "content-type": "application/json" } : {}), ...scenario.headers },
   });
   return [response.status, await response.text()];
 }
 
 /** Starts a server and returns it with the time from spawn to its first 200 on readyPath. */
-async function start(server: Server, configs: Map<number, string>) {
+async function start(server: Server, configs: Map<Server["config"], string>) {
   const cmd = server.cmd.map((part) =>
     part.replace("{port}", String(PORT)).replace("{config}", configs.get(server.config ?? 0) ?? "")
+      .replace("{upstream}", UPSTREAM)
   );
   const started = performance.now();
   const child = new Deno.Command(cmd[0], { args: cmd.slice(1), cwd: ROOT, stdout: "null", stderr: "piped" }).spawn();
@@ -223,7 +298,9 @@ async function start(server: Server, configs: Map<number, string>) {
       if (response.status === 200) break;
     } catch { /* not listening yet */ }
     if (performance.now() > deadline) {
-      child.kill();
+      try {
+        child.kill();
+      } catch { /* it ended by itself: its stderr says why */ }
       const { stderr } = await child.output();
       throw new Error(`${server.name} did not get ready in 30 s: ${new TextDecoder().decode(stderr).slice(0, 500)}`);
     }
@@ -243,6 +320,82 @@ async function stop(child: Deno.ChildProcess): Promise<void> {
   }, 3000);
   await child.output().catch(() => {});
   clearTimeout(timer);
+}
+
+/** Polls `url` until it answers 200 (30 s at most). */
+async function waitUntilReady(url: string): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    try {
+      const response = await fetch(url);
+      await response.body?.cancel();
+      if (response.status === 200) return;
+    } catch { /* not listening yet */ }
+    if (performance.now() > deadline) throw new Error(`${url} did not answer in 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Requests per S6 cycle, sent 32 at a time. */
+const CYCLE_REQUESTS = 1000;
+
+/** Sends `count` GETs to `paths` (round robin), 32 at a time, and resolves when all are answered. */
+async function burst(base: string, paths: string[], count: number): Promise<void> {
+  let next = 0;
+  await Promise.all(Array.from({ length: 32 }, async () => {
+    while (next < count) {
+      const path = paths[next++ % paths.length];
+      const response = await fetch(base + path);
+      if (response.status !== 200) throw new Error(`${path} answered ${response.status}`);
+      await response.body?.cancel();
+    }
+  }));
+}
+
+/**
+ * S6: a test run's admin traffic against `stubtool serve` — add 20 stubs, send 1,000
+ * requests to them, remove them — ten times; and the same requests to deno-bare.
+ */
+async function adminCycles(config: string): Promise<{ count: number; cycleMs: number; bareMs: number }> {
+  const count = SMOKE ? 2 : 10;
+  const base = `http://127.0.0.1:${PORT}`;
+  const served = await start({
+    name: "stubtool S6",
+    cmd: [DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--port", "{port}", "--config", config],
+    readyPath: "/__stubtool__/health",
+    scenarios: [],
+  }, new Map());
+  const times: number[] = [];
+  try {
+    for (let cycle = 0; cycle < count; cycle++) {
+      const started = performance.now();
+      const stubs = Array.from(
+        { length: 20 },
+        (_, i) => ({ method: "GET", path: `/t${cycle}/users/${i}/{id}`, body: { id: "{id}" } }),
+      );
+      const added = await fetch(`${base}/__stubtool__/stubs`, { method: "POST", body: JSON.stringify(stubs) });
+      const ids = (await added.json()).stubs.map((s: { id: string }) => s.id);
+      await burst(base, stubs.map((_, i) => `/t${cycle}/users/${i}/42`), CYCLE_REQUESTS);
+      for (const id of ids) {
+        await (await fetch(`${base}/__stubtool__/stubs/${id}`, { method: "DELETE" })).body?.cancel();
+      }
+      times.push(performance.now() - started);
+    }
+  } finally {
+    await stop(served.child);
+  }
+  const bare = await start(SERVERS[0], new Map());
+  const bareTimes: number[] = [];
+  try {
+    for (let cycle = 0; cycle < count; cycle++) {
+      const started = performance.now();
+      await burst(base, Array.from({ length: 20 }, (_, i) => `/users/${i}`), CYCLE_REQUESTS);
+      bareTimes.push(performance.now() - started);
+    }
+  } finally {
+    await stop(bare.child);
+  }
+  return { count, cycleMs: median(times), bareMs: median(bareTimes) };
 }
 
 // ------------------------------------------------------------------ the run
@@ -273,12 +426,25 @@ async function main(): Promise<number> {
     servers = servers.filter((s) => !s.cmd[0].startsWith("node"));
   }
   const dir = await Deno.makeTempDir({ prefix: "stubtool-bench-" });
-  const configs = new Map<number, string>();
+  const configs = new Map<Server["config"], string>();
   for (const size of [20, 10_000]) {
     const path = `${dir}/stubs-${size}.json`;
     await Deno.writeTextFile(path, JSON.stringify(makeConfig(size)));
     configs.set(size, path);
   }
+  for (const [name, config] of [["payments", makePaymentsConfig()], ["proxy", makeProxyConfig(UPSTREAM)]] as const) {
+    const path = `${dir}/stubs-${name}.json`;
+    await Deno.writeTextFile(path, JSON.stringify(config));
+    configs.set(name, path);
+  }
+  // The bare upstream of S8, for the whole run.
+  const upstream = new Deno.Command(DENO, {
+    args: ["run", "-A", "bench/servers/deno_bare.ts", String(PORT + 1)],
+    cwd: ROOT,
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  await waitUntilReady(`${UPSTREAM}/users/1`);
 
   const rows: Row[] = [];
   const began = performance.now();
@@ -286,6 +452,7 @@ async function main(): Promise<number> {
     for (const server of servers) {
       const { child, startupMs } = await start(server, configs);
       try {
+        await server.setup?.();
         if (server.scenarios.length === 0) {
           rows.push({ round, server: server.name, scenario: "-", startupMs, ...NO_LOAD, rssMb: rssMb(child.pid) });
         }
@@ -309,8 +476,15 @@ async function main(): Promise<number> {
       }
     }
   }
+  await stop(upstream);
+  const cycles = await adminCycles(configs.get(20)!);
   await Deno.remove(dir, { recursive: true });
   printTable(rows);
+  console.log(
+    `\nS6 a test run's admin traffic (add 20 stubs, ${CYCLE_REQUESTS} requests to them, remove them), ` +
+      `${cycles.count} times: ${cycles.cycleMs.toFixed(0)} ms per cycle (median); the same requests to deno-bare: ` +
+      `${cycles.bareMs.toFixed(0)} ms; ratio ${(cycles.bareMs / cycles.cycleMs).toFixed(2)}.`,
+  );
   console.log(
     `\n${ROUNDS} round(s), wrk -t1 -c${CONNECTIONS} -d${DURATION}s after ${WARMUP}s warm-up, ` +
       `${((performance.now() - began) / 1000).toFixed(0)} s in all.`,
@@ -363,7 +537,7 @@ function printTable(rows: Row[]): void {
     const rel = (field: Field) => versus(field, [server, scenario], bare);
     return [
       server,
-      `${scenario} ${[S1, S2, S3, S4, S5].find((s) => s.id === scenario)?.label ?? ""}`,
+      `${scenario} ${[S1, S2, S3, S4, S5, S7, S8].find((s) => s.id === scenario)?.label ?? ""}`,
       fmt(pick("rps")),
       fmt(pick("p50"), 2),
       fmt(pick("p99"), 2),
@@ -385,6 +559,9 @@ function printTable(rows: Row[]): void {
     ["S2 req/s, 10k stubs ÷ 20 stubs", versus("rps", ["stubtool 10k", "S2"], ["stubtool 20", "S2"]), "≥", 0.95],
     ["startup, 10k stubs ÷ deno-bare", versus("startupMs", ["stubtool 10k", "S1"], bare), "≤", 1.5],
     ["S1 req/s, stubtool node ÷ node-bare", versus("rps", ["stubtool node", "S1"], ["node-bare", "S1"]), "≥", 0.8],
+    ["S1 req/s with 500 runtime stubs ÷ deno-bare", versus("rps", ["stubtool 20 +500 runtime", "S1"], bare), "≥", 0.9],
+    ["S7 req/s ÷ deno-bare json", versus("rps", ["stubtool payments", "S7"], ["deno-bare json", "S7"]), "≥", 0.8],
+    ["S8 req/s ÷ deno-bare proxy", versus("rps", ["stubtool proxy", "S8"], ["deno-bare proxy", "S8"]), "≥", 0.85],
   ];
   console.log("\n| target | measured (median ratio) | goal | met |\n| --- | --- | --- | --- |");
   for (const [name, value, op, goal] of targets) {

@@ -31,3 +31,33 @@ export function makeConfig(total: number): { routes: Record<string, unknown>[] }
   routes.push(S1_STUB);
   return { routes };
 }
+
+/** The S7 request body: a payment whose customer and the x-api-version header pick the stub. */
+export const S7_BODY = '{"amount":42,"currency":"EUR","customer":"c-57"}';
+/** The S7 request's API version header. */
+export const S7_VERSION = "v7";
+
+/**
+ * 1,000 stubs on `POST /payments` that differ by the `x-api-version` header (10 values) and
+ * the body's `customer` (100 values): the S7 request matches exactly one.
+ */
+export function makePaymentsConfig(): { routes: Record<string, unknown>[] } {
+  const routes: Record<string, unknown>[] = [];
+  for (let v = 0; v < 10; v++) {
+    for (let c = 0; c < 100; c++) {
+      routes.push({
+        method: "POST",
+        path: "/payments",
+        request: { headers: { "x-api-version": `v${v}` }, json: { customer: `c-${c}` } },
+        status: 201,
+        body: { paid: 42 },
+      });
+    }
+  }
+  return { routes };
+}
+
+/** S8: one stub that passes GET /users/{id} on to an upstream. */
+export function makeProxyConfig(upstream: string): { routes: Record<string, unknown>[] } {
+  return { routes: [{ method: "GET", path: "/users/{id}", proxy: upstream }] };
+}

@@ -500,3 +500,18 @@ Deno.test("serve: without --config or STUBTOOL_CONFIG the default is /config/stu
     exists ? /^config: \/config\/stubs\.yaml \(/m : /^config: none \(\/config\/stubs\.yaml not found\)$/m,
   );
 });
+
+Deno.test("regression: serve with a proxy stub crashed printing the route table (a proxy has no status of its own)", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    await Deno.writeTextFile(
+      `${dir}/stubs.yaml`,
+      "routes:\n  - { method: GET, path: /p, proxy: http://127.0.0.1:9 }\n",
+    );
+    const proxied = await startServe(["--port", "0", "--config", `${dir}/stubs.yaml`]);
+    await using _ = proxied.process;
+    assert.match(proxied.process.stdout, /^ {2}GET {2}\/p {2}proxy http:\/\/127\.0\.0\.1:9 {2}routes\[0\]$/m);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -37,6 +37,7 @@ export function logLine(entry: RequestLogEntry): string {
 
 function describeResponse(stub: Stub): string {
   if (stub.responseFunc) return "function";
+  if (stub.proxy !== undefined) return `proxy ${stub.proxy}`;
   const delay = (spec: { delay?: Stub["delay"] }) => {
     const d = spec.delay;
     if (d === undefined) return "";

@@ -18,8 +18,8 @@ export interface ReservedHost extends AdminHost {
   scopes(): boolean;
   /** Changes whenever the report or the journal could: an ETag for answers built from them. */
   version(): string;
-  /** Large answers being sent right now (see {@link MAX_LARGE_ANSWERS}); the endpoints count them here. */
-  largeAnswers: number;
+  /** Bytes of large answers being sent right now (see {@link LARGE_ANSWER_BUDGET}); the endpoints count them here. */
+  largeBytes: number;
   report(options: { scope?: string }): Report;
   journal(filter?: JournalFilter): JournalSnapshot;
   reset(): void;
@@ -78,38 +78,41 @@ export function journalFilter(params: URLSearchParams): JournalFilter | string {
   return filter;
 }
 
-/** Answers above this many bytes are streamed and count against {@link MAX_LARGE_ANSWERS}. */
+/** Answers above this many bytes are streamed and count against {@link LARGE_ANSWER_BUDGET}. */
 export const LARGE_ANSWER = 64 * 1024;
 /**
- * How many large answers (report, journal, dashboard) are sent at once; more get 503 and
- * Retry-After. Clients that ask and do not read would otherwise each hold a copy of a
- * multi-megabyte answer (P13.1: memory is bounded whatever the traffic).
+ * How many bytes of large answers (report, journal, dashboard) may be under way at once;
+ * past it they get 503 and Retry-After (one is always let through). Clients that ask and do
+ * not read would otherwise each hold a copy of a multi-megabyte answer (P13.1: memory is
+ * bounded whatever the traffic).
  */
-export const MAX_LARGE_ANSWERS = 4;
+export const LARGE_ANSWER_BUDGET = 24 * 1024 * 1024;
 const CHUNK = 64 * 1024;
 
 /**
  * Sends `text` as `head`'s body: as is when small; streamed in chunks when large, so a
  * client that does not read holds one chunk rather than the whole answer, and at most
- * {@link MAX_LARGE_ANSWERS} are under way at once.
+ * {@link LARGE_ANSWER_BUDGET} bytes of them are under way at once.
  */
 function answer<R>(host: ReservedHost, head: ResponseHead, text: string, respond: Respond<R>): R {
   if (text.length <= LARGE_ANSWER) return respond(head, text);
-  if (host.largeAnswers >= MAX_LARGE_ANSWERS) {
+  let bytes: Uint8Array<ArrayBuffer> | undefined = new TextEncoder().encode(text);
+  const size = bytes.byteLength;
+  if (host.largeBytes > 0 && host.largeBytes + size > LARGE_ANSWER_BUDGET) {
     return respond(...errorAnswer(
       503,
-      `busy: ${MAX_LARGE_ANSWERS} large answers are being sent (a client that does not read holds one); retry`,
+      `busy: ${Math.round(host.largeBytes / 1024 / 1024)} MB of large answers are being sent ` +
+        "(clients that do not read hold them); retry",
       {},
       { "retry-after": "1" },
     ));
   }
-  host.largeAnswers++;
-  let bytes: Uint8Array<ArrayBuffer> | undefined = new TextEncoder().encode(text);
+  host.largeBytes += size;
   let offset = 0;
   const release = () => {
     if (bytes === undefined) return;
     bytes = undefined;
-    host.largeAnswers--;
+    host.largeBytes -= size;
   };
   const stream = new ReadableStream<Uint8Array<ArrayBuffer>>({
     pull(controller) {

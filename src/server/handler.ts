@@ -608,7 +608,7 @@ export class StubHandler {
     },
     scopes: () => this.#scopes,
     version: () => `${this.#stubs.version}.${this.#recorder.version}.${this.#journal?.version ?? 0}`,
-    largeAnswers: 0,
+    largeBytes: 0,
     report: (options) => this.report(options),
     journal: (filter) => this.journal(filter),
     reset: () => this.reset(),
