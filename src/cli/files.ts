@@ -6,7 +6,6 @@
  * @module
  */
 
-import { randomUUID } from "node:crypto";
 import { statSync } from "node:fs";
 import { open, realpath, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
@@ -78,7 +77,7 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
   const target = await realpath(file).catch(() => resolve(file));
   const previous = await stat(target).catch(() => undefined);
   if (previous?.isDirectory()) throw Object.assign(new Error(`${target} is a directory`), { code: "EISDIR" });
-  const temp = join(dirname(target), `.${basename(target).slice(0, 100)}.${randomUUID()}.tmp`);
+  const temp = join(dirname(target), `.${basename(target).slice(0, 100)}.${crypto.randomUUID()}.tmp`);
   let created = false;
   try {
     const handle = await open(temp, "wx", previous ? previous.mode & 0o777 : 0o666);
