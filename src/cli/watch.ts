@@ -31,7 +31,7 @@ export const WATCH_POLL_MS = 100;
  * How long a file must stay unchanged before it is loaded: longer than the pauses of a
  * writer that saves in several chunks, short enough to feel immediate after a save.
  */
-export const WATCH_QUIET_MS = 500;
+export const WATCH_QUIET_MS = 800;
 
 /**
  * What the file is right now, as one comparable string: the path it resolves to and that
