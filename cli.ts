@@ -13,33 +13,26 @@
  * @module
  */
 
-import { loadHost } from "./src/cli/host.ts";
+import { realpathSync } from "node:fs";
+import process from "node:process";
+import { pathToFileURL } from "node:url";
 
 export * from "./mod.ts";
 
-/**
- * Deno (and Node ≥ 24.2) say whether this is the main module; older Node needs argv[1]
- * (node:fs, node:process and node:url are loaded only then: under Deno each Node module
- * costs startup).
- */
-async function isMainModule(): Promise<boolean> {
+/** Is this module the program being run? Deno (and Node ≥ 24.2) say so; older Node needs argv[1]. */
+function isMainModule(): boolean {
   const flag = (import.meta as { main?: boolean }).main;
   if (flag !== undefined) return flag;
   try {
-    const [{ realpathSync }, { argv }, { pathToFileURL }] = await Promise.all([
-      import("node:fs"),
-      import("node:process"),
-      import("node:url"),
-    ]);
-    return argv[1] !== undefined && pathToFileURL(realpathSync(argv[1])).href === import.meta.url;
+    return process.argv[1] !== undefined && pathToFileURL(realpathSync(process.argv[1])).href === import.meta.url;
   } catch {
     return false;
   }
 }
 
-if (await isMainModule()) {
+if (isMainModule()) {
   // Loaded only when run, so importing the API does not load the CLI and its YAML parser.
-  // The host is Deno's under Deno (no Node built-ins to load), Node's elsewhere.
-  const [{ main }, host] = await Promise.all([import("./src/cli/main.ts"), loadHost()]);
-  host.exit(await main(host.args, host.env(), { host }));
+  const { main } = await import("./src/cli/main.ts");
+  // Exit explicitly: a connection a client keeps open must not keep a stopped `serve` alive.
+  process.exit(await main(process.argv.slice(2)));
 }

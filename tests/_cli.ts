@@ -26,6 +26,12 @@ export interface CliResult {
 export interface CliOptions {
   env?: Record<string, string>;
   cwd?: string;
+  /**
+   * Runs the CLI with a file size limit of one block (`ulimit -f 1`: 512 bytes, 1 KiB under
+   * bash) and SIGXFSZ ignored, so writing a regular file past it fails with EFBIG, as on a
+   * full disk. Standard output and error (pipes) are not limited.
+   */
+  limitFileSize?: boolean;
 }
 
 function command(args: string[], options: CliOptions): Deno.Command {
@@ -33,8 +39,14 @@ function command(args: string[], options: CliOptions): Deno.Command {
   const env = Deno.env.toObject();
   for (const name of Object.keys(env)) if (name.startsWith("STUBTOOL_")) delete env[name];
   Object.assign(env, { NO_COLOR: "1" }, options.env);
-  return new Deno.Command(bin ?? Deno.execPath(), {
-    args: bin ? args : ["run", "-A", "--quiet", `${ROOT}cli.ts`, ...args],
+  let program = bin ?? Deno.execPath();
+  let programArgs = bin ? args : ["run", "-A", "--quiet", `${ROOT}cli.ts`, ...args];
+  if (options.limitFileSize) {
+    programArgs = ["-c", `trap '' XFSZ; ulimit -f 1; exec "$@"`, "sh", program, ...programArgs];
+    program = "/bin/sh";
+  }
+  return new Deno.Command(program, {
+    args: programArgs,
     cwd: options.cwd ?? ROOT,
     env,
     clearEnv: true,

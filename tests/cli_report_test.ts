@@ -377,3 +377,198 @@ Deno.test("report --output: a missing directory is a usage error before asking t
   assert.equal(unwritable.stdout, "");
   assert.equal(unwritable.stderr, `[ERROR] --output ${dir.path}: cannot write the report: it is a directory\n`);
 });
+
+Deno.test("regression: report --url with the report's own path asked …/__stubtool__/report/__stubtool__/report; a path or query is a usage error showing the base URL", async () => {
+  const cases: [string, string][] = [
+    ["http://127.0.0.1:9000/__stubtool__/report", "a path"],
+    ["http://127.0.0.1:9000/?scope=x", "a query"],
+    ["http://127.0.0.1:9000#top", "a fragment"],
+  ];
+  for (const command of ["report", "wait"]) {
+    const results = await Promise.all(cases.map(([url]) => runCli([command, "--url", url])));
+    results.forEach(({ code, stdout, stderr }, i) => {
+      const [url, what] = cases[i];
+      assert.equal(code, 2, `${command} ${url}`);
+      assert.equal(stdout, "");
+      assert.equal(
+        stderr,
+        `[ERROR] --url: must be the server's base URL, without ${what}: write --url http://127.0.0.1:9000, ` +
+          `got ${JSON.stringify(url)}; run stubtool ${command} --help\n`,
+      );
+    });
+  }
+});
+
+Deno.test("report --url: a base URL with a trailing slash is fine", async () => {
+  const { served } = await exercised();
+  await using _ = served.process;
+  const { code, stdout } = await runCli(["report", "--url", `${served.url}/`]);
+  assert.equal(code, 0);
+  assert.match(stdout, /^Exercised stubs: 1\/2$/m);
+});
+
+Deno.test("report --scope NAME: only what that scope's requests did (the server runs with --scopes)", async () => {
+  const served = await startServe([
+    "--port",
+    "0",
+    "--quiet",
+    "--scopes",
+    "--stub",
+    "GET /a -> 204",
+    "--stub",
+    "GET /b -> 204",
+  ]);
+  await using _ = served.process;
+  const scoped = { headers: { "x-stubtool-scope": "users test.ts" } };
+  await (await fetch(`${served.url}/a`, scoped)).body?.cancel();
+  await (await fetch(`${served.url}/nope`, scoped)).body?.cancel();
+  await get(`${served.url}/b`);
+  const { code, stdout, stderr } = await runCli(["report", "--url", served.url, "--scope", "users test.ts"]);
+  assert.equal(code, 0, stderr);
+  const lines_ = lines(stdout);
+  assert.deepEqual(lines_.slice(0, 6), [
+    "stubtool coverage report",
+    "Exercised stubs: 1/2",
+    "Unmatched requests: 1",
+    "Unused stubs:",
+    "  GET /b",
+    "Requests that matched no stub:",
+  ]);
+  assert.match(lines_[6], /^ {2}GET \/nope \[\d{4}-\d\d-\d\dT[\d:.]+Z\]$/);
+  const whole = await runCli(["report", "--url", served.url, "--fail-on-unused"]);
+  assert.equal(whole.code, 0, "the whole report counts every request");
+});
+
+Deno.test("report --scope against a server without --scopes: the server's 400 message is the [ERROR] line, exit 2", async () => {
+  const served = await startServe(["--port", "0", "--quiet", "--stub", "GET /a -> 204"]);
+  await using _ = served.process;
+  const { code, stdout, stderr } = await runCli(["report", "--url", served.url, "--scope", "a_test.ts"]);
+  assert.equal(code, 2);
+  assert.equal(stdout, "");
+  assert.equal(
+    stderr,
+    "[ERROR] --scope a_test.ts: the server answered 400: scoped coverage is off: start the server with --scopes " +
+      "(API: stubServer(port, { scopes: true }))\n",
+  );
+});
+
+Deno.test("report --scope: with --from, or empty, is a usage error, exit 2", async () => {
+  const withFrom = await runCli(["report", "--from", fixture("report_shard1.json"), "--scope", "x"]);
+  assert.equal(withFrom.code, 2);
+  assert.equal(
+    withFrom.stderr,
+    "[ERROR] report: --scope asks a running server; saved reports (--from) have no scopes; run stubtool report --help\n",
+  );
+  const empty = await runCli(["report", "--scope="]);
+  assert.equal(empty.code, 2);
+  assert.equal(
+    empty.stderr,
+    "[ERROR] --scope: must not be empty (the x-stubtool-scope value to report on); run stubtool report --help\n",
+  );
+});
+
+Deno.test("regression: report --output wrote in place, so a failed write (disk full) destroyed the previous file", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "report.json");
+  const previous = '{"previous": "report"}\n';
+  await Deno.writeTextFile(file, previous);
+  // Writing a file past 1 KiB fails with EFBIG, as on a full disk; the merged report is larger.
+  const { code, stdout, stderr } = await runCli(
+    ["report", "--from", fixture("report_shard1.json"), fixture("report_shard2.json"), "-f", "json", "-o", file],
+    { limitFileSize: true },
+  );
+  assert.equal(code, 1);
+  assert.equal(stdout, "");
+  assert.equal(stderr, `[ERROR] --output ${file}: cannot write the report: file too large (a file size limit)\n`);
+  assert.equal(await Deno.readTextFile(file), previous, "the previous file is intact");
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(dir.path), (e) => e.name), ["report.json"], "no temporary file");
+});
+
+/** A control character other than the line break, a bidi control, or a line or paragraph separator, raw. */
+const RAW_UNSAFE = /(?!\n)[\p{Cc}\p{Bidi_Control}\u2028\u2029]/u;
+
+/** A saved report whose strings carry terminal escape sequences and bidi controls, as anyone can write one. */
+const HOSTILE_REPORT = {
+  summary: { total_stubs: 2, matched_stubs: 1, unmatched_requests: 1 },
+  stubs: [
+    { method: "GET", path: "/ok\u001b]0;pwned\u0007", hit_count: 1 },
+    { method: "GET", path: "/files/\u202Etxt.exe", hit_count: 0 },
+  ],
+  unused_stubs: [{ method: "GET", path: "/files/\u202Etxt.exe" }],
+  unmatched_requests: [{
+    method: "GE\u009bT",
+    path: "/x\u001b[2J\u001b[H",
+    query: "q=\u2066a\u2069\u007f",
+    timestamp: "2026-03-01T10:00:00.000Z\r\n",
+    closest: [{ method: "GET", path: "/x", reason: "segment 1 is '\u202Eevil', stub has 'x'" }],
+  }],
+};
+
+Deno.test("regression: report text and github-summary printed ESC sequences and bidi overrides from a saved report raw; they are escaped", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "hostile.json");
+  await Deno.writeTextFile(file, JSON.stringify(HOSTILE_REPORT));
+  const text = await runCli(["report", "--from", file]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.deepEqual(lines(text.stdout), [
+    "stubtool coverage report",
+    "Exercised stubs: 1/2",
+    "Unmatched requests: 1",
+    "Unused stubs:",
+    "  GET /files/\\u202etxt.exe",
+    "Requests that matched no stub:",
+    "  GE\\x9bT /x\\x1b[2J\\x1b[H?q=\\u2066a\\u2069\\x7f [2026-03-01T10:00:00.000Z\\x0d\\x0a]",
+    "    closest: GET /x (segment 1 is '\\u202eevil', stub has 'x')",
+  ]);
+  const markdown = await runCli(["report", "--from", file, "--format", "github-summary"]);
+  assert.equal(markdown.code, 0, markdown.stderr);
+  assert.deepEqual(lines(markdown.stdout).filter((line) => line.startsWith("| ") && !line.startsWith("| ---")), [
+    "| Method | Path | Hits |",
+    "| GET | `/ok\\x1b]0;pwned\\x07` | ✅ 1 |",
+    "| GET | `/files/\\u202etxt.exe` | ❌ 0 |",
+    "| Method | Path | Timestamp | Closest stub |",
+    "| GE\\x9bT | `/x\\x1b[2J\\x1b[H?q=\\u2066a\\u2069\\x7f` | 2026-03-01T10:00:00.000Z  | `GET /x` (segment 1 is '\\u202eevil', stub has 'x') |",
+  ]);
+  for (const output of [text.stdout, markdown.stdout]) {
+    assert.doesNotMatch(output, RAW_UNSAFE);
+  }
+});
+
+Deno.test("report --format json: stays JSON with the same values; bidi controls, C1 and U+2028 are \\u escapes, not raw", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "hostile.json");
+  const report = {
+    ...HOSTILE_REPORT,
+    unmatched_requests: [{ ...HOSTILE_REPORT.unmatched_requests[0], path: "/line\u2028sep\u2029" }],
+  };
+  await Deno.writeTextFile(file, JSON.stringify(report));
+  const { code, stdout } = await runCli(["report", "--from", file, "--format", "json"]);
+  assert.equal(code, 0);
+  assert.deepEqual(JSON.parse(stdout), report);
+  assert.doesNotMatch(stdout, RAW_UNSAFE);
+  assert.ok(stdout.includes('"path": "/files/\\u202etxt.exe"'), stdout);
+  assert.ok(stdout.includes('"path": "/line\\u2028sep\\u2029"'), stdout);
+});
+
+Deno.test("report from a live server: a bidi override sent in a path is escaped in the request line and the near-miss reason", async () => {
+  const served = await startServe(["--port", "0", "--quiet", "--stub", "GET /users/{id}/orders -> 200 []"]);
+  await using _ = served.process;
+  // Raw UTF-8 bytes of U+202E in the path, as a client can send them, and the same percent-encoded.
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: served.port });
+  await conn.write(
+    new TextEncoder().encode("GET /users/1/\u202Eorders HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+  );
+  await new Response(conn.readable).arrayBuffer();
+  await get(`${served.url}/users/2/%E2%80%AEsredro`);
+  const { code, stdout } = await runCli(["report", "--url", served.url]);
+  assert.equal(code, 0);
+  const report = JSON.parse((await get(`${served.url}/__stubtool__/report`)).text) as Report;
+  const [raw, encoded] = report.unmatched_requests.map((r) => r.timestamp);
+  assert.deepEqual(lines(stdout).slice(-5), [
+    "Requests that matched no stub:",
+    `  GET /users/1/\\u202eorders [${raw}]`,
+    "    closest: GET /users/{id}/orders (segment 3 is '\\u202eorders', stub has 'orders')",
+    `  GET /users/2/%E2%80%AEsredro [${encoded}]`,
+    "    closest: GET /users/{id}/orders (segment 3 is '\\u202esredro', stub has 'orders')",
+  ]);
+});

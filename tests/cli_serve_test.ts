@@ -9,6 +9,17 @@ import { BANNER, CliProcess, fixture, freePort, get, lines, runCli, startServe, 
 const logLine = (method: string, target: string, status: number, stub: string) =>
   new RegExp(`^${method} ${RegExp.escape(target)} ${status} \\[${RegExp.escape(stub)}\\] \\d+\\.\\dms$`, "m");
 
+/** The process's result, or undefined if it is still running after `ms`. */
+async function exitWithin(process: CliProcess, ms: number) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), ms));
+  try {
+    return await Promise.race([process.result(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 Deno.test("serve: banner with URL, config, inline count and route table; then one log line per request", async () => {
   const config = fixture("valid.yaml");
   const served = await startServe([
@@ -187,18 +198,34 @@ Deno.test("serve: config errors and --stub errors are all printed before exiting
   ]);
 });
 
-Deno.test("serve: with zero stubs it still serves, and says so", async () => {
-  const served = await startServe(["--port", "0"], { env: { STUBTOOL_CONFIG: "/no/such/dir/stubs.yaml" } });
+/** Tests of the default config path need it absent on this machine; say so rather than pass by accident. */
+async function assertNoDefaultConfig(): Promise<void> {
+  const exists = await Deno.stat("/config/stubs.yaml").then(() => true, () => false);
+  assert.equal(exists, false, "this test needs /config/stubs.yaml to be absent");
+}
+
+Deno.test("serve: with zero stubs (no --config, no default file) it still serves, and says so", async () => {
+  await assertNoDefaultConfig();
+  const served = await startServe(["--port", "0"]);
   await using _ = served.process;
-  assert.match(
-    served.process.stdout,
-    /^config: none \(\/no\/such\/dir\/stubs\.yaml not found \(STUBTOOL_CONFIG\)\)$/m,
-  );
+  assert.match(served.process.stdout, /^config: none \(\/config\/stubs\.yaml not found\)$/m);
   assert.match(
     served.process.stdout,
     /^no stubs defined: every request gets 404 and is recorded as unmatched \(add --config or --stub\)$/m,
   );
   assert.equal((await get(`${served.url}/anything`)).status, 404);
+});
+
+Deno.test("regression: STUBTOOL_CONFIG naming a missing file started an empty, healthy server; it is the validate error, exit 1", async () => {
+  const file = "/no/such/dir/stubs.yaml";
+  const process = new CliProcess(["serve", "--port", "0"], { env: { STUBTOOL_CONFIG: file } });
+  await using _ = process;
+  const [served, validated] = await Promise.all([exitWithin(process, 10_000), runCli(["validate", file])]);
+  assert.ok(served, `serve started instead of failing:\n${process.stdout}`);
+  assert.equal(served.code, 1);
+  assert.equal(served.stdout, "");
+  assert.equal(served.stderr, `[ERROR] ${file}: no such file\n`);
+  assert.equal(served.stderr, validated.stderr);
 });
 
 Deno.test("serve: a busy port is one [ERROR] line naming the port, exit 1", async () => {
@@ -213,6 +240,22 @@ Deno.test("serve: a busy port is one [ERROR] line naming the port, exit 1", asyn
   );
 });
 
+Deno.test("regression: a busy port set by the config's port: suggested --port (which it overrides); the error names the file", async () => {
+  await using dir = await tempDir();
+  using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (listener.addr as Deno.NetAddr).port;
+  const config = join(dir.path, "stubs.yaml");
+  await Deno.writeTextFile(config, `port: ${port}\nroutes:\n  - {method: GET, path: /x}\n`);
+  const { code, stdout, stderr } = await runCli(["serve", "--config", config]);
+  assert.equal(code, 1);
+  assert.equal(stdout, "");
+  assert.equal(
+    stderr,
+    `[ERROR] port ${port}: already in use on 127.0.0.1; stop the other process or change port: in ${config} ` +
+      `(set by ${config}'s port:)\n`,
+  );
+});
+
 Deno.test("serve --report-file: a directory that does not exist is a usage error before serving, exit 2", async () => {
   const { code, stderr } = await runCli(["serve", "--port", "0", "--report-file", "/no/such/dir/report.json"]);
   assert.equal(code, 2);
@@ -222,8 +265,9 @@ Deno.test("serve --report-file: a directory that does not exist is a usage error
   );
 });
 
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  Deno.test(`serve: ${signal} shuts down gracefully, writes --report-file, exit 0`, async () => {
+for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+  const story = signal === "SIGHUP" ? " (regression: SIGHUP exited 129 without the report)" : "";
+  Deno.test(`serve: ${signal} shuts down gracefully, writes --report-file, exit 0${story}`, async () => {
     await using dir = await tempDir();
     const reportFile = join(dir.path, "final.json");
     const served = await startServe([
@@ -300,6 +344,161 @@ Deno.test("serve: a second signal cuts in-flight responses short instead of wait
   assert.ok(performance.now() - start < 3_000, `${performance.now() - start} ms`);
   assert.match(stdout, /^second signal: cutting in-flight responses short$/m);
   await inFlight;
+});
+
+/**
+ * A client that starts a 100,000-byte upload and sends one more byte every 100 ms, so
+ * its request is never complete. Stop it (and close the socket) when done.
+ */
+async function slowUpload(port: number): Promise<{ stop(): void }> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const encoder = new TextEncoder();
+  await conn.write(encoder.encode("POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\nx"));
+  const timer = setInterval(() => conn.write(encoder.encode("x")).catch(() => {}), 100);
+  return {
+    stop() {
+      clearInterval(timer);
+      try {
+        conn.close();
+      } catch {
+        // already closed by the server
+      }
+    },
+  };
+}
+
+Deno.test("regression: a client still uploading kept serve alive after SIGTERM; the stop ends within the 5 s grace + 1 s", async () => {
+  await using dir = await tempDir();
+  const reportFile = join(dir.path, "report.json");
+  const served = await startServe([
+    "--port",
+    "0",
+    "--quiet",
+    "--stub",
+    "POST /upload -> 201",
+    "--report-file",
+    reportFile,
+  ]);
+  await using _ = served.process;
+  const upload = await slowUpload(served.port);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the request is in flight
+    const start = performance.now();
+    served.process.kill("SIGTERM");
+    const result = await exitWithin(served.process, 15_000);
+    const ms = performance.now() - start;
+    assert.ok(result, `serve still running 15 s after SIGTERM:\n${served.process.stdout}\n${served.process.stderr}`);
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(ms < 5_000 + 1_000 + 2_000, `stopped ${ms.toFixed(0)} ms after SIGTERM`);
+    // Whether the runtime closed the connection at the end of the grace or serve stopped waiting for it.
+    assert.match(
+      result.stderr,
+      /^(\[WARN\] stop: connections still open 6s after SIGTERM \(a client still sending\?\); stopping without them\n)?$/,
+    );
+    assert.match(result.stdout, new RegExp(`^report written to ${RegExp.escape(reportFile)}$`, "m"));
+    const report = JSON.parse(await Deno.readTextFile(reportFile)) as Report;
+    assert.deepEqual(report.stubs.map((s) => s.path), ["/upload"]);
+  } finally {
+    upload.stop();
+  }
+});
+
+Deno.test("regression: a second SIGTERM did not end serve while a client was uploading; now it exits at once, report written", async () => {
+  await using dir = await tempDir();
+  const reportFile = join(dir.path, "report.json");
+  const served = await startServe([
+    "--port",
+    "0",
+    "--quiet",
+    "--stub",
+    "POST /upload -> 201",
+    "--report-file",
+    reportFile,
+  ]);
+  await using _ = served.process;
+  const upload = await slowUpload(served.port);
+  try {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    served.process.kill("SIGTERM");
+    await served.process.waitForStdout(/^stopping \(SIGTERM\)/m);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const start = performance.now();
+    served.process.kill("SIGTERM");
+    const result = await exitWithin(served.process, 15_000);
+    const ms = performance.now() - start;
+    assert.ok(result, `serve still running 15 s after the second SIGTERM:\n${served.process.stdout}`);
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(ms < 2_500, `stopped ${ms.toFixed(0)} ms after the second SIGTERM`);
+    assert.equal(result.stderr, "");
+    const tail = lines(result.stdout).slice(-4);
+    assert.deepEqual(tail, [
+      "stopping (SIGTERM): no new connections; in-flight responses get up to 5s",
+      "second signal: cutting in-flight responses short",
+      `report written to ${reportFile}`,
+      tail[3],
+    ]);
+    assert.match(tail[3], /^stopped: [01]\/1 stubs exercised, 0 unmatched request\(s\)$/);
+    assert.deepEqual((JSON.parse(await Deno.readTextFile(reportFile)) as Report).summary.total_stubs, 1);
+  } finally {
+    upload.stop();
+  }
+});
+
+/** Enough --stub flags that the report JSON is well past 1 KiB. */
+const MANY_STUBS = Array.from({ length: 30 }, (_, i) => ["--stub", `GET /route/number/${i} -> 200`]).flat();
+
+Deno.test("regression: --report-file was written in place, so a failed write (disk full) destroyed the previous report", async () => {
+  await using dir = await tempDir();
+  const reportFile = join(dir.path, "report.json");
+  const previous = '{"previous": "report"}\n';
+  await Deno.writeTextFile(reportFile, previous);
+  // Writing a file past 1 KiB fails with EFBIG, as it would on a full disk.
+  const served = await startServe(["--port", "0", "--quiet", "--report-file", reportFile, ...MANY_STUBS], {
+    limitFileSize: true,
+  });
+  await using _ = served.process;
+  served.process.kill("SIGTERM");
+  const { code, stderr } = await served.process.result();
+  assert.equal(code, 1);
+  assert.equal(
+    stderr,
+    `[ERROR] --report-file ${reportFile}: cannot write the report: file too large (a file size limit)\n`,
+  );
+  assert.equal(await Deno.readTextFile(reportFile), previous, "the previous report is intact");
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(dir.path), (e) => e.name), ["report.json"], "no temporary file");
+});
+
+Deno.test("serve --report-file: replaces the previous report whole, keeps its permissions, leaves no temporary file", async () => {
+  await using dir = await tempDir();
+  const reportFile = join(dir.path, "report.json");
+  await Deno.writeTextFile(reportFile, "old");
+  await Deno.chmod(reportFile, 0o640);
+  const served = await startServe(["--port", "0", "--quiet", "--report-file", reportFile, ...MANY_STUBS]);
+  await using _ = served.process;
+  served.process.kill("SIGTERM");
+  assert.equal((await served.process.result()).code, 0);
+  const report = JSON.parse(await Deno.readTextFile(reportFile)) as Report;
+  assert.equal(report.summary.total_stubs, 30);
+  assert.equal((await Deno.stat(reportFile)).mode! & 0o777, 0o640);
+  assert.deepEqual(await Array.fromAsync(Deno.readDir(dir.path), (e) => e.name), ["report.json"]);
+});
+
+Deno.test("regression: request log lines printed control and bidi characters a client sent raw; they are escaped", async () => {
+  const served = await startServe(["--port", "0", "--stub", "GET /a -> 200"]);
+  await using _ = served.process;
+  const encoder = new TextEncoder();
+  // Raw UTF-8 bytes of U+202E (RIGHT-TO-LEFT OVERRIDE) in the path, as a client can send them.
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: served.port });
+  await conn.write(encoder.encode("GET /files/\u202Egpj.exe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  const answer = new TextDecoder().decode(await new Response(conn.readable).bytes());
+  assert.match(answer, /^HTTP\/1\.1 404 /);
+  await get(`${served.url}/p%1b[2J`); // percent-encoded: harmless as written
+  await served.process.waitForStdout(/^GET \/p%1b/m);
+  const log = lines(served.process.stdout).filter((line) => line.startsWith("GET /"));
+  assert.deepEqual(log.map((line) => line.replace(/ \d+\.\dms$/, "")), [
+    "GET /files/\\u202egpj.exe 404 [UNMATCHED]",
+    "GET /p%1b[2J 404 [UNMATCHED]",
+  ]);
 });
 
 Deno.test("serve --max-unmatched: the report keeps the N most recent, the total stays exact", async () => {

@@ -170,65 +170,82 @@ Deno.test("--debug is accepted anywhere and shows nothing extra when all goes we
   assert.equal((await runCli(["validate", "--debug", "examples/stubs.yaml"])).code, 0);
 });
 
-/** The flags every command takes besides its own (usage.ts COMMON_FLAGS). */
-const COMMON: FlagSpec[] = [
-  { name: "help", short: "h", type: "boolean", help: "" },
-  { name: "debug", type: "boolean", help: "" },
-];
-
-/**
- * How arguments were parsed before usage.ts had its own parser: `node:util` `parseArgs`,
- * its errors turned into usage messages (without the did-you-mean hint) as the CLI did.
- */
-function parsedByNode(command: CommandSpec, args: string[]): { values: unknown; positionals: string[] } | string {
-  const flags = [...command.flags, ...COMMON];
-  const options = Object.fromEntries(flags.map((f) => [
+/** The `parseArgs` options of a command, as usage.ts derives them (its flags plus --help and --debug). */
+function optionsOf(command: CommandSpec) {
+  const flags: FlagSpec[] = [
+    ...command.flags,
+    { name: "help", short: "h", type: "boolean", help: "" },
+    { name: "debug", type: "boolean", help: "" },
+  ];
+  return Object.fromEntries(flags.map((f) => [
     f.name,
     { type: f.type, multiple: f.multiple === true, ...(f.short ? { short: f.short } : {}) },
   ]));
-  try {
-    return parseArgs({ args, options, strict: true, allowPositionals: true });
-  } catch (error) {
-    const { code, message } = error as { code?: string; message: string };
-    const quoted = /'(-[^']*)'/.exec(message)?.[1] ?? "";
-    const option = /--[A-Za-z0-9-]+/.exec(quoted)?.[0] ?? /-[^\s,]+/.exec(quoted)?.[0] ?? "";
-    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `${command.name}: unknown option '${option}'`;
-    const flag = flags.find((f) => option === `--${f.name}` || option === `-${f.short}`);
-    const name = flag ? `--${flag.name}` : option;
-    if (flag?.type === "boolean") return `${command.name}: ${name} takes no value`;
-    return `${command.name}: ${name} needs a value (${name} ${
-      flag?.value ?? "VALUE"
-    }; for a value starting with '-', write ${name}=VALUE)`;
-  }
 }
 
-Deno.test("parseCommandArgs: parses and rejects exactly as node:util parseArgs did (the parser it replaced)", () => {
+Deno.test("parseCommandArgs: whatever strict parseArgs rejects becomes a usage error naming the option as typed", () => {
   for (const command of COMMANDS) {
-    const flags = [...command.flags, ...COMMON];
-    const shorts = flags.flatMap((f) => f.short ? [f.short] : []);
+    const options = optionsOf(command);
+    const shorts = Object.values(options).flatMap((o) => "short" in o ? [o.short] : []);
     const words = [
-      ...flags.flatMap((f) => [`--${f.name}`, `--${f.name}=v`, `--${f.name}=-1`, `--${f.name}=`]),
+      ...Object.keys(options).flatMap((name) => [`--${name}`, `--${name}=v`, `--${name}=-1`, `--${name}=`]),
       ...shorts.flatMap((s) => [`-${s}`, `-${s}80`]),
       ...shorts.flatMap((a) => shorts.map((b) => `-${a}${b}`)),
-      ...["--nope", "--por", "-x", "-qx", "--=x", "--a=b", "--", "-", "80", "-1", "--1", "file.yaml", "a=b", ""],
+      ...["--nope", "--max_body", "-x", "-qx", "--=x", "--a=b", "--", "-", "80", "-1", "--1", "file.yaml", ""],
     ];
     fc.assert(
       fc.property(fc.array(fc.constantFrom(...words), { maxLength: 6 }), (args) => {
-        const expected = parsedByNode(command, args);
-        let actual: { values: unknown; positionals: string[] } | string;
+        let expected: unknown;
         try {
-          actual = parseCommandArgs(command, args);
+          expected = parseArgs({ args, options, strict: true, allowPositionals: true });
+        } catch {
+          expected = undefined;
+        }
+        try {
+          const parsed = parseCommandArgs(command, args);
+          assert.deepEqual(parsed, expected, JSON.stringify(args));
         } catch (error) {
           if (!(error instanceof UsageError)) throw error;
-          // Positional counts are checked after parsing, the same code before and after.
-          if (/unexpected (extra )?argument|: missing /.test(error.message) && typeof expected !== "string") return;
-          actual = error.message.replace(/ \(did you mean '[^']*'\?\)$/, "");
+          // Too many or too few positionals is checked after a parse that succeeded.
+          if (/unexpected (extra )?argument|: missing /.test(error.message)) {
+            return assert.notEqual(expected, undefined);
+          }
+          assert.equal(expected, undefined, `${JSON.stringify(args)}: ${error.message}`);
+          // The option named is one the arguments hold: as typed, or (a known flag) by its long or short name.
+          const [, unknown, known] =
+            /option '([^']+)'|(--[a-z-]+) (?:takes no value|needs a value)/.exec(error.message) ??
+              [];
+          const typed = (name: string) =>
+            args.some((arg) =>
+              arg === name || arg.startsWith(`${name}=`) || (/^-[^-]$/.test(name) && /^-[^-]/.test(arg) &&
+                arg.includes(name[1]))
+            );
+          const short = known && options[known.slice(2)]?.short;
+          assert.ok(
+            unknown ? typed(unknown) : typed(known!) || (short !== undefined && typed(`-${short}`)),
+            `${JSON.stringify(args)}: ${error.message}`,
+          );
         }
-        assert.deepEqual(actual, expected, JSON.stringify(args));
       }),
       { numRuns: 1500 },
     );
   }
+});
+
+Deno.test("usage errors: an unknown option is named as typed, so did-you-mean works past the underscore", async () => {
+  assert.equal(
+    await usageError(["serve", "--max_body", "1"]),
+    "[ERROR] serve: unknown option '--max_body' (did you mean '--max-body'?); run stubtool serve --help",
+  );
+  assert.equal(await usageError(["serve", "-qx"]), "[ERROR] serve: unknown option '-x'; run stubtool serve --help");
+  assert.equal(
+    await usageError(["serve", "--port", "-1"]),
+    "[ERROR] serve: --port needs a value (--port PORT; for a value starting with '-', write --port=VALUE); run stubtool serve --help",
+  );
+  assert.equal(
+    await usageError(["serve", "-p"]),
+    "[ERROR] serve: --port needs a value (--port PORT; for a value starting with '-', write --port=VALUE); run stubtool serve --help",
+  );
 });
 
 Deno.test("parseCommandArgs: repeatable flags collect, others keep the last value, -- ends the flags", () => {

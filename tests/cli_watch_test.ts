@@ -1,5 +1,6 @@
 // `serve --watch` as a subprocess: the config file is rewritten (in place and by rename,
-// as editors save) while requests are in flight; broken rewrites are rejected.
+// as editors save) while requests are in flight; broken rewrites are rejected; symbolic
+// links, ConfigMap updates, slow writers and a removed folder are followed (P13.7).
 import assert from "node:assert/strict";
 import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -123,11 +124,130 @@ Deno.test("serve --watch: a broken rewrite is rejected with the validate [ERROR]
 });
 
 Deno.test("serve --watch without a config file is a usage error, exit 2", async () => {
-  const { code, stderr } = await runCli(["serve", "--watch", "--port", "0"], {
-    env: { STUBTOOL_CONFIG: "/nonexistent/stubs.yaml" },
-  });
+  const exists = await Deno.stat("/config/stubs.yaml").then(() => true, () => false);
+  assert.equal(exists, false, "this test needs /config/stubs.yaml to be absent");
+  const { code, stderr } = await runCli(["serve", "--watch", "--port", "0"]);
   assert.equal(code, 2);
   assert.deepEqual(lines(stderr), [
-    "[ERROR] --watch needs a config file to follow (--config FILE; /nonexistent/stubs.yaml not found (STUBTOOL_CONFIG)); run stubtool serve --help",
+    "[ERROR] --watch needs a config file to follow (--config FILE; /config/stubs.yaml not found); run stubtool serve --help",
   ]);
+});
+
+/** `GET /v` answers `{"v": version}`; `extra` lines are more stubs. */
+function versioned(version: number, extra: string[] = []): string {
+  return ["routes:", `  - { method: GET, path: /v, body: { v: ${version} } }`, ...extra, ""].join("\n");
+}
+
+/** The `v` that `GET /v` answers now. */
+async function versionOf(url: string): Promise<number | undefined> {
+  const answer = await get(`${url}/v`);
+  return answer.status === 200 ? JSON.parse(answer.text).v : undefined;
+}
+
+/** Points the symbolic link `link` at `target` in one step, as `ln -sfn` or a ConfigMap update does (a new link renamed over it). */
+async function swapLink(link: string, target: string): Promise<void> {
+  await Deno.symlink(target, `${link}.tmp`);
+  await rename(`${link}.tmp`, link);
+}
+
+Deno.test("regression: serve --watch follows a symlinked config — the target edited in place, then the link pointed elsewhere", async () => {
+  await using dir = await tempDir();
+  const v1 = join(dir.path, "stubs-v1.yaml");
+  const v2 = join(dir.path, "stubs-v2.yaml");
+  await writeFile(v1, versioned(1));
+  await writeFile(v2, versioned(20));
+  const link = join(dir.path, "stubs.yaml");
+  await Deno.symlink(v1, link);
+  const served = await startServe(["--port", "0", "--quiet", "--watch", "--config", link]);
+  await using _ = served.process;
+  assert.equal(await versionOf(served.url), 1);
+
+  await writeFile(v1, versioned(2)); // the target changes; the link does not
+  await until("the edited target", async () => await versionOf(served.url) === 2);
+  await swapLink(link, v2); // the link changes; neither target does
+  await until("the new target", async () => await versionOf(served.url) === 20);
+  await writeFile(v2, versioned(21));
+  await until("the new target, edited", async () => await versionOf(served.url) === 21);
+  assert.equal(served.process.stderr, "");
+});
+
+Deno.test("regression: serve --watch follows Kubernetes ConfigMap updates (the ..data link swapped to a new timestamped folder)", async () => {
+  await using dir = await tempDir();
+  // The layout kubelet mounts: stubs.yaml -> ..data/stubs.yaml, ..data -> ..2026_11_24_<time>.
+  const mount = async (folder: string, version: number) => {
+    await Deno.mkdir(join(dir.path, folder));
+    await writeFile(join(dir.path, folder, "stubs.yaml"), versioned(version));
+  };
+  await mount("..2026_11_24_10_00_00.000000001", 1);
+  await Deno.symlink("..2026_11_24_10_00_00.000000001", join(dir.path, "..data"));
+  await Deno.symlink("..data/stubs.yaml", join(dir.path, "stubs.yaml"));
+  const served = await startServe(["--port", "0", "--quiet", "--watch", "--config", join(dir.path, "stubs.yaml")]);
+  await using _ = served.process;
+  assert.equal(await versionOf(served.url), 1);
+
+  let previous = "..2026_11_24_10_00_00.000000001";
+  for (const [i, version] of [2, 3].entries()) {
+    // An update: a new timestamped folder, ..data swapped to it at once, the old folder removed.
+    const folder = `..2026_11_24_10_0${i + 1}_00.000000001`;
+    await mount(folder, version);
+    await swapLink(join(dir.path, "..data"), folder);
+    await Deno.remove(join(dir.path, previous), { recursive: true });
+    previous = folder;
+    await until(`ConfigMap version ${version}`, async () => await versionOf(served.url) === version);
+  }
+  assert.equal(served.process.stderr, "");
+  assert.equal(lines(served.process.stdout).filter((line) => line.startsWith("[watch] ")).length, 2);
+});
+
+Deno.test("regression: serve --watch loaded a file written in two chunks 300 ms apart half-way (a stub's hit count dropped 5 -> 0)", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "stubs.yaml");
+  const first = "routes:\n  - { method: GET, path: /v, body: { v: 1 } }\n";
+  const second = "  - { method: GET, path: /counted }\n";
+  await writeFile(file, first + second);
+  const served = await startServe(["--port", "0", "--quiet", "--watch", "--config", file]);
+  await using _ = served.process;
+  for (let i = 0; i < 5; i++) assert.equal((await get(`${served.url}/counted`)).status, 200);
+
+  // The new version, written as a slow writer does: the first half (valid YAML on its own), a pause, the rest.
+  const handle = await Deno.open(file, { write: true, truncate: true });
+  await handle.write(new TextEncoder().encode(first.replace("v: 1", "v: 2")));
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  await handle.write(new TextEncoder().encode(second));
+  handle.close();
+
+  await until("the new version", async () => await versionOf(served.url) === 2);
+  const after = await report(served.url);
+  assert.deepEqual(after.stubs.map((s) => s.path), ["/v", "/counted"]);
+  assert.equal(after.stubs[1].hit_count, 5, "the half file (without /counted) was never loaded");
+  const reloads = lines(served.process.stdout).filter((line) => line.startsWith("[watch] "));
+  assert.deepEqual(reloads, [`[watch] ${file}: +0 -0 ~1 stubs (~GET /v); 2 stub(s) now`]);
+});
+
+Deno.test("regression: serve --watch stopped for good when the config's folder was removed; it says so and goes on when the folder is back", async () => {
+  await using dir = await tempDir();
+  const folder = join(dir.path, "config");
+  const file = join(folder, "stubs.yaml");
+  await Deno.mkdir(folder);
+  await writeFile(file, versioned(1));
+  const served = await startServe(["--port", "0", "--quiet", "--watch", "--config", file]);
+  await using _ = served.process;
+
+  await Deno.remove(folder, { recursive: true });
+  await until("the missing file reported", () => served.process.stderr.includes("still watching"));
+  assert.deepEqual(lines(served.process.stderr), [
+    `[ERROR] ${file}: no such file`,
+    `[watch] ${file}: keeping the previous 1 stub(s); still watching for it`,
+  ]);
+  assert.equal(await versionOf(served.url), 1, "the stubs stay");
+
+  await Deno.mkdir(folder);
+  await writeFile(file, versioned(2));
+  await until("the recreated file", async () => await versionOf(served.url) === 2);
+  // Removed and created again a second time: reported once more, followed once more.
+  await Deno.remove(folder, { recursive: true });
+  await until("the second removal", () => lines(served.process.stderr).length === 4);
+  await Deno.mkdir(folder);
+  await writeFile(file, versioned(3));
+  await until("the file created again", async () => await versionOf(served.url) === 3);
 });

@@ -1,10 +1,9 @@
 /**
- * What a CLI command runs with: its environment, where it prints, the process it runs in,
- * and (for `serve`) what tells it to stop. `main()` builds the real one; tests pass their own.
+ * What a CLI command runs with: its environment, where it prints, and (for `serve`) what
+ * tells it to stop. `main()` builds the real one; tests pass their own.
  * @module
  */
 
-import type { Host } from "./host.ts";
 import type { Output } from "./output.ts";
 
 /** Environment variables, as `process.env` holds them. */
@@ -14,11 +13,9 @@ export type Env = Record<string, string | undefined>;
 export interface CliContext {
   env: Env;
   output: Output;
-  /** Files, paths and signals (src/cli/host.ts). */
-  host: Host;
   /**
    * When given, `serve` stops once it aborts (the reason is printed as the cause) instead
-   * of listening for SIGINT/SIGTERM. In-process tests use it.
+   * of listening for SIGINT/SIGTERM/SIGHUP. In-process tests use it.
    */
   stop?: AbortSignal;
 }

@@ -1,14 +1,14 @@
 /**
  * `main(args, env)`: the whole `stubtool` CLI as a function that returns an exit code
  * (0 success, 1 a check failed, 2 usage error or server unreachable). `cli.ts` calls it
- * with the process's arguments and host; tests call it in-process with their own output.
+ * with the process's arguments; tests call it in-process with their own output.
  * @module
  */
 
+import process from "node:process";
 import { VERSION } from "../version.ts";
 import type { CliContext, Env } from "./context.ts";
-import { type Host, loadHost } from "./host.ts";
-import { errorLine, StreamOutput } from "./output.ts";
+import { errorLine, StreamOutput, streamSink } from "./output.ts";
 import {
   commandHelp,
   type CommandSpec,
@@ -24,8 +24,8 @@ import {
 type Command = (args: ParsedArgs, ctx: CliContext) => Promise<number>;
 
 /**
- * Each command's module, loaded only when it runs: startup time is part of what `serve`
- * promises, and a command should not pay for the modules (and Node built-ins) of the others.
+ * Each command's module, loaded only when it runs: a command does not pay for the modules
+ * (the YAML parser, the OpenAPI tools) of the others.
  */
 const LOAD: Record<CommandSpec["name"], () => Promise<Command>> = {
   serve: () => import("./serve.ts").then((m) => m.serveCommand),
@@ -40,8 +40,8 @@ const COMMAND_NAMES = "serve, wait, validate, report, record";
 /**
  * Runs the CLI. Never throws: usage errors print one `[ERROR]` line with a hint and
  * return 2; unexpected errors print one `[ERROR]` line (the stack only with `--debug`)
- * and return 1. `env` defaults to the host's environment, `context.host` to the host of
- * the running runtime ({@link loadHost}), `context.output` to the host's stdout and stderr.
+ * and return 1. `env` defaults to `process.env`, `context.output` to the process's stdout
+ * and stderr.
  *
  * @example
  * ```ts
@@ -57,9 +57,8 @@ export async function main(
   env?: Env,
   context: Partial<CliContext> = {},
 ): Promise<number> {
-  const host: Host = context.host ?? await loadHost();
-  const output = context.output ?? new StreamOutput(host.stdout, host.stderr);
-  const ctx: CliContext = { env: env ?? host.env(), output, host, stop: context.stop };
+  const output = context.output ?? new StreamOutput(streamSink(process.stdout), streamSink(process.stderr));
+  const ctx: CliContext = { env: env ?? process.env, output, stop: context.stop };
   const debug = args.includes("--debug");
   let command: CommandSpec | undefined;
   try {

@@ -3,12 +3,52 @@
  * buffers request-log lines and writes them in batches, so a busy server does one write
  * per batch rather than one per request, and a stdout that cannot keep up costs bounded
  * memory (lines beyond the cap are dropped and counted). Bytes reach the process's
- * streams through the host (src/cli/host.ts).
+ * `stdout` and `stderr` through {@link streamSink}.
  * @module
  */
 
+import type { Writable } from "node:stream";
 import type { Problem } from "../stubs/validate.ts";
-import type { HostStream } from "./host.ts";
+
+/** Where a {@link StreamOutput} channel writes: stdout or stderr, or a test's stand-in. */
+export interface TextSink {
+  /**
+   * Writes `text` and resolves once the stream has taken all of it. Never rejects: text for
+   * a closed pipe (`stubtool report | head -1`) is lost, and the process carries on.
+   */
+  write(text: string): Promise<void>;
+}
+
+/**
+ * A writable stream (`process.stdout`) as a {@link TextSink}: each write resolves when the
+ * stream's callback says the data went out (after the stream's own buffering, so a stdout
+ * nobody reads keeps the write pending and the CLI's log batching holds back).
+ *
+ * @example
+ * ```ts
+ * import { Writable } from "node:stream";
+ * import { streamSink } from "./output.ts";
+ * const seen: string[] = [];
+ * const sink = new Writable({ write: (chunk, _encoding, done) => (seen.push(String(chunk)), done()) });
+ * await streamSink(sink).write("hello\n");
+ * console.log(seen); // ["hello\n"]
+ * ```
+ */
+export function streamSink(stream: Writable): TextSink {
+  // A closed pipe (`stubtool report | head -1`) must not crash the process.
+  stream.on("error", () => {});
+  return {
+    write: (text) =>
+      new Promise<void>((resolve) => {
+        try {
+          // After an error the callback still comes, with the error: the text is lost either way.
+          stream.write(text, () => resolve());
+        } catch {
+          resolve();
+        }
+      }),
+  };
+}
 
 /** Where CLI output goes. */
 export interface Output {
@@ -49,26 +89,16 @@ const LOG_BUFFER_CAP = 1 << 20;
 const FLUSH_LIMIT_MS = 2_000;
 
 /**
- * Resolves after `ms`. `AbortSignal.timeout`, not `setTimeout`: Deno 2.9's first
- * `setTimeout` loads its Node-compatible timers, about 5 ms of every `stubtool --version`
- * (and of the first logged request). It cannot be cancelled: callers must not mind a late
- * wake-up. On Node it does not keep the process alive; on Deno the CLI exits right after.
- */
-function after(ms: number): Promise<void> {
-  return new Promise((resolve) => AbortSignal.timeout(ms).addEventListener("abort", () => resolve(), { once: true }));
-}
-
-/**
  * One stream's writes, one at a time and in order: text sent while a write is under way
  * waits and goes out together with the rest in the next write.
  */
 class Channel {
-  #stream: HostStream;
+  #stream: TextSink;
   #waiting: string[] = [];
   #writing: Promise<void> | undefined;
   #onIdle: () => void;
 
-  constructor(stream: HostStream, onIdle: () => void) {
+  constructor(stream: TextSink, onIdle: () => void) {
     this.#stream = stream;
     this.#onIdle = onIdle;
   }
@@ -98,7 +128,7 @@ class Channel {
 }
 
 /**
- * Output to two host streams (the process's stdout and stderr). A request-log batch is
+ * Output to two sinks (the process's stdout and stderr). A request-log batch is
  * written only when stdout has taken the previous write, so a stdout that cannot keep up
  * holds lines back (up to a cap, then drops and counts them) instead of queueing without end.
  */
@@ -111,7 +141,7 @@ export class StreamOutput implements Output {
   /** A batch timer is running: the lines logged meanwhile go out when it ends. */
   #batching = false;
 
-  constructor(stdout: HostStream, stderr: HostStream) {
+  constructor(stdout: TextSink, stderr: TextSink) {
     // Once stdout has taken a write, log lines that waited meanwhile go out.
     this.#stdout = new Channel(stdout, () => this.#writeLog());
     this.#stderr = new Channel(stderr, () => {});
@@ -136,16 +166,19 @@ export class StreamOutput implements Output {
     this.#pendingChars += line.length + 1;
     if (this.#batching) return;
     this.#batching = true;
-    after(LOG_BATCH_MS).then(() => {
+    setTimeout(() => {
       this.#batching = false;
       this.#writeLog();
-    });
+    }, LOG_BATCH_MS);
   }
 
   async flush(): Promise<void> {
     this.#writeLog(true);
     // A stream that never confirms (a stuck pipe) must not keep the process from exiting.
-    await Promise.race([Promise.all([this.#stdout.idle(), this.#stderr.idle()]), after(FLUSH_LIMIT_MS)]);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const limit = new Promise<void>((resolve) => timer = setTimeout(resolve, FLUSH_LIMIT_MS));
+    await Promise.race([Promise.all([this.#stdout.idle(), this.#stderr.idle()]), limit]);
+    clearTimeout(timer);
   }
 
   /** Writes the pending log lines, unless stdout is still busy (then it calls again when done) or `force`. */

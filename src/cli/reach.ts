@@ -17,12 +17,24 @@ export function defaultServerUrl(env: Env, command: string): URL {
   return new URL(`http://localhost:${port}`);
 }
 
-/** The URL of a reserved endpoint under a base URL (which may carry a path prefix). */
-export function endpointUrl(base: URL, endpoint: "health" | "report" | "requests"): URL {
-  const url = new URL(base.href);
-  url.pathname = `${url.pathname.replace(/\/+$/, "")}/__stubtool__/${endpoint}`;
-  url.search = "";
-  url.hash = "";
+/**
+ * The URL of a reserved endpoint of the server at `base` (a base URL, as `serverUrlValue`
+ * accepts), with `query` parameters if given.
+ *
+ * @example
+ * ```ts
+ * import { endpointUrl } from "./reach.ts";
+ * const url = endpointUrl(new URL("http://localhost:9000"), "report", { scope: "a b.ts" });
+ * console.log(url.href); // "http://localhost:9000/__stubtool__/report?scope=a+b.ts"
+ * ```
+ */
+export function endpointUrl(
+  base: URL,
+  endpoint: "health" | "report" | "requests",
+  query: Record<string, string> = {},
+): URL {
+  const url = new URL(`/__stubtool__/${endpoint}`, base);
+  for (const [name, value] of Object.entries(query)) url.searchParams.set(name, value);
   return url;
 }
 

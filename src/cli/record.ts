@@ -6,7 +6,7 @@
  * @module
  */
 
-import { mkdir, rename, writeFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { loadConfigText } from "../stubs/config.ts";
 import { type Exchange, recordedConfig } from "../stubs/recording.ts";
@@ -14,8 +14,9 @@ import { type StubServer, stubServer } from "../server/server.ts";
 import type { ForwardTap } from "../server/proxy.ts";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
-import type { StopSignal } from "./host.ts";
+import { describeWriteError, writeFileAtomic } from "./files.ts";
 import { errorLine } from "./output.ts";
+import { stopRequests } from "./signals.ts";
 import { type ParsedArgs, portValue, urlValue, UsageError } from "./usage.ts";
 
 /** Answers larger than this are passed on but not recorded (they would not make a readable stub). */
@@ -52,33 +53,6 @@ function collector(
       done({ method, target, status, headers, body });
     },
   };
-}
-
-/** Writes `text` to `file` through a temporary file beside it, so a failure leaves the old file whole. */
-async function writeAtomically(file: string, data: string | Uint8Array): Promise<void> {
-  const temporary = `${file}.${Date.now()}.tmp`;
-  await writeFile(temporary, data);
-  await rename(temporary, file);
-}
-
-/** Resolves with the name of the signal that asks `record` to stop. */
-function stopRequested(ctx: CliContext): Promise<string> {
-  if (ctx.stop) {
-    const signal = ctx.stop;
-    return new Promise((resolve) => {
-      if (signal.aborted) resolve(String(signal.reason ?? "stop"));
-      else signal.addEventListener("abort", () => resolve(String(signal.reason ?? "stop")), { once: true });
-    });
-  }
-  return new Promise((resolve) => {
-    for (const name of ["SIGINT", "SIGTERM"] as const satisfies readonly StopSignal[]) {
-      try {
-        ctx.host.addSignalListener(name, () => resolve(name));
-      } catch {
-        // SIGTERM cannot be listened for on Windows; SIGINT (Ctrl+C) still works.
-      }
-    }
-  });
 }
 
 /** Records until stopped, then writes the config. Returns 0, 1 when the file cannot be written or a port bound. */
@@ -121,7 +95,9 @@ export async function recordCommand({ values }: ParsedArgs, ctx: CliContext): Pr
   output.out(`stubtool ${VERSION} recording ${target.href.replace(/\/$/, "")} on ${server.url}`);
   output.out(`point your client at ${server.url}; Ctrl+C writes ${out}`);
 
-  const cause = await stopRequested(ctx);
+  const stop = stopRequests(ctx, () => {});
+  const cause = await stop.stopped;
+  stop.dispose();
   output.out(`stopping (${cause}): no new connections; in-flight exchanges get up to 5s`);
   await server.shutdown();
 
@@ -132,14 +108,14 @@ export async function recordCommand({ values }: ParsedArgs, ctx: CliContext): Pr
     stringify(config, { lineWidth: 0 });
   try {
     if (files.size) await mkdir(bodies, { recursive: true });
-    for (const [name, bytes] of files) await writeAtomically(join(dirname(out), name), bytes);
+    for (const [name, bytes] of files) await writeFileAtomic(join(dirname(out), name), bytes);
     // The file must load as it will be served: check it before it replaces anything.
     const { config: check, problems } = await loadConfigText(text, out);
     const errors = problems.filter((p) => p.level === "error");
     if (!check || errors.length) throw new Error(`the recording does not validate: ${errors[0]?.message}`);
-    await writeAtomically(out, text);
+    await writeFileAtomic(out, text);
   } catch (error) {
-    output.err(errorLine(out, `cannot write the recording: ${error instanceof Error ? error.message : error}`));
+    output.err(errorLine(out, `cannot write the recording: ${describeWriteError(error)}`));
     return 1;
   }
   const sequences = config.routes.filter((r) => r.sequence).length;

@@ -1,20 +1,22 @@
 /**
  * `stubtool report`: print the coverage report of a running server, or of reports saved
  * with `serve --report-file` (merged when there are several), or write it to a file
- * (`--output`; `--format html` for a CI artifact), and optionally fail on unmatched
- * requests or unused stubs (P6, seed §4.4).
+ * (`--output`, replaced all at once; `--format html` for a CI artifact), optionally for one
+ * scope (`--scope`), and optionally fail on unmatched requests or unused stubs (P6, seed §4.4).
  * @module
  */
 
+import { readFile } from "node:fs/promises";
 import { describeReadError, lineAndColumn, parseJson } from "../stubs/config.ts";
+import { escapeControls } from "../report/escape.ts";
 import type { OpenApiDrift } from "../report/openapi.ts";
 import type { JournalSnapshot, Report } from "../report/types.ts";
 import { checkReport, mergeReports, renderReport, REPORT_FORMATS, type ReportFormat } from "../report/report.ts";
 import type { CliContext } from "./context.ts";
-import type { Host } from "./host.ts";
+import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
 import { errorLine, printProblems } from "./output.ts";
 import { defaultServerUrl, describeFetchError, endpointUrl, fetchAnyAddress } from "./reach.ts";
-import { choiceValue, type ParsedArgs, urlValue, UsageError } from "./usage.ts";
+import { choiceValue, type ParsedArgs, serverUrlValue, UsageError } from "./usage.ts";
 
 /** How long `report` waits for a server's answer. */
 const REPORT_TIMEOUT_MS = 10_000;
@@ -22,10 +24,22 @@ const REPORT_TIMEOUT_MS = 10_000;
 /** A report, or the `[ERROR]` line saying why there is none (exit 2). */
 type Fetched = { report: Report } | { error: string };
 
-async function fetchReport(url: URL): Promise<Fetched> {
+/** The `error` message of a JSON error answer (`{"error": "..."}`), if that is what `text` is. */
+function errorMessage(text: string): string | undefined {
+  try {
+    const value = JSON.parse(text) as { error?: unknown } | null;
+    return typeof value?.error === "string" ? value.error : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function fetchReport(url: URL, scope: string | undefined): Promise<Fetched> {
   const display = url.href.replace(/\/$/, "");
-  const cannot = (reason: string) => ({ error: `[ERROR] cannot reach stubtool at ${display}: ${reason}` });
-  const endpoint = endpointUrl(url, "report");
+  const cannot = (reason: string) => ({
+    error: `[ERROR] cannot reach stubtool at ${display}: ${escapeControls(reason)}`,
+  });
+  const endpoint = endpointUrl(url, "report", scope === undefined ? {} : { scope });
   let response: Response;
   try {
     response = await fetchAnyAddress(endpoint, REPORT_TIMEOUT_MS);
@@ -34,6 +48,16 @@ async function fetchReport(url: URL): Promise<Fetched> {
   }
   const text = await response.text().catch(() => "");
   if (response.status !== 200) {
+    // A server without --scopes refuses ?scope= with 400 and a message that says what to do.
+    const message = scope === undefined ? undefined : errorMessage(text);
+    if (message !== undefined) {
+      return {
+        error: errorLine(
+          `--scope ${escapeControls(scope!)}`,
+          `the server answered ${response.status}: ${escapeControls(message)}`,
+        ),
+      };
+    }
     return cannot(`${endpoint.pathname} answered ${response.status}; is this a stubtool server?`);
   }
   const parsed = await parseJson(text);
@@ -66,30 +90,17 @@ async function fetchJournal(url: URL): Promise<JournalSnapshot | undefined> {
 }
 
 /** Checks `--output`'s directory before any work, like serve's `--report-file`. */
-function outputPath(host: Host, file: string | undefined): string | undefined {
+function outputPath(file: string | undefined): string | undefined {
   if (file === undefined) return undefined;
-  const dir = host.dirname(host.resolve(file));
-  if (file === "" || !host.isDirectory(dir)) {
-    throw new UsageError(`--output: directory ${dir} does not exist; create it first`, "report");
-  }
+  const checked = checkOutputPath(file);
+  if ("problem" in checked) throw new UsageError(`--output: ${checked.problem}`, "report");
   return file;
 }
 
-async function writeOutput(host: Host, file: string, text: string): Promise<string | undefined> {
-  try {
-    await host.writeTextFile(file, text);
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (code === "EACCES") return "permission denied";
-    if (code === "EISDIR") return "it is a directory";
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-
-async function readSavedReport(host: Host, file: string): Promise<Fetched> {
+async function readSavedReport(file: string): Promise<Fetched> {
   let text: string;
   try {
-    text = await host.readTextFile(file);
+    text = await readFile(file, "utf8");
   } catch (error) {
     return { error: errorLine(file, describeReadError(error)) };
   }
@@ -110,7 +121,7 @@ async function readSavedReport(host: Host, file: string): Promise<Fetched> {
  */
 export async function reportCommand(
   { values, positionals }: ParsedArgs,
-  { env, output, host }: CliContext,
+  { env, output }: CliContext,
 ): Promise<number> {
   const format: ReportFormat = values.format === undefined
     ? "text"
@@ -126,7 +137,14 @@ export async function reportCommand(
   if (from.length && values.url !== undefined) {
     throw new UsageError("report: use either --url (ask a server) or --from (saved reports), not both", "report");
   }
-  const outputFile = outputPath(host, values.output as string | undefined);
+  const scope = values.scope as string | undefined;
+  if (scope !== undefined && from.length) {
+    throw new UsageError("report: --scope asks a running server; saved reports (--from) have no scopes", "report");
+  }
+  if (scope === "") {
+    throw new UsageError("--scope: must not be empty (the x-stubtool-scope value to report on)", "report");
+  }
+  const outputFile = outputPath(values.output as string | undefined);
 
   let report: Report;
   let journal: JournalSnapshot | undefined;
@@ -135,7 +153,7 @@ export async function reportCommand(
     source = from.join(", ");
     const reports: Report[] = [];
     for (const file of from) {
-      const result = await readSavedReport(host, file);
+      const result = await readSavedReport(file);
       if ("error" in result) {
         output.err(result.error);
         return 2;
@@ -145,8 +163,8 @@ export async function reportCommand(
     report = reports.length === 1 ? reports[0] : mergeReports(reports);
   } else {
     const urlText = values.url as string | undefined;
-    const url = urlText === undefined ? defaultServerUrl(env, "report") : urlValue(urlText, "--url", "report");
-    const result = await fetchReport(url);
+    const url = urlText === undefined ? defaultServerUrl(env, "report") : serverUrlValue(urlText, "--url", "report");
+    const result = await fetchReport(url, scope);
     if ("error" in result) {
       output.err(result.error);
       return 2;
@@ -172,9 +190,10 @@ export async function reportCommand(
   const rendered = renderReport(report, { format, journal, source, openapi });
   if (outputFile === undefined) output.out(rendered.replace(/\n$/, ""));
   else {
-    const problem = await writeOutput(host, outputFile, rendered);
-    if (problem) {
-      output.err(errorLine(`--output ${outputFile}`, `cannot write the report: ${problem}`));
+    try {
+      await writeFileAtomic(outputFile, rendered);
+    } catch (error) {
+      output.err(errorLine(`--output ${outputFile}`, `cannot write the report: ${describeWriteError(error)}`));
       return 1;
     }
     output.out(`report written to ${outputFile}`);

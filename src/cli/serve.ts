@@ -1,20 +1,25 @@
 /**
  * `stubtool serve`: load stubs from a config file and inline `--stub`s, serve them, log
- * one line per request, and shut down gracefully on SIGINT/SIGTERM (P6, P7).
+ * one line per request, and shut down gracefully on SIGINT, SIGTERM or SIGHUP (P6, P7,
+ * P13.6): a stop ends within the 5 s grace plus a second, and a second signal ends it at once.
  * @module
  */
 
+import { existsSync } from "node:fs";
+import { readFile } from "node:fs/promises";
 import { loadConfigFile } from "../stubs/config.ts";
 import type { RequestLogEntry } from "../server/handler.ts";
 import { inlineStubs } from "../stubs/inline.ts";
 import { type Stub, stubLabel } from "../stubs/model.ts";
+import { escapeControls, escapeJsonControls } from "../report/escape.ts";
 import type { Report } from "../report/types.ts";
-import { type StubServer, stubServer } from "../server/server.ts";
+import { SHUTDOWN_GRACE_MS, type StubServer, stubServer } from "../server/server.ts";
 import type { Problem } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
-import type { Host, StopSignal } from "./host.ts";
+import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
 import { errorLine, type Output, printProblems, warnLine } from "./output.ts";
+import { stopRequests } from "./signals.ts";
 import { countValue, DEFAULT_CONFIG_PATH, type ParsedArgs, portValue, secondsValue, UsageError } from "./usage.ts";
 
 const DEFAULT_PORT = 8080;
@@ -22,17 +27,23 @@ const DEFAULT_HOST = "127.0.0.1";
 
 /**
  * One request-log line: `GET /users/42?x=1 200 [GET /users/{id}] 0.4ms`, or
- * `[UNMATCHED]` in place of the stub.
+ * `[UNMATCHED]` in place of the stub. Control and bidi characters a client sent in the
+ * method or path are written out visibly (`\x1b`, `\u202e`), so a request cannot drive the
+ * terminal or split the line.
  *
  * @example
  * ```ts
  * import { logLine } from "./serve.ts";
  * console.log(logLine({ method: "GET", target: "/nope", status: 404, ms: 0.21 }));
  * // "GET /nope 404 [UNMATCHED] 0.2ms"
+ * console.log(logLine({ method: "GET", target: "/\x1b[2J", status: 404, ms: 0.21 }));
+ * // "GET /\\x1b[2J 404 [UNMATCHED] 0.2ms"
  * ```
  */
 export function logLine(entry: RequestLogEntry): string {
-  return `${entry.method} ${entry.target} ${entry.status} [${entry.stub ?? "UNMATCHED"}] ${entry.ms.toFixed(1)}ms`;
+  return escapeControls(
+    `${entry.method} ${entry.target} ${entry.status} [${entry.stub ?? "UNMATCHED"}] ${entry.ms.toFixed(1)}ms`,
+  );
 }
 
 function describeResponse(stub: Stub): string {
@@ -84,12 +95,17 @@ interface Sources {
   note?: string;
 }
 
-function configSource(explicit: string | undefined, { env, host }: CliContext): Sources {
+/**
+ * The config file: `--config`, else `STUBTOOL_CONFIG`, else the default path if it exists.
+ * A file named by the flag or the variable must exist (loading it says so if not); only
+ * the default may be absent, so that the container image starts without one.
+ */
+function configSource(explicit: string | undefined, { env }: CliContext): Sources {
   if (explicit !== undefined) return { file: explicit };
   const fromEnv = env.STUBTOOL_CONFIG?.trim();
-  const path = fromEnv || DEFAULT_CONFIG_PATH;
-  if (host.exists(path)) return { file: path };
-  return { note: `${path} not found${fromEnv ? " (STUBTOOL_CONFIG)" : ""}` };
+  if (fromEnv) return { file: fromEnv };
+  if (existsSync(DEFAULT_CONFIG_PATH)) return { file: DEFAULT_CONFIG_PATH };
+  return { note: `${DEFAULT_CONFIG_PATH} not found` };
 }
 
 /** Settings from flags and environment, checked before anything is loaded. */
@@ -107,7 +123,7 @@ interface Settings {
   watch: boolean;
 }
 
-function readSettings(values: ParsedArgs["values"], { env, host }: CliContext): Settings {
+function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settings {
   const str = (name: string) => values[name] as string | undefined;
   let port: number | undefined;
   let portSource = "default";
@@ -122,12 +138,11 @@ function readSettings(values: ParsedArgs["values"], { env, host }: CliContext): 
   if (hostname === "") {
     throw new UsageError("--host: must not be empty (127.0.0.1, 0.0.0.0, ::1, a host name)", "serve");
   }
-  const reportFile = str("report-file");
-  if (reportFile !== undefined) {
-    const dir = host.dirname(host.resolve(reportFile));
-    if (reportFile === "" || !host.isDirectory(dir)) {
-      throw new UsageError(`--report-file: directory ${dir} does not exist; create it first`, "serve");
-    }
+  let reportFile: string | undefined;
+  if (str("report-file") !== undefined) {
+    const checked = checkOutputPath(str("report-file")!);
+    if ("problem" in checked) throw new UsageError(`--report-file: ${checked.problem}`, "serve");
+    reportFile = checked.path;
   }
   return {
     port,
@@ -145,7 +160,7 @@ function readSettings(values: ParsedArgs["values"], { env, host }: CliContext): 
     journalSize: str("journal-size") === undefined
       ? undefined
       : countValue(str("journal-size")!, "--journal-size", "serve"),
-    reportFile: reportFile === undefined ? undefined : host.resolve(reportFile),
+    reportFile,
     quiet: values.quiet === true,
     scopes: values.scopes === true,
     watch: values.watch === true,
@@ -158,48 +173,46 @@ function isAddressInUse(error: unknown): boolean {
   return e?.code === "EADDRINUSE" || e?.name === "AddrInUse" || /address already in use/i.test(e?.message ?? "");
 }
 
-function listenError(error: unknown, hostname: string, port: number): string {
+/**
+ * The one `[ERROR]` line for a port that cannot be bound. `portFrom` says what chose the
+ * port, so the hint names what to change: `--port`, or the config file's `port:` (which
+ * wins over `--port`, so suggesting the flag would not help).
+ */
+function listenError(error: unknown, hostname: string, port: number, portFrom: string | undefined): string {
+  const change = portFrom === undefined ? "choose another --port" : `change port: in ${portFrom}`;
+  const setBy = portFrom === undefined ? "" : ` (set by ${portFrom}'s port:)`;
   if (isAddressInUse(error)) {
-    return errorLine(`port ${port}`, `already in use on ${hostname}; stop the other process or choose another --port`);
+    return errorLine(`port ${port}`, `already in use on ${hostname}; stop the other process or ${change}${setBy}`);
   }
   const e = error as { code?: string; name?: string; message?: string };
   const reason = e?.code === "EACCES" || e?.name === "PermissionDenied" || /permission denied/i.test(e?.message ?? "")
-    ? "permission denied (ports below 1024 need privileges; choose another --port)"
+    ? `permission denied (ports below 1024 need privileges; ${change})${setBy}`
     : (e?.message ?? String(error)).split("\n")[0];
   return errorLine(`${hostname}:${port}`, `cannot listen: ${reason}`);
 }
 
-/** Resolves with the name of the signal (or stop reason) that asks `serve` to stop. */
-function stopRequested(ctx: CliContext, onSecond: () => void): { stopped: Promise<string>; dispose: () => void } {
-  if (ctx.stop) {
-    const signal = ctx.stop;
-    const stopped = new Promise<string>((resolve) => {
-      if (signal.aborted) resolve(String(signal.reason ?? "stop"));
-      else signal.addEventListener("abort", () => resolve(String(signal.reason ?? "stop")), { once: true });
-    });
-    return { stopped, dispose: () => {} };
-  }
-  const { host } = ctx;
-  const listeners: [StopSignal, () => void][] = [];
-  let count = 0;
-  const stopped = new Promise<string>((resolve) => {
-    for (const name of ["SIGINT", "SIGTERM"] as const) {
-      const listener = () => {
-        if (++count === 1) resolve(name);
-        else onSecond();
-      };
-      try {
-        host.addSignalListener(name, listener);
-        listeners.push([name, listener]);
-      } catch {
-        // SIGTERM cannot be listened for on Windows; SIGINT (Ctrl+C) still works.
-      }
-    }
+/** How long a second signal lets cut-short responses go out before `serve` exits anyway. */
+const SECOND_SIGNAL_MS = 500;
+
+/**
+ * Shuts the server down and resolves when it has closed — or when waiting must end: the
+ * 5 s grace plus a second has passed (a client still sending a body can hold a runtime's
+ * shutdown open), or `giveUp` aborted (a second signal). Says which.
+ */
+async function shutDown(server: StubServer, giveUp: AbortSignal): Promise<"closed" | "deadline" | "forced"> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<"deadline">((resolve) =>
+    timer = setTimeout(resolve, SHUTDOWN_GRACE_MS + 1_000, "deadline")
+  );
+  const forced = new Promise<"forced">((resolve) => {
+    if (giveUp.aborted) resolve("forced");
+    giveUp.addEventListener("abort", () => resolve("forced"), { once: true });
   });
-  return {
-    stopped,
-    dispose: () => listeners.forEach(([name, listener]) => host.removeSignalListener(name, listener)),
-  };
+  try {
+    return await Promise.race([server.shutdown().then(() => "closed" as const), deadline, forced]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function printBanner(output: Output, server: StubServer, settings: Settings, banner: string[]): void {
@@ -213,42 +226,35 @@ function printBanner(output: Output, server: StubServer, settings: Settings, ban
   );
 }
 
-async function writeReportFile(host: Host, file: string, report: Report): Promise<string | undefined> {
+async function writeReportFile(file: string, report: Report): Promise<string | undefined> {
   try {
-    await host.writeTextFile(file, JSON.stringify(report, null, 2) + "\n");
+    await writeFileAtomic(file, escapeJsonControls(JSON.stringify(report, null, 2)) + "\n");
   } catch (error) {
-    // The same words as report --output: the hosts' own messages for these differ (Deno's vs Node's).
-    const code = (error as { code?: string }).code;
-    if (code === "EACCES") return "permission denied";
-    if (code === "EISDIR") return "it is a directory";
-    return error instanceof Error ? error.message : String(error);
+    return describeWriteError(error);
   }
 }
 
 /**
- * Runs the server until SIGINT/SIGTERM (or `ctx.stop`). Returns 0 after a graceful stop,
- * 1 for a bad config or a port that cannot be bound.
+ * Runs the server until SIGINT, SIGTERM or SIGHUP (or `ctx.stop`). Returns 0 after a stop,
+ * 1 for a bad config, a port that cannot be bound, or a `--report-file` that cannot be written.
  */
 export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Promise<number> {
-  const { output, host } = ctx;
+  const { output } = ctx;
   const settings = readSettings(values, ctx);
   const sources = configSource(values.config as string | undefined, ctx);
   const inlineTexts = (values.stub as string[] | undefined) ?? [];
   if (settings.watch && sources.file === undefined) {
     throw new UsageError(`--watch needs a config file to follow (--config FILE; ${sources.note})`, "serve");
   }
-  // What --watch compares changes with: read before loading, so an edit in between is not missed.
-  const watchedText = settings.watch && sources.file !== undefined
-    ? await host.readTextFile(sources.file).catch(() => undefined)
-    : undefined;
 
   // Load everything and report every problem before giving up.
   const problems: Problem[] = [];
   let configStubs: Stub[] = [];
   let configPort: number | undefined;
   let configOk = true;
+  let loadedText: string | undefined;
   if (sources.file !== undefined) {
-    const loaded = await loadConfigFile(sources.file, (path) => host.readTextFile(path));
+    const loaded = await loadConfigFile(sources.file, async (path) => loadedText = await readFile(path, "utf8"));
     problems.push(...loaded.problems);
     configOk = loaded.config !== undefined;
     configStubs = loaded.config?.routes ?? [];
@@ -290,7 +296,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
       scopes: settings.scopes,
     });
   } catch (error) {
-    output.err(listenError(error, settings.hostname, port));
+    output.err(listenError(error, settings.hostname, port, configPort === undefined ? undefined : sources.file));
     return 1;
   }
 
@@ -310,29 +316,45 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
       output,
       inlineTexts,
       port: server.port,
-      loadedText: watchedText,
+      loadedText,
     });
     banner.push(`watching ${sources.file}: changes reload the stubs (--watch)`);
   }
 
-  const { stopped, dispose } = stopRequested(ctx, () => {
+  // A second signal cuts in-flight responses short and lets them go out briefly; a third stops waiting at once.
+  const giveUp = new AbortController();
+  let forceTimer: ReturnType<typeof setTimeout> | undefined;
+  const { stopped, dispose } = stopRequests(ctx, (count) => {
+    if (count > 2) return giveUp.abort();
     output.out("second signal: cutting in-flight responses short");
     server.handler.abortPending();
+    forceTimer = setTimeout(() => giveUp.abort(), SECOND_SIGNAL_MS);
   });
   printBanner(output, server, settings, banner);
 
   const cause = await stopped;
   stopWatching();
   output.out(`stopping (${cause}): no new connections; in-flight responses get up to 5s`);
+  let outcome: Awaited<ReturnType<typeof shutDown>>;
   try {
-    await server.shutdown();
+    outcome = await shutDown(server, giveUp.signal);
   } finally {
+    clearTimeout(forceTimer);
     dispose();
+  }
+  if (outcome === "deadline") {
+    output.err(
+      warnLine(
+        "stop",
+        `connections still open ${(SHUTDOWN_GRACE_MS + 1_000) / 1000}s after ${cause} ` +
+          "(a client still sending?); stopping without them",
+      ),
+    );
   }
   const report = await server.report();
   let code = 0;
   if (settings.reportFile !== undefined) {
-    const problem = await writeReportFile(host, settings.reportFile, report);
+    const problem = await writeReportFile(settings.reportFile, report);
     if (problem) {
       output.err(errorLine(`--report-file ${settings.reportFile}`, `cannot write the report: ${problem}`));
       code = 1;

@@ -1,10 +1,11 @@
 /**
- * The one usage table of the `stubtool` CLI. `--help` text, argument parsing (strict, with
- * `node:util` `parseArgs`'s grammar) and the did-you-mean hints of usage errors are all
+ * The one usage table of the `stubtool` CLI. `--help` text, argument parsing (`node:util`
+ * `parseArgs`, strict) and the did-you-mean hints of usage errors are all
  * derived from {@link COMMANDS}, so a flag is declared exactly once.
  * @module
  */
 
+import { parseArgs } from "node:util";
 import { didYouMean } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
 
@@ -51,7 +52,8 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: "Serve the stubs of a config file and/or inline --stub flags. Prints the URL and the route table,\n" +
       "then one line per request: METHOD TARGET STATUS [STUB or UNMATCHED] TIMEms. The live dashboard\n" +
       "(coverage, unmatched requests and why, recent requests) is at /__stubtool__/ on the same URL.\n" +
-      "SIGINT/SIGTERM shut it down gracefully (in-flight responses get up to 5 s) and exit 0.",
+      "SIGINT, SIGTERM and SIGHUP shut it down gracefully (in-flight responses get up to 5 s, a second signal\n" +
+      "stops at once), write --report-file and exit 0.",
     flags: [
       {
         name: "port",
@@ -93,7 +95,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "max-unmatched",
         type: "string",
         value: "N",
-        help: "unmatched requests the report keeps, most recent first out (default: 1000)",
+        help: "unmatched requests the report keeps; past N the oldest are dropped (default: 1000)",
       },
       {
         name: "max-body",
@@ -193,6 +195,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: "FILE",
         help: "write the report to FILE instead of stdout",
       },
+      {
+        name: "scope",
+        type: "string",
+        value: "NAME",
+        help: "only what requests with x-stubtool-scope: NAME did (the server needs --scopes)",
+      },
       { name: "fail-on-unmatched", type: "boolean", help: "exit 1 if any request matched no stub" },
       { name: "fail-on-unused", type: "boolean", help: "exit 1 if any stub was never hit" },
       {
@@ -215,6 +223,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       "stubtool report --format github-summary >> $GITHUB_STEP_SUMMARY",
       "stubtool report --from shard-1.json shard-2.json --format json",
       "stubtool report --format html --output stubtool-report.html",
+      "stubtool report --scope users_test.ts --fail-on-unmatched",
       "stubtool report --openapi openapi.yaml",
     ],
   },
@@ -299,7 +308,7 @@ function suggestFlag(command: CommandSpec, option: string): string | undefined {
 
 /** Parsed arguments of one command. */
 export interface ParsedArgs {
-  values: Record<string, string | boolean | string[] | undefined>;
+  values: Record<string, string | boolean | (string | boolean)[] | undefined>;
   positionals: string[];
 }
 
@@ -312,20 +321,56 @@ export function wantsHelp(args: readonly string[]): boolean {
   return false;
 }
 
-/** Does `arg` look like an option rather than a value (`-x`, `--x`; a lone `-` is a value)? */
-function isOptionLike(arg: string): boolean {
-  return arg.length > 1 && arg[0] === "-";
+/** Does `value` look like an option rather than a value (`-x`, `--x`; a lone `-` is a value)? */
+function isOptionLike(value: string): boolean {
+  return value.length > 1 && value[0] === "-";
 }
 
 /**
- * Parses a command's arguments strictly; unknown flags, missing values and stray
+ * The usage error for the first option token that `parseArgs` in strict mode rejects:
+ * an unknown option (named as typed, with a did-you-mean hint), a value on a boolean flag,
+ * or a string flag without a value (or with one that looks like an option and is not
+ * attached). The tokens come from a lenient parse of the same arguments, so the message
+ * never depends on the wording of `parseArgs`'s own errors.
+ */
+function usageErrorFrom(command: CommandSpec, args: string[], options: ParseArgsOptions): UsageError | undefined {
+  const { tokens } = parseArgs({ args, options, strict: false, allowPositionals: true, tokens: true });
+  const flags = new Map(flagsOf(command).map((flag) => [flag.name, flag]));
+  for (const token of tokens) {
+    if (token.kind !== "option") continue;
+    const flag = Object.hasOwn(options, token.name) ? flags.get(token.name) : undefined;
+    if (!flag) {
+      const hint = suggestFlag(command, token.rawName);
+      return new UsageError(
+        `${command.name}: unknown option '${token.rawName}'${hint ? ` (did you mean '${hint}'?)` : ""}`,
+        command.name,
+      );
+    }
+    const name = `--${flag.name}`;
+    if (flag.type === "boolean" && token.value !== undefined) {
+      return new UsageError(`${command.name}: ${name} takes no value`, command.name);
+    }
+    if (flag.type === "string" && (token.value === undefined || (!token.inlineValue && isOptionLike(token.value)))) {
+      return new UsageError(
+        `${command.name}: ${name} needs a value (${name} ${
+          flag.value ?? "VALUE"
+        }; for a value starting with '-', write ${name}=VALUE)`,
+        command.name,
+      );
+    }
+  }
+  return undefined;
+}
+
+/** The options of `parseArgs`, as {@link parseCommandArgs} derives them from a command's flags. */
+type ParseArgsOptions = NonNullable<Parameters<typeof parseArgs>[0]>["options"] & object;
+
+/**
+ * Parses a command's arguments with `node:util` `parseArgs` (strict: `--name VALUE`,
+ * `--name=VALUE`, `-n VALUE`, `-nVALUE`, grouped booleans `-qw`, the last value winning
+ * unless the flag is repeatable, everything after `--` positional; a value that looks like
+ * an option must be attached: `--port=-1`). Unknown flags, missing values and stray
  * arguments throw a {@link UsageError} with a hint.
- *
- * The grammar is `node:util` `parseArgs`'s (strict, positionals allowed), written out here
- * because loading `node:util` costs Deno several milliseconds of every start:
- * `--name VALUE`, `--name=VALUE`, `-n VALUE`, `-nVALUE`, grouped booleans (`-qw`), the last
- * value winning unless the flag is repeatable, and everything after `--` positional. A
- * value that looks like an option (`--port -1`) must be attached: `--port=-1`.
  *
  * @example
  * ```ts
@@ -335,71 +380,21 @@ function isOptionLike(arg: string): boolean {
  * ```
  */
 export function parseCommandArgs(command: CommandSpec, args: readonly string[]): ParsedArgs {
-  const flags = flagsOf(command);
-  const byName = new Map(flags.map((flag) => [flag.name, flag]));
-  const byShort = new Map(flags.filter((flag) => flag.short).map((flag) => [flag.short!, flag]));
-  const isString = (short: string) => byShort.get(short)?.type === "string";
-  const values: ParsedArgs["values"] = Object.create(null);
-  const positionals: string[] = [];
-
-  /** Checks and stores one option; `raw` is how it was written (`--port`, `-p`). */
-  const store = (flag: FlagSpec | undefined, raw: string, value: string | undefined, attached: boolean) => {
-    if (!flag) {
-      const hint = suggestFlag(command, raw);
-      throw new UsageError(
-        `${command.name}: unknown option '${raw}'${hint ? ` (did you mean '${hint}'?)` : ""}`,
-        command.name,
-      );
-    }
-    const name = `--${flag.name}`;
-    if (flag.type === "boolean" && value !== undefined) {
-      throw new UsageError(`${command.name}: ${name} takes no value`, command.name);
-    }
-    if (flag.type === "string" && (value === undefined || (!attached && isOptionLike(value)))) {
-      throw new UsageError(
-        `${command.name}: ${name} needs a value (${name} ${
-          flag.value ?? "VALUE"
-        }; for a value starting with '-', write ${name}=VALUE)`,
-        command.name,
-      );
-    }
-    const stored = value ?? true;
-    if (!flag.multiple) values[flag.name] = stored;
-    else ((values[flag.name] ??= []) as (string | boolean)[]).push(stored);
-  };
-
-  const queue = [...args];
-  while (queue.length) {
-    const arg = queue.shift()!;
-    if (arg === "--") {
-      positionals.push(...queue.splice(0));
-    } else if (arg.startsWith("--")) {
-      const equals = arg.indexOf("=", 3);
-      const name = equals === -1 ? arg.slice(2) : arg.slice(2, equals);
-      const flag = byName.get(name);
-      if (equals !== -1) store(flag, `--${name}`, arg.slice(equals + 1), true);
-      else store(flag, arg, flag?.type === "string" ? queue.shift() : undefined, false);
-    } else if (arg.length === 2 && arg[0] === "-") {
-      const flag = byShort.get(arg[1]);
-      store(flag, arg, flag?.type === "string" ? queue.shift() : undefined, false);
-    } else if (arg.length > 2 && arg[0] === "-") {
-      if (isString(arg[1])) {
-        store(byShort.get(arg[1]), arg.slice(0, 2), arg.slice(2), true);
-        continue;
-      }
-      // A group of short flags: `-qw` is `-q -w`; a string flag inside takes the rest (`-qpVALUE`).
-      const expanded: string[] = [];
-      for (let i = 1; i < arg.length; i++) {
-        if (!isString(arg[i]) || i === arg.length - 1) expanded.push(`-${arg[i]}`);
-        else {
-          expanded.push(`-${arg.slice(i)}`);
-          break;
-        }
-      }
-      queue.unshift(...expanded);
-    } else positionals.push(arg);
+  const options: ParseArgsOptions = {};
+  for (const flag of flagsOf(command)) {
+    options[flag.name] = {
+      type: flag.type,
+      multiple: flag.multiple === true,
+      ...(flag.short && { short: flag.short }),
+    };
   }
-
+  let parsed: ParsedArgs;
+  try {
+    parsed = parseArgs({ args: [...args], options, strict: true, allowPositionals: true });
+  } catch (error) {
+    throw usageErrorFrom(command, [...args], options) ?? error;
+  }
+  const { positionals } = parsed;
   const { min, max } = command.positionals;
   const count = positionals.length;
   if (count > max) {
@@ -417,7 +412,7 @@ export function parseCommandArgs(command: CommandSpec, args: readonly string[]):
       command.name,
     );
   }
-  return { values, positionals };
+  return parsed;
 }
 
 function flagLines(flags: FlagSpec[]): string[] {
@@ -502,7 +497,7 @@ export function secondsValue(text: string, where: string, command: string, posit
   return seconds;
 }
 
-/** An `http://` or `https://` base URL. */
+/** An http:// or https:// URL (`record --target`, which may carry a path prefix). */
 export function urlValue(text: string, where: string, command: string): URL {
   let url: URL | undefined;
   try {
@@ -513,6 +508,35 @@ export function urlValue(text: string, where: string, command: string): URL {
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
     throw new UsageError(
       `${where}: must be an http:// or https:// URL like http://localhost:8080, got ${JSON.stringify(text)}`,
+      command,
+    );
+  }
+  return url;
+}
+
+/**
+ * The base URL of a stubtool server (`wait --url`, `report --url`): `http://` or `https://`,
+ * with no path (other than `/`), query or fragment — the CLI adds `/__stubtool__/...` itself.
+ *
+ * @example
+ * ```ts
+ * import { serverUrlValue } from "./usage.ts";
+ * console.log(serverUrlValue("http://localhost:9000/", "--url", "wait").href); // "http://localhost:9000/"
+ * try {
+ *   serverUrlValue("http://localhost:9000/__stubtool__/report", "--url", "report");
+ * } catch (error) {
+ *   console.log((error as Error).message.startsWith("--url: must be the server's base URL")); // true
+ * }
+ * ```
+ */
+export function serverUrlValue(text: string, where: string, command: string): URL {
+  const url = urlValue(text, where, command);
+  if (url.pathname !== "/" || url.search !== "" || url.hash !== "") {
+    const extra = url.pathname !== "/" ? "a path" : url.search !== "" ? "a query" : "a fragment";
+    throw new UsageError(
+      `${where}: must be the server's base URL, without ${extra}: write ${where} ${url.origin}, got ${
+        JSON.stringify(text)
+      }`,
       command,
     );
   }

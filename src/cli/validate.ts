@@ -17,10 +17,10 @@ import type { ParsedArgs } from "./usage.ts";
  */
 export async function validateCommand(
   { positionals, values }: ParsedArgs,
-  { output, host }: CliContext,
+  { output }: CliContext,
 ): Promise<number> {
   const file = positionals[0];
-  const { config, problems } = await loadConfigFile(file, (path) => host.readTextFile(path));
+  const { config, problems } = await loadConfigFile(file);
   printProblems(output, problems, file);
   if (!config) return 1;
   const specFile = values.openapi as string | undefined;

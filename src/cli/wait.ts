@@ -6,7 +6,7 @@
 import type { CliContext } from "./context.ts";
 import { errorLine } from "./output.ts";
 import { defaultServerUrl, describeFetchError, endpointUrl, fetchAnyAddress } from "./reach.ts";
-import { type ParsedArgs, secondsValue, urlValue } from "./usage.ts";
+import { type ParsedArgs, secondsValue, serverUrlValue } from "./usage.ts";
 
 /** First pause between polls; it grows by half each time up to {@link MAX_PAUSE_MS}. */
 const FIRST_PAUSE_MS = 50;
@@ -25,7 +25,7 @@ function sleep(ms: number): Promise<void> {
  */
 export async function waitCommand({ values }: ParsedArgs, { env, output }: CliContext): Promise<number> {
   const urlText = values.url as string | undefined;
-  const url = urlText === undefined ? defaultServerUrl(env, "wait") : urlValue(urlText, "--url", "wait");
+  const url = urlText === undefined ? defaultServerUrl(env, "wait") : serverUrlValue(urlText, "--url", "wait");
   const timeoutText = values.timeout as string | undefined;
   const timeout = timeoutText === undefined ? 10 : secondsValue(timeoutText, "--timeout", "wait");
   const display = url.href.replace(/\/$/, "");

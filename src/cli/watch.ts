@@ -1,17 +1,22 @@
 /**
- * `serve --watch`: follows the config file and reloads the stubs when it changes. Every
- * change is parsed and validated first; a config with errors prints the same `[ERROR]`
- * lines as `validate` and the server keeps the stubs it has. A valid one replaces the
- * stub set at once (src/stubs/reload.ts, `StubHandler.replace`), carrying hit counts and
- * sequence positions over for stubs whose identity is unchanged. Uses `node:fs` `watch`
- * on the file's directory, so editors that save by writing a new file and renaming it
- * over the old one are followed too.
+ * `serve --watch`: follows the config file and reloads the stubs when it changes (P13.7).
+ * Every change is parsed and validated first; a config with errors prints the same
+ * `[ERROR]` lines as `validate` and the server keeps the stubs it has. A valid one replaces
+ * the stub set at once (src/stubs/reload.ts, `StubHandler.replace`), carrying hit counts and
+ * sequence positions over for stubs whose identity is unchanged.
+ *
+ * The file is followed by polling, not by file-system events: every {@link WATCH_POLL_MS}
+ * it resolves the path (through every symbolic link) and reads the target's size, times and
+ * inode. That one check sees every way a config changes — written in place, replaced by an
+ * editor's rename, a symbolic link pointed elsewhere, a Kubernetes ConfigMap update (the
+ * mount's `..data` link swapped to a new timestamped folder), the folder removed and
+ * created again — where events are tied to one directory's inode and are lost when it goes
+ * away. A change is loaded only once the file has stayed the same for {@link WATCH_QUIET_MS},
+ * so a file still being written is never loaded half-way.
  * @module
  */
 
-import { type FSWatcher, watch } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { basename, dirname } from "node:path";
+import { readFile, realpath, stat } from "node:fs/promises";
 import { describeReadError, loadConfigText } from "../stubs/config.ts";
 import type { StubHandler } from "../server/handler.ts";
 import { inlineStubs } from "../stubs/inline.ts";
@@ -19,26 +24,72 @@ import type { Stub } from "../stubs/model.ts";
 import { describeChanges } from "../stubs/reload.ts";
 import { errorLine, type Output, printProblems, warnLine } from "./output.ts";
 
-/** Changes closer together than this are one reload. */
-export const WATCH_DEBOUNCE_MS = 100;
+/** How often the file is checked. */
+export const WATCH_POLL_MS = 100;
 
 /**
- * Calls `onChange` once things have been quiet for `debounceMs` after any change to
- * `file`: written in place, or replaced through a rename. Returns what stops watching.
+ * How long a file must stay unchanged before it is loaded: longer than the pauses of a
+ * writer that saves in several chunks, short enough to feel immediate after a save.
  */
-export function watchFile(file: string, onChange: () => void, debounceMs = WATCH_DEBOUNCE_MS): () => void {
-  const name = basename(file);
+export const WATCH_QUIET_MS = 800;
+
+/**
+ * What the file is right now, as one comparable string: the path it resolves to and that
+ * file's device, inode, size and times, or why it cannot be read (`missing: ENOENT`).
+ */
+async function fingerprint(file: string): Promise<string> {
+  try {
+    const target = await realpath(file);
+    const info = await stat(target);
+    return `${target}\n${info.dev}:${info.ino}:${info.size}:${info.mtimeMs}:${info.ctimeMs}`;
+  } catch (error) {
+    return `missing: ${(error as { code?: string })?.code ?? String(error)}`;
+  }
+}
+
+/**
+ * Calls `onSettled` after `file` changed and then stayed the same for `quietMs` (also once
+ * after the start, to catch a change made while the caller was loading it). `onSettled`
+ * returns false when the file changed again while it read it; then it waits again. Checks
+ * run one at a time, every `pollMs`. Returns what stops watching.
+ */
+export function watchFile(
+  file: string,
+  onSettled: () => Promise<boolean>,
+  { pollMs = WATCH_POLL_MS, quietMs = WATCH_QUIET_MS } = {},
+): () => void {
+  let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  const watcher: FSWatcher = watch(dirname(file), (_event, changed) => {
-    // Some platforms do not say which file changed: then it may have been this one.
-    if (changed !== null && changed !== undefined && String(changed) !== name) return;
-    clearTimeout(timer);
-    timer = setTimeout(onChange, debounceMs);
-  });
-  watcher.on("error", () => {}); // the directory went away: nothing more to follow
+  let wake = () => {};
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      wake = resolve;
+      timer = setTimeout(resolve, ms);
+    });
+
+  (async () => {
+    let seen = await fingerprint(file);
+    let changedAt = performance.now();
+    let pending = true;
+    while (!stopped) {
+      await sleep(pollMs);
+      if (stopped) break;
+      const now = await fingerprint(file);
+      if (now !== seen) {
+        seen = now;
+        changedAt = performance.now();
+        pending = true;
+      } else if (pending && performance.now() - changedAt >= quietMs) {
+        pending = !(await onSettled());
+        if (pending) changedAt = performance.now();
+      }
+    }
+  })();
+
   return () => {
+    stopped = true;
     clearTimeout(timer);
-    watcher.close();
+    wake();
   };
 }
 
@@ -50,33 +101,41 @@ export interface ReloadOptions {
   inlineTexts: readonly string[];
   /** The port the server listens on; a config that now sets another one gets a warning. */
   port: number;
-  /** The config text already loaded, so an event that changed nothing reloads nothing. */
+  /** The config text already loaded, so a change that leaves the text as it was reloads nothing. */
   loadedText?: string;
 }
 
 /**
- * Follows `file` and reloads the stubs on each change (one reload at a time; changes
- * during a reload trigger one more). Prints `[watch] <file>: +2 -1 ~3 stubs (…)` on
- * success; on failure the `[ERROR]` lines and that the previous stubs stay. Returns what
- * stops watching.
+ * Follows `file` and reloads the stubs each time it has changed and settled. Prints
+ * `[watch] <file>: +2 -1 ~3 stubs (…)` on success; on failure the `[ERROR]` lines and that
+ * the previous stubs stay. A file that cannot be read (removed, its folder removed) is
+ * reported once, and watching goes on until it is back. Returns what stops watching.
  */
 export function watchConfig(file: string, options: ReloadOptions): () => void {
   const { handler, output, inlineTexts, port } = options;
   let loadedText = options.loadedText;
-  let running: Promise<void> | undefined;
-  let again = false;
+  /** The read problem last reported, so a file that stays missing is reported once. */
+  let reported: string | undefined;
 
-  const reloadOnce = async (): Promise<void> => {
+  const reload = async (): Promise<boolean> => {
+    const before = await fingerprint(file);
     let text: string;
     try {
       text = await readFile(file, "utf8");
     } catch (error) {
-      // An editor may remove the file for a moment while it saves; the next event reloads.
-      output.err(errorLine(file, describeReadError(error)));
-      output.err(`[watch] ${file}: keeping the previous ${handler.stubs.length} stub(s)`);
-      return;
+      const problem = describeReadError(error);
+      if (problem !== reported) {
+        reported = problem;
+        output.err(errorLine(file, problem));
+        output.err(`[watch] ${file}: keeping the previous ${handler.stubs.length} stub(s); still watching for it`);
+      }
+      return true;
     }
-    if (text === loadedText) return;
+    // Written to again while it was read: wait until it settles again.
+    if (await fingerprint(file) !== before) return false;
+    if (text === loadedText && reported === undefined) return true;
+    reported = undefined;
+    loadedText = text;
     const loaded = await loadConfigText(text, file);
     const configStubs: Stub[] = loaded.config?.routes ?? [];
     const count = configStubs.length;
@@ -88,39 +147,30 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
     printProblems(output, problems, file);
     if (!loaded.config || problems.some((p) => p.level === "error")) {
       output.err(`[watch] ${file} has errors: keeping the previous ${handler.stubs.length} stub(s)`);
-      return;
+      return true;
     }
-    loadedText = text;
     if (loaded.config.port !== undefined && loaded.config.port !== port) {
       output.err(
         warnLine("port", `${file} now sets port ${loaded.config.port}; still listening on ${port} until restarted`),
       );
     }
     // The config's batch is replaced in place; --stub stubs (and stubs added at runtime) stay.
-    const before = handler.routes.filter((r) => r.source === "config").map((r) => r.stub);
+    const previous = handler.routes.filter((r) => r.source === "config").map((r) => r.stub);
     const changes = handler.replace(configStubs, "config");
     output.out(
-      `[watch] ${file}: ${describeChanges(changes, before, configStubs)}; ${handler.routes.length} stub(s) now`,
+      `[watch] ${file}: ${describeChanges(changes, previous, configStubs)}; ${handler.routes.length} stub(s) now`,
     );
+    return true;
   };
 
-  const reload = (): void => {
-    if (running) {
-      again = true;
-      return;
+  return watchFile(file, async () => {
+    try {
+      return await reload();
+    } catch (error) {
+      // Never stop watching over one bad reload: say what happened and go on.
+      output.err(errorLine(file, `reload failed: ${error instanceof Error ? error.message : String(error)}`));
+      output.err(`[watch] ${file}: keeping the previous ${handler.stubs.length} stub(s); still watching`);
+      return true;
     }
-    running = (async () => {
-      do {
-        again = false;
-        try {
-          await reloadOnce();
-        } catch (error) {
-          output.err(errorLine(file, `reload failed: ${error instanceof Error ? error.message : String(error)}`));
-        }
-      } while (again);
-      running = undefined;
-    })();
-  };
-
-  return watchFile(file, reload);
+  });
 }

@@ -1,12 +1,15 @@
 /**
  * Renders the coverage report (seed §2.5, §4.4) as text, JSON, GitHub job-summary
  * Markdown or a self-contained HTML page, and merges saved reports from sharded runs into
- * one. Pure functions: no I/O.
+ * one. Pure functions: no I/O. The text, JSON and Markdown forms are printed to terminals and
+ * CI logs, so control and bidi characters from requests or saved files are escaped in them
+ * (src/report/escape.ts).
  * @module
  */
 
 import type { OpenApiDrift } from "./openapi.ts";
 import type { ClosestStub, JournalSnapshot, Report, ReportStub, UnmatchedRequest } from "./types.ts";
+import { escapeControls, escapeJsonControls } from "./escape.ts";
 import { renderHtmlReport } from "./report_html.ts";
 import { queryLabel } from "../stubs/model.ts";
 
@@ -32,8 +35,6 @@ export interface RenderOptions {
   openapi?: OpenApiDrift;
 }
 
-/** `/search?q={term}`: a report stub's path with its required query, if any. */
-
 /**
  * Appends a GitHub Markdown table, or `none` when there are no rows (an empty table
  * renders as a bare header). Cells must already be escaped. Returns whether rows were shown.
@@ -48,6 +49,7 @@ function markdownTable(lines: string[], header: readonly string[], rows: readonl
   return true;
 }
 
+/** `/search?q={term}`: a report stub's path with its required query, if any. */
 function stubTarget(stub: { path: string; query_params?: Record<string, unknown> }): string {
   // Saved reports are files anyone can edit: a query map that is not a mapping reads as none.
   const query: unknown = stub.query_params;
@@ -150,7 +152,12 @@ function driftMarkdown(drift: OpenApiDrift): string[] {
   return lines;
 }
 
-function renderText(report: Report): string {
+/** Lines joined for a terminal: each with its control and bidi characters escaped, so it stays one line. */
+function safeLines(lines: readonly string[]): string {
+  return lines.map(escapeControls).join("\n") + "\n";
+}
+
+function textLines(report: Report): string[] {
   const { summary } = report;
   const lines = [
     "stubtool coverage report",
@@ -173,7 +180,7 @@ function renderText(report: Report): string {
     const note = droppedNote(report);
     if (note) lines.push(`  ... and ${note}`);
   }
-  return lines.join("\n") + "\n";
+  return lines;
 }
 
 /** Plain table cell: line breaks become spaces, Markdown punctuation is escaped. */
@@ -190,7 +197,7 @@ function codeCell(text: string): string {
   return `${fence}${pad}${body}${pad}${fence}`;
 }
 
-function renderGithubSummary(report: Report): string {
+function githubSummaryLines(report: Report): string[] {
   const { summary } = report;
   const lines = [
     "## stubtool coverage report",
@@ -226,13 +233,15 @@ function renderGithubSummary(report: Report): string {
   );
   const note = shown ? droppedNote(report) : undefined;
   if (note) lines.push("", `…and ${note}.`);
-  return lines.join("\n") + "\n";
+  return lines;
 }
 
 /**
  * Renders a report: `text` for terminals and CI logs, `json` (2-space indent) for tools,
  * `github-summary` Markdown for `$GITHUB_STEP_SUMMARY`, `html` a static page (the
  * dashboard's, without live refresh) for a CI artifact. The result ends with a newline.
+ * In `text` and `github-summary`, control and bidi characters are written out visibly
+ * (`\x1b`, `\u202e`); in `json` as `\uXXXX` escapes (the same value once parsed).
  *
  * @example
  * ```ts
@@ -251,11 +260,11 @@ export function renderReport(report: Report, { format, openapi, ...html }: Rende
     case "html":
       return renderHtmlReport(report, { ...html, openapi });
     case "json":
-      return JSON.stringify(openapi ? { ...report, openapi } : report, null, 2) + "\n";
+      return escapeJsonControls(JSON.stringify(openapi ? { ...report, openapi } : report, null, 2)) + "\n";
     case "github-summary":
-      return renderGithubSummary(report) + (openapi ? driftMarkdown(openapi).join("\n") + "\n" : "");
+      return safeLines([...githubSummaryLines(report), ...(openapi ? driftMarkdown(openapi) : [])]);
     case "text":
-      return renderText(report) + (openapi ? driftText(openapi).join("\n") + "\n" : "");
+      return safeLines([...textLines(report), ...(openapi ? driftText(openapi) : [])]);
     default:
       throw new TypeError(`unknown report format '${format}' (allowed: ${REPORT_FORMATS.join(", ")})`);
   }

@@ -111,4 +111,23 @@ describe("npm package: the stubtool bin", () => {
     const saved = JSON.parse(readFileSync(join(pkg.dir, "report.json"), "utf8"));
     assert.deepEqual(saved.summary, { total_stubs: 2, matched_stubs: 2, unmatched_requests: 1 });
   });
+
+  it("stops on SIGHUP like SIGTERM: exit 0, the report file replaced (regression: SIGHUP killed it without the report)", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    writeFileSync(join(pkg.dir, "hup-report.json"), "previous");
+    const args = ["serve", "--port", String(port), "--stub", "GET /a -> 200", "--report-file", "hup-report.json"];
+    const server = start(bin, args, pkg.dir);
+    try {
+      await waitForHealth(url, server.exited);
+      assert.equal((await fetch(`${url}/nope`)).status, 404);
+    } finally {
+      server.child.kill("SIGHUP");
+    }
+    const { code, stdout, stderr } = await server.exited;
+    assert.equal(code, 0, `exit ${code}\n${stdout}\n${stderr}`);
+    assert.match(stdout, /^stopping \(SIGHUP\): /m);
+    const saved = JSON.parse(readFileSync(join(pkg.dir, "hup-report.json"), "utf8"));
+    assert.deepEqual(saved.summary, { total_stubs: 1, matched_stubs: 0, unmatched_requests: 1 });
+  });
 });
