@@ -1,5 +1,5 @@
-// The dashboard and the static HTML report in real headless Chromium (system Chromium via
-// playwright-core; .ci/run installs it): the numbers a user reads, live updates without a
+// The dashboard and the static HTML report in real headless Chromium (playwright-core drives
+// the browser `npm test` provides: scripts/provision.mjs): the numbers a user reads, live updates without a
 // reload, keyboard use, narrow and dark layouts, escaping, and the file:// report.
 // Screenshots go to a temporary directory that is kept when a step fails (its path is
 // printed), or to $STUBTOOL_SCREENSHOTS when set.
@@ -84,8 +84,6 @@ async function shown(page: Page) {
 
 Deno.test({
   name: "dashboard and HTML report in headless Chromium: numbers, live update, keyboard, narrow, dark, escaping",
-  // A developer without Chromium can skip these; CI installs it (.ci/run).
-  ignore: Deno.env.get("STUBTOOL_SKIP_BROWSER") === "1",
   // playwright-core keeps a connection and timers of its own between steps.
   sanitizeOps: false,
   sanitizeResources: false,
