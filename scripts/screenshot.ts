@@ -1,8 +1,8 @@
 /**
  * Regenerates docs/dashboard.png, the dashboard screenshot in the README: serves
  * examples/stubs.yaml, sends a handful of matched and unmatched requests, and photographs
- * `GET /__stubtool__/` in headless Chromium at 1280 px (the system's Chromium, as the
- * browser tests use it: `apt-get install chromium` or CHROMIUM_PATH).
+ * `GET /__stubtool__/` in headless Chromium at 1280 px (the browser the tests use:
+ * `npm run screenshot` gets it from scripts/provision.mjs, or set CHROMIUM_PATH).
  *
  *   deno run -A scripts/screenshot.ts              # light, docs/dashboard.png
  *   deno run -A scripts/screenshot.ts --dark out.png

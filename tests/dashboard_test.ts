@@ -2,7 +2,7 @@
 // What it looks like and does in a browser: tests/browser/dashboard_test.ts.
 import assert from "node:assert/strict";
 import { get } from "../mod.ts";
-import { dashboardPage } from "../src/report/dashboard.ts";
+import { _RENDERERS, dashboardPage } from "../src/report/dashboard.ts";
 import { send, serverTest } from "./_http.ts";
 
 const EMPTY = {
@@ -36,7 +36,54 @@ Deno.test("dashboardPage: the script touches no runtime API and no external URL"
   const { html } = dashboardPage(EMPTY, { capacity: 500, total: 0, requests: [] });
   const script = /<script[^>]*>([\s\S]*)<\/script>/.exec(html)![1];
   assert.doesNotMatch(script, /\bDeno\b|\bprocess\b|\brequire\(|https?:/);
-  assert.match(script, /fetch\(location\.pathname/);
+  assert.match(script, /fetch\(base \+ endpoint/);
+  assert.doesNotMatch(script, /DOMParser/, "a parsed page's nonce-tagged <style> is a CSP violation in Chromium");
+});
+
+Deno.test("dashboardPage: the script renders polled JSON exactly as the server renders the page", () => {
+  const report = {
+    summary: { total_stubs: 2, matched_stubs: 1, unmatched_requests: 2 },
+    stubs: [
+      { method: "GET", path: "/users/{id}", hit_count: 3 },
+      { method: "GET", path: "/search", query_params: { q: "{term}" }, hit_count: 0 },
+    ],
+    unused_stubs: [{ method: "GET", path: "/search", query_params: { q: "{term}" } }],
+    unmatched_requests: [
+      { method: "GET", path: "/<b>", timestamp: "2026-01-02T03:04:05.678Z" },
+      {
+        method: "PUT",
+        path: "/users/1",
+        query: "a=1",
+        timestamp: "2026-01-02T03:04:06.000Z",
+        closest: [{ method: "GET", path: "/users/{id}", reason: "method differs (stub is GET)" }],
+      },
+    ],
+  };
+  const journal = {
+    capacity: 500,
+    total: 5,
+    requests: [
+      {
+        time: "2026-01-02T03:04:05.000Z",
+        method: "GET",
+        target: "/users/1",
+        status: 200,
+        stub: "GET /users/{id}",
+        duration_ms: 0,
+      },
+      { time: "2026-01-02T03:04:05.678Z", method: "GET", target: "/<b>", status: 404, closest: [], duration_ms: 1.25 },
+    ],
+  };
+  const { html } = dashboardPage(report, journal);
+  assert.ok(html.includes(_RENDERERS), "the page ships the renderers");
+  // The renderers alone, with no DOM: every helper they call must be among them.
+  const sections = new Function(`${_RENDERERS}\nreturn sections;`)() as (r: unknown, j: unknown) => [string, string][];
+  const rendered = sections(report, journal);
+  assert.deepEqual(rendered.map(([key]) => key), ["coverage", "stubs", "unmatched", "journal"]);
+  for (const [key, markup] of rendered) assert.ok(html.includes(markup), `${key}: the same markup as the served page`);
+  const off = sections(report, { capacity: 0, total: 0, requests: [] });
+  assert.match(off[3][1], /The request journal is off/);
+  assert.doesNotMatch(off[0][1], /stat-requests/);
 });
 
 serverTest("GET /__stubtool__/ serves the dashboard page with the current numbers", async (server) => {

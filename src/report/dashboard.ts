@@ -1,30 +1,51 @@
 /**
  * The live dashboard at `GET /__stubtool__/`: the HTML report page (src/report/report_html.ts)
- * plus a small script that refetches the page every second and swaps in the new content
- * when it changed, keeping focus and scroll positions, without reloading. Plain DOM, no
- * framework; it runs in the browser, so it touches no runtime API (the server runs on Deno
- * and Node alike).
+ * plus a small script that polls the report and the journal as JSON every second
+ * (`/__stubtool__/report`, `/__stubtool__/requests`) and, when either changed, renders the
+ * sections that changed with the same functions the server uses, keeping focus and scroll
+ * positions, without reloading. An idle poll costs two small JSON answers and a string
+ * comparison. No HTML page is ever parsed again (a parsed page's nonce-tagged `<style>` is a
+ * CSP violation in Chromium). Plain DOM, no framework; it runs in the browser, so it touches
+ * no runtime API (the server runs on Deno and Node alike).
  * @module
  */
 
 import type { JournalSnapshot, Report } from "./types.ts";
-import { liveCsp, renderHtmlReport } from "./report_html.ts";
+import { _LIVE_RENDERERS, liveCsp, renderHtmlReport } from "./report_html.ts";
 
 /** How often the page asks for new content, in milliseconds. */
 export const REFRESH_MS = 1000;
 
 /**
- * The refresh script. It polls only while the tab is visible and not paused, replaces
- * `#content` only when its markup changed (so a text selection survives quiet periods),
- * and says so when the server cannot be reached (then keeps trying).
+ * The page's renderers as browser JavaScript (`sections(report, journal)` gives each live
+ * section's key and markup), from the source of the functions the server renders with.
+ */
+export const _RENDERERS: string = `const ESCAPES = ${JSON.stringify(_LIVE_RENDERERS.ESCAPES)};
+${_LIVE_RENDERERS.functions.map((fn) => fn.toString()).join("\n")}
+const sections = (report, journal) => [
+  ["coverage", coverageSection(report, journal)],
+  ["stubs", stubsSection(report)],
+  ["unmatched", unmatchedSection(report)],
+  ["journal", journalSection(journal)],
+];`;
+
+/**
+ * The refresh script. It polls only while the tab is visible and not paused, re-renders a
+ * section only when its markup changed (so a text selection elsewhere survives), and says
+ * so when the server cannot be reached (then keeps trying).
  */
 const SCRIPT = `(() => {
   "use strict";
-  const content = document.getElementById("content");
+  ${_RENDERERS}
+  const base = location.pathname.replace(/[^/]*$/, "");
   const status = document.getElementById("live-status");
   const meta = document.getElementById("live-meta");
   const pause = document.getElementById("live-pause");
-  let last = content.innerHTML;
+  const section = (key) => document.querySelector('main > section[aria-labelledby="' + key + '-heading"]');
+  /** The markup last rendered per section; unset until the first poll compares with the served page. */
+  const rendered = new Map();
+  let lastReport = "";
+  let lastJournal = "";
   let paused = false;
   let failing = false;
   const clock = () => new Date().toLocaleTimeString();
@@ -32,40 +53,66 @@ const SCRIPT = `(() => {
     status.textContent = text;
     meta.classList.toggle("error", error);
   };
-  const swap = (fresh) => {
+  /** Parses one section's markup (a template's content is inert: nothing in it runs or loads). */
+  const parse = (html) => {
+    const template = document.createElement("template");
+    template.innerHTML = html;
+    return template.content.firstElementChild;
+  };
+  /** Puts \`fresh\` in place of \`old\`, keeping the focused element (by id) and horizontal scroll positions. */
+  const replace = (old, fresh) => {
     const active = document.activeElement;
-    const focusId = active && active !== content && content.contains(active) ? active.id : "";
-    const scrolled = Array.from(content.querySelectorAll(".scroll[id]"), (el) => [el.id, el.scrollLeft]);
-    content.replaceChildren(...Array.from(fresh.childNodes, (node) => document.importNode(node, true)));
+    const focusId = active && old.contains(active) ? active.id : "";
+    const scrolled = Array.from(old.querySelectorAll(".scroll[id]"), (el) => [el.id, el.scrollLeft]);
+    old.replaceWith(fresh);
     for (const [id, left] of scrolled) {
       const el = document.getElementById(id);
       if (el) el.scrollLeft = left;
     }
     if (focusId) document.getElementById(focusId)?.focus({ preventScroll: true });
   };
-  /** Swaps in the content of a freshly fetched page, if it differs from what is shown. */
-  const apply = (html) => {
-    const next = new DOMParser().parseFromString(html, "text/html");
-    const fresh = next.getElementById("content");
-    if (!fresh) throw new Error("the answer is not a stubtool dashboard");
-    if (fresh.innerHTML !== last) {
-      last = fresh.innerHTML;
-      swap(fresh);
-      document.title = next.title;
-      show("Live: changed at " + clock(), false);
-    } else if (failing) show("Live: reconnected at " + clock(), false);
-    failing = false;
+  /** Renders the sections whose markup changed; true when any did. */
+  const apply = (report, journal) => {
+    let changed = false;
+    for (const [key, html] of sections(report, journal)) {
+      if (rendered.get(key) === html) continue;
+      const old = section(key);
+      if (!old) throw new Error("the page has no " + key + " section");
+      const fresh = parse(html);
+      const first = !rendered.has(key);
+      rendered.set(key, html);
+      if (first && fresh.outerHTML === old.outerHTML) continue;
+      replace(old, fresh);
+      changed = true;
+    }
+    if (changed) {
+      const { total_stubs: total, matched_stubs: matched } = report.summary;
+      document.title = "stubtool dashboard: " + matched + "/" + total + " stubs exercised";
+    }
+    return changed;
+  };
+  const text = async (endpoint) => {
+    const response = await fetch(base + endpoint, { cache: "no-store", headers: { accept: "application/json" } });
+    if (!response.ok) throw new Error(endpoint + ": HTTP " + response.status);
+    return response.text();
   };
   const poll = async () => {
     if (!paused && !document.hidden) {
       try {
-        const response = await fetch(location.pathname, { cache: "no-store", headers: { accept: "text/html" } });
-        if (!response.ok) throw new Error("HTTP " + response.status);
-        const html = await response.text();
-        // Paused while the answer was on its way: keep what is shown.
-        if (!paused) apply(html);
+        const [reportText, journalText] = await Promise.all([text("report"), text("requests")]);
+        // Paused while the answers were on their way: keep what is shown.
+        if (!paused) {
+          const same = reportText === lastReport && journalText === lastJournal;
+          lastReport = reportText;
+          lastJournal = journalText;
+          if (!same && apply(JSON.parse(reportText), JSON.parse(journalText))) {
+            show("Live: changed at " + clock(), false);
+          } else if (failing) show("Live: reconnected at " + clock(), false);
+          failing = false;
+        }
       } catch (error) {
         failing = true;
+        lastReport = "";
         show("Cannot reach the server (" + (error && error.message || error) + "); retrying", true);
       }
     }

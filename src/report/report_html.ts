@@ -360,6 +360,33 @@ function journalSection(journal: JournalSnapshot | undefined): string {
 }
 
 /**
+ * The parts of the page that change while a server runs, as plain functions for the
+ * dashboard's script (src/report/dashboard.ts): it sends their source to the browser, which
+ * renders the polled JSON with them, so live and static pages cannot differ. Each uses only
+ * the others and `ESCAPES`; a helper one of them starts to use must be listed here.
+ */
+export const _LIVE_RENDERERS = {
+  ESCAPES,
+  functions: [
+    escapeHtml,
+    stubTarget,
+    plural,
+    timeCell,
+    closestList,
+    table,
+    requestCell,
+    coverageSection,
+    stubRow,
+    stubsSection,
+    unmatchedRow,
+    unmatchedSection,
+    duration,
+    journalRow,
+    journalSection,
+  ],
+};
+
+/**
  * The report as one HTML page (static unless `live` is given). Everything from the report,
  * the journal and `source` is escaped; the page loads nothing from anywhere.
  *

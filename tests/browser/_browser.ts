@@ -1,7 +1,8 @@
 /**
  * Headless Chromium for the dashboard tests and scripts/screenshot.ts: playwright-core
- * drives the system's Chromium (Debian's `chromium` package; `.ci/run` installs it), never
- * a downloaded browser. Each launch gets a fresh profile in a temporary directory and the
+ * drives the browser that `npm test` found or installed (scripts/provision.mjs: the system's
+ * Chromium or Chrome, Debian's `chromium` package, or the Chromium build inside the npm
+ * package @sparticuz/chromium), passed in `CHROMIUM_PATH`; never a browser from a vendor. Each launch gets a fresh profile in a temporary directory and the
  * flags that keep Chromium from reaching out to the network it may not have.
  * @module
  */
@@ -31,12 +32,12 @@ export interface Browser extends AsyncDisposable {
   context: BrowserContext;
 }
 
-/** Launches headless Chromium (throws when none is installed: `apt-get install chromium`). */
+/** Launches headless Chromium (throws when none is found: `node scripts/provision.mjs chromium` gets one). */
 export async function launch(options: { colorScheme?: "light" | "dark" } = {}): Promise<Browser> {
   const executablePath = chromiumPath();
   if (!executablePath) {
     throw new Error(
-      "no Chromium found: apt-get install chromium, or set CHROMIUM_PATH (STUBTOOL_SKIP_BROWSER=1 skips these tests)",
+      "no Chromium found: run `npm test -- browser` (it finds or installs one), or set CHROMIUM_PATH to one",
     );
   }
   const profile = await Deno.makeTempDir({ prefix: "stubtool-chromium-" });

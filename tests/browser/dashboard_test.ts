@@ -1,5 +1,5 @@
-// The dashboard and the static HTML report in real headless Chromium (system Chromium via
-// playwright-core; .ci/run installs it): the numbers a user reads, live updates without a
+// The dashboard and the static HTML report in real headless Chromium (playwright-core drives
+// the browser `npm test` provides: scripts/provision.mjs): the numbers a user reads, live updates without a
 // reload, keyboard use, narrow and dark layouts, escaping, and the file:// report.
 // Screenshots go to a temporary directory that is kept when a step fails (its path is
 // printed), or to $STUBTOOL_SCREENSHOTS when set.
@@ -84,8 +84,6 @@ async function shown(page: Page) {
 
 Deno.test({
   name: "dashboard and HTML report in headless Chromium: numbers, live update, keyboard, narrow, dark, escaping",
-  // A developer without Chromium can skip these; CI installs it (.ci/run).
-  ignore: Deno.env.get("STUBTOOL_SKIP_BROWSER") === "1",
   // playwright-core keeps a connection and timers of its own between steps.
   sanitizeOps: false,
   sanitizeResources: false,
@@ -114,6 +112,11 @@ Deno.test({
     page.on("console", (message) => {
       if (message.type() === "error") problems.push(`console: ${message.text()}`);
     });
+    // Every Content-Security-Policy violation, in every page this context opens, as a console error.
+    await browser.context.addInitScript(
+      `document.addEventListener("securitypolicyviolation", (e) => console.error("CSP violation: " + ` +
+        `e.violatedDirective + " (" + (e.blockedURI || "inline") + " at " + e.sourceFile + ":" + e.lineNumber + ")"))`,
+    );
     // Anything the page fetches besides itself would be a request the server counts (or an external asset).
     const fetched: string[] = [];
     page.on("request", (r) => fetched.push(r.url()));
@@ -240,6 +243,30 @@ Deno.test({
       assert.equal(await text(page, "#stat-unmatched"), "4");
       await page.keyboard.press("Space");
       await waitFor(page, `document.getElementById("stat-unmatched").textContent === "5"`);
+    });
+
+    await step("several refreshes with new requests in between: no console error, no CSP violation", async () => {
+      await page.goto(dashboard);
+      for (let i = 0; i < 4; i++) {
+        const before = await text(page, "#stat-unmatched");
+        assert.equal(await request(server, "GET", `/cycle/${i}`), 404);
+        await waitFor(page, `document.getElementById("stat-unmatched").textContent !== ${JSON.stringify(before)}`);
+        assert.match(await text(page, "#live-status"), /^Live: changed at /);
+      }
+      // A matched request changes the stubs, coverage and journal sections; the unmatched one stays the same node.
+      const mark = `for (const s of document.querySelectorAll("main > section")) s.marked = true`;
+      const marked = `Array.from(document.querySelectorAll("main > section"), (s) => s.id + ":" + (s.marked === true))`;
+      await inPage(page, mark);
+      assert.equal(await request(server, "GET", "/users/9"), 200);
+      await waitFor(page, `!document.getElementById("stubs").marked`);
+      assert.deepEqual(await inPage(page, marked), [":false", "stubs:false", "unmatched:true", "journal:false"]);
+      // Idle refreshes: nothing is re-rendered, nothing is logged.
+      await inPage(page, mark);
+      const status = await text(page, "#live-status");
+      await page.waitForTimeout(2500);
+      assert.deepEqual(await inPage(page, marked), [":true", "stubs:true", "unmatched:true", "journal:true"]);
+      assert.equal(await text(page, "#live-status"), status);
+      assert.deepEqual(problems, [], "no script errors, console errors or CSP violations");
     });
 
     await step("readable on a 390 px wide window: nothing wider than the screen", async () => {

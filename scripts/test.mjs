@@ -1,0 +1,138 @@
+// `npm test`: every test suite, each run even when an earlier one failed, one summary line
+// per suite, exit 1 when any failed. Plain Node, so it works on a fresh clone before Deno is
+// installed: it runs `npm ci` first when node_modules is missing (scripts/ensure_deps.mjs),
+// and gets what a suite needs besides Node and Deno (Chromium, wrk) from
+// scripts/provision.mjs just before that suite runs. A suite whose need cannot be met fails
+// with one line saying what to install; no suite is ever skipped.
+//
+//   npm test                         # every suite
+//   npm test -- browser node         # only these suites, in this order
+//   node scripts/test.mjs --suites FILE   # suites from a JSON file (the runner's own tests)
+//
+// A suite file is a JSON list of { "name", "command": [program, ...args], "needs"?: ["chromium" | "wrk"] }.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ensureDeps } from "./ensure_deps.mjs";
+import { ensureChromium, ensureWrk } from "./provision.mjs";
+
+const ROOT = fileURLToPath(new URL("../", import.meta.url));
+
+/** Every suite of `npm test`, in the order they run. */
+export const SUITES = [
+  {
+    name: "deno",
+    what: "unit, HTTP on both adapters, CLI subprocesses, README blocks, doc examples",
+    command: ["deno", "test", "-A", "--doc", "--ignore=tests/browser/"],
+  },
+  {
+    name: "browser",
+    what: "the dashboard in headless Chromium",
+    command: ["deno", "test", "-A", "tests/browser/"],
+    needs: ["chromium"],
+  },
+  { name: "node", what: "the npm package on Node", command: ["node", "--test", "tests/node/all.mjs"] },
+  { name: "bench", what: "benchmark smoke", command: ["deno", "run", "-A", "bench/run.ts", "--smoke"], needs: ["wrk"] },
+];
+
+const PROVIDERS = { chromium: ensureChromium, wrk: ensureWrk };
+
+function parseArgs(argv) {
+  let suites = SUITES;
+  const names = [];
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === "--suites") {
+      const file = argv[++i];
+      if (!file) throw new Error("--suites needs a file: a JSON list of { name, command }");
+      suites = JSON.parse(readFileSync(file, "utf8"));
+    } else names.push(argv[i]);
+  }
+  if (names.length === 0) return suites;
+  return names.map((name) => {
+    const suite = suites.find((s) => s.name === name);
+    if (!suite) throw new Error(`unknown suite '${name}' (suites: ${suites.map((s) => s.name).join(", ")})`);
+    return suite;
+  });
+}
+
+/** Runs one command with inherited output; resolves to its exit code (or 128 + signal number). */
+function run(command, env) {
+  return new Promise((resolve) => {
+    const child = spawn(command[0], command.slice(1), { cwd: ROOT, env, stdio: ["ignore", "inherit", "inherit"] });
+    child.on("error", (error) => {
+      console.error(`[test] could not start ${command[0]}: ${error.message}`);
+      resolve(127);
+    });
+    child.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : 128 + 15)));
+  });
+}
+
+function seconds(ms) {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+async function main() {
+  let suites;
+  try {
+    suites = parseArgs(process.argv.slice(2));
+  } catch (error) {
+    console.error(`[ERROR] ${error.message}`);
+    return 2;
+  }
+  const installed = ensureDeps();
+  if (installed !== 0) {
+    console.error("[ERROR] npm ci failed: no suite can run without node_modules");
+    return installed;
+  }
+  const env = { ...process.env, PATH: `${join(ROOT, "node_modules", ".bin")}${delimiter}${process.env.PATH ?? ""}` };
+  let interrupted = false;
+  process.on("SIGINT", () => interrupted = true);
+  process.on("SIGTERM", () => interrupted = true);
+
+  const results = [];
+  for (const suite of suites) {
+    if (interrupted) {
+      results.push({ name: suite.name, status: "not run", note: "interrupted" });
+      continue;
+    }
+    console.log(`\n[test] ${suite.name}${suite.what ? ` (${suite.what})` : ""}: ${suite.command.join(" ")}`);
+    const start = performance.now();
+    const suiteEnv = { ...env };
+    let missing;
+    for (const need of suite.needs ?? []) {
+      const provide = PROVIDERS[need];
+      const got = provide ? provide({ env: suiteEnv }) : { error: `unknown need '${need}'` };
+      if (got.error) {
+        missing = got.error;
+        break;
+      }
+      console.log(`[test] ${need}: ${got.path}`);
+      if (need === "chromium") suiteEnv.CHROMIUM_PATH = got.path;
+      else suiteEnv.PATH = `${dirname(got.path)}${delimiter}${suiteEnv.PATH}`;
+    }
+    if (missing) {
+      console.error(`[ERROR] ${missing}`);
+      results.push({ name: suite.name, status: "FAILED", note: missing });
+      continue;
+    }
+    const code = await run(suite.command, suiteEnv);
+    const took = seconds(performance.now() - start);
+    results.push({
+      name: suite.name,
+      status: code === 0 ? "passed" : "FAILED",
+      note: code === 0 ? took : `exit ${code}, ${took}`,
+    });
+  }
+
+  const width = Math.max(...results.map((r) => r.name.length));
+  console.log("\n[test] summary");
+  for (const r of results) console.log(`  ${r.name.padEnd(width)}  ${r.status.padEnd(7)}  ${r.note}`);
+  const passed = results.filter((r) => r.status === "passed").length;
+  const failed = results.length - passed;
+  console.log(`suites: ${passed} passed, ${failed} failed`);
+  if (interrupted) return 130;
+  return failed === 0 ? 0 : 1;
+}
+
+process.exitCode = await main();
