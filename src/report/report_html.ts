@@ -11,7 +11,7 @@
 import type { OpenApiDrift } from "./openapi.ts";
 import type { ClosestStub, JournalEntry, JournalSnapshot, Report, ReportStub, UnmatchedRequest } from "./types.ts";
 import { VERSION } from "../version.ts";
-import { queryLabel } from "../stubs/model.ts";
+import { patternText, queryLabel } from "../stubs/model.ts";
 
 /** Options of {@link renderHtmlReport}. */
 export interface HtmlReportOptions {
@@ -369,7 +369,10 @@ export const _LIVE_RENDERERS = {
   ESCAPES,
   functions: [
     escapeHtml,
+    patternText,
+    queryLabel,
     stubTarget,
+    queryOf,
     plural,
     timeCell,
     closestList,

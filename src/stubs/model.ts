@@ -141,7 +141,8 @@ export interface Stub {
 }
 
 /** How a query value pattern shows in a label: the text, `/regex/`, or `(absent)`. */
-function patternText(spec: unknown): string {
+/** One query value pattern as a label shows it: `{term}`, `/[0-9]+/`, `(absent)`. */
+export function patternText(spec: unknown): string {
   if (typeof spec === "string") return spec;
   if (typeof spec === "object" && spec !== null && "regex" in spec) return `/${(spec as { regex: unknown }).regex}/`;
   if (typeof spec === "object" && spec !== null && "absent" in spec) return "(absent)";
