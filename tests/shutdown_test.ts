@@ -30,7 +30,7 @@ async function fetchOwn(url: string): Promise<{ status: number; text: string } |
 /** A raw keep-alive connection that has made one request and now sits idle. */
 async function idleKeepAlive(port: number): Promise<Deno.TcpConn> {
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  await conn.write(new TextEncoder().encode("GET /__stubtool__/health HTTP/1.1\r\nHost: x\r\n\r\n"));
+  await conn.write(new TextEncoder().encode("GET /__stubtool__/health HTTP/1.1\r\nHost: localhost\r\n\r\n"));
   const buffer = new Uint8Array(1024);
   const n = await conn.read(buffer);
   assert.match(new TextDecoder().decode(buffer.subarray(0, n ?? 0)), /^HTTP\/1\.1 200/);

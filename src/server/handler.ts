@@ -15,6 +15,7 @@ import { faulted, throttled } from "./faults.ts";
 import { RESERVED_PREFIX } from "../stubs/path.ts";
 import type { StubChanges } from "../stubs/reload.ts";
 import { answerReserved, type ReservedHost } from "./endpoints.ts";
+import { type GuardOptions, ReservedGuard } from "./guard.ts";
 import { type Incoming, requestIncoming } from "./incoming.ts";
 import {
   DEFAULT_JOURNAL_BYTES,
@@ -66,7 +67,7 @@ export interface RequestLogEntry {
 }
 
 /** Options of {@link StubHandler}. */
-export interface HandlerOptions {
+export interface HandlerOptions extends GuardOptions {
   /** How many unmatched requests the report keeps (the total is always exact). Default 1000. */
   maxUnmatched?: number;
   /** Largest accepted request body in bytes; larger gets 413. Default 10 MiB. */
@@ -166,6 +167,7 @@ export class StubHandler {
   /** Where unmatched requests go, when somewhere. */
   #proxyUnmatched: URL | undefined;
   #proxyTap: HandlerOptions["proxyTap"];
+  readonly #guard: ReservedGuard;
   /** Near misses already worked out, for one version of the stubs. */
   #closest = { version: -1, cache: new Map<string, ClosestStub[]>() };
 
@@ -188,6 +190,7 @@ export class StubHandler {
     this.#cors = options.cors ? new Cors(options.cors) : undefined;
     this.#proxyUnmatched = options.proxyUnmatched === undefined ? undefined : new URL(options.proxyUnmatched);
     this.#proxyTap = options.proxyTap;
+    this.#guard = new ReservedGuard(options);
     this.#reservedHost.maxBody = this.#maxBody;
     for (const [batch, source] of [[stubs, options.source ?? "config"], [options.inline ?? [], "inline"]] as const) {
       if (!batch.length) continue;
@@ -337,6 +340,8 @@ export class StubHandler {
     const rawQuery = q === -1 ? "" : target.slice(q + 1);
     // `_` after the first slash is rare in stub paths: one char test before the prefix test.
     if (pathname.charCodeAt(1) === 95 && (pathname.startsWith(RESERVED_PREFIX) || pathname === "/__stubtool__")) {
+      const refusal = this.#guard.check(incoming, pathname, pathname.slice(RESERVED_PREFIX.length), rawQuery);
+      if (refusal) return respond(...refusal);
       return answerReserved(this.#reservedHost, incoming, pathname, rawQuery, respond);
     }
     const view = new RequestView(incoming, incoming.method, pathname, rawQuery);

@@ -5,6 +5,7 @@
 
 import type { Serve } from "./adapters/types.ts";
 import { StubBuilder } from "../stubs/builder.ts";
+import { hostName, isLoopbackName } from "./guard.ts";
 import { type HandlerOptions, StubHandler } from "./handler.ts";
 import type { Stub } from "../stubs/model.ts";
 import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
@@ -226,7 +227,9 @@ export async function stubServer(port = 0, options: StubServerOptions = {}): Pro
   const hostname = options.hostname ?? "127.0.0.1";
   const isDeno = typeof (globalThis as { Deno?: { serve?: unknown } }).Deno?.serve === "function";
   const serve = await loadAdapter(options.adapter ?? (isDeno ? "deno" : "node"));
-  const handler = new StubHandler(options.stubs ?? [], options);
+  // On a loopback bind the reserved endpoints answer only this machine's names (DNS rebinding, P13.4).
+  const loopbackOnly = options.loopbackOnly ?? isLoopbackName(hostName(hostname));
+  const handler = new StubHandler(options.stubs ?? [], { ...options, loopbackOnly });
   const tls = options.tls === "self-signed"
     ? await import("./tls.ts").then((m) => m.selfSignedCertificate())
     : options.tls;
