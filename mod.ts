@@ -37,6 +37,7 @@ export type { JournalFilter } from "./src/server/journal.ts";
 export type { BodyRead, HeaderSource } from "./src/server/incoming.ts";
 export { StubServer, stubServer } from "./src/server/server.ts";
 export type { FoundRequests, StubServerOptions } from "./src/server/server.ts";
+export type { GuardOptions } from "./src/server/guard.ts";
 export { StubHandler, TOO_LARGE } from "./src/server/handler.ts";
 export type {
   AnswerBody,

@@ -150,7 +150,7 @@ export interface Served {
 }
 
 /** The banner's first line, which carries the URL. */
-export const BANNER = /^stubtool \S+ listening on (http:\/\/(?:\[[^\]]+\]|[^\s:/]+):(\d+))(?: |$)/m;
+export const BANNER = /^stubtool \S+ listening on (https?:\/\/(?:\[[^\]]+\]|[^\s:/]+):(\d+))(?: |$)/m;
 
 /** Starts `stubtool serve ...args` and waits for its banner. Dispose the process when done. */
 export async function startServe(args: string[], options: CliOptions = {}): Promise<Served> {

@@ -15,8 +15,8 @@ import { checkReport, mergeReports, renderReport, REPORT_FORMATS, type ReportFor
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
 import { errorLine, printProblems } from "./output.ts";
-import { defaultServerUrl, describeFetchError, endpointUrl, fetchAnyAddress } from "./reach.ts";
-import { choiceValue, type ParsedArgs, serverUrlValue, UsageError } from "./usage.ts";
+import { describeFetchError, endpointUrl, fetchAnyAddress, type ReachOptions, serverTarget } from "./reach.ts";
+import { choiceValue, type ParsedArgs, UsageError } from "./usage.ts";
 
 /** How long `report` waits for a server's answer. */
 const REPORT_TIMEOUT_MS = 10_000;
@@ -34,7 +34,7 @@ function errorMessage(text: string): string | undefined {
   }
 }
 
-async function fetchReport(url: URL, scope: string | undefined): Promise<Fetched> {
+async function fetchReport(url: URL, reach: ReachOptions, scope: string | undefined): Promise<Fetched> {
   const display = url.href.replace(/\/$/, "");
   const cannot = (reason: string) => ({
     error: `[ERROR] cannot reach stubtool at ${display}: ${escapeControls(reason)}`,
@@ -42,21 +42,25 @@ async function fetchReport(url: URL, scope: string | undefined): Promise<Fetched
   const endpoint = endpointUrl(url, "report", scope === undefined ? {} : { scope });
   let response: Response;
   try {
-    response = await fetchAnyAddress(endpoint, REPORT_TIMEOUT_MS);
+    response = await fetchAnyAddress(endpoint, REPORT_TIMEOUT_MS, reach);
   } catch (error) {
     return cannot(describeFetchError(error));
   }
   const text = await response.text().catch(() => "");
   if (response.status !== 200) {
     // A server without --scopes refuses ?scope= with 400 and a message that says what to do.
-    const message = scope === undefined ? undefined : errorMessage(text);
-    if (message !== undefined) {
+    const message = errorMessage(text);
+    if (message !== undefined && scope !== undefined && response.status === 400) {
       return {
         error: errorLine(
           `--scope ${escapeControls(scope!)}`,
           `the server answered ${response.status}: ${escapeControls(message)}`,
         ),
       };
+    }
+    // A refusal (401 without the admin token, 403 for the Host) says what to do itself.
+    if (message !== undefined) {
+      return cannot(`${endpoint.pathname} answered ${response.status}: ${escapeControls(message)}`);
     }
     return cannot(`${endpoint.pathname} answered ${response.status}; is this a stubtool server?`);
   }
@@ -70,9 +74,9 @@ async function fetchReport(url: URL, scope: string | undefined): Promise<Fetched
  * The server's request journal for the HTML page, or undefined when the server has none to
  * give (an older stubtool); the report itself does not depend on it.
  */
-async function fetchJournal(url: URL): Promise<JournalSnapshot | undefined> {
+async function fetchJournal(url: URL, reach: ReachOptions): Promise<JournalSnapshot | undefined> {
   try {
-    const response = await fetchAnyAddress(endpointUrl(url, "requests"), REPORT_TIMEOUT_MS);
+    const response = await fetchAnyAddress(endpointUrl(url, "requests"), REPORT_TIMEOUT_MS, reach);
     const text = await response.text();
     if (response.status !== 200) return undefined;
     const value = JSON.parse(text) as Partial<JournalSnapshot> | null;
@@ -162,16 +166,15 @@ export async function reportCommand(
     }
     report = reports.length === 1 ? reports[0] : mergeReports(reports);
   } else {
-    const urlText = values.url as string | undefined;
-    const url = urlText === undefined ? defaultServerUrl(env, "report") : serverUrlValue(urlText, "--url", "report");
-    const result = await fetchReport(url, scope);
+    const { url, reach } = serverTarget(values, env, "report");
+    const result = await fetchReport(url, reach, scope);
     if ("error" in result) {
       output.err(result.error);
       return 2;
     }
     report = result.report;
     source = url.href.replace(/\/$/, "");
-    if (format === "html") journal = await fetchJournal(url);
+    if (format === "html") journal = await fetchJournal(url, reach);
   }
 
   let openapi: OpenApiDrift | undefined;

@@ -7,14 +7,14 @@
 
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { loadConfigFile } from "../stubs/config.ts";
+import { describeReadError, loadConfigFile } from "../stubs/config.ts";
 import type { RequestLogEntry } from "../server/handler.ts";
 import { inlineStubs } from "../stubs/inline.ts";
 import { type Stub, stubLabel } from "../stubs/model.ts";
 import { escapeControls, escapeJsonControls } from "../report/escape.ts";
 import type { Report } from "../report/types.ts";
 import { SHUTDOWN_GRACE_MS, type StubServer, stubServer } from "../server/server.ts";
-import type { Problem } from "../stubs/validate.ts";
+import { checkUpstream, type Config, type Problem } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
@@ -117,10 +117,55 @@ interface Settings {
   maxBody?: number;
   handlerTimeoutMs?: number;
   journalSize?: number;
+  journalBytes?: number;
   reportFile?: string;
   quiet: boolean;
   scopes: boolean;
   watch: boolean;
+  /** `--cors`: any origin (a config's `cors:` may list origins instead). */
+  cors: boolean;
+  proxyUnmatched?: string;
+  /** Certificate files (`--tls-cert`/`--tls-key` or their variables), or a self-signed one. */
+  tls?: { certFile: string; keyFile: string } | "self-signed";
+  tlsCertOut?: string;
+  allowHosts: string[];
+  adminToken?: string;
+}
+
+/** The TLS settings: a certificate and key file (flags, else variables), or `--tls-self-signed`; never half a pair. */
+function tlsSettings(values: ParsedArgs["values"], env: CliContext["env"]): Pick<Settings, "tls" | "tlsCertOut"> {
+  const cert = (values["tls-cert"] as string | undefined) ?? (env.STUBTOOL_TLS_CERT?.trim() || undefined);
+  const key = (values["tls-key"] as string | undefined) ?? (env.STUBTOOL_TLS_KEY?.trim() || undefined);
+  const selfSigned = values["tls-self-signed"] === true;
+  const certOut = values["tls-cert-out"] as string | undefined;
+  if (selfSigned && (cert !== undefined || key !== undefined)) {
+    throw new UsageError(
+      "--tls-self-signed makes its own certificate: give it or --tls-cert/--tls-key, not both",
+      "serve",
+    );
+  }
+  if ((cert === undefined) !== (key === undefined)) {
+    throw new UsageError(
+      cert === undefined
+        ? "--tls-key needs --tls-cert FILE (the certificate of that key; or $STUBTOOL_TLS_CERT)"
+        : "--tls-cert needs --tls-key FILE (the certificate's private key; or $STUBTOOL_TLS_KEY)",
+      "serve",
+    );
+  }
+  let tlsCertOut: string | undefined;
+  if (certOut !== undefined) {
+    if (!selfSigned) {
+      throw new UsageError(
+        "--tls-cert-out writes the certificate --tls-self-signed makes; with --tls-cert, clients trust that file",
+        "serve",
+      );
+    }
+    const checked = checkOutputPath(certOut);
+    if ("problem" in checked) throw new UsageError(`--tls-cert-out: ${checked.problem}`, "serve");
+    tlsCertOut = checked.path;
+  }
+  if (selfSigned) return { tls: "self-signed", tlsCertOut };
+  return { tls: cert === undefined ? undefined : { certFile: cert, keyFile: key! }, tlsCertOut };
 }
 
 function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settings {
@@ -138,6 +183,22 @@ function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settin
   if (hostname === "") {
     throw new UsageError("--host: must not be empty (127.0.0.1, 0.0.0.0, ::1, a host name)", "serve");
   }
+  const proxyUnmatched = str("proxy-unmatched");
+  if (proxyUnmatched !== undefined) {
+    const problem = checkUpstream(proxyUnmatched, "--proxy-unmatched");
+    if (problem) throw new UsageError(problem, "serve");
+  }
+  const allowHosts = (values["allow-host"] as string[] | undefined) ?? [];
+  for (const name of allowHosts) {
+    if (!/^[A-Za-z0-9.:[\]_-]+$/.test(name)) {
+      throw new UsageError(
+        `--allow-host: must be a host name like mock.internal, got ${JSON.stringify(name)}`,
+        "serve",
+      );
+    }
+  }
+  const adminToken = str("admin-token") ?? (env.STUBTOOL_ADMIN_TOKEN?.trim() || undefined);
+  if (adminToken === "") throw new UsageError("--admin-token: must not be empty", "serve");
   let reportFile: string | undefined;
   if (str("report-file") !== undefined) {
     const checked = checkOutputPath(str("report-file")!);
@@ -160,10 +221,18 @@ function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settin
     journalSize: str("journal-size") === undefined
       ? undefined
       : countValue(str("journal-size")!, "--journal-size", "serve"),
+    journalBytes: str("journal-bytes") === undefined
+      ? undefined
+      : countValue(str("journal-bytes")!, "--journal-bytes", "serve", " of bytes"),
     reportFile,
     quiet: values.quiet === true,
     scopes: values.scopes === true,
     watch: values.watch === true,
+    cors: values.cors === true,
+    proxyUnmatched,
+    ...tlsSettings(values, env),
+    allowHosts,
+    adminToken,
   };
 }
 
@@ -226,6 +295,38 @@ function printBanner(output: Output, server: StubServer, settings: Settings, ban
   );
 }
 
+/**
+ * The certificate and key of `--tls-cert`/`--tls-key` as PEM text, undefined without TLS
+ * (or with a self-signed one, made by the server), or the problem that stops serve.
+ */
+async function readTls(
+  tls: Settings["tls"],
+): Promise<{ cert: string; key: string } | { problem: Problem } | undefined> {
+  if (tls === undefined || tls === "self-signed") return undefined;
+  const read = async (
+    file: string,
+    flag: string,
+    marker: RegExp,
+    what: string,
+  ): Promise<{ text: string } | { problem: Problem }> => {
+    const place = `${flag} ${file}`;
+    let text: string;
+    try {
+      text = await readFile(file, "utf8");
+    } catch (error) {
+      return { problem: { level: "error", place, message: describeReadError(error) } };
+    }
+    if (marker.test(text)) return { text };
+    const message = `holds no PEM ${what} (-----BEGIN ${what.toUpperCase()}-----)`;
+    return { problem: { level: "error", place, message } };
+  };
+  const cert = await read(tls.certFile, "--tls-cert", /-----BEGIN CERTIFICATE-----/, "certificate");
+  if ("problem" in cert) return cert;
+  const key = await read(tls.keyFile, "--tls-key", /-----BEGIN [A-Z ]*PRIVATE KEY-----/, "private key");
+  if ("problem" in key) return key;
+  return { cert: cert.text, key: key.text };
+}
+
 async function writeReportFile(file: string, report: Report): Promise<string | undefined> {
   try {
     await writeFileAtomic(file, escapeJsonControls(JSON.stringify(report, null, 2)) + "\n");
@@ -251,6 +352,8 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   const problems: Problem[] = [];
   let configStubs: Stub[] = [];
   let configPort: number | undefined;
+  let configCors: Config["cors"];
+  let configProxy: string | undefined;
   let configOk = true;
   let loadedText: string | undefined;
   if (sources.file !== undefined) {
@@ -259,12 +362,16 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
     configOk = loaded.config !== undefined;
     configStubs = loaded.config?.routes ?? [];
     configPort = loaded.config?.port;
+    configCors = loaded.config?.cors;
+    configProxy = loaded.config?.proxyUnmatched;
   }
   // Places are written out only for the stubs a message or the route table names.
   const configCount = configStubs.length;
   const placeOf = (i: number) => i < configCount ? `routes[${i}]` : `--stub[${i - configCount}]`;
   const inline = await inlineStubs(inlineTexts, { stubs: configStubs, places: placeOf });
   problems.push(...inline.problems);
+  const tls = await readTls(settings.tls);
+  if (tls !== undefined && "problem" in tls) problems.push(tls.problem);
   printProblems(output, problems, sources.file ?? "serve");
   if (!configOk || problems.some((p) => p.level === "error")) return 1;
 
@@ -292,8 +399,15 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
       maxBody: settings.maxBody,
       handlerTimeout: settings.handlerTimeoutMs,
       journalSize: settings.journalSize,
+      journalBytes: settings.journalBytes,
       onRequest: settings.quiet ? undefined : (entry) => output.log(logLine(entry)),
       scopes: settings.scopes,
+      // The flags win over the config file's settings.
+      cors: settings.cors || configCors,
+      proxyUnmatched: settings.proxyUnmatched ?? configProxy,
+      tls: settings.tls === "self-signed" ? "self-signed" : tls as { cert: string; key: string } | undefined,
+      allowHosts: settings.allowHosts,
+      adminToken: settings.adminToken,
     });
   } catch (error) {
     output.err(listenError(error, settings.hostname, port, configPort === undefined ? undefined : sources.file));
@@ -304,6 +418,31 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   if (sources.file !== undefined) banner.push(`config: ${sources.file} (${configStubs.length} route(s))`);
   else banner.push(`config: none (${sources.note})`);
   if (inline.stubs.length) banner.push(`inline: ${inline.stubs.length} stub(s) from --stub`);
+  const cors = settings.cors || configCors;
+  if (cors) {
+    banner.push(`cors: answering browser apps on ${cors === true ? "any origin" : cors.origins.join(", ")}`);
+  }
+  const proxy = settings.proxyUnmatched ?? configProxy;
+  if (proxy !== undefined) banner.push(`proxy: requests no stub matches go to ${proxy} (still recorded as unmatched)`);
+  if (settings.adminToken !== undefined) {
+    banner.push(
+      "admin token: /__stubtool__/ endpoints but health need authorization: Bearer TOKEN; " +
+        "open the dashboard once as /__stubtool__/?token=TOKEN",
+    );
+  }
+  if (settings.tlsCertOut !== undefined) {
+    try {
+      await writeFileAtomic(settings.tlsCertOut, server.certificate!);
+    } catch (error) {
+      output.err(errorLine(`--tls-cert-out ${settings.tlsCertOut}`, `cannot write: ${describeWriteError(error)}`));
+      await server.shutdown();
+      return 1;
+    }
+    banner.push(
+      `certificate: written to ${settings.tlsCertOut} (trust it: curl --cacert ${settings.tlsCertOut}, ` +
+        `NODE_EXTRA_CA_CERTS=${settings.tlsCertOut}, stubtool report --ca ${settings.tlsCertOut})`,
+    );
+  }
   if (stubs.length === 0) {
     banner.push("no stubs defined: every request gets 404 and is recorded as unmatched (add --config or --stub)");
   } else banner.push(...routeTable(stubs, placeOf));

@@ -23,7 +23,7 @@ export interface FlagSpec {
 
 /** One command: its arguments, flags, help text and examples. */
 export interface CommandSpec {
-  name: "serve" | "wait" | "validate" | "report" | "record";
+  name: "serve" | "wait" | "validate" | "report" | "record" | "stubs";
   /** Positional arguments in help text (`FILE`). */
   args?: string;
   /** How many positional arguments it takes. */
@@ -38,6 +38,29 @@ export interface CommandSpec {
 const COMMON_FLAGS: FlagSpec[] = [
   { name: "help", short: "h", type: "boolean", help: "show this help" },
   { name: "debug", type: "boolean", help: "show stack traces of unexpected errors" },
+];
+
+/** How `wait`, `report` and `stubs` reach a server. */
+const SERVER_FLAGS: FlagSpec[] = [
+  {
+    name: "url",
+    type: "string",
+    value: "URL",
+    help: "server base URL (default: http://localhost:$STUBTOOL_PORT, else http://localhost:8080)",
+  },
+  {
+    name: "ca",
+    type: "string",
+    value: "FILE",
+    help: "for an https:// server: PEM certificate to trust (the one serve --tls-cert-out wrote)",
+  },
+  { name: "insecure", type: "boolean", help: "for an https:// server: do not check its certificate" },
+  {
+    name: "admin-token",
+    type: "string",
+    value: "TOKEN",
+    help: "the server's --admin-token (default: $STUBTOOL_ADMIN_TOKEN)",
+  },
 ];
 
 /** The default config file of `serve` when neither `--config` nor `STUBTOOL_CONFIG` is given. */
@@ -116,10 +139,63 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: "recent requests the dashboard and /__stubtool__/requests keep; 0 turns the journal off (default: 500)",
       },
       {
+        name: "journal-bytes",
+        type: "string",
+        value: "BYTES",
+        help: "bytes of request targets, headers and bodies the journal keeps (default: 16777216, 16 MiB)",
+      },
+      {
         name: "scopes",
         type: "boolean",
         help:
           "track scoped coverage: requests with x-stubtool-scope: NAME also count in GET /__stubtool__/report?scope=NAME",
+      },
+      {
+        name: "cors",
+        type: "boolean",
+        help: "answer browser apps on any origin: preflights and CORS headers (the config's cors: lists origins)",
+      },
+      {
+        name: "proxy-unmatched",
+        type: "string",
+        value: "URL",
+        help: "pass requests no stub matches on to URL (still recorded as unmatched); wins over proxy_unmatched:",
+      },
+      {
+        name: "tls-cert",
+        type: "string",
+        value: "FILE",
+        help: "serve https with this PEM certificate (and --tls-key; default: $STUBTOOL_TLS_CERT)",
+      },
+      {
+        name: "tls-key",
+        type: "string",
+        value: "FILE",
+        help: "the PEM private key of --tls-cert (default: $STUBTOOL_TLS_KEY)",
+      },
+      {
+        name: "tls-self-signed",
+        type: "boolean",
+        help: "serve https with a certificate made at start for localhost, 127.0.0.1 and ::1",
+      },
+      {
+        name: "tls-cert-out",
+        type: "string",
+        value: "FILE",
+        help: "with --tls-self-signed: write its PEM certificate to FILE for clients to trust",
+      },
+      {
+        name: "allow-host",
+        type: "string",
+        multiple: true,
+        value: "NAME",
+        help: "on a loopback bind, /__stubtool__/ also answers Host NAME (others get 403), repeatable",
+      },
+      {
+        name: "admin-token",
+        type: "string",
+        value: "TOKEN",
+        help: "/__stubtool__/ endpoints but health need authorization: Bearer TOKEN (default: $STUBTOOL_ADMIN_TOKEN)",
       },
     ],
     examples: [
@@ -127,6 +203,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       'stubtool serve --port 0 --stub "GET /users/{id} -> 200 {\\"id\\": \\"{id}\\"}" --stub "DELETE /users/{id} -> 204"',
       "STUBTOOL_PORT=9000 stubtool serve --config stubs.json --report-file coverage.json",
       "stubtool serve --config stubs.yaml --watch",
+      "stubtool serve --config stubs.yaml --tls-self-signed --tls-cert-out stubtool.pem",
     ],
   },
   {
@@ -136,12 +213,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     description: "Poll /__stubtool__/health until it answers 200, trying every address the host resolves to.\n" +
       "Exit 0 when ready (prints how long it took), 1 on timeout.",
     flags: [
-      {
-        name: "url",
-        type: "string",
-        value: "URL",
-        help: "server base URL (default: http://localhost:$STUBTOOL_PORT, else http://localhost:8080)",
-      },
+      ...SERVER_FLAGS.filter((flag) => flag.name !== "admin-token"),
       { name: "timeout", type: "string", value: "SECONDS", help: "how long to keep trying (default: 10.0)" },
     ],
     examples: ["stubtool wait", "stubtool wait --url http://127.0.0.1:9000 --timeout 30"],
@@ -174,12 +246,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       "request journal when asked of a server), for a CI artifact. Exit 1 when a --fail-on check fails (after printing the report),\n" +
       "2 when the server is unreachable, a saved report or the --openapi document cannot be read.",
     flags: [
-      {
-        name: "url",
-        type: "string",
-        value: "URL",
-        help: "server base URL (default: http://localhost:$STUBTOOL_PORT, else http://localhost:8080)",
-      },
+      ...SERVER_FLAGS,
       {
         name: "format",
         short: "f",
@@ -271,6 +338,45 @@ export const COMMANDS: readonly CommandSpec[] = [
       "stubtool record --target http://localhost:3000 --out tests/stubs.yaml --keep-header location",
     ],
   },
+  {
+    name: "stubs",
+    args: "add FILE... | list | remove ID... | remove --all",
+    positionals: { min: 1, max: Infinity },
+    summary: "add, list or remove stubs on a running server",
+    description: "Drive a running server through its admin API (/__stubtool__/stubs).\n" +
+      "  add FILE...    add the routes of config files (and --stub flags) as one batch: a later batch wins\n" +
+      "                 over earlier ones, so a stub here overrides the server's config for the same request.\n" +
+      "                 The stubs are checked first; problems print as validate prints them (exit 1).\n" +
+      "  list           every stub: id, source, hits, method and path, scope\n" +
+      "  remove ID...   remove stubs by id (exit 1 for an id the server does not have)\n" +
+      "  remove --all   remove every stub added at runtime (over the API or the admin API); --scope: only that scope's\n" +
+      "Exit 2 when the server is unreachable.",
+    flags: [
+      ...SERVER_FLAGS,
+      {
+        name: "stub",
+        type: "string",
+        multiple: true,
+        value: "STUB",
+        help: 'add: inline stub "METHOD /path -> STATUS [JSON]", repeatable',
+      },
+      {
+        name: "scope",
+        type: "string",
+        value: "NAME",
+        help: "add: stubs without a scope get this one; remove --all: only this scope's",
+      },
+      { name: "all", type: "boolean", help: "remove: every stub added at runtime" },
+      { name: "format", short: "f", type: "string", value: "FORMAT", help: "list: text or json (default: text)" },
+    ],
+    examples: [
+      "stubtool stubs add payment-failures.yaml",
+      'stubtool stubs add --scope worker-3 --stub "POST /payments -> 402 {\\"error\\": \\"card_declined\\"}"',
+      "stubtool stubs list --format json",
+      "stubtool stubs remove payments-402",
+      "stubtool stubs remove --all --scope worker-3",
+    ],
+  },
 ];
 
 /** A usage error: wrong command, flag or flag value. The CLI prints it and exits 2. */
@@ -300,6 +406,8 @@ function flagsOf(command: CommandSpec): FlagSpec[] {
 
 /** `did you mean '--port'?` for a mistyped flag of `command`, or undefined. */
 function suggestFlag(command: CommandSpec, option: string): string | undefined {
+  // A one-letter option (`-x`) is too short to guess from: any two-letter name is "close".
+  if (/^-[^-]$/.test(option)) return undefined;
   const names = flagsOf(command).map((f) => f.name);
   // didYouMean compares with '-' turned into '_', so compare against names spelled the same way.
   const hint = didYouMean(option.replace(/^-+/, ""), names.map((n) => n.replaceAll("-", "_")));
@@ -459,8 +567,10 @@ export function toolHelp(): string {
     ]),
     "",
     "Exit codes: 0 success, 1 a check failed, 2 usage error or server unreachable.",
-    "Environment: STUBTOOL_PORT (serve port, wait/report URL), STUBTOOL_HOST (serve host),",
-    `             STUBTOOL_CONFIG (serve's default config file instead of ${DEFAULT_CONFIG_PATH}).`,
+    "Environment: STUBTOOL_PORT (serve port, wait/report/stubs URL), STUBTOOL_HOST (serve host),",
+    `             STUBTOOL_CONFIG (serve's default config file instead of ${DEFAULT_CONFIG_PATH}),`,
+    "             STUBTOOL_TLS_CERT and STUBTOOL_TLS_KEY (serve's certificate files),",
+    "             STUBTOOL_ADMIN_TOKEN (serve's admin token, sent by report and stubs).",
     "",
   ].join("\n");
 }

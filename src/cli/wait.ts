@@ -5,8 +5,8 @@
 
 import type { CliContext } from "./context.ts";
 import { errorLine } from "./output.ts";
-import { defaultServerUrl, describeFetchError, endpointUrl, fetchAnyAddress } from "./reach.ts";
-import { type ParsedArgs, secondsValue, serverUrlValue } from "./usage.ts";
+import { describeFetchError, endpointUrl, fetchAnyAddress, serverTarget } from "./reach.ts";
+import { type ParsedArgs, secondsValue } from "./usage.ts";
 
 /** First pause between polls; it grows by half each time up to {@link MAX_PAUSE_MS}. */
 const FIRST_PAUSE_MS = 50;
@@ -24,8 +24,7 @@ function sleep(ms: number): Promise<void> {
  * with the last reason and returns 1 (no later than about 0.25 s after the timeout).
  */
 export async function waitCommand({ values }: ParsedArgs, { env, output }: CliContext): Promise<number> {
-  const urlText = values.url as string | undefined;
-  const url = urlText === undefined ? defaultServerUrl(env, "wait") : serverUrlValue(urlText, "--url", "wait");
+  const { url, reach } = serverTarget(values, env, "wait");
   const timeoutText = values.timeout as string | undefined;
   const timeout = timeoutText === undefined ? 10 : secondsValue(timeoutText, "--timeout", "wait");
   const display = url.href.replace(/\/$/, "");
@@ -38,7 +37,7 @@ export async function waitCommand({ values }: ParsedArgs, { env, output }: CliCo
   for (;;) {
     const left = deadline - performance.now();
     try {
-      const response = await fetchAnyAddress(health, Math.max(50, Math.min(MAX_ATTEMPT_MS, left)));
+      const response = await fetchAnyAddress(health, Math.max(50, Math.min(MAX_ATTEMPT_MS, left)), reach);
       await response.body?.cancel();
       if (response.status === 200) {
         const seconds = ((performance.now() - start) / 1000).toFixed(2);
