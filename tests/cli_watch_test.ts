@@ -251,3 +251,24 @@ Deno.test("regression: serve --watch stopped for good when the config's folder w
   await writeFile(file, versioned(3));
   await until("the file created again", async () => await versionOf(served.url) === 3);
 });
+
+Deno.test("serve --watch: a reload that changes cors: or proxy_unmatched: says it applies on restart; the stubs reload", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "stubs.yaml");
+  await writeFile(file, "routes:\n  - {method: GET, path: /a, body: one}\n");
+  const served = await startServe(["--port", "0", "--quiet", "--watch", "--config", file]);
+  await using _ = served.process;
+  await writeFile(
+    file,
+    "cors: true\nproxy_unmatched: http://127.0.0.1:1\nroutes:\n  - {method: GET, path: /a, body: two}\n",
+  );
+  await until("the reload", () => served.process.stdout.includes("[watch] "));
+  assert.deepEqual(lines(served.process.stderr), [
+    `[WARN] cors: ${file} changed cors; it applies when serve is restarted`,
+    `[WARN] proxy_unmatched: ${file} changed proxy_unmatched; it applies when serve is restarted`,
+  ]);
+  assert.equal((await get(`${served.url}/a`)).text, '"two"');
+  const preflight = await fetch(`${served.url}/a`, { headers: { origin: "http://x.localhost" } });
+  await preflight.body?.cancel();
+  assert.equal(preflight.headers.get("access-control-allow-origin"), null, "CORS stays as it started");
+});

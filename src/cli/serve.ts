@@ -456,6 +456,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
       inlineTexts,
       port: server.port,
       loadedText,
+      started: { cors: configCors, proxyUnmatched: configProxy },
     });
     banner.push(`watching ${sources.file}: changes reload the stubs (--watch)`);
   }

@@ -103,6 +103,8 @@ export interface ReloadOptions {
   port: number;
   /** The config text already loaded, so a change that leaves the text as it was reloads nothing. */
   loadedText?: string;
+  /** The config's `cors:` and `proxy_unmatched:` at start: a reload cannot change them, so a change gets a warning. */
+  started?: { cors?: unknown; proxyUnmatched?: string };
 }
 
 /**
@@ -153,6 +155,12 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
       output.err(
         warnLine("port", `${file} now sets port ${loaded.config.port}; still listening on ${port} until restarted`),
       );
+    }
+    for (const [key, field] of [["cors", "cors"], ["proxy_unmatched", "proxyUnmatched"]] as const) {
+      const now = loaded.config[field];
+      if (JSON.stringify(now) !== JSON.stringify(options.started?.[field])) {
+        output.err(warnLine(key, `${file} changed ${key}; it applies when serve is restarted`));
+      }
     }
     // The config's batch is replaced in place; --stub stubs (and stubs added at runtime) stay.
     const previous = handler.routes.filter((r) => r.source === "config").map((r) => r.stub);
