@@ -1,4 +1,4 @@
-# stubtool container (PRODUCT.md P1): a standalone binary on a distroless base.
+# stubtool container: a standalone binary on a distroless base.
 #
 #   docker build -t stubtool .
 #   docker run --rm -p 8080:8080 -v "$PWD/examples:/config:ro" stubtool
