@@ -1,0 +1,171 @@
+// README's code blocks run, so the README cannot drift from the product. Each fenced block
+// is one of:
+//   - TypeScript / JavaScript: run with Deno (`"stubtool"` imports the package's mod.ts);
+//   - a YAML config (`routes:`): passes `stubtool validate` (files it names are created);
+//   - a transcript (`$ command` lines, each followed by its output), after `<!-- run: ... -->`:
+//     run in bash with `stubtool` on the PATH, output compared line by line (timestamps and
+//     tool versions normalized); `<!-- run: serve ARGS -->` starts `stubtool serve ARGS` first,
+//     and `localhost:8080` stands for its address;
+//   - Python after `<!-- run: serve ARGS -->`: run with python3 against that server;
+//   - anything else says why not, just before it: `<!-- not run: reason -->`.
+// `<!-- file: NAME -->` before a block also writes it as NAME for later blocks to use.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { ROOT, startServe, tempDir } from "./_cli.ts";
+
+interface Block {
+  /** 1-based line of the opening fence. */
+  line: number;
+  lang: string;
+  text: string;
+  /** The HTML comments just before the fence (`not run: …`, `run: …`, `file: …`). */
+  notes: string[];
+}
+
+const README = await Deno.readTextFile(join(ROOT, "README.md"));
+
+function blocks(markdown: string): Block[] {
+  const lines = markdown.split("\n");
+  const found: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^(\s*)```(\w*)\s*$/.exec(lines[i]);
+    if (!open) continue;
+    const indent = open[1].length;
+    const body: string[] = [];
+    let j = i + 1;
+    for (; j < lines.length && !/^\s*```\s*$/.test(lines[j]); j++) body.push(lines[j].slice(indent));
+    const notes: string[] = [];
+    for (let k = i - 1; k >= 0; k--) {
+      const note = /^\s*<!-- (.*) -->\s*$/.exec(lines[k]);
+      if (note) notes.unshift(note[1]);
+      else if (lines[k].trim() !== "") break;
+    }
+    found.push({ line: i + 1, lang: open[2], text: body.join("\n") + "\n", notes });
+    i = j;
+  }
+  return found;
+}
+
+const ALL = blocks(README);
+const note = (block: Block, kind: string) =>
+  block.notes.find((n) => n.startsWith(`${kind}:`))?.slice(kind.length + 1).trim();
+const isConfig = (block: Block) => block.lang === "yaml" && /^routes:/m.test(block.text);
+const isCode = (block: Block) => block.lang === "ts" || block.lang === "js";
+
+/** A folder with README's named files, `tests` and `examples`, and `stubtool` on the PATH. */
+async function workspace(dir: string): Promise<Record<string, string>> {
+  for (const block of ALL) {
+    const file = note(block, "file");
+    if (file) await Deno.writeTextFile(join(dir, file), block.text);
+  }
+  for (const name of ["tests", "examples"]) await Deno.symlink(join(ROOT, name), join(dir, name));
+  const bin = join(dir, ".bin");
+  await Deno.mkdir(bin);
+  const deno = join(ROOT, "node_modules", ".bin", "deno");
+  await Deno.writeTextFile(join(bin, "stubtool"), `#!/bin/sh\nexec "${deno}" run -A "${join(ROOT, "cli.ts")}" "$@"\n`);
+  await Deno.chmod(join(bin, "stubtool"), 0o755);
+  return { PATH: `${bin}:${Deno.env.get("PATH")}`, NO_COLOR: "1" };
+}
+
+/** Output as README shows it: no timestamps, tool versions or timings that change from run to run. */
+function normalize(text: string): string {
+  return text
+    .replace(/\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z/g, "<time>")
+    .replace(/curl\/[\d.]+/g, "curl/<version>")
+    .replace(/"duration_ms":\d+(\.\d+)?/g, '"duration_ms":<ms>')
+    .replace(/after \d+\.\d+s/g, "after <s>s");
+}
+
+Deno.test("README: every code block is run by this test or says why not", () => {
+  const unaccounted = ALL.filter((block) =>
+    note(block, "not run") === undefined && note(block, "run") === undefined && !isCode(block) && !isConfig(block)
+  );
+  assert.deepEqual(unaccounted.map((b) => `README.md:${b.line} (${b.lang || "plain"})`), []);
+  for (const block of ALL) {
+    if (note(block, "not run") !== undefined) {
+      assert.ok(note(block, "not run"), `README.md:${block.line}: give a reason`);
+    }
+  }
+});
+
+for (const block of ALL.filter((b) => isCode(b) && !note(b, "not run"))) {
+  Deno.test(`README.md:${block.line}: the ${block.lang} example runs`, async () => {
+    await using dir = await tempDir();
+    const mod = new URL("../mod.ts", import.meta.url).href;
+    const source = block.text.replace(/from "stubtool"/g, `from "${mod}"`);
+    const file = join(dir.path, `example.${block.lang}`);
+    await Deno.writeTextFile(file, source);
+    const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--no-check", file],
+      cwd: dir.path,
+      stdout: "null",
+    }).output();
+    assert.equal(code, 0, new TextDecoder().decode(stderr));
+  });
+}
+
+for (const block of ALL.filter((b) => isConfig(b) && !note(b, "not run"))) {
+  Deno.test(`README.md:${block.line}: the config example is valid`, async () => {
+    await using dir = await tempDir();
+    const env = await workspace(dir.path);
+    const file = join(dir.path, "example.yaml");
+    await Deno.writeTextFile(file, block.text);
+    // Body files it names exist next to it.
+    for (const [, name] of block.text.matchAll(/body_file: (\S+)/g)) {
+      await Deno.mkdir(join(dir.path, name, ".."), { recursive: true });
+      await Deno.writeFile(join(dir.path, name), new Uint8Array([1, 2, 3]));
+    }
+    const { code, stdout, stderr } = await new Deno.Command("stubtool", {
+      args: ["validate", file],
+      cwd: dir.path,
+      env,
+    }).output();
+    const out = new TextDecoder().decode(stdout) + new TextDecoder().decode(stderr);
+    assert.equal(code, 0, out);
+    assert.doesNotMatch(out, /\[WARN\]/, "README examples carry no warnings");
+  });
+}
+
+for (const block of ALL.filter((b) => note(b, "run") !== undefined)) {
+  const run = note(block, "run")!;
+  Deno.test(`README.md:${block.line}: the ${block.lang || "transcript"} runs as shown`, async () => {
+    await using dir = await tempDir();
+    const env = await workspace(dir.path);
+    const serveArgs = run.startsWith("serve") ? run.slice("serve".length).trim().split(/\s+/).filter(Boolean) : [];
+    const served = run.startsWith("serve")
+      ? await startServe(["--port", "0", "--quiet", ...serveArgs], { cwd: dir.path })
+      : undefined;
+    await using _ = served?.process;
+    const address = served ? new URL(served.url).host : "localhost:8080";
+    const port = address.split(":").pop()!;
+    const here = (text: string) => text.replaceAll("localhost:8080", `localhost:${port}`);
+    const back = (text: string) => text.replaceAll(`localhost:${port}`, "localhost:8080");
+    if (block.lang === "python") {
+      const file = join(dir.path, "example.py");
+      await Deno.writeTextFile(file, here(block.text));
+      const { code, stderr } = await new Deno.Command("python3", { args: [file], cwd: dir.path }).output();
+      assert.equal(code, 0, new TextDecoder().decode(stderr));
+      return;
+    }
+    // One bash session: `$?` and files carry from one command to the next.
+    const steps: { command: string; expected: string[] }[] = [];
+    for (const line of block.text.replace(/\n$/, "").split("\n")) {
+      if (line.startsWith("$ ")) steps.push({ command: line.slice(2), expected: [] });
+      else steps.at(-1)!.expected.push(line);
+    }
+    // Each command's output follows its marker; `(exit $status)` hands the previous status on to `$?`.
+    const script = steps.map((s, i) => `printf '\\n@@step ${i}\\n'; (exit $status); ${here(s.command)} 2>&1; status=$?`)
+      .join("\n");
+    // The CLI's default URL (http://localhost:$STUBTOOL_PORT) is the server's.
+    const { stdout } = await new Deno.Command("bash", {
+      args: ["-c", `status=0\n${script}`],
+      cwd: dir.path,
+      env: { ...env, STUBTOOL_PORT: port },
+    }).output();
+    const outputs = new TextDecoder().decode(stdout).split(/\n@@step \d+\n/).slice(1);
+    steps.forEach((step, i) => {
+      const actual = normalize(back(outputs[i] ?? "")).replace(/\n$/, "");
+      assert.equal(actual, normalize(step.expected.join("\n")), `README.md:${block.line}: $ ${step.command}`);
+    });
+  });
+}
