@@ -9,7 +9,6 @@
 
 import { readFileSync } from "node:fs";
 import { lookup } from "node:dns/promises";
-import { request as httpsRequest } from "node:https";
 import { isIP } from "node:net";
 import { Buffer } from "node:buffer";
 import type { Env } from "./context.ts";
@@ -167,12 +166,14 @@ export async function fetchAnyAddress(
  * alike (fetch takes no certificate on Node, and a Deno-only client on Deno). The answer
  * is read whole: the CLI's answers are small.
  */
-function fetchHttps(
+async function fetchHttps(
   url: URL,
   init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
   reach: ReachOptions,
 ): Promise<Response> {
-  return new Promise((resolve, reject) => {
+  // Loaded for https:// servers only: node:https costs a plain `wait` (the container's health check) time at start.
+  const { request: httpsRequest } = await import("node:https");
+  return await new Promise((resolve, reject) => {
     const req = httpsRequest(url, {
       method: init.method,
       headers: init.body === undefined

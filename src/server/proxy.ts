@@ -8,8 +8,7 @@
  * @module
  */
 
-import { type IncomingMessage, request as httpRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
+import type { ClientRequest, IncomingMessage, request as httpRequest } from "node:http";
 import type { Incoming } from "./incoming.ts";
 import type { ResponseHead } from "./response.ts";
 
@@ -162,7 +161,7 @@ function reason(error: unknown): string {
  * and streaming body, or a failure: unreachable (502), or no answer within `timeoutMs`
  * (504). `signal` aborts it (shutdown).
  */
-export function forward(
+export async function forward(
   base: URL,
   incoming: Incoming,
   pathname: string,
@@ -171,7 +170,8 @@ export function forward(
 ): Promise<Forwarded | ForwardFailure> {
   const url = upstreamUrl(base, pathname, rawQuery);
   const shown = `${url.origin}${url.pathname}${url.search}`;
-  const send = url.protocol === "https:" ? httpsRequest : httpRequest;
+  const clients = await loadClients();
+  const send = url.protocol === "https:" ? clients.https : clients.http;
   return new Promise((resolve) => {
     let settled = false;
     const settle = (result: Forwarded | ForwardFailure) => {
@@ -208,10 +208,21 @@ export function forward(
   });
 }
 
+let clients: Promise<{ http: typeof httpRequest; https: typeof httpRequest }> | undefined;
+
+/**
+ * node:http and node:https, loaded on the first proxied request: on Deno they bring in the
+ * whole Node HTTP layer, which a server without proxies should not pay for at start.
+ */
+function loadClients(): Promise<{ http: typeof httpRequest; https: typeof httpRequest }> {
+  return clients ??= Promise.all([import("node:http"), import("node:https")])
+    .then(([http, https]) => ({ http: http.request, https: https.request as typeof httpRequest }));
+}
+
 /** Writes a stream to a request, waiting for it to drain between chunks. */
 async function pump(
   body: ReadableStream<Uint8Array<ArrayBuffer>>,
-  req: ReturnType<typeof httpRequest>,
+  req: ClientRequest,
   tap: ForwardTap | undefined,
 ): Promise<void> {
   const reader = body.getReader();
