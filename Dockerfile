@@ -7,6 +7,11 @@
 # STUBTOOL_CONFIG names another file. STUBTOOL_PORT sets the port, and the health check
 # (`stubtool wait`) follows it. Arguments after the image name replace CMD:
 #   docker run --rm -p 9000:9000 -e STUBTOOL_PORT=9000 stubtool serve --quiet
+#
+# TLS: mount a certificate and key and name them; serve answers https, and the health check
+# (and `stubtool report`/`stubs` inside the container) reach https://localhost:$STUBTOOL_PORT:
+#   docker run --rm -p 8443:8080 -v "$PWD/certs:/certs:ro" \
+#     -e STUBTOOL_TLS_CERT=/certs/cert.pem -e STUBTOOL_TLS_KEY=/certs/key.pem stubtool
 
 # ---- build: compile the CLI with the Deno that package-lock.json pins ----
 FROM node:20-bookworm-slim AS build

@@ -3,7 +3,8 @@
 // would run them: same arguments, same environment, config auto-loaded from the default path.
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { freePort, get, lines, ROOT, runCli, startServe } from "./_cli.ts";
+import { selfSignedCertificate } from "../src/server/tls.ts";
+import { freePort, get, lines, ROOT, runCli, startServe, tempDir } from "./_cli.ts";
 
 interface Instruction {
   keyword: string;
@@ -114,4 +115,25 @@ Deno.test("container: without STUBTOOL_CONFIG the default config path is /config
     line === "config: none (/config/stubs.yaml not found)" || line?.startsWith("config: /config/stubs.yaml ("),
     line,
   );
+});
+
+Deno.test("container with TLS: STUBTOOL_TLS_CERT/KEY serve https; the health check and report inside reach https://localhost", async () => {
+  await using dir = await tempDir();
+  // report trusts the mounted certificate; the health check only asks whether the server is up.
+  const { cert, key } = await selfSignedCertificate();
+  await Deno.writeTextFile(`${dir.path}/cert.pem`, cert);
+  await Deno.writeTextFile(`${dir.path}/key.pem`, key);
+  const port = freePort();
+  const tls = { STUBTOOL_TLS_CERT: `${dir.path}/cert.pem`, STUBTOOL_TLS_KEY: `${dir.path}/key.pem` };
+  const env = { ...imageEnv(), ...tls, STUBTOOL_PORT: String(port), STUBTOOL_CONFIG: ROOT + "examples/stubs.yaml" };
+  const served = await startServe(cmd().slice(1), { env });
+  await using _ = served.process;
+  assert.equal(served.url, `https://127.0.0.1:${port}`);
+  const [, ...check] = healthcheck();
+  const healthy = await runCli(check, { env: { ...tls, STUBTOOL_PORT: String(port) } });
+  assert.equal(healthy.code, 0, healthy.stderr);
+  assert.match(healthy.stdout, new RegExp(`^\\[OK\\] stubtool at https://localhost:${port} is ready`));
+  const report = await runCli(["report"], { env: { ...imageEnv(), ...tls, STUBTOOL_PORT: String(port) } });
+  assert.equal(report.code, 0, report.stderr);
+  assert.match(report.stdout, /^Exercised stubs: 0\/10$/m);
 });

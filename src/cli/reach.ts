@@ -40,8 +40,9 @@ export interface ServerTarget {
 
 /**
  * The server `--url` (or the default) names, with `--ca`, `--insecure` and the admin token
- * (`--admin-token`, else `STUBTOOL_ADMIN_TOKEN`). A certificate flag on an http:// URL,
- * both certificate flags, or an unreadable `--ca` is a usage error.
+ * (`--admin-token`, else `STUBTOOL_ADMIN_TOKEN`). Without `--url`, `STUBTOOL_TLS_CERT` makes
+ * it `https://localhost:PORT` trusting that certificate. A certificate flag on an http://
+ * URL, both certificate flags, or an unreadable `--ca` is a usage error.
  */
 export function serverTarget(values: ParsedArgs["values"], env: Env, command: string): ServerTarget {
   const urlText = values.url as string | undefined;
@@ -74,6 +75,19 @@ export function serverTarget(values: ParsedArgs["values"], env: Env, command: st
     reach.ca = pem;
   }
   if (insecure) reach.insecure = true;
+  const tlsCert = env.STUBTOOL_TLS_CERT?.trim();
+  if (urlText === undefined && tlsCert && caFile === undefined && !insecure) {
+    // The server beside us (the container) serves this certificate. `wait` (the health
+    // check) only asks whether it is up, so it accepts one that does not name localhost.
+    if (command === "wait") reach.insecure = true;
+    else {
+      try {
+        reach.ca = readFileSync(tlsCert, "utf8");
+      } catch (error) {
+        throw new UsageError(`STUBTOOL_TLS_CERT ${tlsCert}: ${describeReadError(error)}`, command);
+      }
+    }
+  }
   const token = (values["admin-token"] as string | undefined) ?? (env.STUBTOOL_ADMIN_TOKEN?.trim() || undefined);
   if (token !== undefined) {
     if (token === "") throw new UsageError("--admin-token: must not be empty", command);
@@ -82,11 +96,15 @@ export function serverTarget(values: ParsedArgs["values"], env: Env, command: st
   return { url, reach };
 }
 
-/** `http://localhost:$STUBTOOL_PORT`, else `http://localhost:8080`; a bad STUBTOOL_PORT is a usage error. */
+/**
+ * `http://localhost:$STUBTOOL_PORT`, else `http://localhost:8080`; `https://` when
+ * `STUBTOOL_TLS_CERT` is set (the server beside it serves TLS). A bad STUBTOOL_PORT is a
+ * usage error.
+ */
 export function defaultServerUrl(env: Env, command: string): URL {
   const text = env.STUBTOOL_PORT?.trim();
   const port = text ? portValue(text, "STUBTOOL_PORT", command) : 8080;
-  return new URL(`http://localhost:${port}`);
+  return new URL(`${env.STUBTOOL_TLS_CERT?.trim() ? "https" : "http"}://localhost:${port}`);
 }
 
 /**
