@@ -226,3 +226,22 @@ Deno.test("serve --journal-bytes: the journal keeps at most that many bytes of b
     '[ERROR] --journal-bytes: must be a whole number of bytes of 0 or more, got "lots"; run stubtool serve --help',
   ]);
 });
+
+Deno.test("serve --stub '{...}': a stub in config form on the command line, with a header condition and response headers", async () => {
+  const served = await startServe([
+    "--port",
+    "0",
+    "--quiet",
+    "--stub",
+    "{method: GET, path: /env, request: {headers: {x-env: prod}}, headers: {x-served-by: stubtool}, body: {env: prod}}",
+    "--stub",
+    'GET /env -> 200 {"env": "any"}',
+  ]);
+  await using _ = served.process;
+  const prod = await fetch(`${served.url}/env`, { headers: { "x-env": "prod" } });
+  assert.deepEqual([prod.status, prod.headers.get("x-served-by"), await prod.json()], [200, "stubtool", {
+    env: "prod",
+  }]);
+  const other = await fetch(`${served.url}/env`, { headers: { "x-env": "dev" } });
+  assert.deepEqual(await other.json(), { env: "any" }, "the condition ranks the first stub higher only when it holds");
+});

@@ -127,3 +127,21 @@ Deno.test("inlineStubs: an inline stub that overrides a config stub, or one an e
     { level: "warn", place: "--stub[2]", message: "duplicate of --stub[1] (GET /other); it can never match" },
   ]);
 });
+
+Deno.test("inline stubs as one YAML flow mapping in config form: request conditions, response headers, a scope", async () => {
+  const { stub, errors } = await inlineStub(
+    "{method: GET, path: /a, request: {headers: {x-env: prod}}, headers: {x-served-by: stubtool}, body: {env: prod}}",
+  );
+  assert.deepEqual(errors, []);
+  assert.equal(stub?.method, "GET");
+  assert.equal(stub?.path, "/a");
+  assert.deepEqual({ ...stub?.responses[0].headers }, { "x-served-by": "stubtool" });
+  assert.deepEqual(stub?.responses[0].body, { env: "prod" });
+  assert.ok(stub?.request, "the header condition is kept");
+  // Problems of the mapping form are the config's messages, without a column.
+  assert.deepEqual((await inlineStub("{method: GET, path: /b, status: 2OO}")).errors, [
+    'status must be an integer from 100 to 599, got "2OO"',
+  ]);
+  assert.deepEqual((await inlineStub("{method: GET, path: /b} trailing")).errors.length, 1);
+  assert.match((await inlineStub("{method: GET, path: [")).errors[0], /^column \d+: invalid YAML mapping: /);
+});

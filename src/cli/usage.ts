@@ -104,7 +104,8 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: "string",
         multiple: true,
         value: "STUB",
-        help: 'inline stub "METHOD /path -> STATUS [JSON]", repeatable; served after the config\'s stubs',
+        help: 'inline stub "METHOD /path -> STATUS [JSON]", or one in config form "{method: GET, path: /a, ...}", ' +
+          "repeatable; a later batch than the config's stubs",
       },
       {
         name: "watch",

@@ -6,20 +6,24 @@
  * ```
  *
  * Whitespace around `->` is optional (`GET /x->200`); the path ends at the first
- * whitespace or `->`; the JSON body is the rest of the text. The parsed pieces become a
+ * whitespace or `->`; the JSON body is the rest of the text. For anything more (request
+ * conditions, response headers, a scope), a stub may also be written as one YAML flow
+ * mapping in config form: `{method: GET, path: /a, request: {headers: {x-env: prod}}}`. The parsed pieces become a
  * raw config-style stub and go through the same {@link validateStub} as config files, so
  * every rule and message is shared. Errors name the column (1-based) they point at.
  * @module
  */
 
 import type { Stub } from "./model.ts";
-import { parseJson } from "./config.ts";
+import { parseConfigText, parseJson } from "./config.ts";
 import { findShadowedStubs, type Problem, validateStub } from "./validate.ts";
 
 /** A raw stub parsed from inline text, with the column where each part starts. */
 export interface InlineParts {
-  raw: { method: string; path: string; status: number; body?: unknown };
-  columns: { method: number; path: number; status: number; body?: number };
+  /** The stub in config form. */
+  raw: Record<string, unknown>;
+  /** Where each part starts; absent for a stub written as a mapping. */
+  columns?: { method: number; path: number; status: number; body?: number };
 }
 
 /** What is wrong with an inline stub, and at which column (1-based). */
@@ -42,6 +46,7 @@ const EXAMPLE = `for example "GET /users/{id} -> 200 {\\"id\\": \\"{id}\\"}"`;
  * ```
  */
 export async function parseInlineStub(text: string): Promise<InlineParts | { error: InlineError }> {
+  if (text.trimStart().startsWith("{")) return parseMapping(text);
   let i = 0;
   const skipSpace = () => {
     while (i < text.length && SPACE.test(text[i])) i++;
@@ -92,7 +97,7 @@ export async function parseInlineStub(text: string): Promise<InlineParts | { err
 
   skipSpace();
   const raw: InlineParts["raw"] = { method, path, status: Number(digits) };
-  const columns: InlineParts["columns"] = { method: methodAt + 1, path: pathAt + 1, status: statusAt + 1 };
+  const columns: NonNullable<InlineParts["columns"]> = { method: methodAt + 1, path: pathAt + 1, status: statusAt + 1 };
   const rest = text.slice(i).trimEnd();
   if (rest !== "") {
     const parsed = await parseJson(rest);
@@ -105,8 +110,24 @@ export async function parseInlineStub(text: string): Promise<InlineParts | { err
   return { raw, columns };
 }
 
+/** `{method: GET, path: /a, ...}`: one stub in config form, as a YAML flow mapping. */
+async function parseMapping(text: string): Promise<InlineParts | { error: InlineError }> {
+  const { raw, problems } = await parseConfigText(text, "--stub.yaml");
+  const problem = problems.find((p) => p.level === "error");
+  if (problem) {
+    const column = /:\d+:(\d+)$/.exec(problem.place ?? "")?.[1];
+    return { error: { column: column ? Number(column) : 1, message: `invalid YAML mapping: ${problem.message}` } };
+  }
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    return {
+      error: { column: 1, message: "expected one stub as a mapping, like {method: GET, path: /a, status: 200}" },
+    };
+  }
+  return { raw: raw as Record<string, unknown> };
+}
+
 /** The column a validation message is about, from the field it starts with. */
-function columnOf(message: string, columns: InlineParts["columns"]): number {
+function columnOf(message: string, columns: NonNullable<InlineParts["columns"]>): number {
   const field = /^[a-z_]+/.exec(message)?.[0];
   switch (field) {
     case "path":
@@ -136,7 +157,9 @@ export async function inlineStub(text: string): Promise<{ stub?: Stub; errors: s
   const parsed = await parseInlineStub(text);
   if ("error" in parsed) return { errors: [`column ${parsed.error.column}: ${parsed.error.message}`] };
   const { stub, errors } = validateStub(parsed.raw);
-  return { stub, errors: errors.map((message) => `column ${columnOf(message, parsed.columns)}: ${message}`) };
+  const columns = parsed.columns;
+  if (!columns) return { stub, errors };
+  return { stub, errors: errors.map((message) => `column ${columnOf(message, columns)}: ${message}`) };
 }
 
 /**
