@@ -143,7 +143,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "journal-bytes",
         type: "string",
         value: "BYTES",
-        help: "bytes of request targets, headers and bodies the journal keeps (default: 16777216, 16 MiB)",
+        help: "bytes of request targets and bodies the journal keeps (default: 16777216, 16 MiB)",
       },
       {
         name: "scopes",
