@@ -138,9 +138,9 @@ Deno.test("inline stubs as one YAML flow mapping in config form: request conditi
   assert.deepEqual({ ...stub?.responses[0].headers }, { "x-served-by": "stubtool" });
   assert.deepEqual(stub?.responses[0].body, { env: "prod" });
   assert.ok(stub?.request, "the header condition is kept");
-  // Problems of the mapping form are the config's messages, without a column.
-  assert.deepEqual((await inlineStub("{method: GET, path: /b, status: 2OO}")).errors, [
-    'status must be an integer from 100 to 599, got "2OO"',
+  // Problems of the mapping form are the config's messages, at the mapping's opening brace.
+  assert.deepEqual((await inlineStub("  {method: GET, path: /b, status: 2OO}")).errors, [
+    'column 3: status must be an integer from 100 to 599, got "2OO"',
   ]);
   assert.deepEqual((await inlineStub("{method: GET, path: /b} trailing")).errors.length, 1);
   assert.match((await inlineStub("{method: GET, path: [")).errors[0], /^column \d+: invalid YAML mapping: /);

@@ -164,10 +164,13 @@ export async function fetchAnyAddress(
   reach: ReachOptions = {},
   request: ReachRequest = {},
 ): Promise<Response> {
+  // Loaded for https:// servers only (a plain `wait`, the container's health check, need not pay
+  // for it at start), and before the clock starts: loading is not the server's answer time.
+  const https = url.protocol === "https:" ? await import("node:https") : undefined;
   const signal = AbortSignal.timeout(timeoutMs);
   const headers = { ...request.headers, ...(reach.token !== undefined && { authorization: `Bearer ${reach.token}` }) };
   const init = { method: request.method ?? "GET", headers, body: request.body, signal };
-  if (url.protocol === "https:") return await fetchHttps(url, init, reach);
+  if (https) return await fetchHttps(https.request, url, init, reach);
   let lastError: unknown;
   for (const candidate of await candidateUrls(url)) {
     try {
@@ -184,14 +187,13 @@ export async function fetchAnyAddress(
  * alike (fetch takes no certificate on Node, and a Deno-only client on Deno). The answer
  * is read whole: the CLI's answers are small.
  */
-async function fetchHttps(
+function fetchHttps(
+  httpsRequest: typeof import("node:https").request,
   url: URL,
   init: { method: string; headers: Record<string, string>; body?: string; signal: AbortSignal },
   reach: ReachOptions,
 ): Promise<Response> {
-  // Loaded for https:// servers only: node:https costs a plain `wait` (the container's health check) time at start.
-  const { request: httpsRequest } = await import("node:https");
-  return await new Promise((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const req = httpsRequest(url, {
       method: init.method,
       headers: init.body === undefined

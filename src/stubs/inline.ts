@@ -158,7 +158,8 @@ export async function inlineStub(text: string): Promise<{ stub?: Stub; errors: s
   if ("error" in parsed) return { errors: [`column ${parsed.error.column}: ${parsed.error.message}`] };
   const { stub, errors } = validateStub(parsed.raw);
   const columns = parsed.columns;
-  if (!columns) return { stub, errors };
+  // A stub written as a mapping: its problems are about the whole of it, from its opening brace.
+  if (!columns) return { stub, errors: errors.map((message) => `column ${text.indexOf("{") + 1}: ${message}`) };
   return { stub, errors: errors.map((message) => `column ${columnOf(message, columns)}: ${message}`) };
 }
 
