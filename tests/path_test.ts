@@ -326,3 +326,16 @@ Deno.test("property: the shortcut for plain templates gives what the full parse 
   );
   assert.ok(plain > 200, `only ${plain} plain templates generated`);
 });
+
+Deno.test("regression: other routers' ':id' and '*' segments were accepted as literals; they are errors that say what to write", () => {
+  assert.deepEqual(parsePathTemplate("/users/:id").problems, [
+    "path segment ':id' is not a placeholder here: write {id}",
+  ]);
+  assert.deepEqual(parsePathTemplate("/files/*").problems, [
+    "path segment '*' is not a wildcard here: write {rest*} as the last segment (it matches one or more segments)",
+  ]);
+  // A colon or star inside a segment stays literal (Google-style custom methods, glob-like names).
+  assert.deepEqual(parsePathTemplate("/v1/users:batchGet").problems, []);
+  assert.deepEqual(parsePathTemplate("/files/a*b").problems, []);
+  assert.deepEqual(parsePathTemplate("/a/:").problems, []);
+});

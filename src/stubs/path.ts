@@ -100,6 +100,8 @@ export function parsePathTemplate(raw: string): { template?: PathTemplate; probl
  */
 export function plainSegments(raw: string): Segment[] | undefined {
   if (!PLAIN_PATH.test(raw) || raw.startsWith(RESERVED_PREFIX.slice(0, -1))) return undefined;
+  // `/:id` and `/*` (other routers' syntax) get the full parse, which says what to write.
+  if (raw.includes("/:") || raw.includes("/*")) return undefined;
   const segments: (string | Segment)[] = raw.slice(1).split("/");
   for (let k = 0; k < segments.length; k++) {
     const piece = segments[k] as string;
@@ -152,6 +154,12 @@ export function parseTemplateInFull(raw: string): { template?: PathTemplate; pro
       segments[count++] = rest === undefined
         ? { param: true, name: captured }
         : { param: true, name: captured, rest: true };
+    } else if (/^:[A-Za-z_][A-Za-z0-9_]*$/.test(piece)) {
+      problems.push(`path segment '${piece}' is not a placeholder here: write {${piece.slice(1)}}`);
+    } else if (piece === "*" || piece === "**") {
+      problems.push(
+        `path segment '${piece}' is not a wildcard here: write {rest*} as the last segment (it matches one or more segments)`,
+      );
     } else if (piece.includes("{") || piece.includes("}")) {
       problems.push(
         `path segment '${piece}' is not a placeholder: write a whole segment as {name} (letters, digits, _)`,
