@@ -209,3 +209,26 @@ Deno.test("regression: YAML's duplicate-key check compared each key with every e
   );
   assert.deepEqual(ok.problems, []);
 });
+
+Deno.test('regression: an unquoted {id} in a YAML flow mapping was served as {"id":{"id":null}} and validated OK; it is an error that says to quote it', async () => {
+  const text = "routes:\n  - method: GET\n    path: /users/{id}\n    body: { id: {id} }\n    headers: {x-id: {id}}\n";
+  const { problems } = await parseConfigText(text, "stubs.yaml");
+  assert.deepEqual(problems, [
+    {
+      level: "error",
+      place: "stubs.yaml:4:18",
+      message: '{id} is read by YAML as a mapping, not a placeholder: write "{id}" in quotes',
+    },
+    {
+      level: "error",
+      place: "stubs.yaml:5:22",
+      message: '{id} is read by YAML as a mapping, not a placeholder: write "{id}" in quotes',
+    },
+  ]);
+  // Quoted, or an explicit null, is what the user wrote.
+  const quoted = await parseConfigText(
+    'routes:\n  - {method: GET, path: "/u/{id}", body: {id: "{id}", n: null}}\n',
+    "ok.yaml",
+  );
+  assert.deepEqual(quoted.problems, []);
+});

@@ -116,8 +116,15 @@ async function parseYamlConfig(text: string, file: string): Promise<{ raw?: unkn
   visit(doc, {
     Map(_, map) {
       const seen = new Set<unknown>();
-      for (const { key } of map.items) {
+      for (const { key, value } of map.items) {
         if (!isScalar(key) || key.value === "<<") continue;
+        // `{id}` unquoted in a flow mapping is YAML for {id: null}, never what a stub means.
+        if (map.flow && value === null && typeof key.value === "string" && /^[A-Za-z0-9_]+\*?$/.test(key.value)) {
+          found.push({
+            offset: key.range?.[0] ?? 0,
+            message: `{${key.value}} is read by YAML as a mapping, not a placeholder: write "{${key.value}}" in quotes`,
+          });
+        }
         if (seen.has(key.value)) found.push({ offset: key.range?.[0] ?? 0, message: DUPLICATE_KEY });
         else seen.add(key.value);
       }
