@@ -232,3 +232,19 @@ Deno.test('regression: an unquoted {id} in a YAML flow mapping was served as {"i
   );
   assert.deepEqual(quoted.problems, []);
 });
+
+Deno.test("regression: a comment in a .json config got the parser's 'Expected property name' message; it says JSON has no comments", async () => {
+  for (
+    const [text, place] of [['{\n  // routes below\n  "routes": []\n}\n', "stubs.json:2:3"], [
+      '{"routes": [ /* none */ ]}',
+      "stubs.json:1:14",
+    ]]
+  ) {
+    const { problems } = await parseConfigText(text, "stubs.json");
+    assert.deepEqual(problems, [{
+      level: "error",
+      place,
+      message: "JSON has no comments: remove it (or write the file as YAML, where # starts a comment)",
+    }]);
+  }
+});

@@ -85,7 +85,23 @@ const DUPLICATE_KEY = "duplicate key: keys in one mapping must be unique";
 
 async function parseJsonConfig(text: string, file: string): Promise<{ raw?: unknown; problems: Problem[] }> {
   const result = await parseJson(text);
-  if ("error" in result) return { problems: [syntaxProblem(file, text, result.error.offset, result.error.message)] };
+  if ("error" in result) {
+    const { offset, message } = result.error;
+    // JSON-with-comments editors write these; the parser's own message would only say "Expected …".
+    const at = text.slice(offset).trimStart();
+    const comment = at.startsWith("//") || at.startsWith("/*");
+    const where = comment ? offset + text.slice(offset).indexOf("/") : offset;
+    return {
+      problems: [
+        syntaxProblem(
+          file,
+          text,
+          where,
+          comment ? "JSON has no comments: remove it (or write the file as YAML, where # starts a comment)" : message,
+        ),
+      ],
+    };
+  }
   const problems = mayHaveDuplicateKeys(text, result.value)
     ? duplicateKeyOffsets(text).map((offset) => syntaxProblem(file, text, offset, DUPLICATE_KEY))
     : [];
