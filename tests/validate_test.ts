@@ -1080,3 +1080,21 @@ Deno.test("property: the shortcut for plain stubs accepts only what the full che
   );
   assert.ok(plain > 100, `only ${plain} plain stubs generated`);
 });
+
+Deno.test("regression: a JSON body written as a string went out double-encoded without a word; validate warns", () => {
+  const { config, problems } = validateConfig({
+    routes: [
+      { method: "GET", path: "/a", body: '{"id": 1}' },
+      { method: "GET", path: "/b", sequence: [{ body: "ok" }, { body: "[1, 2]" }] },
+      { method: "GET", path: "/c", headers: { "content-type": "text/plain" }, body: '{"sent": "as written"}' },
+      { method: "GET", path: "/d", body: "{not json}" },
+    ],
+  });
+  assert.ok(config, "a warning, not an error");
+  const message = "body is a string that holds JSON, so it goes out as one JSON string (double-encoded): " +
+    "write the value itself (body: {id: 1}, not body: '{\"id\": 1}'), or set a text content-type to send it as written";
+  assert.deepEqual(problems, [
+    { level: "warn", place: "routes[0]", message },
+    { level: "warn", place: "routes[1].sequence[1]", message },
+  ]);
+});

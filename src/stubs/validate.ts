@@ -765,6 +765,16 @@ export function validateConfig(
   }
   if (problems.some((p) => p.level === "error")) return { problems };
   problems.push(...findShadowedStubs(routes, (i) => `routes[${i}]`));
+  routes.forEach((stub, i) => {
+    const entry = stub.responses.findIndex(holdsJsonText);
+    if (entry === -1) return;
+    problems.push({
+      level: "warn",
+      place: stub.isSequence ? `routes[${i}].sequence[${entry}]` : `routes[${i}]`,
+      message: "body is a string that holds JSON, so it goes out as one JSON string (double-encoded): " +
+        "write the value itself (body: {id: 1}, not body: '{\"id\": 1}'), or set a text content-type to send it as written",
+    });
+  });
   if ("Deno" in globalThis) {
     routes.forEach((stub, i) => {
       if (stub.fault !== "disconnect") return;
@@ -780,6 +790,24 @@ export function validateConfig(
   if (cors !== undefined) config.cors = cors;
   if (proxyUnmatched !== undefined) config.proxyUnmatched = proxyUnmatched;
   return { config, problems };
+}
+
+/**
+ * Is this answer a string body holding a JSON object or array, sent as JSON (no content
+ * type, or a JSON one)? It would go out as a JSON string: almost always a quoting slip.
+ */
+function holdsJsonText(spec: ResponseSpec): boolean {
+  if (!spec.hasBody || typeof spec.body !== "string") return false;
+  const text = spec.body.trim();
+  if (!(text.startsWith("{") && text.endsWith("}")) && !(text.startsWith("[") && text.endsWith("]"))) return false;
+  const type = Object.entries(spec.headers ?? {}).find(([name]) => name.toLowerCase() === "content-type")?.[1];
+  if (type !== undefined && !/json/i.test(String(type))) return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The fields of a request pattern (P9.2 `requests/find`): a stub without its answer. */
