@@ -5,7 +5,7 @@
  * sockets (node:net), on both adapters.
  */
 import assert from "node:assert/strict";
-import { get, head, post } from "../mod.ts";
+import { get, head } from "../mod.ts";
 import { rawHeader, rawRequest, serverTest } from "./_http.ts";
 
 const close = "host: x\r\nconnection: close\r\n\r\n";
@@ -56,5 +56,22 @@ serverTest(
       rawHeader(await rawRequest(server.port, `HEAD /none HTTP/1.1\r\n${close}`), "content-length"),
       undefined,
     );
+  },
+);
+
+serverTest(
+  "regression: a raw #fragment in the request target is dropped (Node matched on `/a#x`, Deno on `/a`)",
+  async (server) => {
+    server.routes(get("/a").body({ a: true }), get("/q?k=v").body({ q: true }));
+    const plain = await rawRequest(server.port, `GET /a#x HTTP/1.1\r\n${close}`);
+    assert.equal(plain.statusLine, "HTTP/1.1 200 OK");
+    assert.equal(plain.body, '{"a":true}');
+    const query = await rawRequest(server.port, `GET /q?k=v#frag?k=w HTTP/1.1\r\n${close}`);
+    assert.equal(query.statusLine, "HTTP/1.1 200 OK");
+    assert.equal(query.body, '{"q":true}');
+    const miss = await rawRequest(server.port, `GET /b#x HTTP/1.1\r\n${close}`);
+    assert.equal(JSON.parse(miss.body).path, "/b");
+    assert.deepEqual((await server.journal()).requests.map((r) => r.target), ["/a", "/q?k=v", "/b"]);
+    assert.deepEqual((await server.report()).stubs.map((s) => s.hit_count), [1, 1]);
   },
 );

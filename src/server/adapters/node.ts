@@ -16,9 +16,15 @@ import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 /** After the shutdown grace, how long cut-short responses get to reach their clients. */
 const FLUSH_MS = 1_000;
 
-/** The path and query of a request target (origin-form `/p?q` or absolute-form `http://h/p?q`). */
+/**
+ * The path and query of a request target (origin-form `/p?q` or absolute-form `http://h/p?q`),
+ * without a fragment a client sent raw (`/a#x`): Node's parser keeps it, Deno's URL drops it.
+ */
 function requestTarget(url: string | undefined): string | undefined {
-  if (url?.startsWith("/")) return url;
+  if (url?.startsWith("/")) {
+    const hash = url.indexOf("#");
+    return hash === -1 ? url : url.slice(0, hash);
+  }
   try {
     const parsed = new URL(url ?? "");
     return parsed.pathname + parsed.search;
