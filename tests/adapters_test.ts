@@ -5,7 +5,8 @@
  * sockets (node:net), on both adapters.
  */
 import assert from "node:assert/strict";
-import { get, head } from "../mod.ts";
+import { STATUS_CODES } from "node:http";
+import { get, head, post } from "../mod.ts";
 import { rawHeader, rawRequest, serverTest } from "./_http.ts";
 
 const close = "host: x\r\nconnection: close\r\n\r\n";
@@ -74,4 +75,35 @@ serverTest(
     assert.deepEqual((await server.journal()).requests.map((r) => r.target), ["/a", "/q?k=v", "/b"]);
     assert.deepEqual((await server.report()).stubs.map((s) => s.hit_count), [1, 1]);
   },
+);
+
+serverTest(
+  "status lines carry the standard reason phrases, for stub statuses and the server's own errors (an error 500 must not read `500 OK`)",
+  async (server) => {
+    const statuses = [200, 201, 204, 301, 302, 304, 400, 401, 403, 404, 409, 422, 429, 500, 502, 503, 504];
+    server.routes(
+      ...statuses.map((status) => get(`/s/${status}`).status(status)),
+      get("/throws").responseFunc(() => {
+        throw new Error("boom");
+      }),
+      get("/hangs").responseFunc(() => new Promise(() => {})),
+      post("/upload").body({}),
+    );
+    const lines: string[] = [];
+    for (const status of statuses) {
+      lines.push((await rawRequest(server.port, `GET /s/${status} HTTP/1.1\r\n${close}`)).statusLine);
+    }
+    assert.deepEqual(lines, statuses.map((status) => `HTTP/1.1 ${status} ${STATUS_CODES[status]}`));
+    const own: [string, number][] = [
+      [`GET /throws HTTP/1.1\r\n${close}`, 500],
+      [`GET /hangs HTTP/1.1\r\n${close}`, 504],
+      [`GET /missing HTTP/1.1\r\n${close}`, 404],
+      [`POST /upload HTTP/1.1\r\ncontent-length: 20\r\n${close}${"x".repeat(20)}`, 413],
+      [`DELETE /__stubtool__/health HTTP/1.1\r\n${close}`, 405],
+    ];
+    for (const [request, status] of own) {
+      assert.equal((await rawRequest(server.port, request)).statusLine, `HTTP/1.1 ${status} ${STATUS_CODES[status]}`);
+    }
+  },
+  { handlerTimeout: 50, maxBody: 10 },
 );

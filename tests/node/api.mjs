@@ -508,6 +508,26 @@ describe("npm package: Node adapter robustness (P7)", { concurrency: true }, () 
     });
   });
 
+  it("wire details match Deno: standard reason phrases, HEAD carries the GET's length, a raw #fragment is dropped", async () => {
+    await withServer(async (server) => {
+      server.routes(
+        api.get("/a").body({ a: "é" }),
+        api.get("/throws").responseFunc(() => {
+          throw new Error("boom");
+        }),
+      );
+      const close = "host: x\r\nconnection: close\r\n\r\n";
+      assert.match(await raw(server, `GET /throws HTTP/1.1\r\n${close}`), /^HTTP\/1\.1 500 Internal Server Error\r\n/);
+      assert.match(await raw(server, `GET /missing HTTP/1.1\r\n${close}`), /^HTTP\/1\.1 404 Not Found\r\n/);
+      const headed = await raw(server, `HEAD /a HTTP/1.1\r\n${close}`);
+      assert.match(headed, /^HTTP\/1\.1 200 OK\r\n/);
+      assert.match(headed, /\r\ncontent-length: 10\r\n/i);
+      assert.ok(headed.endsWith("\r\n\r\n"), headed);
+      const fragment = await raw(server, `GET /a#x HTTP/1.1\r\n${close}`);
+      assert.match(fragment, /^HTTP\/1\.1 200 OK\r\n/);
+    });
+  });
+
   it("bodies over maxBody get a JSON 413, declared or streamed", async () => {
     await withServer(async (server) => {
       server.routes(api.post("/upload").responseFunc(({ payload }) => [200, { payload }]), api.post("/static"));
