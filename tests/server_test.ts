@@ -192,6 +192,37 @@ serverTest("P3.3 captured values are JSON-escaped and substituted as strings", a
   assert.deepEqual((await send(server, "GET", "/echo/12")).json, { v: "12", n: "12" });
 });
 
+{
+  const logged: { target: string; status: number }[] = [];
+  serverTest(
+    "regression: path and query captures go into header values as sent (%E2%9C%93 was a 500, journaled twice; %3F/%2F changed a Location)",
+    async (server) => {
+      logged.length = 0;
+      server.routes(
+        get("/users/{id}").status(302).header("location", "/u/{id}").body({ id: "{id}" }),
+        get("/find?q={q}").status(302).header("location", "/search?q={q}").body({ q: "{q}" }),
+      );
+      const redirect = (path: string) => fetch(server.url + path, { redirect: "manual" });
+      const cases: [path: string, location: string, body: unknown][] = [
+        ["/users/%E2%9C%93", "/u/%E2%9C%93", { id: "✓" }],
+        ["/users/a%3Fb%2Fc", "/u/a%3Fb%2Fc", { id: "a?b/c" }],
+        ["/find?q=a%26b%3Dc+d", "/search?q=a%26b%3Dc+d", { q: "a&b=c d" }],
+        ["/find?q=%E2%9C%93", "/search?q=%E2%9C%93", { q: "✓" }],
+      ];
+      for (const [path, location, body] of cases) {
+        const answer = await redirect(path);
+        assert.equal(answer.status, 302, path);
+        assert.equal(answer.headers.get("location"), location, path);
+        assert.deepEqual(await answer.json(), body, path);
+      }
+      const journal = (await server.journal()).requests.map((r) => [r.target, r.status]);
+      assert.deepEqual(journal, cases.map(([path]) => [path, 302]));
+      assert.deepEqual(logged, cases.map(([path]) => ({ target: path, status: 302 })));
+    },
+    { onRequest: ({ target, status }) => void logged.push({ target, status }) },
+  );
+}
+
 serverTest("P3.4 ?q={term} requires q and captures its value", async (server) => {
   server.routes(get("/search?q={term}").body({ term: "{term}" }));
   assert.deepEqual((await send(server, "GET", "/search?q=red%20shoes&page=2")).json, { term: "red shoes" });
