@@ -402,6 +402,40 @@ serverTest("P4 a request body over the limit gets 413 JSON", async (server) => {
 
 // ---------------------------------------------------------------- P5: programmatic API
 
+Deno.test('regression: stubServer("8080") said `stubServer(8080): port must be…`; it now says what was passed', async () => {
+  const range = "stubServer(port): port must be an integer from 0 to 65535 (0 lets the OS choose), got";
+  await assert.rejects(stubServer("8080" as unknown as number), {
+    name: "TypeError",
+    message: `${range} "8080" (a string)`,
+  });
+  await assert.rejects(stubServer(70000), { name: "RangeError", message: `${range} 70000` });
+  await assert.rejects(stubServer(-1), { name: "RangeError", message: `${range} -1` });
+  await assert.rejects(stubServer(80.5), { name: "RangeError", message: `${range} 80.5` });
+});
+
+Deno.test("regression: unknown stubServer options were ignored (journalsize); they are a TypeError naming the closest option", async () => {
+  await assert.rejects(stubServer(0, { journalsize: 5 } as never), {
+    name: "TypeError",
+    message: "stubServer(port, options): unknown option 'journalsize' (did you mean 'journalSize'?)",
+  });
+  await assert.rejects(stubServer(0, { maxbody: 5 } as never), {
+    name: "TypeError",
+    message: "stubServer(port, options): unknown option 'maxbody' (did you mean 'maxBody'?)",
+  });
+  await assert.rejects(stubServer(0, { verbose: true } as never), {
+    name: "TypeError",
+    message: "stubServer(port, options): unknown option 'verbose' (allowed: adapter, cors, handlerTimeout, hostname, " +
+      "inline, journalBytes, journalSize, maxBody, maxUnmatched, onRequest, proxyTap, proxyUnmatched, scopes, source, stubs, tls)",
+  });
+  await assert.rejects(stubServer(0, null as never), {
+    name: "TypeError",
+    message: "stubServer(port, options): options must be an object, got null",
+  });
+  // Known options given as undefined (a spread of settings) are fine.
+  await using server = await stubServer(0, { journalSize: undefined, hostname: "127.0.0.1" });
+  assert.ok(server.port > 0);
+});
+
 Deno.test("P5 stubServer(0) binds an OS-assigned loopback port and url matches it", async () => {
   await using server = await stubServer(0);
   assert.ok(server.getPort() > 0);

@@ -375,6 +375,18 @@ describe("npm package: stubServer() on Node (P5)", { concurrency: true }, () => 
     await assert.rejects(api.stubServer(70000), RangeError);
   });
 
+  it("plain JavaScript gets told about a port given as a string and a misspelt option", async () => {
+    await assert.rejects(api.stubServer("8080"), {
+      name: "TypeError",
+      message:
+        'stubServer(port): port must be an integer from 0 to 65535 (0 lets the OS choose), got "8080" (a string)',
+    });
+    await assert.rejects(api.stubServer(0, { journalsize: 5 }), {
+      name: "TypeError",
+      message: "stubServer(port, options): unknown option 'journalsize' (did you mean 'journalSize'?)",
+    });
+  });
+
   it("shutdown lets in-flight responses finish, frees the port, and is safe to call twice", async () => {
     const server = await api.stubServer(0);
     server.routes(api.get("/slow").delay(300).body({ done: true }), api.get("/fast").body({}));
