@@ -49,6 +49,45 @@ function raw(server, data, quietMs = 500) {
   });
 }
 
+/**
+ * Uploads `size` bytes with chunked encoding on a raw socket, as fast as the socket takes
+ * them, reading all along; resolves with the status the server answered (once its answer is
+ * whole, or the server closed), or what went wrong.
+ */
+function chunkedUpload(port, path, size) {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    let failure = "";
+    socket.on("data", (chunk) => received += chunk.toString("latin1"));
+    // The whole answer is in (a server may keep the connection open for the next request).
+    socket.on("data", () => {
+      const end = received.indexOf("\r\n\r\n");
+      const length = /\r\ncontent-length: (\d+)/i.exec(received.slice(0, end))?.[1];
+      if (end !== -1 && length !== undefined && received.length >= end + 4 + Number(length)) socket.destroy();
+    });
+    socket.on("error", (error) => failure = error.code);
+    socket.on("close", () => resolve(/^HTTP\/1\.1 (\d{3}) /.exec(received)?.[1] ?? `no answer (${failure})`));
+    socket.write(`POST ${path} HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n`);
+    const piece = 64 * 1024;
+    const chunk = Buffer.concat([
+      Buffer.from(`${piece.toString(16)}\r\n`),
+      Buffer.alloc(piece, 120),
+      Buffer.from("\r\n"),
+    ]);
+    let sent = 0;
+    const pump = () => {
+      while (sent < size && !socket.destroyed) {
+        sent += piece;
+        if (!socket.write(chunk)) return void socket.once("drain", pump);
+      }
+      if (!socket.destroyed) socket.write("0\r\n\r\n");
+    };
+    pump();
+  });
+}
+
+/** Runs `fn` with a fresh server on port 0 and always shuts it down. */
 /** Runs `fn` with a fresh server on port 0 and always shuts it down. */
 async function withServer(fn, options) {
   const server = await api.stubServer(0, options);
@@ -538,6 +577,20 @@ describe("npm package: Node adapter robustness (P7)", { concurrency: true }, () 
       const fragment = await raw(server, `GET /a#x HTTP/1.1\r\n${close}`);
       assert.match(fragment, /^HTTP\/1\.1 200 OK\r\n/);
     });
+  });
+
+  it("regression: 30 clients each uploading 2x maxBody all read the 413 (half got EPIPE: the socket was reset with unread data)", async () => {
+    // The default limit, 10 MiB: what is left of each upload after the 413 outgrows the
+    // socket buffers, so the client is still writing when the server closes.
+    const maxBody = 10 * 1024 * 1024;
+    await withServer(async (server) => {
+      server.routes(api.post("/upload").responseFunc(() => [200, { read: true }]));
+      const statuses = await Promise.all(
+        Array.from({ length: 30 }, () => chunkedUpload(server.port, "/upload", 2 * maxBody)),
+      );
+      assert.deepEqual(statuses, Array(30).fill("413"));
+      assert.equal((await send(server, "GET", "/__stubtool__/health")).status, 200);
+    }, { maxBody });
   });
 
   it("bodies over maxBody get a JSON 413, declared or streamed", async () => {

@@ -15,6 +15,40 @@ import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
 /** After the shutdown grace, how long cut-short responses get to reach their clients. */
 const FLUSH_MS = 1_000;
+/** After an answer that leaves the request body unread (a 413): how much more of it is read and dropped… */
+const LINGER_BYTES = 1024 * 1024;
+/** …and for how long, before the connection is cut. */
+const LINGER_MS = 1_000;
+
+/**
+ * Closes `socket` gently once the answer on it is written: a lingering close (RFC 9112 §9.6).
+ * Node would destroy the socket as soon as the answer is out, and closing a socket with
+ * unread data sends a reset, which makes the client's kernel drop the answer it had not read
+ * yet: an uploader got EPIPE or ECONNRESET instead of the 413. Here the connection is
+ * half-closed (the answer, then FIN) and what the client still sends is read and dropped
+ * until it stops, or for up to {@link LINGER_BYTES} / {@link LINGER_MS}.
+ */
+function lingerOnClose(socket: Socket): void {
+  const lingering = socket as Socket & { destroySoon(): void; lingering?: true };
+  if (lingering.lingering) return;
+  lingering.lingering = true;
+  // Node's server calls destroySoon() when an answer with `connection: close` is finished.
+  lingering.destroySoon = () => {
+    const start = socket.bytesRead;
+    const cut = () => {
+      clearTimeout(timer);
+      socket.off("data", onData);
+      socket.destroy();
+    };
+    const onData = () => {
+      if (socket.bytesRead - start > LINGER_BYTES) cut();
+    };
+    const timer = setTimeout(cut, LINGER_MS);
+    socket.on("data", onData);
+    socket.once("end", cut).once("close", cut);
+    socket.end();
+  };
+}
 
 /**
  * The path and query of a request target (origin-form `/p?q` or absolute-form `http://h/p?q`),
@@ -240,6 +274,16 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   );
 }
 
+/**
+ * Whether the answer leaves the request body unread (the handler stopped reading it halfway,
+ * or it is too large): not worth draining, so the connection closes after the answer, gently.
+ */
+function closeAfter(req: IncomingMessage, incoming: NodeIncoming, status: number): boolean {
+  if (!(incoming.pulled || status === 413) || req.complete) return false;
+  lingerOnClose(req.socket);
+  return true;
+}
+
 /** The handler never throws; should it anyway, the client gets a JSON 500 and the server goes on. */
 function fail(res: ServerResponse, respond: Respond<void>, error: unknown): void {
   if (res.headersSent) return void res.destroy();
@@ -256,11 +300,10 @@ export function serve(handler: ServedHandler, { port, hostname, tls }: ListenOpt
     res.on("error", () => {}); // A write to a vanished client must not become an uncaught error.
     const target = requestTarget(req.url);
     const incoming = new NodeIncoming(req, target ?? "/");
-    // A body the handler stopped reading halfway (too large) is not worth draining: close instead.
     const respond = writeTo(
       res,
       req.method === "HEAD",
-      (status) => closing || ((incoming.pulled || status === 413) && !req.complete),
+      (status) => closeAfter(req, incoming, status) || closing,
     );
     if (target === undefined) return respond(...errorAnswer(400, `bad request target '${req.url}'`));
     try {
@@ -323,7 +366,7 @@ function serveTls(
       response,
       req.method === "HEAD",
       // HTTP/2 streams close on their own; `connection` is not an HTTP/2 header.
-      (status) => !http2 && (closing || ((incoming.pulled || status === 413) && !req.complete)),
+      (status) => !http2 && (closeAfter(req as unknown as IncomingMessage, incoming, status) || closing),
       http2,
     );
     if (target === undefined) return respond(...errorAnswer(400, `bad request target '${req.url}'`));
