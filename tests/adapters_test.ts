@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import { STATUS_CODES } from "node:http";
 import { connect } from "node:net";
-import { get, head, post } from "../mod.ts";
-import { rawHeader, rawRequest, serverTest } from "./_http.ts";
+import { get, head, post, type StubServer, stubServer } from "../mod.ts";
+import { ADAPTERS, rawHeader, rawRequest, serverTest } from "./_http.ts";
 
 const close = "host: x\r\nconnection: close\r\n\r\n";
 
@@ -166,3 +166,57 @@ serverTest(
   },
   { maxBody: 1024 * 1024 },
 );
+
+/** A raw connection to `port`, open once connected; `sent` is written first (if anything). */
+async function openConnection(port: number, sent = ""): Promise<{ closed: Promise<void>; destroy(): void }> {
+  const socket = connect(port, "127.0.0.1");
+  socket.on("error", () => {}); // the server cutting the connection is the point
+  const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+  await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+  if (sent) {
+    await new Promise<void>((resolve) => socket.write(sent, () => resolve()));
+    // A whole request is answered before the connection counts as idle.
+    if (sent.endsWith("\r\n\r\n")) await new Promise<void>((resolve) => socket.once("data", () => resolve()));
+  }
+  return { closed, destroy: () => socket.destroy() };
+}
+
+/** Stops `server`; resolves with whether the stop was done before a 2 s timer (the grace is 5 s). */
+async function stopsAtOnce(server: StubServer): Promise<boolean> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<false>((resolve) => timer = setTimeout(() => resolve(false), 2_000));
+  try {
+    return await Promise.race([server.shutdown().then(() => true as const), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+for (const adapter of ADAPTERS) {
+  for (const tls of [false, true]) {
+    // Deno.serve waits for a TLS connection that never starts its handshake: bounded by the
+    // grace (tests/shutdown_test.ts), not closed at once; that case is the Node adapter's only.
+    if (adapter === "deno" && tls) continue;
+    Deno.test(
+      `[${adapter}] regression: connections with no request in flight do not hold a stop${tls ? " (TLS)" : ""} ` +
+        "(Node waited out the 5 s grace for a client that sent nothing)",
+      async () => {
+        const server = await stubServer(0, { adapter, ...(tls ? { tls: "self-signed" as const } : {}) });
+        const connections = [await openConnection(server.port)];
+        if (!tls) {
+          connections.push(
+            await openConnection(server.port, "GET /__stubtool__/health HTTP/1.1\r\nhost: x\r\n\r\n"),
+            await openConnection(server.port, "GET /__stubtool__/health HTTP/1.1\r\nhost: x\r\n"),
+          );
+        }
+        try {
+          assert.equal(await stopsAtOnce(server), true);
+          await Promise.all(connections.map((c) => c.closed));
+        } finally {
+          connections.forEach((c) => c.destroy());
+          await server.shutdown();
+        }
+      },
+    );
+  }
+}

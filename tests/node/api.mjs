@@ -593,6 +593,22 @@ describe("npm package: Node adapter robustness (P7)", { concurrency: true }, () 
     }, { maxBody });
   });
 
+  it("regression: a connection that sent nothing does not hold shutdown for the 5 s grace", async () => {
+    for (const options of [{}, { tls: "self-signed" }]) {
+      const server = await api.stubServer(0, options);
+      const socket = connect(server.port, "127.0.0.1");
+      socket.on("error", () => {});
+      await new Promise((resolve) => socket.once("connect", resolve));
+      let timer;
+      const late = new Promise((resolve) => timer = setTimeout(() => resolve("still stopping after 2 s"), 2_000));
+      const outcome = await Promise.race([server.shutdown().then(() => "stopped"), late]);
+      clearTimeout(timer);
+      socket.destroy();
+      await server.shutdown();
+      assert.equal(outcome, "stopped", JSON.stringify(options));
+    }
+  });
+
   it("bodies over maxBody get a JSON 413, declared or streamed", async () => {
     await withServer(async (server) => {
       server.routes(api.post("/upload").responseFunc(({ payload }) => [200, { payload }]), api.post("/static"));

@@ -275,6 +275,42 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
 }
 
 /**
+ * The open connections of a server and how many requests each has in flight, so that a stop
+ * closes at once those with none: Node's closeIdleConnections() leaves alone a connection
+ * that has sent nothing yet (or half a request head), which held a stop for the whole grace.
+ */
+class Connections {
+  readonly #inFlight = new Map<Socket, number>();
+
+  /** Counts a new connection, until it closes. */
+  add(socket: Socket): void {
+    this.#inFlight.set(socket, 0);
+    socket.once("close", () => this.#inFlight.delete(socket));
+  }
+
+  /** Counts a request on `socket` until its response closes (answered, or the client left). */
+  request(socket: Socket, res: ServerResponse): void {
+    const count = this.#inFlight.get(socket);
+    if (count === undefined) return;
+    this.#inFlight.set(socket, count + 1);
+    res.once("close", () => {
+      const now = this.#inFlight.get(socket);
+      if (now !== undefined) this.#inFlight.set(socket, now - 1);
+    });
+  }
+
+  /** Destroys every connection with no request in flight (silent, idle keep-alive, a head half sent). */
+  closeIdle(): void {
+    for (const [socket, count] of this.#inFlight) if (count === 0) socket.destroy();
+  }
+
+  /** Destroys every connection. */
+  closeAll(): void {
+    for (const socket of this.#inFlight.keys()) socket.destroy();
+  }
+}
+
+/**
  * Whether the answer leaves the request body unread (the handler stopped reading it halfway,
  * or it is too large): not worth draining, so the connection closes after the answer, gently.
  */
@@ -294,10 +330,12 @@ function fail(res: ServerResponse, respond: Respond<void>, error: unknown): void
 export function serve(handler: ServedHandler, { port, hostname, tls }: ListenOptions): Promise<Listener> {
   if (tls) return serveTls(handler, { port, hostname, tls });
   let closing = false;
+  const connections = new Connections();
   // Answer an HTTP/1.1 request without a Host header like any other (as Deno does), instead
   // of Node's own empty, non-JSON 400 (P4: every error the server produces is JSON).
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     res.on("error", () => {}); // A write to a vanished client must not become an uncaught error.
+    connections.request(req.socket, res);
     const target = requestTarget(req.url);
     const incoming = new NodeIncoming(req, target ?? "/");
     const respond = writeTo(
@@ -314,6 +352,7 @@ export function serve(handler: ServedHandler, { port, hostname, tls }: ListenOpt
     }
   });
   server.on("clientError", answerClientError);
+  server.on("connection", (socket: Socket) => connections.add(socket));
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, hostname, () => {
@@ -328,15 +367,15 @@ export function serve(handler: ServedHandler, { port, hostname, tls }: ListenOpt
             let flushTimer: ReturnType<typeof setTimeout> | undefined;
             const graceTimer = setTimeout(() => {
               onGraceEnd();
-              flushTimer = setTimeout(() => server.closeAllConnections(), FLUSH_MS);
+              flushTimer = setTimeout(() => connections.closeAll(), FLUSH_MS);
             }, graceMs);
             server.close(() => {
               clearTimeout(graceTimer);
               clearTimeout(flushTimer);
               done();
             });
-            // Keep-alive connections with no request in flight would hold close() open.
-            server.closeIdleConnections();
+            // Connections with no request in flight (idle keep-alive, or silent) would hold close() open.
+            connections.closeIdle();
           });
         },
       });
@@ -377,9 +416,20 @@ function serveTls(
       fail(response, respond, error);
     }
   });
+  // Connections still in the TLS handshake (or that never start it: a client that sent
+  // nothing) carry no request; a stop closes them at once rather than wait out the grace.
+  const handshaking = new Set<Socket>();
+  let parentsKnown = true;
+  server.on("connection", (raw: Socket) => {
+    handshaking.add(raw);
+    raw.once("close", () => handshaking.delete(raw));
+  });
   server.on("secureConnection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
+    const raw = (socket as Socket & { _parent?: Socket })._parent;
+    if (raw) handshaking.delete(raw);
+    else parentsKnown = false; // cannot tell which raw connections are done: leave them to the grace
   });
   server.on("tlsClientError", () => {}); // a client that cannot finish the handshake is its own problem
   return new Promise((resolve, reject) => {
@@ -395,14 +445,18 @@ function serveTls(
             let flushTimer: ReturnType<typeof setTimeout> | undefined;
             const graceTimer = setTimeout(() => {
               onGraceEnd();
-              flushTimer = setTimeout(() => sockets.forEach((s) => s.destroy()), FLUSH_MS);
+              flushTimer = setTimeout(() => {
+                sockets.forEach((s) => s.destroy());
+                handshaking.forEach((s) => s.destroy());
+              }, FLUSH_MS);
             }, graceMs);
             server.close(() => {
               clearTimeout(graceTimer);
               clearTimeout(flushTimer);
               done();
             });
-            // HTTP/2 sessions and idle HTTP/1.1 connections would hold close() open.
+            // HTTP/2 sessions, idle HTTP/1.1 connections and unfinished handshakes would hold close() open.
+            if (parentsKnown) handshaking.forEach((s) => s.destroy());
             for (const socket of sockets) {
               const session = (socket as unknown as { session?: { close(): void } }).session;
               if (session) session.close();
