@@ -239,7 +239,9 @@ export class StubServer implements AsyncDisposable {
 
   /**
    * Stops accepting requests, lets in-flight responses finish (up to 5 s, then cuts delays
-   * and response functions short), and resolves when the port is free. Safe to call twice.
+   * and response functions short), and resolves when the port is free: at once when nothing
+   * is in flight (idle connections are closed), at most a second after the grace otherwise,
+   * whatever clients do (one still uploading, one that never sends a byte). Safe to call twice.
    */
   shutdown(): Promise<void> {
     return this.#closed ??= this.#close(SHUTDOWN_GRACE_MS, () => this.handler.abortPending());
