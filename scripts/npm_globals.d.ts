@@ -15,6 +15,7 @@ declare namespace Deno {
   interface HttpServer {
     readonly addr: { port: number };
     shutdown(): Promise<void>;
+    unref(): void;
   }
   function serve(options: ServeOptions, handler: (request: Request) => Response | Promise<Response>): HttpServer;
 }

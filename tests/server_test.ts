@@ -192,6 +192,37 @@ serverTest("P3.3 captured values are JSON-escaped and substituted as strings", a
   assert.deepEqual((await send(server, "GET", "/echo/12")).json, { v: "12", n: "12" });
 });
 
+{
+  const logged: { target: string; status: number }[] = [];
+  serverTest(
+    "regression: path and query captures go into header values as sent (%E2%9C%93 was a 500, journaled twice; %3F/%2F changed a Location)",
+    async (server) => {
+      logged.length = 0;
+      server.routes(
+        get("/users/{id}").status(302).header("location", "/u/{id}").body({ id: "{id}" }),
+        get("/find?q={q}").status(302).header("location", "/search?q={q}").body({ q: "{q}" }),
+      );
+      const redirect = (path: string) => fetch(server.url + path, { redirect: "manual" });
+      const cases: [path: string, location: string, body: unknown][] = [
+        ["/users/%E2%9C%93", "/u/%E2%9C%93", { id: "✓" }],
+        ["/users/a%3Fb%2Fc", "/u/a%3Fb%2Fc", { id: "a?b/c" }],
+        ["/find?q=a%26b%3Dc+d", "/search?q=a%26b%3Dc+d", { q: "a&b=c d" }],
+        ["/find?q=%E2%9C%93", "/search?q=%E2%9C%93", { q: "✓" }],
+      ];
+      for (const [path, location, body] of cases) {
+        const answer = await redirect(path);
+        assert.equal(answer.status, 302, path);
+        assert.equal(answer.headers.get("location"), location, path);
+        assert.deepEqual(await answer.json(), body, path);
+      }
+      const journal = (await server.journal()).requests.map((r) => [r.target, r.status]);
+      assert.deepEqual(journal, cases.map(([path]) => [path, 302]));
+      assert.deepEqual(logged, cases.map(([path]) => ({ target: path, status: 302 })));
+    },
+    { onRequest: ({ target, status }) => void logged.push({ target, status }) },
+  );
+}
+
 serverTest("P3.4 ?q={term} requires q and captures its value", async (server) => {
   server.routes(get("/search?q={term}").body({ term: "{term}" }));
   assert.deepEqual((await send(server, "GET", "/search?q=red%20shoes&page=2")).json, { term: "red shoes" });
@@ -319,10 +350,10 @@ serverTest("P4 no match: 404 JSON with method, path, query and up to 3 closest s
   ]);
   const slash = await send(server, "GET", "/items");
   assert.deepEqual(slash.json.closest, [{ method: "GET", path: "/items/", reason: "trailing slash (stub has one)" }]);
-  // HEAD answers carry no body on the wire, so ask the handler itself.
-  const head = await server.handler.fetch(new Request(server.url + "/search", { method: "HEAD" }));
+  // HEAD answers carry no body (not even from the handler itself): the journal keeps the explanation.
+  const head = await send(server, "HEAD", "/search");
   assert.equal(head.status, 404);
-  assert.deepEqual((await head.json()).closest, [
+  assert.deepEqual((await server.journal()).requests.at(-1)?.closest, [
     { method: "GET", path: "/search", reason: "missing query parameter 'q'", query_params: { q: "{term}" } },
   ]);
   const nothing = await send(server, "GET", "/completely/different/thing/here");
@@ -370,6 +401,40 @@ serverTest("P4 a request body over the limit gets 413 JSON", async (server) => {
 }, { maxBody: 1024 });
 
 // ---------------------------------------------------------------- P5: programmatic API
+
+Deno.test('regression: stubServer("8080") said `stubServer(8080): port must be…`; it now says what was passed', async () => {
+  const range = "stubServer(port): port must be an integer from 0 to 65535 (0 lets the OS choose), got";
+  await assert.rejects(stubServer("8080" as unknown as number), {
+    name: "TypeError",
+    message: `${range} "8080" (a string)`,
+  });
+  await assert.rejects(stubServer(70000), { name: "RangeError", message: `${range} 70000` });
+  await assert.rejects(stubServer(-1), { name: "RangeError", message: `${range} -1` });
+  await assert.rejects(stubServer(80.5), { name: "RangeError", message: `${range} 80.5` });
+});
+
+Deno.test("regression: unknown stubServer options were ignored (journalsize); they are a TypeError naming the closest option", async () => {
+  await assert.rejects(stubServer(0, { journalsize: 5 } as never), {
+    name: "TypeError",
+    message: "stubServer(port, options): unknown option 'journalsize' (did you mean 'journalSize'?)",
+  });
+  await assert.rejects(stubServer(0, { maxbody: 5 } as never), {
+    name: "TypeError",
+    message: "stubServer(port, options): unknown option 'maxbody' (did you mean 'maxBody'?)",
+  });
+  await assert.rejects(stubServer(0, { verbose: true } as never), {
+    name: "TypeError",
+    message: "stubServer(port, options): unknown option 'verbose' (allowed: adapter, cors, handlerTimeout, hostname, " +
+      "inline, journalBytes, journalSize, maxBody, maxUnmatched, onRequest, proxyTap, proxyUnmatched, scopes, source, stubs, tls)",
+  });
+  await assert.rejects(stubServer(0, null as never), {
+    name: "TypeError",
+    message: "stubServer(port, options): options must be an object, got null",
+  });
+  // Known options given as undefined (a spread of settings) are fine.
+  await using server = await stubServer(0, { journalSize: undefined, hostname: "127.0.0.1" });
+  assert.ok(server.port > 0);
+});
 
 Deno.test("P5 stubServer(0) binds an OS-assigned loopback port and url matches it", async () => {
   await using server = await stubServer(0);

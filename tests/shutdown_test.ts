@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { get, type StubServer, stubServer } from "../mod.ts";
+import { connect } from "node:net";
+import { get, post, type StubServer, stubServer } from "../mod.ts";
 import type { Report } from "../src/report/types.ts";
 import { SHUTDOWN_GRACE_MS } from "../src/server/server.ts";
 import { startServe, tempDir } from "./_cli.ts";
@@ -117,6 +118,30 @@ Deno.test(`shutdown(): past the ${SHUTDOWN_GRACE_MS / 1000} s grace, pending del
     assert.deepEqual(fnAfterDelay, { status: 503, text: `${unavailable}"GET /fn-after-delay"}` }, adapter);
     assert.deepEqual((await server.report()).stubs.map((s) => s.hit_count), [1, 1, 1], adapter);
   }));
+});
+
+Deno.test(`regression: a client still uploading a body kept shutdown() pending forever on Deno; the stop ends within the grace plus a second (both adapters, with TLS too)`, async () => {
+  // Every case at once: the grace is fixed, so this costs one grace period.
+  const cases = ADAPTERS.flatMap((adapter) => [false, true].map((tls) => ({ adapter, tls })));
+  await Promise.all(cases.map(async ({ adapter, tls }) => {
+    const name = `[${adapter}]${tls ? " TLS" : ""}`;
+    const server = await stubServer(0, { adapter, ...(tls ? { tls: "self-signed" as const } : {}) });
+    server.routes(post("/upload").responseFunc(({ body }) => [200, { length: body.length }]));
+    // Over TLS: a connection that never starts its handshake (Deno.serve waited for it forever too).
+    const socket = connect(server.port, "127.0.0.1");
+    socket.on("error", () => {});
+    await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
+    if (!tls) socket.write(`POST /upload HTTP/1.1\r\nhost: x\r\ncontent-length: 1000000\r\n\r\n${"x".repeat(1000)}`);
+    await sleep(100);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const never = new Promise<string>((resolve) => timer = setTimeout(() => resolve("still stopping"), 15_000));
+    const outcome = await Promise.race([server.shutdown().then(() => "stopped"), never]);
+    clearTimeout(timer);
+    socket.destroy();
+    assert.equal(outcome, "stopped", name);
+  }));
+  // Deno.serve lets go of the connections left behind once their clients are gone.
+  await sleep(100);
 });
 
 Deno.test("serve: SIGTERM with many in-flight answers and an idle keep-alive client: all finish, the report file is exact, exit 0 well within the grace", async () => {

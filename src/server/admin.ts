@@ -210,7 +210,7 @@ function adminAnswer<R>(
     switch (method) {
       case "GET":
       case "HEAD":
-        return respond(JSON_200, method === "HEAD" ? null : JSON.stringify({ stubs: host.routes().map(stubInfo) }));
+        return respond(JSON_200, JSON.stringify({ stubs: host.routes().map(stubInfo) }));
       case "POST":
         return addStubs(host, incoming, respond);
       case "DELETE": {
@@ -235,7 +235,7 @@ function adminAnswer<R>(
       case "HEAD": {
         const route = host.route(id);
         if (!route) return respond(...errorAnswer(404, `no stub has id '${id}'`, { id }));
-        return respond(JSON_200, method === "HEAD" ? null : JSON.stringify(stubInfo(route)));
+        return respond(JSON_200, JSON.stringify(stubInfo(route)));
       }
       case "PUT":
         return replaceStub(host, id, incoming, respond);

@@ -165,8 +165,8 @@ export function answerReserved<R>(
   if (!allow.split(", ").includes(method)) {
     return respond(...errorAnswer(405, `${pathname} accepts ${allow}, not ${method}`, {}, { allow }));
   }
-  const headOnly = method === "HEAD";
-  if (endpoint === "health") return respond(JSON_HEAD, headOnly ? null : HEALTH_BODY);
+  // A HEAD request gets the GET's answer; the handler drops its body (headAnswer).
+  if (endpoint === "health") return respond(JSON_HEAD, HEALTH_BODY);
   if (endpoint === "reset") {
     host.reset();
     return respond(RESET_HEAD, null);
@@ -177,29 +177,29 @@ export function answerReserved<R>(
   if (unchanged) return respond({ status: 304, headers: { etag } }, null);
   switch (endpoint) {
     case "":
-      return dashboard(host, headOnly, etag, respond);
+      return dashboard(host, etag, respond);
     case "report": {
       const scope = reportScope(params);
       if (scope.scope !== undefined && !host.scopes()) return respond(...errorAnswer(400, SCOPES_OFF));
       const head = { status: 200, headers: { "content-type": "application/json", etag } };
-      return headOnly ? respond(head, null) : answer(host, head, JSON.stringify(host.report(scope)), respond);
+      return answer(host, head, JSON.stringify(host.report(scope)), respond);
     }
     default: {
       const filter = journalFilter(params);
       if (typeof filter === "string") return respond(...errorAnswer(400, filter));
       const head = { status: 200, headers: { "content-type": "application/json", etag } };
-      return headOnly ? respond(head, null) : answer(host, head, JSON.stringify(host.journal(filter)), respond);
+      return answer(host, head, JSON.stringify(host.journal(filter)), respond);
     }
   }
 }
 
 /** The live dashboard page; its module loads on the first visit, not at start. */
-function dashboard<R>(host: ReservedHost, headOnly: boolean, etag: string, respond: Respond<R>): Promise<R> {
+function dashboard<R>(host: ReservedHost, etag: string, respond: Respond<R>): Promise<R> {
   return import("../report/dashboard.ts").then(
     ({ dashboardPage }) => {
       const page = dashboardPage(host.report({}), host.journal());
       const head = { status: 200, headers: { ...page.headers, etag } };
-      return headOnly ? respond(head, null) : answer(host, head, page.html, respond);
+      return answer(host, head, page.html, respond);
     },
     (error) => respond(...errorAnswer(500, `could not load the dashboard: ${error}`)),
   );

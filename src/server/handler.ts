@@ -33,6 +33,7 @@ import {
   answerFromResult,
   type CompiledResponse,
   errorAnswer,
+  headAnswer,
   HeaderValueError,
   type Respond,
   toResponse,
@@ -334,6 +335,7 @@ export class StubHandler {
    * `Response`, or a write to a Node `ServerResponse`). Never throws.
    */
   handle<R>(incoming: Incoming, respond: Respond<R>): R | Promise<R> {
+    if (incoming.method === "HEAD") respond = headAnswer(respond);
     const target = incoming.target;
     const q = target.indexOf("?");
     const pathname = q === -1 ? target : target.slice(0, q);
@@ -486,19 +488,18 @@ export class StubHandler {
       log.id = route.id;
     }
     this.#recorder.hit(route, view.scope);
-    const headOnly = view.method === "HEAD";
-    if (route.stub.responseFunc) return this.#callResponseFunc(route, match, view, incoming, headOnly, respond, log);
+    if (route.stub.responseFunc) return this.#callResponseFunc(route, match, view, incoming, respond, log);
     if (route.stub.proxy !== undefined) return this.#proxied(route, view, incoming, respond);
-    if (view.method !== "GET" && !headOnly) {
+    if (view.method !== "GET" && view.method !== "HEAD") {
       const declared = incoming.header("content-length");
       if (declared !== null && Number(declared) > this.#maxBody) return respond(...this.#tooLarge());
     }
     const response = route.nextResponse();
-    if (response.delay === undefined) return this.#render(route, response, match, headOnly, respond);
-    return this.#sleep(delayMs(response.delay)).then(() => this.#render(route, response, match, headOnly, respond));
+    if (response.delay === undefined) return this.#render(route, response, match, respond);
+    return this.#sleep(delayMs(response.delay)).then(() => this.#render(route, response, match, respond));
   }
 
-  #render<R>(route: Route, response: CompiledResponse, match: Match<Route>, headOnly: boolean, respond: Respond<R>): R {
+  #render<R>(route: Route, response: CompiledResponse, match: Match<Route>, respond: Respond<R>): R {
     const { fault, throttle } = route.stub;
     if (fault !== undefined || throttle !== undefined) {
       // The answer is built as usual, then sent broken or slowly (P12.4).
@@ -512,7 +513,7 @@ export class StubHandler {
     try {
       // A header that cannot go out throws before `respond` is called: a 500 for this request
       // only, answered and journaled once. An error from `respond` itself is the adapter's.
-      return response.render(match.values, match.raw, headOnly, respond);
+      return response.render(match.values, match.raw, respond);
     } catch (error) {
       if (!(error instanceof HeaderValueError)) throw error;
       return respond(...errorAnswer(500, error.message, { stub: route.name }));
@@ -639,7 +640,6 @@ export class StubHandler {
     match: Match<Route>,
     view: RequestView,
     incoming: Incoming,
-    headOnly: boolean,
     respond: Respond<R>,
     log: LogState | undefined,
   ): Promise<R> {
@@ -691,7 +691,7 @@ export class StubHandler {
     }
     let answer: ReturnType<typeof answerFromResult>;
     try {
-      answer = answerFromResult(outcome.value, headOnly);
+      answer = answerFromResult(outcome.value);
     } catch (error) { // a getter or proxy in the result threw while it was read
       answer = `returned a value that threw when read: ${reasonOf(error)}`;
     }

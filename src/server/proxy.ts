@@ -200,7 +200,12 @@ export async function forward(
         res.resume();
         options.tap?.end(true);
       }
-      settle({ head, body: empty ? null : bodyStream(res, options.tap) });
+      // A HEAD answer without a length says none: an empty stream, not an empty body (headAnswer).
+      const unsized = incoming.method === "HEAD" && res.headers["content-length"] === undefined;
+      settle({
+        head,
+        body: unsized ? new ReadableStream({ start: (c) => c.close() }) : empty ? null : bodyStream(res, options.tap),
+      });
     });
     const body = incoming.stream();
     if (!body) return void req.end();

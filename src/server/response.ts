@@ -45,6 +45,47 @@ export const toResponse: Respond<Response> = (head, body) => {
   return new Response(body, { status: head.status, headers });
 };
 
+const UTF8 = new TextEncoder();
+
+/** Does the head carry this header (any case)? */
+function hasHeader(head: ResponseHead, name: string): boolean {
+  for (const key in head.headers) if (key.toLowerCase() === name) return true;
+  return false;
+}
+
+/** Statuses whose answers never carry a body, so a HEAD answer to them claims no length either. */
+function bodiless(status: number): boolean {
+  return status < 200 || status === 204 || status === 304;
+}
+
+/** A copy of `head` that says the body is `length` bytes long (replacing any content-length it had). */
+function withLength(head: ResponseHead, length: number): ResponseHead {
+  const headers = headerRecord();
+  for (const key in head.headers) if (key.toLowerCase() !== "content-length") headers[key] = head.headers[key];
+  headers["content-length"] = String(length);
+  return head.lists ? { status: head.status, headers, lists: head.lists } : { status: head.status, headers };
+}
+
+/**
+ * Answers HEAD requests through `respond`: the answer a GET would get, with the length its
+ * body would have and no body (RFC 9110 §9.3.2), so both runtimes send the same head
+ * (Deno.serve said `content-length: 0` for every HEAD answer built without a body). A stream
+ * of unknown length is passed on as is: the runtime sends none of it for HEAD and claims no
+ * length, and a stream that fails (a `disconnect` fault) still cuts the connection.
+ */
+export function headAnswer<R>(respond: Respond<R>): Respond<R> {
+  return (head, body) => {
+    if (body === null) {
+      return respond(bodiless(head.status) || hasHeader(head, "content-length") ? head : withLength(head, 0), null);
+    }
+    if (typeof body === "string") return respond(withLength(head, UTF8.encode(body).byteLength), null);
+    if (body instanceof Uint8Array) return respond(withLength(head, body.byteLength), null);
+    if (!hasHeader(head, "content-length")) return respond(head, body);
+    body.cancel().catch(() => {});
+    return respond(head, null);
+  };
+}
+
 /** Every header of a head as name/value pairs, a name once per value (for adapters that write headers themselves). */
 export function headPairs(head: ResponseHead): [string, string][] {
   const pairs: [string, string][] = [];
@@ -169,10 +210,11 @@ export class CompiledResponse {
   /**
    * Fills the templates with the request's captures (`values` decoded for the body, `raw`
    * as sent for headers). Throws {@link HeaderValueError} when a filled header value
-   * cannot be sent; `respond` is not called then.
+   * cannot be sent; `respond` is not called then. (A HEAD request gets the same answer:
+   * {@link headAnswer} drops its body.)
    */
-  render<R>(values: readonly string[], raw: readonly string[], headOnly: boolean, respond: Respond<R>): R {
-    const body = headOnly ? null : this.#bytes ?? (this.#body === undefined ? null : render(this.#body, values));
+  render<R>(values: readonly string[], raw: readonly string[], respond: Respond<R>): R {
+    const body = this.#bytes ?? (this.#body === undefined ? null : render(this.#body, values));
     if (this.#staticHead) return respond(this.#staticHead, body);
     const head: ResponseHead = { status: this.status, headers: headerRecord() };
     for (const [name, template] of this.#headers) {
@@ -218,7 +260,7 @@ function encodeBody(body: unknown, contentType: string | undefined): string {
  * Turns a response function's result into an answer, or says (as text, to follow
  * "response function …") what is wrong with it.
  */
-export function answerFromResult(result: unknown, headOnly: boolean): [ResponseHead, string | null] | string {
+export function answerFromResult(result: unknown): [ResponseHead, string | null] | string {
   if (!Array.isArray(result) || result.length < 2 || result.length > 3) {
     return `must return [status, body] or [status, body, headers], got ${describe(result)}`;
   }
@@ -249,5 +291,5 @@ export function answerFromResult(result: unknown, headOnly: boolean): [ResponseH
     if (Array.isArray(value)) (head.lists ??= Object.create(null) as Record<string, string[]>)[name] = value;
     else head.headers[name] = name.toLowerCase() === "content-type" && text !== null ? withCharset(value) : value;
   }
-  return [head, headOnly ? null : text];
+  return [head, text];
 }

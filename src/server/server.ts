@@ -9,7 +9,7 @@ import { hostName, isLoopbackName } from "./guard.ts";
 import { type HandlerOptions, StubHandler } from "./handler.ts";
 import type { Stub } from "../stubs/model.ts";
 import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
-import { validatePattern } from "../stubs/validate.ts";
+import { describe, unknownField, validatePattern } from "../stubs/validate.ts";
 import { findRequests } from "./find.ts";
 import { journalEntry } from "./journal.ts";
 import { type StubInfo, stubInfo } from "./stub_form.ts";
@@ -45,6 +45,50 @@ export interface StubServerOptions extends HandlerOptions {
    * their bodies afterwards (stubs added with {@link StubServer.routes} are compiled at once).
    */
   stubs?: readonly Stub[];
+}
+
+/** Every option {@link stubServer} knows (the compiler keeps this list complete). */
+const OPTION_NAMES: Record<keyof StubServerOptions, true> = {
+  hostname: true,
+  adapter: true,
+  tls: true,
+  stubs: true,
+  maxUnmatched: true,
+  maxBody: true,
+  handlerTimeout: true,
+  onRequest: true,
+  journalSize: true,
+  journalBytes: true,
+  scopes: true,
+  source: true,
+  inline: true,
+  cors: true,
+  proxyUnmatched: true,
+  proxyTap: true,
+};
+const KNOWN_OPTIONS = Object.keys(OPTION_NAMES).sort();
+
+/** Refuses a port that is not one and options with keys no option has (a typo would be ignored otherwise). */
+function checkArguments(port: unknown, options: unknown): void {
+  if (typeof port !== "number") {
+    throw new TypeError(
+      `stubServer(port): port must be an integer from 0 to 65535 (0 lets the OS choose), got ${describe(port)}` +
+        (typeof port === "string" ? " (a string)" : ""),
+    );
+  }
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new RangeError(
+      `stubServer(port): port must be an integer from 0 to 65535 (0 lets the OS choose), got ${describe(port)}`,
+    );
+  }
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new TypeError(`stubServer(port, options): options must be an object, got ${describe(options)}`);
+  }
+  for (const name of Object.keys(options)) {
+    if (!Object.hasOwn(OPTION_NAMES, name)) {
+      throw new TypeError(`stubServer(port, options): ${unknownField("option", name, KNOWN_OPTIONS)}`);
+    }
+  }
 }
 
 function loadAdapter(name: "deno" | "node"): Promise<Serve> {
@@ -196,7 +240,9 @@ export class StubServer implements AsyncDisposable {
 
   /**
    * Stops accepting requests, lets in-flight responses finish (up to 5 s, then cuts delays
-   * and response functions short), and resolves when the port is free. Safe to call twice.
+   * and response functions short), and resolves when the port is free: at once when nothing
+   * is in flight (idle connections are closed), at most a second after the grace otherwise,
+   * whatever clients do (one still uploading, one that never sends a byte). Safe to call twice.
    */
   shutdown(): Promise<void> {
     return this.#closed ??= this.#close(SHUTDOWN_GRACE_MS, () => this.handler.abortPending());
@@ -210,6 +256,8 @@ export class StubServer implements AsyncDisposable {
 
 /**
  * Starts a mock server on `port` (0 lets the OS choose) and resolves once it listens.
+ * Throws a `TypeError` for a port that is not a number and for an option it does not know
+ * (`journalsize`: did you mean `journalSize`?), a `RangeError` for a number that is no port.
  *
  * @example
  * ```ts
@@ -221,9 +269,7 @@ export class StubServer implements AsyncDisposable {
  * ```
  */
 export async function stubServer(port = 0, options: StubServerOptions = {}): Promise<StubServer> {
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new RangeError(`stubServer(${port}): port must be an integer from 0 to 65535 (0 lets the OS choose)`);
-  }
+  checkArguments(port, options);
   const hostname = options.hostname ?? "127.0.0.1";
   const isDeno = typeof (globalThis as { Deno?: { serve?: unknown } }).Deno?.serve === "function";
   const serve = await loadAdapter(options.adapter ?? (isDeno ? "deno" : "node"));

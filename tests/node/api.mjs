@@ -49,6 +49,45 @@ function raw(server, data, quietMs = 500) {
   });
 }
 
+/**
+ * Uploads `size` bytes with chunked encoding on a raw socket, as fast as the socket takes
+ * them, reading all along; resolves with the status the server answered (once its answer is
+ * whole, or the server closed), or what went wrong.
+ */
+function chunkedUpload(port, path, size) {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    let failure = "";
+    socket.on("data", (chunk) => received += chunk.toString("latin1"));
+    // The whole answer is in (a server may keep the connection open for the next request).
+    socket.on("data", () => {
+      const end = received.indexOf("\r\n\r\n");
+      const length = /\r\ncontent-length: (\d+)/i.exec(received.slice(0, end))?.[1];
+      if (end !== -1 && length !== undefined && received.length >= end + 4 + Number(length)) socket.destroy();
+    });
+    socket.on("error", (error) => failure = error.code);
+    socket.on("close", () => resolve(/^HTTP\/1\.1 (\d{3}) /.exec(received)?.[1] ?? `no answer (${failure})`));
+    socket.write(`POST ${path} HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n`);
+    const piece = 64 * 1024;
+    const chunk = Buffer.concat([
+      Buffer.from(`${piece.toString(16)}\r\n`),
+      Buffer.alloc(piece, 120),
+      Buffer.from("\r\n"),
+    ]);
+    let sent = 0;
+    const pump = () => {
+      while (sent < size && !socket.destroyed) {
+        sent += piece;
+        if (!socket.write(chunk)) return void socket.once("drain", pump);
+      }
+      if (!socket.destroyed) socket.write("0\r\n\r\n");
+    };
+    pump();
+  });
+}
+
+/** Runs `fn` with a fresh server on port 0 and always shuts it down. */
 /** Runs `fn` with a fresh server on port 0 and always shuts it down. */
 async function withServer(fn, options) {
   const server = await api.stubServer(0, options);
@@ -375,6 +414,18 @@ describe("npm package: stubServer() on Node (P5)", { concurrency: true }, () => 
     await assert.rejects(api.stubServer(70000), RangeError);
   });
 
+  it("plain JavaScript gets told about a port given as a string and a misspelt option", async () => {
+    await assert.rejects(api.stubServer("8080"), {
+      name: "TypeError",
+      message:
+        'stubServer(port): port must be an integer from 0 to 65535 (0 lets the OS choose), got "8080" (a string)',
+    });
+    await assert.rejects(api.stubServer(0, { journalsize: 5 }), {
+      name: "TypeError",
+      message: "stubServer(port, options): unknown option 'journalsize' (did you mean 'journalSize'?)",
+    });
+  });
+
   it("shutdown lets in-flight responses finish, frees the port, and is safe to call twice", async () => {
     const server = await api.stubServer(0);
     server.routes(api.get("/slow").delay(300).body({ done: true }), api.get("/fast").body({}));
@@ -506,6 +557,56 @@ describe("npm package: Node adapter robustness (P7)", { concurrency: true }, () 
       );
       assert.equal(answer.match(/HTTP\/1\.1 200 /g)?.length, 2, answer);
     });
+  });
+
+  it("wire details match Deno: standard reason phrases, HEAD carries the GET's length, a raw #fragment is dropped", async () => {
+    await withServer(async (server) => {
+      server.routes(
+        api.get("/a").body({ a: "é" }),
+        api.get("/throws").responseFunc(() => {
+          throw new Error("boom");
+        }),
+      );
+      const close = "host: x\r\nconnection: close\r\n\r\n";
+      assert.match(await raw(server, `GET /throws HTTP/1.1\r\n${close}`), /^HTTP\/1\.1 500 Internal Server Error\r\n/);
+      assert.match(await raw(server, `GET /missing HTTP/1.1\r\n${close}`), /^HTTP\/1\.1 404 Not Found\r\n/);
+      const headed = await raw(server, `HEAD /a HTTP/1.1\r\n${close}`);
+      assert.match(headed, /^HTTP\/1\.1 200 OK\r\n/);
+      assert.match(headed, /\r\ncontent-length: 10\r\n/i);
+      assert.ok(headed.endsWith("\r\n\r\n"), headed);
+      const fragment = await raw(server, `GET /a#x HTTP/1.1\r\n${close}`);
+      assert.match(fragment, /^HTTP\/1\.1 200 OK\r\n/);
+    });
+  });
+
+  it("regression: 30 clients each uploading 2x maxBody all read the 413 (half got EPIPE: the socket was reset with unread data)", async () => {
+    // The default limit, 10 MiB: what is left of each upload after the 413 outgrows the
+    // socket buffers, so the client is still writing when the server closes.
+    const maxBody = 10 * 1024 * 1024;
+    await withServer(async (server) => {
+      server.routes(api.post("/upload").responseFunc(() => [200, { read: true }]));
+      const statuses = await Promise.all(
+        Array.from({ length: 30 }, () => chunkedUpload(server.port, "/upload", 2 * maxBody)),
+      );
+      assert.deepEqual(statuses, Array(30).fill("413"));
+      assert.equal((await send(server, "GET", "/__stubtool__/health")).status, 200);
+    }, { maxBody });
+  });
+
+  it("regression: a connection that sent nothing does not hold shutdown for the 5 s grace", async () => {
+    for (const options of [{}, { tls: "self-signed" }]) {
+      const server = await api.stubServer(0, options);
+      const socket = connect(server.port, "127.0.0.1");
+      socket.on("error", () => {});
+      await new Promise((resolve) => socket.once("connect", resolve));
+      let timer;
+      const late = new Promise((resolve) => timer = setTimeout(() => resolve("still stopping after 2 s"), 2_000));
+      const outcome = await Promise.race([server.shutdown().then(() => "stopped"), late]);
+      clearTimeout(timer);
+      socket.destroy();
+      await server.shutdown();
+      assert.equal(outcome, "stopped", JSON.stringify(options));
+    }
   });
 
   it("bodies over maxBody get a JSON 413, declared or streamed", async () => {

@@ -6,6 +6,9 @@
 import { jsonError } from "../handler.ts";
 import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
+/** After the shutdown grace, how long cut-short answers get to reach their clients before the stop ends anyway. */
+const FLUSH_MS = 1_000;
+
 /** Serves the handler's fetch entry with `Deno.serve`; throws when the port cannot be bound. */
 export function serve({ fetch }: ServedHandler, { port, hostname, tls }: ListenOptions): Promise<Listener> {
   const server = Deno.serve({
@@ -19,11 +22,26 @@ export function serve({ fetch }: ServedHandler, { port, hostname, tls }: ListenO
   return Promise.resolve({
     port: server.addr.port,
     async close(graceMs, onGraceEnd) {
-      const timer = setTimeout(onGraceEnd, graceMs);
+      // Deno.serve's shutdown() waits for every connection to end, and it cannot drop one: a
+      // client still uploading a body (already answered: the body read ends at shutdown) or a
+      // TLS connection that never starts its handshake held it forever. So the stop ends a
+      // second after the grace whatever is left; the port is free by then (the listener
+      // closes first), and what is left no longer keeps the process alive.
+      let flushTimer: ReturnType<typeof setTimeout> | undefined;
+      let giveUp = () => {};
+      const givenUp = new Promise<void>((resolve) => giveUp = resolve);
+      const graceTimer = setTimeout(() => {
+        onGraceEnd();
+        flushTimer = setTimeout(() => {
+          server.unref();
+          giveUp();
+        }, FLUSH_MS);
+      }, graceMs);
       try {
-        await server.shutdown();
+        await Promise.race([server.shutdown(), givenUp]);
       } finally {
-        clearTimeout(timer);
+        clearTimeout(graceTimer);
+        clearTimeout(flushTimer);
       }
     },
   });

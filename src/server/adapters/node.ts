@@ -15,10 +15,50 @@ import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
 /** After the shutdown grace, how long cut-short responses get to reach their clients. */
 const FLUSH_MS = 1_000;
+/** After an answer that leaves the request body unread (a 413): how much more of it is read and dropped… */
+const LINGER_BYTES = 1024 * 1024;
+/** …and for how long, before the connection is cut. */
+const LINGER_MS = 1_000;
 
-/** The path and query of a request target (origin-form `/p?q` or absolute-form `http://h/p?q`). */
+/**
+ * Closes `socket` gently once the answer on it is written: a lingering close (RFC 9112 §9.6).
+ * Node would destroy the socket as soon as the answer is out, and closing a socket with
+ * unread data sends a reset, which makes the client's kernel drop the answer it had not read
+ * yet: an uploader got EPIPE or ECONNRESET instead of the 413. Here the connection is
+ * half-closed (the answer, then FIN) and what the client still sends is read and dropped
+ * until it stops, or for up to {@link LINGER_BYTES} / {@link LINGER_MS}.
+ */
+function lingerOnClose(socket: Socket): void {
+  const lingering = socket as Socket & { destroySoon(): void; lingering?: true };
+  if (lingering.lingering) return;
+  lingering.lingering = true;
+  // Node's server calls destroySoon() when an answer with `connection: close` is finished.
+  lingering.destroySoon = () => {
+    const start = socket.bytesRead;
+    const cut = () => {
+      clearTimeout(timer);
+      socket.off("data", onData);
+      socket.destroy();
+    };
+    const onData = () => {
+      if (socket.bytesRead - start > LINGER_BYTES) cut();
+    };
+    const timer = setTimeout(cut, LINGER_MS);
+    socket.on("data", onData);
+    socket.once("end", cut).once("close", cut);
+    socket.end();
+  };
+}
+
+/**
+ * The path and query of a request target (origin-form `/p?q` or absolute-form `http://h/p?q`),
+ * without a fragment a client sent raw (`/a#x`): Node's parser keeps it, Deno's URL drops it.
+ */
 function requestTarget(url: string | undefined): string | undefined {
-  if (url?.startsWith("/")) return url;
+  if (url?.startsWith("/")) {
+    const hash = url.indexOf("#");
+    return hash === -1 ? url : url.slice(0, hash);
+  }
   try {
     const parsed = new URL(url ?? "");
     return parsed.pathname + parsed.search;
@@ -234,6 +274,52 @@ function answerClientError(error: Error & { code?: string }, socket: Socket): vo
   );
 }
 
+/**
+ * The open connections of a server and how many requests each has in flight, so that a stop
+ * closes at once those with none: Node's closeIdleConnections() leaves alone a connection
+ * that has sent nothing yet (or half a request head), which held a stop for the whole grace.
+ */
+class Connections {
+  readonly #inFlight = new Map<Socket, number>();
+
+  /** Counts a new connection, until it closes. */
+  add(socket: Socket): void {
+    this.#inFlight.set(socket, 0);
+    socket.once("close", () => this.#inFlight.delete(socket));
+  }
+
+  /** Counts a request on `socket` until its response closes (answered, or the client left). */
+  request(socket: Socket, res: ServerResponse): void {
+    const count = this.#inFlight.get(socket);
+    if (count === undefined) return;
+    this.#inFlight.set(socket, count + 1);
+    res.once("close", () => {
+      const now = this.#inFlight.get(socket);
+      if (now !== undefined) this.#inFlight.set(socket, now - 1);
+    });
+  }
+
+  /** Destroys every connection with no request in flight (silent, idle keep-alive, a head half sent). */
+  closeIdle(): void {
+    for (const [socket, count] of this.#inFlight) if (count === 0) socket.destroy();
+  }
+
+  /** Destroys every connection. */
+  closeAll(): void {
+    for (const socket of this.#inFlight.keys()) socket.destroy();
+  }
+}
+
+/**
+ * Whether the answer leaves the request body unread (the handler stopped reading it halfway,
+ * or it is too large): not worth draining, so the connection closes after the answer, gently.
+ */
+function closeAfter(req: IncomingMessage, incoming: NodeIncoming, status: number): boolean {
+  if (!(incoming.pulled || status === 413) || req.complete) return false;
+  lingerOnClose(req.socket);
+  return true;
+}
+
 /** The handler never throws; should it anyway, the client gets a JSON 500 and the server goes on. */
 function fail(res: ServerResponse, respond: Respond<void>, error: unknown): void {
   if (res.headersSent) return void res.destroy();
@@ -244,17 +330,18 @@ function fail(res: ServerResponse, respond: Respond<void>, error: unknown): void
 export function serve(handler: ServedHandler, { port, hostname, tls }: ListenOptions): Promise<Listener> {
   if (tls) return serveTls(handler, { port, hostname, tls });
   let closing = false;
+  const connections = new Connections();
   // Answer an HTTP/1.1 request without a Host header like any other (as Deno does), instead
   // of Node's own empty, non-JSON 400 (P4: every error the server produces is JSON).
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     res.on("error", () => {}); // A write to a vanished client must not become an uncaught error.
+    connections.request(req.socket, res);
     const target = requestTarget(req.url);
     const incoming = new NodeIncoming(req, target ?? "/");
-    // A body the handler stopped reading halfway (too large) is not worth draining: close instead.
     const respond = writeTo(
       res,
       req.method === "HEAD",
-      (status) => closing || ((incoming.pulled || status === 413) && !req.complete),
+      (status) => closeAfter(req, incoming, status) || closing,
     );
     if (target === undefined) return respond(...errorAnswer(400, `bad request target '${req.url}'`));
     try {
@@ -265,6 +352,7 @@ export function serve(handler: ServedHandler, { port, hostname, tls }: ListenOpt
     }
   });
   server.on("clientError", answerClientError);
+  server.on("connection", (socket: Socket) => connections.add(socket));
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, hostname, () => {
@@ -279,15 +367,15 @@ export function serve(handler: ServedHandler, { port, hostname, tls }: ListenOpt
             let flushTimer: ReturnType<typeof setTimeout> | undefined;
             const graceTimer = setTimeout(() => {
               onGraceEnd();
-              flushTimer = setTimeout(() => server.closeAllConnections(), FLUSH_MS);
+              flushTimer = setTimeout(() => connections.closeAll(), FLUSH_MS);
             }, graceMs);
             server.close(() => {
               clearTimeout(graceTimer);
               clearTimeout(flushTimer);
               done();
             });
-            // Keep-alive connections with no request in flight would hold close() open.
-            server.closeIdleConnections();
+            // Connections with no request in flight (idle keep-alive, or silent) would hold close() open.
+            connections.closeIdle();
           });
         },
       });
@@ -317,7 +405,7 @@ function serveTls(
       response,
       req.method === "HEAD",
       // HTTP/2 streams close on their own; `connection` is not an HTTP/2 header.
-      (status) => !http2 && (closing || ((incoming.pulled || status === 413) && !req.complete)),
+      (status) => !http2 && (closeAfter(req as unknown as IncomingMessage, incoming, status) || closing),
       http2,
     );
     if (target === undefined) return respond(...errorAnswer(400, `bad request target '${req.url}'`));
@@ -328,9 +416,20 @@ function serveTls(
       fail(response, respond, error);
     }
   });
+  // Connections still in the TLS handshake (or that never start it: a client that sent
+  // nothing) carry no request; a stop closes them at once rather than wait out the grace.
+  const handshaking = new Set<Socket>();
+  let parentsKnown = true;
+  server.on("connection", (raw: Socket) => {
+    handshaking.add(raw);
+    raw.once("close", () => handshaking.delete(raw));
+  });
   server.on("secureConnection", (socket: Socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
+    const raw = (socket as Socket & { _parent?: Socket })._parent;
+    if (raw) handshaking.delete(raw);
+    else parentsKnown = false; // cannot tell which raw connections are done: leave them to the grace
   });
   server.on("tlsClientError", () => {}); // a client that cannot finish the handshake is its own problem
   return new Promise((resolve, reject) => {
@@ -346,14 +445,18 @@ function serveTls(
             let flushTimer: ReturnType<typeof setTimeout> | undefined;
             const graceTimer = setTimeout(() => {
               onGraceEnd();
-              flushTimer = setTimeout(() => sockets.forEach((s) => s.destroy()), FLUSH_MS);
+              flushTimer = setTimeout(() => {
+                sockets.forEach((s) => s.destroy());
+                handshaking.forEach((s) => s.destroy());
+              }, FLUSH_MS);
             }, graceMs);
             server.close(() => {
               clearTimeout(graceTimer);
               clearTimeout(flushTimer);
               done();
             });
-            // HTTP/2 sessions and idle HTTP/1.1 connections would hold close() open.
+            // HTTP/2 sessions, idle HTTP/1.1 connections and unfinished handshakes would hold close() open.
+            if (parentsKnown) handshaking.forEach((s) => s.destroy());
             for (const socket of sockets) {
               const session = (socket as unknown as { session?: { close(): void } }).session;
               if (session) session.close();

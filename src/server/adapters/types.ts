@@ -30,8 +30,9 @@ export interface Listener {
   /** The port actually bound (the OS picks one for port 0). */
   port: number;
   /**
-   * Stops accepting connections and resolves once in-flight responses are done. If they
-   * are not done after `graceMs`, `onGraceEnd` is called so the handler can cut them short.
+   * Stops accepting connections, closes those with no request in flight, and resolves once
+   * in-flight responses are done. If they are not done after `graceMs`, `onGraceEnd` is
+   * called so the handler can cut them short, and a second later the stop ends anyway.
    */
   close(graceMs: number, onGraceEnd: () => void): Promise<void>;
 }
