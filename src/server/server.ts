@@ -65,6 +65,9 @@ const OPTION_NAMES: Record<keyof StubServerOptions, true> = {
   cors: true,
   proxyUnmatched: true,
   proxyTap: true,
+  loopbackOnly: true,
+  allowHosts: true,
+  adminToken: true,
 };
 const KNOWN_OPTIONS = Object.keys(OPTION_NAMES).sort();
 
