@@ -10,7 +10,7 @@ import { connect } from "node:net";
 import { get, head, post, type StubServer, stubServer } from "../mod.ts";
 import { ADAPTERS, rawHeader, rawRequest, serverTest } from "./_http.ts";
 
-const close = "host: x\r\nconnection: close\r\n\r\n";
+const close = "host: localhost\r\nconnection: close\r\n\r\n";
 
 serverTest(
   "regression: HEAD answers carry the length the GET's body has (Deno sent content-length: 0, Node none)",
@@ -128,7 +128,7 @@ function chunkedUpload(port: number, path: string, size: number): Promise<string
     });
     socket.on("error", (error: Error & { code?: string }) => failure = error.code ?? error.message);
     socket.on("close", () => resolve(/^HTTP\/1\.1 (\d{3}) /.exec(received)?.[1] ?? `no answer (${failure})`));
-    socket.write(`POST ${path} HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\n`);
+    socket.write(`POST ${path} HTTP/1.1\r\nhost: localhost\r\ntransfer-encoding: chunked\r\n\r\n`);
     const piece = 64 * 1024;
     const chunk = new Uint8Array([
       ...new TextEncoder().encode(`${piece.toString(16)}\r\n`),
@@ -205,8 +205,8 @@ for (const adapter of ADAPTERS) {
         const connections = [await openConnection(server.port)];
         if (!tls) {
           connections.push(
-            await openConnection(server.port, "GET /__stubtool__/health HTTP/1.1\r\nhost: x\r\n\r\n"),
-            await openConnection(server.port, "GET /__stubtool__/health HTTP/1.1\r\nhost: x\r\n"),
+            await openConnection(server.port, "GET /__stubtool__/health HTTP/1.1\r\nhost: localhost\r\n\r\n"),
+            await openConnection(server.port, "GET /__stubtool__/health HTTP/1.1\r\nhost: localhost\r\n"),
           );
         }
         try {
