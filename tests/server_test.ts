@@ -424,8 +424,9 @@ Deno.test("regression: unknown stubServer options were ignored (journalsize); th
   });
   await assert.rejects(stubServer(0, { verbose: true } as never), {
     name: "TypeError",
-    message: "stubServer(port, options): unknown option 'verbose' (allowed: adapter, cors, handlerTimeout, hostname, " +
-      "inline, journalBytes, journalSize, maxBody, maxUnmatched, onRequest, proxyTap, proxyUnmatched, scopes, source, stubs, tls)",
+    message: "stubServer(port, options): unknown option 'verbose' (allowed: adapter, adminToken, allowHosts, cors, " +
+      "handlerTimeout, hostname, inline, journalBytes, journalSize, loopbackOnly, maxBody, maxUnmatched, onRequest, " +
+      "proxyTap, proxyUnmatched, scopes, source, stubs, tls)",
   });
   await assert.rejects(stubServer(0, null as never), {
     name: "TypeError",
