@@ -5,7 +5,7 @@
  * sockets (node:net), on both adapters.
  */
 import assert from "node:assert/strict";
-import { STATUS_CODES } from "node:http";
+import { createServer, STATUS_CODES } from "node:http";
 import { connect } from "node:net";
 import { get, head, post, type StubServer, stubServer } from "../mod.ts";
 import { ADAPTERS, rawHeader, rawRequest, serverTest } from "./_http.ts";
@@ -58,6 +58,31 @@ serverTest(
       rawHeader(await rawRequest(server.port, `HEAD /none HTTP/1.1\r\n${close}`), "content-length"),
       undefined,
     );
+  },
+);
+
+serverTest(
+  "HEAD through a proxy stub: the upstream's content-length, or none when it sends its GET chunked",
+  async (server) => {
+    const upstream = createServer((req, res) => {
+      if (req.url === "/chunked") return void res.end(req.method === "HEAD" ? undefined : "abc");
+      res.setHeader("content-length", "6");
+      res.end(req.method === "HEAD" ? undefined : "fixed!");
+    });
+    await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", () => resolve()));
+    try {
+      const base = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
+      server.routes(get("/fixed").proxy(base), get("/chunked").proxy(base));
+      const fixed = await rawRequest(server.port, `HEAD /fixed HTTP/1.1\r\n${close}`);
+      assert.equal(fixed.statusLine, "HTTP/1.1 200 OK");
+      assert.equal(rawHeader(fixed, "content-length"), "6");
+      const chunked = await rawRequest(server.port, `HEAD /chunked HTTP/1.1\r\n${close}`);
+      assert.equal(chunked.statusLine, "HTTP/1.1 200 OK");
+      assert.equal(rawHeader(chunked, "content-length"), undefined);
+      assert.equal(chunked.body, "");
+    } finally {
+      await new Promise((resolve) => upstream.close(resolve));
+    }
   },
 );
 
