@@ -82,3 +82,28 @@ serverTest(
     for (const client of stalled) client.close();
   },
 );
+
+serverTest(
+  "the report and journal texts are reused until something changes, and only then written again",
+  async (server) => {
+    server.routes(get("/a"));
+    const first = await send(server, "GET", "/__stubtool__/report");
+    const again = await send(server, "GET", "/__stubtool__/report");
+    assert.equal(again.text, first.text);
+    assert.equal((await send(server, "GET", "/a")).status, 200);
+    const after = await send(server, "GET", "/__stubtool__/report");
+    assert.equal(after.json.stubs[0].hit_count, 1, "a hit makes a new report");
+    const journal = await send(server, "GET", "/__stubtool__/requests");
+    assert.equal(journal.json.requests.length, 1);
+    assert.equal(
+      (await send(server, "GET", "/__stubtool__/report")).json.stubs[0].hit_count,
+      1,
+      "the journal did not take the report's place",
+    );
+    assert.equal(
+      (await send(server, "GET", "/__stubtool__/requests?unmatched=true")).json.requests.length,
+      0,
+      "other parameters, other text",
+    );
+  },
+);
