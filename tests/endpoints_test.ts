@@ -56,13 +56,18 @@ serverTest(
     assert.ok(size > 15 * 1024 * 1024, `the journal answer is large (${size} bytes)`);
 
     const stalled = [];
-    // Each stalled answer is ~16 MB: the first is let through, the second would pass the budget.
+    // Each stalled answer is ~16 MB and a different one (its own limit): the first is let
+    // through, the second would pass the budget.
     for (let i = 0; i < Math.floor(LARGE_ANSWER_BUDGET / size); i++) {
-      const client = await stalledClient(server.port, "/__stubtool__/requests");
+      const client = await stalledClient(server.port, `/__stubtool__/requests?limit=${256 - i}`);
       assert.match(await client.firstBytes, /^HTTP\/1\.1 200/);
       stalled.push(client);
     }
-    const busy = await send(server, "GET", "/__stubtool__/requests");
+    // Clients asking for the answer under way share its bytes: no more memory, no refusal.
+    const sharing = await stalledClient(server.port, "/__stubtool__/requests?limit=256");
+    assert.match(await sharing.firstBytes, /^HTTP\/1\.1 200/);
+    sharing.close();
+    const busy = await send(server, "GET", "/__stubtool__/requests?limit=200");
     assert.equal(busy.status, 503);
     assert.equal(busy.headers.get("retry-after"), "1");
     assert.match(busy.json.error, /^busy: \d+ MB of large answers are being sent/);
@@ -74,7 +79,7 @@ serverTest(
     let status = 0;
     for (let tries = 0; tries < 50 && status !== 200; tries++) {
       await new Promise((r) => setTimeout(r, 20));
-      const again = await fetch(server.url + "/__stubtool__/requests");
+      const again = await fetch(server.url + "/__stubtool__/requests?limit=199");
       status = again.status;
       await again.body?.cancel();
     }

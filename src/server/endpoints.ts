@@ -21,7 +21,7 @@ export interface ReservedHost extends AdminHost {
   /** Bytes of large answers being sent right now (see {@link LARGE_ANSWER_BUDGET}); the endpoints count them here. */
   largeBytes: number;
   /** The last report or journal text written, with what it was written from (one is kept: bounded memory). */
-  lastAnswer?: { version: string; text: string };
+  lastAnswer?: { version: string; answer: SharedAnswer };
   report(options: { scope?: string }): Report;
   journal(filter?: JournalFilter): JournalSnapshot;
   reset(): void;
@@ -91,37 +91,50 @@ export const LARGE_ANSWER = 64 * 1024;
 export const LARGE_ANSWER_BUDGET = 24 * 1024 * 1024;
 const CHUNK = 64 * 1024;
 
+/** An answer's text, and once it has been streamed, its bytes and how many clients are reading them. */
+export interface SharedAnswer {
+  text: string;
+  bytes?: Uint8Array<ArrayBuffer>;
+  readers?: number;
+}
+
 /**
- * Sends `text` as `head`'s body: as is when small; streamed in chunks when large, so a
- * client that does not read holds one chunk rather than the whole answer, and at most
- * {@link LARGE_ANSWER_BUDGET} bytes of them are under way at once.
+ * Sends `body` as `head`'s body: as is when small; streamed in chunks when large, so a
+ * client that does not read holds one chunk rather than the whole answer. Clients reading
+ * the same answer share its bytes, and at most {@link LARGE_ANSWER_BUDGET} bytes of distinct
+ * large answers are under way at once.
  */
-function answer<R>(host: ReservedHost, head: ResponseHead, text: string, respond: Respond<R>): R {
-  if (text.length <= LARGE_ANSWER) return respond(head, text);
-  let bytes: Uint8Array<ArrayBuffer> | undefined = new TextEncoder().encode(text);
+function answer<R>(host: ReservedHost, head: ResponseHead, body: string | SharedAnswer, respond: Respond<R>): R {
+  const shared = typeof body === "string" ? { text: body } : body;
+  if (shared.text.length <= LARGE_ANSWER) return respond(head, shared.text);
+  const bytes = shared.bytes ??= new TextEncoder().encode(shared.text);
   const size = bytes.byteLength;
-  if (host.largeBytes > 0 && host.largeBytes + size > LARGE_ANSWER_BUDGET) {
-    return respond(...errorAnswer(
-      503,
-      `busy: ${Math.round(host.largeBytes / 1024 / 1024)} MB of large answers are being sent ` +
-        "(clients that do not read hold them); retry",
-      {},
-      { "retry-after": "1" },
-    ));
+  if (!shared.readers) {
+    if (host.largeBytes > 0 && host.largeBytes + size > LARGE_ANSWER_BUDGET) {
+      return respond(...errorAnswer(
+        503,
+        `busy: ${Math.round(host.largeBytes / 1024 / 1024)} MB of large answers are being sent ` +
+          "(clients that do not read hold them); retry",
+        {},
+        { "retry-after": "1" },
+      ));
+    }
+    host.largeBytes += size;
   }
-  host.largeBytes += size;
+  shared.readers = (shared.readers ?? 0) + 1;
   let offset = 0;
+  let done = false;
   const release = () => {
-    if (bytes === undefined) return;
-    bytes = undefined;
-    host.largeBytes -= size;
+    if (done) return;
+    done = true;
+    if (--shared.readers! === 0) host.largeBytes -= size;
   };
   const stream = new ReadableStream<Uint8Array<ArrayBuffer>>({
     pull(controller) {
-      if (bytes === undefined) return controller.close();
+      if (done) return controller.close();
       controller.enqueue(bytes.slice(offset, offset + CHUNK));
       offset += CHUNK;
-      if (offset >= bytes.byteLength) {
+      if (offset >= size) {
         release();
         controller.close();
       }
@@ -132,14 +145,14 @@ function answer<R>(host: ReservedHost, head: ResponseHead, text: string, respond
 }
 
 /**
- * The text of an answer built from the report or the journal, made again only when either
+ * An answer built from the report or the journal, made again only when either
  * changed since (its version) or it is asked with other parameters: CI steps and dashboards
  * ask for the same report many times, and with 10,000 stubs writing it takes milliseconds.
  */
-function cachedText(host: ReservedHost, key: string, make: () => string): string {
+function cachedText(host: ReservedHost, key: string, make: () => string): SharedAnswer {
   const version = `${host.version()} ${key}`;
-  if (host.lastAnswer?.version !== version) host.lastAnswer = { version, text: make() };
-  return host.lastAnswer.text;
+  if (host.lastAnswer?.version !== version) host.lastAnswer = { version, answer: { text: make() } };
+  return host.lastAnswer.answer;
 }
 
 /** The ETag of answers built from the report and the journal, and whether the client already has it. */
