@@ -218,3 +218,24 @@ Deno.test("renderHtmlReport with openapi: a drift section (and its nav link) wit
   const plain = renderReport(sample(), { format: "html" });
   assert.ok(!plain.includes('id="openapi"') && !plain.includes("#openapi"));
 });
+
+Deno.test("regression: a page held every 60 KiB target whole (a dashboard of 19 MB); it shows the first 300 characters and how many more", () => {
+  const target = "/x/" + "a".repeat(60 * 1024);
+  const html = renderHtmlReport(
+    {
+      summary: { total_stubs: 0, matched_stubs: 0, unmatched_requests: 1 },
+      stubs: [],
+      unused_stubs: [],
+      unmatched_requests: [{ method: "GET", path: target, timestamp: "2026-01-01T00:00:00.000Z" }],
+    },
+    {
+      journal: {
+        capacity: 500,
+        total: 1,
+        requests: [{ time: "2026-01-01T00:00:00.000Z", method: "GET", target, status: 404, duration_ms: 0 }],
+      },
+    },
+  );
+  assert.ok(html.length < 20_000, `${html.length} characters`);
+  assert.equal(html.split(`${"a".repeat(297)}… (${target.length - 300} more characters)`).length - 1, 2);
+});

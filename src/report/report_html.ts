@@ -206,8 +206,10 @@ function table(id: string, caption: string, head: string[], rows: string[], stac
 
 /** The request cell of a stacked table: method and target, the row's header. */
 function requestCell(method: string, target: string): string {
+  // A page shows the start of a long target (they may be 64 KiB): the page stays small, the JSON keeps it whole.
+  const shown = target.length > 300 ? `${target.slice(0, 300)}… (${target.length - 300} more characters)` : target;
   return `<th scope="row" role="rowheader" class="c-request"><span class="method">${escapeHtml(method)}</span> ` +
-    `<code>${escapeHtml(target)}</code></th>`;
+    `<code>${escapeHtml(shown)}</code></th>`;
 }
 
 function coverageSection(report: Report, journal: JournalSnapshot | undefined): string {
