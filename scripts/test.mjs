@@ -28,7 +28,7 @@ export const SUITES = [
   },
   {
     name: "browser",
-    what: "the dashboard in headless Chromium",
+    what: "the dashboard, a cross-origin app and the admin token in headless Chromium",
     command: ["deno", "test", "-A", "tests/browser/"],
     needs: ["chromium"],
   },
