@@ -16,6 +16,7 @@
 import { connect } from "node:net";
 import { parseArgs } from "node:util";
 import { rssMb, toMs } from "./measure.ts";
+import { V8_FLAGS } from "../scripts/compile.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -244,7 +245,8 @@ async function runAttack(attack: Attack): Promise<string> {
   let child: Deno.ChildProcess;
   if (attack.script) {
     await Deno.writeTextFile(`${dir}/server.ts`, attack.script);
-    child = new Deno.Command(Deno.execPath(), { args: ["run", "-A", `${dir}/server.ts`], stdout: "null" }).spawn();
+    child = new Deno.Command(Deno.execPath(), { args: ["run", "-A", ...V8_FLAGS, `${dir}/server.ts`], stdout: "null" })
+      .spawn();
   } else {
     const config = `${dir}/stubs.json`;
     const routes = [{ method: "GET", path: "/ping", body: { pong: true } }, ...(attack.routes ?? [])];
@@ -253,6 +255,7 @@ async function runAttack(attack: Attack): Promise<string> {
       args: [
         "run",
         "-A",
+        ...V8_FLAGS,
         "cli.ts",
         "serve",
         "--quiet",

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { binaryName, denortProblem, nodeModulesExcludes, PERMISSIONS, TARGETS } from "../scripts/compile.ts";
+import { binaryName, denortProblem, nodeModulesExcludes, PERMISSIONS, TARGETS, V8_FLAGS } from "../scripts/compile.ts";
 
 const ROOT = new URL("..", import.meta.url).pathname;
 const SCRIPT = new URL("../scripts/compile.ts", import.meta.url).pathname;
@@ -157,4 +157,15 @@ Deno.test("compile: the binary's permission flags are enough for serve, wait, re
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("npm start and README's install line run cli.ts with the binary's V8 flags (the young generation cap of P13.1's RSS ceiling)", async () => {
+  assert.deepEqual(V8_FLAGS, ["--v8-flags=--max-semi-space-size=4"]);
+  const start: string = JSON.parse(await Deno.readTextFile(`${ROOT}package.json`)).scripts.start;
+  assert.equal(start, `deno run -A ${V8_FLAGS.join(" ")} cli.ts serve --config examples/stubs.yaml`);
+  const readme = await Deno.readTextFile(`${ROOT}README.md`);
+  assert.ok(
+    readme.includes(`node_modules/.bin/${start}   # npm start`),
+    "README's install block shows what npm start runs",
+  );
 });

@@ -307,6 +307,17 @@ serverTest("P9.4 GET /__stubtool__/requests filters: method, path, stub, unmatch
   );
 });
 
+Deno.test("journal: a long target (kept as bytes) comes back as the same text, and counts its UTF-8 bytes", () => {
+  // 2,704 characters, 3,404 bytes: two fit 6,000 by characters, one by bytes.
+  const long = `/${"é".repeat(700)}?q=${"x".repeat(2000)}`;
+  const journal = new Journal(10, 6000);
+  for (const target of [long, "/short", long, long]) journal.add(record(target));
+  assert.deepEqual(journal.snapshot().requests.map((r) => r.target), [long]);
+  assert.deepEqual(journal.records().map((r) => r.target), [long]);
+  journal.add(record("/next"));
+  assert.deepEqual(journal.snapshot().requests.map((r) => r.target), [long, "/next"]);
+});
+
 Deno.test("P13.1 the journal keeps at most journalBytes of targets and bodies: the oldest go first", () => {
   const journal = new Journal(100, 10_000);
   const body = new Uint8Array(3000);

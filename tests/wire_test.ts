@@ -222,7 +222,9 @@ wireTest(
       const [response] = responses;
       if (adapter === "deno") {
         assert.equal(response.status, 404);
-        assert.equal(JSON.parse(response.body).method, method);
+        // The 404 echoes what the report keeps: at most 2 KiB of the method.
+        const answer = JSON.parse(response.body);
+        assert.deepEqual([answer.method, answer.truncated], [method.slice(0, 2048), method.length > 2048 || undefined]);
       } else {
         assert.equal(response.status, 400);
         assert.match(JSON.parse(response.body).error, /^malformed request/);
@@ -261,13 +263,17 @@ wireTest("a 64 KB path is refused without counting; a 12 KB one is one unmatched
   const long = "/" + "b".repeat(12 * 1024);
   const accepted = await exchange(server.port, `GET ${long}?q=1 HTTP/1.1\r\nHost: x\r\n\r\n`);
   assert.equal(accepted.responses[0].status, 404);
-  assert.equal(JSON.parse(accepted.responses[0].body).path, long);
+  // The 404 and the report keep the path's first 2 KiB (P13.1: memory bounded in bytes).
+  const answer = JSON.parse(accepted.responses[0].body);
+  assert.deepEqual([answer.path, answer.query, answer.truncated], [long.slice(0, 2048), "q=1", true]);
   await stillServes(server);
   assert.deepEqual(await counts(server), { hits: [1, 0, 0, 0, 0, 0], unmatched: 1 });
-  // The 404 echoes the path; the report keeps its first 2 KiB (P13.1: memory bounded in bytes).
   const [entry] = (await server.report()).unmatched_requests;
   assert.equal(entry.path, long.slice(0, 2048));
   assert.equal(entry.truncated, true);
+  // The journal keeps the whole target.
+  const journaled = await send(server, "GET", "/__stubtool__/requests?unmatched=true");
+  assert.equal(journaled.json.requests.at(-1).target, `${long}?q=1`);
 });
 
 // ---------------------------------------------------------------- bodies

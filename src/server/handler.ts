@@ -537,8 +537,17 @@ export class StubHandler {
         if (status !== undefined) entry.upstream_status = status;
       });
     }
-    const query = rawQuery ? { query: rawQuery } : {};
-    return respond(...errorAnswer(404, "no stub matched", { method, path: pathname, ...query, closest }));
+    // The answer echoes what the report keeps: a long path or query cut, marked `truncated`.
+    const { path, query, truncated } = entry;
+    return respond(
+      ...errorAnswer(404, "no stub matched", {
+        method: entry.method,
+        path,
+        ...(query === undefined ? {} : { query }),
+        ...(truncated ? { truncated } : {}),
+        closest,
+      }),
+    );
   }
 
   /** The near misses of an unmatched request (P4 `closest`), from the cache when it was seen before. */

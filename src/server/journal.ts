@@ -63,10 +63,19 @@ export interface JournalFilter {
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
+const utf8Out = new TextEncoder();
+
+/** Targets longer than this are kept as bytes (see `Journal`'s targets). */
+const LONG_TARGET = 1024;
+
+/** A kept target as text again. */
+function targetText(target: string | Uint8Array): string {
+  return typeof target === "string" ? target : utf8.decode(target);
+}
 
 /** What a record costs the byte budget: its target and body (headers are bounded by the runtime's head limit). */
-function cost(record: JournalRecord): number {
-  return record.target.length + (record.body?.byteLength ?? 0) + 64;
+function cost(target: string | Uint8Array, body: Uint8Array | undefined): number {
+  return (typeof target === "string" ? target.length : target.byteLength) + (body?.byteLength ?? 0) + 64;
 }
 
 /** The path of a target, without the query. */
@@ -101,7 +110,12 @@ export class Journal {
   // One array per field rather than the records themselves: a record dies young, while the
   // ring outlives many collections; fields in arrays keep the old generation small (p99).
   #methods: string[] = [];
-  #targets: string[] = [];
+  /**
+   * Short targets as strings; long ones as UTF-8 bytes: ArrayBuffers live outside V8's heap,
+   * while long strings kept among short-lived garbage pin its old-space pages (measured: 270
+   * kept 60 KiB targets held 182 MB RSS as strings, 73 MB as bytes).
+   */
+  #targets: (string | Uint8Array)[] = [];
   #times: number[] = [];
   #statuses: number[] = [];
   #ms: number[] = [];
@@ -139,7 +153,8 @@ export class Journal {
     if (this.capacity === 0) return;
     let body = record.body;
     let cut = record.bodyTruncated;
-    let size = cost(record);
+    const target = record.target.length > LONG_TARGET ? utf8Out.encode(record.target) : record.target;
+    let size = cost(target, body);
     if (size > this.maxBytes && body) {
       // One request alone over the budget keeps no body rather than emptying the journal.
       size -= body.byteLength;
@@ -149,7 +164,7 @@ export class Journal {
     while (this.#size > 0 && (this.#size >= this.capacity || this.#bytes + size > this.maxBytes)) this.#dropOldest();
     const i = (this.#head + this.#size) % this.capacity;
     this.#methods[i] = record.method;
-    this.#targets[i] = record.target;
+    this.#targets[i] = target;
     this.#times[i] = record.time;
     this.#statuses[i] = record.status;
     this.#ms[i] = record.ms;
@@ -169,6 +184,7 @@ export class Journal {
     const i = this.#head;
     this.#bytes -= this.#costs[i];
     // Let go of what the slot holds now, not when it is reused.
+    this.#targets[i] = "";
     this.#headers[i] = undefined;
     this.#bodies[i] = undefined;
     this.#closest[i] = undefined;
@@ -198,7 +214,7 @@ export class Journal {
       const i = (this.#head + k) % this.capacity;
       out.push({
         method: this.#methods[i],
-        target: this.#targets[i],
+        target: targetText(this.#targets[i]),
         time: this.#times[i],
         status: this.#statuses[i],
         ms: this.#ms[i],
