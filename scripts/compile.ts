@@ -43,7 +43,7 @@ export const PERMISSIONS = ["--allow-net", "--allow-read", "--allow-write", "--a
  * otherwise grow it to its maximum and RSS never comes back down (P13.1's 64 MB ceiling);
  * S1 throughput does not change measurably.
  */
-export const V8_FLAGS = ["--v8-flags=--max-semi-space-size=4"];
+export const V8_FLAGS = ["--v8-flags=--max-semi-space-size=4,--heap-growing-percent=50"];
 /**
  * Files the binary needs beyond the module graph. None today: the adapters are imported
  * with literal specifiers, which deno compile follows, and `yaml` comes from node_modules.

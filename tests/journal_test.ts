@@ -318,6 +318,16 @@ Deno.test("journal: a long target (kept as bytes) comes back as the same text, a
   assert.deepEqual(journal.snapshot().requests.map((r) => r.target), [long, "/next"]);
 });
 
+Deno.test("P13.1 the journal keeps a body that is a view of a larger buffer as a copy of the view, not the buffer", () => {
+  const whole = new Uint8Array(1024 * 1024).fill(7);
+  const journal = new Journal(10, 16 * 1024 * 1024);
+  journal.add(record("/upload", { body: whole.subarray(0, 1000), bodyTruncated: true }));
+  journal.add(record("/small", { body: new Uint8Array([1, 2, 3]) }));
+  const [upload, small] = journal.records();
+  assert.deepEqual([upload.body!.byteLength, upload.body!.buffer.byteLength, upload.body![999]], [1000, 1000, 7]);
+  assert.deepEqual([...small.body!], [1, 2, 3]);
+});
+
 Deno.test("P13.1 the journal keeps at most journalBytes of targets and bodies: the oldest go first", () => {
   const journal = new Journal(100, 10_000);
   const body = new Uint8Array(3000);

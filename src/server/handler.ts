@@ -327,6 +327,9 @@ export class StubHandler {
     this.#closing.abort();
   }
 
+  /** Requests handled since start, reserved endpoints included (`serve` watches it to tell when it has gone quiet). */
+  handled = 0;
+
   /** Answers one fetch `Request` with a `Response`. */
   fetch = (request: Request): Response | Promise<Response> => this.handle(requestIncoming(request), toResponse);
 
@@ -335,6 +338,7 @@ export class StubHandler {
    * `Response`, or a write to a Node `ServerResponse`). Never throws.
    */
   handle<R>(incoming: Incoming, respond: Respond<R>): R | Promise<R> {
+    this.handled++;
     if (incoming.method === "HEAD") respond = headAnswer(respond);
     const target = incoming.target;
     const q = target.indexOf("?");

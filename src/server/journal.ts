@@ -152,6 +152,9 @@ export class Journal {
     this.version++;
     if (this.capacity === 0) return;
     let body = record.body;
+    // A view of a larger buffer (the first 64 KiB of a long body) would keep all of it alive
+    // while the budget counts only the view: keep a copy of just the view.
+    if (body && body.byteLength !== body.buffer.byteLength) body = body.slice();
     let cut = record.bodyTruncated;
     const target = record.target.length > LONG_TARGET ? utf8Out.encode(record.target) : record.target;
     let size = cost(target, body);

@@ -7,6 +7,7 @@ import type { Serve } from "./adapters/types.ts";
 import { StubBuilder } from "../stubs/builder.ts";
 import { hostName, isLoopbackName } from "./guard.ts";
 import { type HandlerOptions, StubHandler } from "./handler.ts";
+import { collectWhenIdle } from "./idle.ts";
 import type { Stub } from "../stubs/model.ts";
 import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
 import { describe, unknownField, validatePattern } from "../stubs/validate.ts";
@@ -128,6 +129,7 @@ export class StubServer implements AsyncDisposable {
   readonly #port: number;
   readonly #close: (graceMs: number, onGraceEnd: () => void) => Promise<void>;
   #closed: Promise<void> | undefined;
+  readonly #stopCollecting: () => void;
 
   /** @internal Use {@link stubServer}. */
   constructor(
@@ -142,6 +144,7 @@ export class StubServer implements AsyncDisposable {
     this.certificate = certificate;
     this.url = `${certificate === undefined ? "http" : "https"}://${urlHost(hostname)}:${port}`;
     this.#close = close;
+    this.#stopCollecting = collectWhenIdle(() => handler.handled);
   }
 
   /**
@@ -248,6 +251,7 @@ export class StubServer implements AsyncDisposable {
    * whatever clients do (one still uploading, one that never sends a byte). Safe to call twice.
    */
   shutdown(): Promise<void> {
+    this.#stopCollecting();
     return this.#closed ??= this.#close(SHUTDOWN_GRACE_MS, () => this.handler.abortPending());
   }
 
