@@ -73,6 +73,24 @@ Deno.test("wait: a server whose health endpoint is not 200 is not ready, and the
   );
 });
 
+Deno.test("regression: an attempt the deadline cut short hid the answer before it ('no answer in time' for an untrusted certificate under load)", async () => {
+  // Answers 503 for 1.5 s, then never: the attempt after that has less than its second left.
+  const hangs = Promise.withResolvers<Response>();
+  const until = performance.now() + 1_500;
+  await using other = Deno.serve(
+    { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+    () => performance.now() < until ? new Response("busy", { status: 503 }) : hangs.promise,
+  );
+  const url = `http://127.0.0.1:${other.addr.port}`;
+  const { code, stderr } = await runCli(["wait", "--url", url, "--timeout", "2"]);
+  hangs.resolve(new Response("late"));
+  assert.equal(code, 1);
+  assert.equal(
+    stderr,
+    `[ERROR] ${url}: not ready after 2s (last attempt: /__stubtool__/health answered 503); is stubtool serve running there?\n`,
+  );
+});
+
 Deno.test("wait in-process: main() returns 1 no sooner than the timeout and less than 0.5 s after it", async () => {
   const output = new MemoryOutput();
   const port = freePort();

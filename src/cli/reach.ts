@@ -221,6 +221,9 @@ function fetchHttps(
   });
 }
 
+/** Why an attempt failed when the server did not answer within its time. */
+export const NO_ANSWER = "no answer in time";
+
 /** Why a request failed, in a few words: `connection refused`, `no answer within 2s`. */
 export function describeFetchError(error: unknown): string {
   const parts: string[] = [];
@@ -229,7 +232,7 @@ export function describeFetchError(error: unknown): string {
     parts.push(`${(e as { name?: string }).name ?? ""} ${code ?? ""} ${e instanceof Error ? e.message : String(e)}`);
   }
   const text = parts.join(" ");
-  if (/TimeoutError|timed out/i.test(text)) return "no answer in time";
+  if (/TimeoutError|timed out/i.test(text)) return NO_ANSWER;
   if (/CERT|certificate|self[- ]signed|UNABLE_TO_VERIFY/i.test(text)) {
     return "its certificate is not trusted (pass --ca FILE with the certificate serve --tls-cert-out wrote, " +
       "or --insecure)";

@@ -5,7 +5,7 @@
 
 import type { CliContext } from "./context.ts";
 import { errorLine } from "./output.ts";
-import { describeFetchError, endpointUrl, fetchAnyAddress, serverTarget } from "./reach.ts";
+import { describeFetchError, endpointUrl, fetchAnyAddress, NO_ANSWER, serverTarget } from "./reach.ts";
 import { type ParsedArgs, secondsValue } from "./usage.ts";
 
 /** First pause between polls; it grows by half each time up to {@link MAX_PAUSE_MS}. */
@@ -46,7 +46,10 @@ export async function waitCommand({ values }: ParsedArgs, { env, output }: CliCo
       }
       reason = `${health.pathname} answered ${response.status}`;
     } catch (error) {
-      reason = describeFetchError(error);
+      const why = describeFetchError(error);
+      // An attempt the deadline cut short says less than the answer before it (a refused
+      // certificate, a refused connection): keep that one.
+      if (!(why === NO_ANSWER && left < MAX_ATTEMPT_MS && reason !== "no answer yet")) reason = why;
     }
     const now = performance.now();
     if (now >= deadline) break;
