@@ -19,3 +19,14 @@ export function rssMb(pid: number): number {
     return NaN;
   }
 }
+
+/** CPU time a process has used, user and system, in ms (Linux `/proc`); NaN when the process is gone. */
+export function cpuMs(pid: number): number {
+  try {
+    // Fields 14 and 15 of /proc/PID/stat, counted after the command name's closing parenthesis.
+    const fields = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1].split(" ");
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return NaN;
+  }
+}
