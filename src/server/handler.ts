@@ -327,7 +327,7 @@ export class StubHandler {
     this.#closing.abort();
   }
 
-  /** Requests handled since start, reserved endpoints included (`serve` watches it to tell when it has gone quiet). */
+  /** Requests handled since start, reserved endpoints included (the server watches it to tell when it has gone quiet). */
   handled = 0;
 
   /** Answers one fetch `Request` with a `Response`. */
