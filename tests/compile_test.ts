@@ -112,11 +112,11 @@ Deno.test("compile: binaries are named per target, and node_modules keeps only r
   assert.ok(!excluded.includes("node_modules/yaml"));
 });
 
-Deno.test("compile: the binary's permission flags are enough for serve, wait, report and validate", async () => {
+Deno.test("compile: the binary's permission and V8 flags are enough for serve, wait, report and validate", async () => {
   const dir = await Deno.makeTempDir();
   const cli = (args: string[]) =>
     new Deno.Command(Deno.execPath(), {
-      args: ["run", "--quiet", "--no-prompt", ...PERMISSIONS, `${ROOT}cli.ts`, ...args],
+      args: ["run", "--quiet", "--no-prompt", ...PERMISSIONS, ...V8_FLAGS, `${ROOT}cli.ts`, ...args],
       cwd: dir,
       env: { NO_COLOR: "1" },
       stdout: "piped",
