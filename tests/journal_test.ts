@@ -270,6 +270,17 @@ serverTest(
 );
 
 serverTest(
+  "an empty POST (content-length: 0) reaches a function as an empty body and is journaled without one",
+  async (server) => {
+    server.routes(post("/ping").responseFunc(({ body }) => [200, { length: body.length }]));
+    assert.deepEqual((await send(server, "POST", "/ping", { body: "" })).json, { length: 0 });
+    const [entry] = (await server.journal()).requests;
+    assert.equal(entry.headers?.["content-length"], "0");
+    assert.deepEqual([entry.body, entry.body_base64, entry.body_truncated], [undefined, undefined, undefined]);
+  },
+);
+
+serverTest(
   "P9.4 a body is journaled up to 64 KiB, body_truncated beyond; the stub still gets all of it",
   async (server) => {
     server.routes(post("/upload").responseFunc(({ body }) => [200, { length: body.length }]));

@@ -181,8 +181,14 @@ class RequestIncoming implements Incoming {
   }
 
   hasBody(): boolean {
-    // Deno.serve hands no body to GET and HEAD requests: skip the getter for the common case.
-    return this.method !== "GET" && this.method !== "HEAD" && this.#request.body !== null;
+    // Deno.serve hands no body to GET and HEAD requests. A declared length answers the rest
+    // without the `body` getter: it builds a ReadableStream, which also takes `arrayBuffer()`
+    // off the runtime's path for an already-buffered body (S7 cost 6 µs more per request).
+    // The same rule as the Node adapter: `content-length: 0` is no body.
+    if (this.method === "GET" || this.method === "HEAD") return false;
+    const declared = this.#request.headers.get("content-length");
+    if (declared !== null) return declared !== "0";
+    return this.#request.body !== null;
   }
 
   read(max: number): Promise<BodyRead> {
