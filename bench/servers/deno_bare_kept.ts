@@ -1,0 +1,27 @@
+// Floor for S1 and S7: bare Deno.serve that also keeps what P9.4's request journal keeps —
+// every header and the body's exact bytes — and does nothing else a stub server does (no
+// router, no conditions, no counts). The gap between this and deno-bare / deno-bare json is
+// what the runtime charges for reading a request that way, before any stubtool code runs.
+//   deno run -A bench/servers/deno_bare_kept.ts <port>
+import { s1Body } from "../scenarios.ts";
+
+const port = Number(Deno.args[0] ?? 18080);
+const headers = { "content-type": "application/json" };
+const decoder = new TextDecoder();
+let kept: unknown;
+
+Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (request) => {
+  const url = request.url;
+  const path = url.slice(url.indexOf("/", url.indexOf("//") + 2));
+  if (path === "/__stubtool__/health") return new Response('{"status":"ok"}', { headers });
+  const sent = Object.fromEntries(request.headers);
+  if (path.startsWith("/users/")) {
+    kept = sent;
+    return new Response(s1Body(path.slice(7)), { headers });
+  }
+  // Exact bytes (a journal, body_contains and record need them): arrayBuffer(), not json().
+  const bytes = new Uint8Array(await request.arrayBuffer());
+  const payload = JSON.parse(decoder.decode(bytes));
+  kept = [sent, bytes];
+  return new Response(JSON.stringify({ paid: payload.amount }), { status: 201, headers });
+});
