@@ -8,7 +8,9 @@ import { s1Body } from "../scenarios.ts";
 const port = Number(Deno.args[0] ?? 18080);
 const headers = { "content-type": "application/json" };
 const decoder = new TextDecoder();
-let kept: unknown;
+/** The last 500 requests, as a ring: what a journal of the default size holds. */
+const kept: unknown[] = new Array(500);
+let next = 0;
 
 Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (request) => {
   const url = request.url;
@@ -16,12 +18,12 @@ Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (request) => {
   if (path === "/__stubtool__/health") return new Response('{"status":"ok"}', { headers });
   const sent = Object.fromEntries(request.headers);
   if (path.startsWith("/users/")) {
-    kept = sent;
+    kept[next++ % kept.length] = sent;
     return new Response(s1Body(path.slice(7)), { headers });
   }
   // Exact bytes (a journal, body_contains and record need them): arrayBuffer(), not json().
   const bytes = new Uint8Array(await request.arrayBuffer());
   const payload = JSON.parse(decoder.decode(bytes));
-  kept = [sent, bytes];
+  kept[next++ % kept.length] = [sent, bytes];
   return new Response(JSON.stringify({ paid: payload.amount }), { status: 201, headers });
 });
