@@ -33,10 +33,12 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const ENTRY = "cli.ts";
 /**
  * What the CLI needs and no more: listen and connect (`serve`, `wait`, `report`), read
- * config files, write `--report-file`, read `STUBTOOL_*`. tests/compile_test.ts runs the CLI
- * under exactly these flags, so a command that needs another permission fails there first.
+ * config files, write `--report-file`, read `STUBTOOL_*`, and call glibc's `malloc_trim`
+ * after an idle collection (FFI; the only library it opens is `libc.so.6`).
+ * tests/compile_test.ts runs the CLI under exactly these flags, so a command that needs
+ * another permission fails there first.
  */
-export const PERMISSIONS = ["--allow-net", "--allow-read", "--allow-write", "--allow-env"];
+export const PERMISSIONS = ["--allow-net", "--allow-read", "--allow-write", "--allow-env", "--allow-ffi"];
 /**
  * V8 flags the binary runs with (npm start and the attack bench use them too): a young
  * generation of 4 MB semi-spaces instead of V8's default 16 MB, and an old generation that

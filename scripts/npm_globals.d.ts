@@ -18,4 +18,10 @@ declare namespace Deno {
     unref(): void;
   }
   function serve(options: ServeOptions, handler: (request: Request) => Response | Promise<Response>): HttpServer;
+  const build: { os: string };
+  const permissions: { querySync(descriptor: { name: "ffi" }): { state: "granted" | "denied" | "prompt" } };
+  function dlopen(
+    filename: string,
+    symbols: { malloc_trim: { parameters: ["usize"]; result: "i32" } },
+  ): { symbols: { malloc_trim(pad: bigint): number } };
 }

@@ -5,7 +5,8 @@
  * memory reducer stays asleep, and the RSS a flood raised stayed up for good. Once a tick
  * passes without a request after some came, one full collection returns the pages and
  * frees the ArrayBuffers (bodies, answers) nothing holds any more; later bursts collect
- * again only when RSS stands {@link IDLE_COLLECT_GROWTH} over what the last one left.
+ * again only when RSS stands {@link IDLE_COLLECT_GROWTH} over what the last one left. The
+ * adapter may then give back what the collection freed in the C heap (glibc keeps it).
  * @module
  */
 
@@ -67,9 +68,16 @@ function rss(): number {
   return (globalThis as unknown as { process: { memoryUsage: { rss(): number } } }).process.memoryUsage.rss();
 }
 
-/** Ticks every `everyMs` and collects when the server goes quiet; returns the stop function. */
-export function collectWhenIdle(requests: () => number, everyMs = 1000): () => void {
-  const collector = new IdleCollector({ requests, rss, collect: fullCollection });
+/**
+ * Ticks every `everyMs` and collects when the server goes quiet, then lets `release` hand
+ * what the collection freed outside V8's heap back to the OS; returns the stop function.
+ */
+export function collectWhenIdle(requests: () => number, release?: () => void, everyMs = 1000): () => void {
+  const collect = async () => {
+    await fullCollection();
+    release?.();
+  };
+  const collector = new IdleCollector({ requests, rss, collect });
   let running = false;
   const timer = setInterval(() => {
     if (running) return;

@@ -138,13 +138,14 @@ export class StubServer implements AsyncDisposable {
     hostname: string,
     close: (graceMs: number, onGraceEnd: () => void) => Promise<void>,
     certificate?: string,
+    releaseMemory?: () => void,
   ) {
     this.handler = handler;
     this.#port = port;
     this.certificate = certificate;
     this.url = `${certificate === undefined ? "http" : "https"}://${urlHost(hostname)}:${port}`;
     this.#close = close;
-    this.#stopCollecting = collectWhenIdle(() => handler.handled);
+    this.#stopCollecting = collectWhenIdle(() => handler.handled, releaseMemory);
   }
 
   /**
@@ -287,5 +288,12 @@ export async function stubServer(port = 0, options: StubServerOptions = {}): Pro
     ? await import("./tls.ts").then((m) => m.selfSignedCertificate())
     : options.tls;
   const listener = await serve(handler, { port, hostname, tls });
-  return new StubServer(handler, listener.port, hostname, listener.close.bind(listener), tls?.cert);
+  return new StubServer(
+    handler,
+    listener.port,
+    hostname,
+    listener.close.bind(listener),
+    tls?.cert,
+    listener.releaseMemory?.bind(listener),
+  );
 }

@@ -35,6 +35,11 @@ export interface Listener {
    * called so the handler can cut them short, and a second later the stop ends anyway.
    */
   close(graceMs: number, onGraceEnd: () => void): Promise<void>;
+  /**
+   * Hands heap pages the C allocator holds free back to the OS, after a full collection
+   * freed them; absent where the runtime offers no way (see the Deno adapter).
+   */
+  releaseMemory?(): void;
 }
 
 /** An adapter: starts serving the handler, resolving once the port is bound. */
