@@ -143,6 +143,40 @@ for (const adapter of ADAPTERS) {
     assert.deepEqual(echoed.subarray(big.length), big);
   });
 
+  Deno.test(`[${adapter}] P12.1 an answer with a length that comes in parts is streamed; one the upstream cuts short reaches the client cut short`, async () => {
+    await using up = await upstream((req, res) => {
+      if (req.url === "/parts") {
+        res.writeHead(200, { "content-type": "text/plain", "content-length": "12" });
+        res.write("first;");
+        setTimeout(() => res.end("second"), 600);
+      } else if (req.url === "/cut") {
+        res.writeHead(200, { "content-type": "text/plain", "content-length": "100" });
+        res.write("only ten b");
+        setTimeout(() => res.socket?.destroy(), 100);
+      } else res.end("whole");
+    });
+    await using server = await stubServer(0, { adapter });
+    server.routes(get("/parts").proxy(up.url), get("/cut").proxy(up.url), get("/whole").proxy(up.url));
+    const start = performance.now();
+    const response = await fetch(`${server.url}/parts`);
+    assert.equal(response.headers.get("content-length"), "12");
+    const reader = response.body!.getReader();
+    const first = new TextDecoder().decode((await reader.read()).value);
+    const firstAt = performance.now() - start;
+    assert.equal(first, "first;");
+    assert.ok(firstAt < 500, `the first part arrived after ${firstAt} ms, before the upstream ended`);
+    let rest = "";
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+    assert.equal(rest, "second");
+
+    const cut = await fetch(`${server.url}/cut`);
+    assert.equal(cut.status, 200);
+    await assert.rejects(cut.arrayBuffer(), "a body cut short upstream is never a complete answer");
+
+    const whole = await fetch(`${server.url}/whole`);
+    assert.deepEqual([whole.status, whole.headers.get("content-length"), await whole.text()], [200, "5", "whole"]);
+  });
+
   Deno.test(`[${adapter}] P12.1 an upstream that is down is a 502, one that hangs a 504 after the handler timeout`, async () => {
     await using hang = await upstream(() => {/* never answers */});
     const down = await upstream(() => {});
