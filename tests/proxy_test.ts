@@ -46,6 +46,24 @@ async function upstream(
   };
 }
 
+/**
+ * Fetches `url`, whose upstream sends "first;", waits 600 ms, then "second": the first part
+ * must arrive before the upstream ends, then the rest. Returns the response.
+ */
+async function assertFirstPartEarly(url: string): Promise<Response> {
+  const start = performance.now();
+  const response = await fetch(url);
+  const reader = response.body!.getReader();
+  const first = new TextDecoder().decode((await reader.read()).value);
+  const firstAt = performance.now() - start;
+  assert.equal(first, "first;");
+  assert.ok(firstAt < 500, `the first part arrived after ${firstAt} ms, before the upstream ended`);
+  let rest = "";
+  for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+  assert.equal(rest, "second");
+  return response;
+}
+
 for (const adapter of ADAPTERS) {
   Deno.test(`[${adapter}] P12.1 a proxy stub passes every method with its body, path and query on; the answer comes back`, async () => {
     await using up = await upstream((req, res, body) => {
@@ -125,16 +143,7 @@ for (const adapter of ADAPTERS) {
     });
     await using server = await stubServer(0, { adapter });
     server.routes(get("/slow").proxy(up.url), route("POST", "/big").proxy(up.url));
-    const start = performance.now();
-    const response = await fetch(`${server.url}/slow`);
-    const reader = response.body!.getReader();
-    const first = new TextDecoder().decode((await reader.read()).value);
-    const firstAt = performance.now() - start;
-    assert.equal(first, "first;");
-    assert.ok(firstAt < 500, `the first part arrived after ${firstAt} ms, before the upstream ended`);
-    let rest = "";
-    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
-    assert.equal(rest, "second");
+    await assertFirstPartEarly(`${server.url}/slow`);
     const big = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
     const echoed = new Uint8Array(
       await (await fetch(`${server.url}/big`, { method: "POST", body: big })).arrayBuffer(),
@@ -157,17 +166,8 @@ for (const adapter of ADAPTERS) {
     });
     await using server = await stubServer(0, { adapter });
     server.routes(get("/parts").proxy(up.url), get("/cut").proxy(up.url), get("/whole").proxy(up.url));
-    const start = performance.now();
-    const response = await fetch(`${server.url}/parts`);
-    assert.equal(response.headers.get("content-length"), "12");
-    const reader = response.body!.getReader();
-    const first = new TextDecoder().decode((await reader.read()).value);
-    const firstAt = performance.now() - start;
-    assert.equal(first, "first;");
-    assert.ok(firstAt < 500, `the first part arrived after ${firstAt} ms, before the upstream ended`);
-    let rest = "";
-    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
-    assert.equal(rest, "second");
+    const parts = await assertFirstPartEarly(`${server.url}/parts`);
+    assert.equal(parts.headers.get("content-length"), "12");
 
     const cut = await fetch(`${server.url}/cut`);
     assert.equal(cut.status, 200);
