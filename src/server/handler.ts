@@ -101,6 +101,11 @@ export interface HandlerOptions extends GuardOptions {
   proxyUnmatched?: string;
   /** Watches every proxied exchange (`stubtool record`). */
   proxyTap?: (method: string, target: string) => ForwardTap | undefined;
+  /**
+   * The folder whose files stubs added over the admin API may name in `body_file` (symbolic
+   * links followed, nothing outside it). Without it the admin API reads no file of this machine.
+   */
+  filesRoot?: string;
 }
 
 /** The request header that files a request under a scope (P9.5; `GET /__stubtool__/report?scope=NAME`). */
@@ -198,6 +203,8 @@ export class StubHandler {
       const { problems } = this.#stubs.add(batch, source);
       if (problems.length) throw batchError(batch, problems);
     }
+    this.#stubs.markBaseline();
+    this.#reservedHost.filesRoot = options.filesRoot;
   }
 
   /**
@@ -265,6 +272,14 @@ export class StubHandler {
     );
     this.#recorder.forget(before);
     return changes;
+  }
+
+  /**
+   * Back to the stubs the server started with (or the config `serve --watch` last loaded):
+   * stubs added at runtime go, removed or replaced ones come back; the others keep their hit counts.
+   */
+  resetStubs(): void {
+    this.#recorder.forget(this.#stubs.resetToBaseline());
   }
 
   /** The stubs, in declaration order. */
@@ -621,6 +636,7 @@ export class StubHandler {
     add: (stubs, source) => this.addBatch(stubs, source),
     replace: (id, stub) => this.replaceStub(id, stub),
     remove: (which) => this.removeWhere(which),
+    resetStubs: () => this.resetStubs(),
     find: (pattern) => {
       const { records, complete } = this.journalRecords();
       return { requests: findRequests(pattern, records).map(journalEntry), complete };
