@@ -5,12 +5,15 @@
  *
  * Built from plain data: one {@link DeclaredStep} per stub in a scenario. The matcher asks
  * {@link ScenarioStates.holds} whether a stub's `when_state` holds (a Map lookup, nothing
- * allocated); after the stub answered, the handler calls {@link ScenarioStates.advance}.
+ * allocated); once a stub is chosen to answer, the handler calls {@link ScenarioStates.advance}.
  *
  * What WireMock 3.13.2 does, observed by running it, and what this does:
- * - A stub with `newScenarioState` moves the scenario when it answers; one without
- *   `requiredScenarioState` answers, and moves the scenario, in any state. Same here
- *   (its transitions list `from: "*"`).
+ * - A stub with `newScenarioState` moves the scenario when it is chosen, before its
+ *   `fixedDelayMilliseconds` runs (a second request during the delay already sees the new
+ *   state) and also when its answer is a `fault`. So the handler should call `advance` as
+ *   soon as the stub is chosen, not after the bytes went out. A stub without
+ *   `requiredScenarioState` answers, and moves the scenario, in any state; same here (its
+ *   transitions list `from: "*"`).
  * - `PUT /__admin/scenarios/{name}/state` with a state no mapping names answers 422 ("Scenario
  *   cart does not support state nowhere"), even for `Started` when no mapping names it; an
  *   unknown scenario 404; an empty body puts the scenario back in `Started`. Here
@@ -164,7 +167,7 @@ export class ScenarioStates {
   }
 
   /**
-   * After stub `stubId` answered a request of `scope`: moves its scenario to the stub's
+   * Once stub `stubId` is chosen to answer a request of `scope`: moves its scenario to the stub's
    * `set_state` and counts the transition (in the scope, and in the total). A stub that sets
    * no state changes nothing.
    */
