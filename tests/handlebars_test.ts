@@ -340,3 +340,21 @@ Deno.test("now: offsets move the date by calendar units, formats follow SimpleDa
 Deno.test("jsonPath: a default when the path finds nothing", () => {
   assert.equal(render("{{jsonPath request.body '$.x' default='none'}}", { body: "{}" }), "none");
 });
+
+Deno.test("model: the getters templates may read are exactly the request model's getters", async () => {
+  const { _REQUEST_GETTERS } = await import("../src/server/template_model.ts");
+  const { MODEL_GETTERS } = await import("../src/stubs/handlebars.ts");
+  assert.deepEqual([..._REQUEST_GETTERS].sort(), [...MODEL_GETTERS].sort());
+});
+
+Deno.test("security: the prototype guards hold on every render, not only the first (helpers are set up once)", () => {
+  const template = compileTemplate("[{{request.constructor.constructor}}{{lookup request 'text'}}{{request.parse}}]");
+  for (let i = 0; i < 3; i++) assert.equal(template.render(modelOf({ method: "GET", path: "/" })), "[]");
+});
+
+Deno.test("helpers: unless, symbols, and a literal 10.0 read as 10 by Handlebars", () => {
+  assert.equal(render("{{#unless request.query.a}}none{{/unless}}"), "none");
+  assert.match(render("{{randomValue length=40 type='ALPHANUMERIC_AND_SYMBOLS'}}"), /^[!-~]{40}$/);
+  assert.equal(render("{{math 10.0 '/' 4}}"), "3");
+  assert.equal(render("{{math '10.0' '/' 4}}"), "2.5");
+});

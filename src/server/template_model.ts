@@ -6,7 +6,7 @@
  * @module
  */
 
-import { documentCache, type TemplateModel, Values } from "../stubs/handlebars.ts";
+import { REQUEST_DOCUMENT, type RequestDocument, type TemplateModel, Values } from "../stubs/handlebars.ts";
 import { MAX_JSON_DEPTH, nestedDeeperThan, QueryParams } from "./request_view.ts";
 
 /** What the model is built from; the handler adapts its request view to this. */
@@ -70,10 +70,100 @@ function cookiesOf(header: string | null): Record<string, Values> {
 }
 
 /**
+ * `request` in a template. Cheap fields are own properties; the rest are getters that work
+ * their value out on first read (Handlebars reads exactly these getters through its
+ * prototype guard: {@link MODEL_GETTERS}).
+ */
+class RequestModel implements RequestDocument {
+  readonly method: string;
+  readonly url: string;
+  readonly scheme: string;
+  readonly #source: TemplateRequest;
+  #path: string | undefined;
+  #segments: string[] | undefined;
+  #query: Record<string, Values> | undefined;
+  #headers: Record<string, Values> | undefined;
+  #cookies: Record<string, Values> | undefined;
+  #body: string | undefined;
+  #json: { value: unknown } | null | undefined;
+
+  constructor(source: TemplateRequest) {
+    this.#source = source;
+    this.method = source.method;
+    this.url = source.target;
+    this.scheme = source.scheme;
+  }
+  get path(): string {
+    return this.#path ??= this.#source.pathname.split("/").map(decodePath).join("/");
+  }
+  get pathSegments(): string[] {
+    return this.#segments ??= this.#source.pathname.split("/").filter((s) => s !== "").map(decodePath);
+  }
+  get query(): Record<string, Values> {
+    if (this.#query) return this.#query;
+    const lists = new QueryParams(this.#source.rawQuery).lists();
+    const query: Record<string, Values> = Object.create(null);
+    for (const name of Object.keys(lists)) query[name] = Values.from(lists[name]) as Values;
+    return this.#query = query;
+  }
+  get headers(): Record<string, Values> {
+    if (this.#headers) return this.#headers;
+    const all: Record<string, Values> = Object.create(null);
+    for (const [name, value] of Object.entries(this.#source.headers())) {
+      all[name.toLowerCase()] = Values.of(value) as Values;
+    }
+    return this.#headers = caseless(all);
+  }
+  get cookies(): Record<string, Values> {
+    return this.#cookies ??= cookiesOf(this.#source.header("cookie"));
+  }
+  get body(): string {
+    return this.#body ??= this.#source.bodyText();
+  }
+  get json(): unknown {
+    return this.#parsed()?.value ?? null;
+  }
+  get host(): string {
+    return this.#hostPort()[0];
+  }
+  get port(): string {
+    return this.#hostPort()[1];
+  }
+  get baseUrl(): string {
+    return `${this.scheme}://${this.#source.header("host") ?? ""}`;
+  }
+  /** The body text, for `jsonPath` (not readable from a template: Handlebars refuses prototype methods). */
+  text(): string {
+    return this.body;
+  }
+  /** The body's JSON parse, or undefined, for `jsonPath`. */
+  parse(): unknown {
+    return this.#parsed()?.value;
+  }
+  #hostPort(): [string, string] {
+    const host = this.#source.header("host") ?? "";
+    const m = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(host);
+    return [m?.[1] ?? host, m?.[2] ?? (this.scheme === "https" ? "443" : "80")];
+  }
+  #parsed(): { value: unknown } | null {
+    if (this.#json !== undefined) return this.#json;
+    if (this.#source.bodyJson) return this.#json = this.#source.bodyJson();
+    const text = this.body;
+    if (text === "" || nestedDeeperThan(text, MAX_JSON_DEPTH)) return this.#json = null;
+    try {
+      return this.#json = { value: JSON.parse(text) };
+    } catch {
+      return this.#json = null;
+    }
+  }
+}
+
+/**
  * Builds the model a template renders against: `{ request, params }`. `request` has
  * `method`, `url`, `path` (decoded), `pathSegments`, `query`, `headers` (any case),
  * `cookies`, `body`, `json`, `scheme`, `host`, `port` and `baseUrl`; query, header and
  * cookie values are lists that print as their first value (`.[1]` reads the second).
+ * Nothing is parsed or read until a template asks for it.
  *
  * @example
  * ```ts
@@ -87,83 +177,12 @@ function cookiesOf(header: string | null): Record<string, Values> {
  * ```
  */
 export function templateModel(source: TemplateRequest): TemplateModel {
-  let path: string | undefined;
-  let segments: string[] | undefined;
-  let query: Record<string, Values> | undefined;
-  let headers: Record<string, Values> | undefined;
-  let cookies: Record<string, Values> | undefined;
-  let body: string | undefined;
-  let json: { value: unknown } | null | undefined;
-  const hostPort = (): [string, string] => {
-    const host = source.header("host") ?? "";
-    const m = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(host);
-    return [m?.[1] ?? host, m?.[2] ?? (source.scheme === "https" ? "443" : "80")];
-  };
-  const parsed = (): { value: unknown } | null => {
-    if (json !== undefined) return json;
-    if (source.bodyJson) return json = source.bodyJson();
-    const text = request.body;
-    if (text === "" || nestedDeeperThan(text, MAX_JSON_DEPTH)) return json = null;
-    try {
-      return json = { value: JSON.parse(text) };
-    } catch {
-      return json = null;
-    }
-  };
-  const request = {
-    method: source.method,
-    url: source.target,
-    get path(): string {
-      return path ??= source.pathname.split("/").map(decodePath).join("/");
-    },
-    get pathSegments(): string[] {
-      return segments ??= source.pathname.split("/").filter((s) => s !== "").map(decodePath);
-    },
-    get query(): Record<string, Values> {
-      if (query) return query;
-      const params = new QueryParams(source.rawQuery);
-      const lists = params.lists();
-      query = Object.create(null) as Record<string, Values>;
-      for (const name of Object.keys(lists)) query[name] = Values.from(lists[name]) as Values;
-      return query;
-    },
-    get headers(): Record<string, Values> {
-      if (headers) return headers;
-      const all: Record<string, Values> = Object.create(null);
-      for (const [name, value] of Object.entries(source.headers())) {
-        all[name.toLowerCase()] = Values.of(value) as Values;
-      }
-      return headers = caseless(all);
-    },
-    get cookies(): Record<string, Values> {
-      return cookies ??= cookiesOf(source.header("cookie"));
-    },
-    get body(): string {
-      return body ??= source.bodyText();
-    },
-    get json(): unknown {
-      return parsed()?.value ?? null;
-    },
-    scheme: source.scheme,
-    get host(): string {
-      return hostPort()[0];
-    },
-    get port(): string {
-      return hostPort()[1];
-    },
-    get baseUrl(): string {
-      return `${source.scheme}://${source.header("host") ?? ""}`;
-    },
-  };
-  const params: Record<string, string> = Object.create(null);
-  for (const name of Object.keys(source.params)) params[name] = source.params[name];
-  const model = { request, params };
-  documentCache.set(model, {
-    text: () => request.body,
-    json: () => {
-      const found = parsed();
-      return found === null ? undefined : found.value;
-    },
-  });
-  return model;
+  const request = new RequestModel(source);
+  return { request, params: source.params, [REQUEST_DOCUMENT]: request };
 }
+
+/** The getters of `request` a template may read, for the test that keeps them in step with {@link MODEL_GETTERS}. */
+export const _REQUEST_GETTERS: readonly string[] = Object.entries(
+  Object.getOwnPropertyDescriptors(RequestModel.prototype),
+)
+  .filter(([, d]) => d.get !== undefined).map(([name]) => name);

@@ -8,11 +8,18 @@
  */
 
 import Handlebars from "handlebars";
-import { type Helper, HELPERS, RANDOM_TYPES, text } from "./template_helpers.ts";
+import {
+  type Helper,
+  HELPERS,
+  RANDOM_TYPES,
+  REQUEST_DOCUMENT,
+  type RequestDocument,
+  text,
+} from "./template_helpers.ts";
 import { checkDateFormat, checkTimeZone, offsetDate } from "./date_format.ts";
 import { escapeJsonString } from "./template.ts";
 
-export { documentCache, prettyJson, Values } from "./template_helpers.ts";
+export { prettyJson, REQUEST_DOCUMENT, type RequestDocument, Values } from "./template_helpers.ts";
 
 /** A helper failed while a template rendered (e.g. `{{math 1 '/' 0}}`): the handler answers 500 naming it. */
 export class TemplateError extends Error {
@@ -39,10 +46,29 @@ export class TemplateSyntaxError extends SyntaxError {
   }
 }
 
+/**
+ * The fields of `request` worked out on first read (getters of the model's class). Handlebars
+ * reads only own properties unless told otherwise; these names, and no others, are let through.
+ */
+export const MODEL_GETTERS: readonly string[] = [
+  "path",
+  "pathSegments",
+  "query",
+  "headers",
+  "cookies",
+  "body",
+  "json",
+  "host",
+  "port",
+  "baseUrl",
+];
+
 /** What a template renders against: the request model and the stub's captures. */
 export interface TemplateModel {
   request: object;
   params: Readonly<Record<string, string>>;
+  /** The request body as `jsonPath` reads it, so a body is parsed once however often templates query it. */
+  [REQUEST_DOCUMENT]?: RequestDocument;
 }
 
 /** A compiled template. */
@@ -176,6 +202,30 @@ function inspect(node: AstNode, state: { readsBody: boolean }): void {
   }
 }
 
+/** The parts of a Handlebars environment that compile a parsed template eagerly. */
+interface Internals {
+  Compiler: new () => { compile(ast: AstNode, options: object): unknown };
+  JavaScriptCompiler: new () => {
+    compile(environment: unknown, options: object, context: undefined, asObject: true): unknown;
+  };
+  template(spec: unknown): ((context: unknown) => string) & { _setup(options: object): void };
+}
+
+/**
+ * Compiles a parsed template now (`Handlebars.compile` waits for the first render). The
+ * helpers and prototype guards are set up once here: Handlebars' own `_setup` copies and wraps
+ * every helper on each render, most of a small template's time.
+ */
+function build(ast: AstNode): (context: unknown) => string {
+  const internals = env as unknown as Internals;
+  const options = { ...COMPILE_OPTIONS, data: true };
+  const environment = new internals.Compiler().compile(ast, options);
+  const run = internals.template(new internals.JavaScriptCompiler().compile(environment, options, undefined, true));
+  run._setup({ allowedProtoProperties: Object.fromEntries(MODEL_GETTERS.map((name) => [name, true])) });
+  run._setup = () => {};
+  return run;
+}
+
 /** Turns Handlebars' multi-line parse error into one line. */
 function oneLine(e: Error): string {
   const parse = /^Parse error on line (\d+):\n(.*)\n(-*)\^\n(.*)$/s.exec(e.message);
@@ -212,8 +262,7 @@ export function compileTemplate(source: string): ResponseTemplate {
   try {
     const ast = env.parse(source);
     inspect(ast, state);
-    env.precompile(ast, COMPILE_OPTIONS);
-    run = env.compile(ast, COMPILE_OPTIONS);
+    run = build(ast);
   } catch (e) {
     if (e instanceof SyntaxError) throw new TemplateSyntaxError(e.message);
     throw new TemplateSyntaxError(oneLine(e as Error));

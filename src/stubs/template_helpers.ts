@@ -81,8 +81,8 @@ function parseJsonText(source: string): unknown {
 function documentOf(source: unknown, options: HelperOptions): unknown {
   if (typeof source !== "string" && !(source instanceof Values)) return source;
   const body = text(source);
-  const cached = documentCache.get(options.data?.root);
-  if (cached && cached.text() === body) return cached.json();
+  const cached = (options.data?.root as Record<symbol, RequestDocument> | undefined)?.[REQUEST_DOCUMENT];
+  if (cached && cached.text() === body) return cached.parse();
   try {
     return parseJsonText(body);
   } catch {
@@ -90,8 +90,14 @@ function documentOf(source: unknown, options: HelperOptions): unknown {
   }
 }
 
-/** The request body's text and parse, looked up by the model that `options.data.root` is. */
-export const documentCache: WeakMap<object, { text(): string; json(): unknown }> = new WeakMap();
+/** The request body's text and its parse (undefined when not JSON), shared with `jsonPath` so the body is parsed once. */
+export interface RequestDocument {
+  text(): string;
+  parse(): unknown;
+}
+
+/** Where a template model keeps its {@link RequestDocument}: a symbol, which no template can name. */
+export const REQUEST_DOCUMENT: unique symbol = Symbol("request document");
 
 /** What a block helper answers: its block for true, its `{{else}}` for false; inline, the boolean. */
 function decide(result: boolean, options: HelperOptions, self: unknown): unknown {
