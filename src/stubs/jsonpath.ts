@@ -1,0 +1,246 @@
+/**
+ * JSONPath as WireMock's `jsonPath` helper reads it (Jayway's dialect), on top of
+ * jsonpath-plus. Filters (`[?(@.kind == 'x')]`) are evaluated by a small interpreter of
+ * comparisons and `&&` / `||` / `!`, never by JavaScript evaluation, so a path can only read
+ * the document it is given.
+ * @module
+ */
+
+import { JSONPath } from "jsonpath-plus";
+
+/** What a path found: nothing, one value (a definite path), or a list (a path with filters, wildcards or `..`). */
+export type PathResult = { kind: "none" } | { kind: "value"; value: unknown } | { kind: "list"; values: unknown[] };
+
+/** Does the path select a list in Jayway's terms (deep scan, wildcard, filter, slice or union)? */
+function indefinite(path: string): boolean {
+  return /\.\.|\*|\[\s*\?|\[[^\]'"]*[:,][^\]]*\]/.test(path);
+}
+
+/**
+ * Evaluates `path` on `document` the way Jayway does: a definite path gives its value (or
+ * nothing), an indefinite one always a list. A filter applied to the root object tests the
+ * object itself, as Jayway does (`$.[?(@.kind == 'x')]`). Throws a `SyntaxError` for a path
+ * or filter it cannot read.
+ */
+export function evaluatePath(document: unknown, path: string): PathResult {
+  let json = document;
+  let expression = path.trim();
+  const rootFilter = /^\$\.?\[\s*\?/.exec(expression);
+  if (rootFilter && json !== null && typeof json === "object" && !Array.isArray(json)) {
+    json = [json];
+    expression = "$[" + expression.slice(rootFilter[0].length - 1);
+  }
+  if (json === null || typeof json !== "object") {
+    if (expression === "$") return { kind: "value", value: json };
+    return indefinite(expression) ? { kind: "list", values: [] } : { kind: "none" };
+  }
+  let values: unknown[];
+  try {
+    values = JSONPath({ path: expression, json: json as object, eval: FilterScript, wrap: true }) as unknown[];
+  } catch (e) {
+    throw new SyntaxError(`JSONPath ${JSON.stringify(path)}: ${(e as Error).message}`);
+  }
+  if (indefinite(expression)) return { kind: "list", values };
+  return values.length === 0 ? { kind: "none" } : { kind: "value", value: values[0] };
+}
+
+// --- filter expressions ----------------------------------------------------------------
+
+type Node =
+  | { t: "lit"; v: unknown }
+  | { t: "path"; root: "v" | "root"; keys: (string | number)[] }
+  | { t: "regex"; v: RegExp }
+  | { t: "list"; items: Node[] }
+  | { t: "not"; a: Node }
+  | { t: "and" | "or"; a: Node; b: Node }
+  | { t: "cmp"; op: string; a: Node; b: Node };
+
+const TOKEN =
+  /\s*(?:('(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*")|(-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)|(_\$_v|_\$_root)|(\.\s*[A-Za-z_$][\w$-]*)|(==|!=|<=|>=|=~|&&|\|\||[<>!()[\],])|([A-Za-z_]\w*))/y;
+
+/** Parses one filter expression (with `@` already written as `_$_v` by jsonpath-plus). */
+function parseFilter(code: string): Node {
+  let at = 0;
+  const tokens: string[][] = [];
+  while (at < code.length) {
+    if (/^\s*$/.test(code.slice(at))) break;
+    // a regular expression literal after =~
+    if (tokens.length > 0 && tokens[tokens.length - 1][5] === "=~") {
+      const m = /\s*\/((?:\\.|[^/\\])*)\/([a-z]*)/y;
+      m.lastIndex = at;
+      const r = m.exec(code);
+      if (r) {
+        tokens.push(["regex", r[1], r[2]]);
+        at = m.lastIndex;
+        continue;
+      }
+    }
+    TOKEN.lastIndex = at;
+    const m = TOKEN.exec(code);
+    if (!m) throw new Error(`cannot read the filter at ${JSON.stringify(code.slice(at))}`);
+    tokens.push(m as unknown as string[]);
+    at = TOKEN.lastIndex;
+  }
+  let i = 0;
+  const peekOp = () => tokens[i]?.[5] ?? tokens[i]?.[6];
+  const expect = (op: string) => {
+    if (peekOp() !== op) throw new Error(`expected '${op}' in the filter`);
+    i++;
+  };
+  const operand = (): Node => {
+    const tok = tokens[i++];
+    if (!tok) throw new Error("the filter ends early");
+    if (tok[0] === "regex") {
+      try {
+        return { t: "regex", v: new RegExp(tok[1], tok[2].replace(/[^imsu]/g, "")) };
+      } catch (e) {
+        throw new Error((e as Error).message);
+      }
+    }
+    if (tok[1] !== undefined) {
+      const body = tok[1].slice(1, -1);
+      return { t: "lit", v: body.replace(/\\(.)/g, "$1") };
+    }
+    if (tok[2] !== undefined) return { t: "lit", v: Number(tok[2]) };
+    if (tok[3] !== undefined) {
+      const keys: (string | number)[] = [];
+      for (;;) {
+        const next = tokens[i];
+        if (next?.[4] !== undefined) {
+          keys.push(next[4].slice(1).trim());
+          i++;
+        } else if (next?.[5] === "[") {
+          i++;
+          const key = operand();
+          if (key.t !== "lit" || (typeof key.v !== "string" && typeof key.v !== "number")) {
+            throw new Error("a bracketed key in a filter must be a string or a number");
+          }
+          keys.push(key.v);
+          expect("]");
+        } else break;
+      }
+      return { t: "path", root: tok[3] === "_$_v" ? "v" : "root", keys };
+    }
+    if (tok[5] === "(") {
+      const inner = or();
+      expect(")");
+      return inner;
+    }
+    if (tok[5] === "[") {
+      const items: Node[] = [];
+      while (peekOp() !== "]") {
+        items.push(operand());
+        if (peekOp() === ",") i++;
+      }
+      i++;
+      return { t: "list", items };
+    }
+    if (tok[5] === "!") return { t: "not", a: operand() };
+    if (tok[6] === "true" || tok[6] === "false") return { t: "lit", v: tok[6] === "true" };
+    if (tok[6] === "null") return { t: "lit", v: null };
+    throw new Error(`unexpected ${JSON.stringify(tok[0].trim())} in the filter`);
+  };
+  const comparison = (): Node => {
+    const a = operand();
+    const op = peekOp();
+    if (op && ["==", "!=", "<", "<=", ">", ">=", "=~", "in", "nin"].includes(op)) {
+      i++;
+      return { t: "cmp", op, a, b: operand() };
+    }
+    return a;
+  };
+  const and = (): Node => {
+    let a = comparison();
+    while (peekOp() === "&&") {
+      i++;
+      a = { t: "and", a, b: comparison() };
+    }
+    return a;
+  };
+  const or = (): Node => {
+    let a = and();
+    while (peekOp() === "||") {
+      i++;
+      a = { t: "or", a, b: and() };
+    }
+    return a;
+  };
+  const node = or();
+  if (i < tokens.length) throw new Error(`unexpected ${JSON.stringify(tokens[i][0].trim())} in the filter`);
+  return node;
+}
+
+const MISSING = Symbol("missing");
+
+function read(node: Node, context: Record<string, unknown>): unknown {
+  switch (node.t) {
+    case "lit":
+      return node.v;
+    case "regex":
+      return node.v;
+    case "list":
+      return node.items.map((item) => read(item, context));
+    case "path": {
+      let value: unknown = node.root === "v" ? context._$_v : context._$_root;
+      for (const key of node.keys) {
+        if (value === null || typeof value !== "object" || !Object.hasOwn(value, key)) return MISSING;
+        value = (value as Record<string | number, unknown>)[key];
+      }
+      return value;
+    }
+    default:
+      return test(node, context);
+  }
+}
+
+function same(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function test(node: Node, context: Record<string, unknown>): boolean {
+  switch (node.t) {
+    case "and":
+      return test(node.a, context) && test(node.b, context);
+    case "or":
+      return test(node.a, context) || test(node.b, context);
+    case "not":
+      return !test(node.a, context);
+    case "cmp": {
+      const a = read(node.a, context);
+      const b = read(node.b, context);
+      if (a === MISSING || b === MISSING) return node.op === "!=" || node.op === "nin" ? a !== b : false;
+      switch (node.op) {
+        case "==":
+          return same(a, b);
+        case "!=":
+          return !same(a, b);
+        case "=~":
+          return typeof a === "string" && b instanceof RegExp && b.test(a);
+        case "in":
+          return Array.isArray(b) && b.some((item) => same(a, item));
+        case "nin":
+          return Array.isArray(b) && !b.some((item) => same(a, item));
+      }
+      if (typeof a !== typeof b || (typeof a !== "number" && typeof a !== "string")) return false;
+      const x = a as number | string, y = b as number | string;
+      return node.op === "<" ? x < y : node.op === "<=" ? x <= y : node.op === ">" ? x > y : x >= y;
+    }
+    default: {
+      const value = read(node, context);
+      return value !== MISSING && value !== false && value !== null;
+    }
+  }
+}
+
+/** jsonpath-plus calls this in place of a JavaScript evaluator for `[?(…)]`. */
+class FilterScript {
+  readonly #node: Node;
+  constructor(code: string) {
+    this.#node = parseFilter(code);
+  }
+  runInNewContext(context: object): boolean {
+    return test(this.#node, context as Record<string, unknown>);
+  }
+}

@@ -1,0 +1,409 @@
+/**
+ * The helpers a response template can call, with WireMock's names, arguments and output
+ * (checked against WireMock 3.13 in tests/handlebars_test.ts). Each is a pure function of
+ * its arguments, the clock and a random source: none can reach the file system, the
+ * environment or the network.
+ * @module
+ */
+
+import type { HelperOptions } from "handlebars";
+import { evaluatePath } from "./jsonpath.ts";
+import { formatDate, offsetDate } from "./date_format.ts";
+
+/** A helper as Handlebars calls it: the positional arguments, then the options. */
+// deno-lint-ignore no-explicit-any
+export type Helper = (this: unknown, ...args: any[]) => unknown;
+
+/** A list of values (query parameters, headers) that prints as its first value, as WireMock's do. */
+export class Values extends Array<string> {
+  override toString(): string {
+    return this.length === 0 ? "" : this[0];
+  }
+}
+
+/** Values the JSON helpers return: structured for `each`/`with`, printed as WireMock prints them. */
+function printable<T extends object>(value: T, print: (value: T) => string): T {
+  Object.defineProperty(value, "toString", { value: () => print(value), enumerable: false, configurable: true });
+  return value;
+}
+
+/** Jackson's default pretty printer, which WireMock uses for `toJson`, `formatJson` and objects from `jsonPath`. */
+export function prettyJson(value: unknown, depth = 0): string {
+  if (value instanceof Values) return prettyJson(value.length === 1 ? value[0] : [...value], depth);
+  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return "[ ]";
+    return "[ " + value.map((item) => prettyJson(item, depth)).join(", ") + " ]";
+  }
+  const entries = Object.entries(value);
+  if (entries.length === 0) return "{ }";
+  const inner = "  ".repeat(depth + 1);
+  return "{\n" + entries.map(([k, v]) => inner + JSON.stringify(k) + " : " + prettyJson(v, depth + 1)).join(",\n") +
+    "\n" + "  ".repeat(depth) + "}";
+}
+
+/** What a value prints as when a helper reads it as text. */
+export function text(value: unknown): string {
+  if (value === null || value === undefined) return "";
+  return typeof value === "string" ? value : String(value);
+}
+
+function isOptions(value: unknown): value is HelperOptions {
+  return typeof value === "object" && value !== null && "hash" in value && "name" in value;
+}
+
+/** Splits Handlebars' `(...args, options)` into the arguments and the options. */
+function split(args: unknown[]): [unknown[], HelperOptions] {
+  const options = args[args.length - 1];
+  if (!isOptions(options)) throw new Error("called without options");
+  return [args.slice(0, -1), options];
+}
+
+/** JSON nested deeper than this is refused: reading it, and printing it back, could take seconds. */
+const MAX_JSON_DEPTH = 1000;
+
+function parseJsonText(source: string): unknown {
+  if (source.length > MAX_JSON_DEPTH * 2) {
+    let depth = 0;
+    for (let i = 0; i < source.length; i++) {
+      const c = source[i];
+      if (c === '"') {
+        for (i++; i < source.length && source[i] !== '"'; i++) if (source[i] === "\\") i++;
+      } else if (c === "[" || c === "{") {
+        if (++depth > MAX_JSON_DEPTH) throw new Error(`JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+      } else if (c === "]" || c === "}") depth--;
+    }
+  }
+  return JSON.parse(source);
+}
+
+/** A JSON document: parsed text (or the request's cached parse), or a value as it is; undefined when not JSON. */
+function documentOf(source: unknown, options: HelperOptions): unknown {
+  if (typeof source !== "string" && !(source instanceof Values)) return source;
+  const body = text(source);
+  const cached = (options.data?.root as Record<symbol, RequestDocument> | undefined)?.[REQUEST_DOCUMENT];
+  if (cached && cached.text() === body) return cached.parse();
+  try {
+    return parseJsonText(body);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request body's text and its parse (undefined when not JSON), shared with `jsonPath` so the body is parsed once. */
+export interface RequestDocument {
+  text(): string;
+  parse(): unknown;
+}
+
+/** Where a template model keeps its {@link RequestDocument}: a symbol, which no template can name. */
+export const REQUEST_DOCUMENT: unique symbol = Symbol("request document");
+
+/** What a block helper answers: its block for true, its `{{else}}` for false; inline, the boolean. */
+function decide(result: boolean, options: HelperOptions, self: unknown): unknown {
+  if (typeof options.fn === "function") return result ? options.fn(self) : options.inverse(self);
+  return result;
+}
+
+function empty(value: unknown): boolean {
+  return !value || (Array.isArray(value) && value.length === 0);
+}
+
+// --- math: BigDecimal arithmetic as WireMock's `math` does it --------------------------
+
+/** A decimal as BigDecimal holds it: a value and a scale (digits after the point). */
+interface Decimal {
+  value: number;
+  scale: number;
+}
+
+function decimalOf(value: unknown): Decimal {
+  const source = text(value).trim();
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)$/.test(source)) return { value: 0, scale: 0 };
+  const point = source.indexOf(".");
+  return { value: Number(source), scale: point === -1 ? 0 : source.length - point - 1 };
+}
+
+function roundHalfUp(value: number, scale: number): number {
+  const factor = 10 ** scale;
+  const shifted = Math.abs(value) * factor;
+  const rounded = Math.floor(shifted + 0.5 + 1e-9) / factor;
+  return value < 0 ? -rounded : rounded;
+}
+
+/** Java's `Double.toString`: at least one decimal, exponent form outside [10⁻³, 10⁷). */
+function javaDouble(value: number): string {
+  const abs = Math.abs(value);
+  if (abs !== 0 && (abs < 1e-3 || abs >= 1e7)) {
+    const [mantissa, exponent] = value.toExponential().split("e");
+    return (mantissa.includes(".") ? mantissa : mantissa + ".0") + "E" + Number(exponent);
+  }
+  const plain = String(value);
+  return plain.includes(".") ? plain : plain + ".0";
+}
+
+function math(left: unknown, operator: unknown, right: unknown): number | string {
+  const a = decimalOf(left), b = decimalOf(right);
+  let value: number, scale: number;
+  switch (operator) {
+    case "+":
+      value = a.value + b.value;
+      scale = Math.max(a.scale, b.scale);
+      break;
+    case "-":
+      value = a.value - b.value;
+      scale = Math.max(a.scale, b.scale);
+      break;
+    case "*":
+      value = a.value * b.value;
+      scale = a.scale + b.scale;
+      break;
+    case "/":
+      if (b.value === 0) throw new Error("division by zero");
+      value = a.value / b.value;
+      scale = a.scale;
+      break;
+    case "%":
+      if (b.value === 0) throw new Error("division by zero");
+      value = a.value % b.value;
+      scale = Math.max(a.scale, b.scale);
+      break;
+    default:
+      throw new Error(`unknown operator ${JSON.stringify(operator)} (use '+', '-', '*', '/' or '%')`);
+  }
+  value = roundHalfUp(value, scale);
+  return scale === 0 ? value : javaDouble(value);
+}
+
+// --- random values ---------------------------------------------------------------------
+
+const ALPHABETS: Record<string, string> = {
+  ALPHANUMERIC: "abcdefghijklmnopqrstuvwxyz0123456789",
+  ALPHABETIC: "abcdefghijklmnopqrstuvwxyz",
+  NUMERIC: "0123456789",
+  HEXADECIMAL: "0123456789abcdef",
+  ALPHANUMERIC_AND_SYMBOLS: "abcdefghijklmnopqrstuvwxyz0123456789!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~",
+};
+
+/** The `type` names `randomValue` accepts. */
+export const RANDOM_TYPES: readonly string[] = [...Object.keys(ALPHABETS), "UUID"];
+
+function randomValue(hash: Record<string, unknown>): string {
+  const type = text(hash.type ?? "ALPHANUMERIC").toUpperCase();
+  let out: string;
+  if (type === "UUID") out = crypto.randomUUID();
+  else {
+    const alphabet = ALPHABETS[type];
+    if (!alphabet) throw new Error(`unknown type ${JSON.stringify(type)} (use one of ${RANDOM_TYPES.join(", ")})`);
+    const length = Number(hash.length ?? 36);
+    if (!Number.isInteger(length) || length < 0 || length > 65536) {
+      throw new Error(`length must be an integer from 0 to 65536`);
+    }
+    const bytes = crypto.getRandomValues(new Uint32Array(length));
+    out = "";
+    for (let i = 0; i < length; i++) out += alphabet[bytes[i] % alphabet.length];
+  }
+  return hash.uppercase === true || hash.uppercase === "true" ? out.toUpperCase() : out;
+}
+
+function randomInt(hash: Record<string, unknown>): number {
+  const lower = hash.lower === undefined ? -(2 ** 31) : Math.trunc(Number(text(hash.lower)));
+  const upper = hash.upper === undefined ? 2 ** 31 - 1 : Math.trunc(Number(text(hash.upper)));
+  if (!Number.isFinite(lower) || !Number.isFinite(upper) || upper <= lower) {
+    throw new Error(`'upper' must be greater than 'lower'`);
+  }
+  const [r] = crypto.getRandomValues(new Uint32Array(1));
+  return lower + Math.floor((r / 2 ** 32) * (upper - lower));
+}
+
+// --- text ------------------------------------------------------------------------------
+
+const utf8 = new TextEncoder();
+const utf8Decode = new TextDecoder();
+
+function base64(value: string, hash: Record<string, unknown>): string {
+  if (hash.decode === true || hash.decode === "true") {
+    const clean = value.trim().replace(/-/g, "+").replace(/_/g, "/");
+    let binary: string;
+    try {
+      binary = atob(clean + "=".repeat((4 - (clean.length % 4)) % 4));
+    } catch {
+      throw new Error(`${JSON.stringify(value)} is not base64 text`);
+    }
+    return utf8Decode.decode(Uint8Array.from(binary, (c) => c.charCodeAt(0)));
+  }
+  let binary = "";
+  for (const byte of utf8.encode(value)) binary += String.fromCharCode(byte);
+  const encoded = btoa(binary);
+  return hash.padding === false || hash.padding === "false" ? encoded.replace(/=+$/, "") : encoded;
+}
+
+/** Java's `URLEncoder` (form encoding): spaces become `+`; `.`, `-`, `*`, `_` stay. */
+function urlEncode(value: string): string {
+  return encodeURIComponent(value).replace(/[!'()~]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase())
+    .replace(/%20/g, "+");
+}
+
+function urlDecode(value: string): string {
+  try {
+    return decodeURIComponent(value.replace(/\+/g, " "));
+  } catch {
+    throw new Error(`${JSON.stringify(value)} is not URL-encoded text`);
+  }
+}
+
+function size(value: unknown): number {
+  if (value === null || value === undefined) return 0;
+  if (typeof value === "string" || Array.isArray(value)) return value.length;
+  if (typeof value === "object") return Object.keys(value).length;
+  return text(value).length;
+}
+
+function flatten(items: unknown[]): unknown[] {
+  return items.flatMap((item) => Array.isArray(item) ? item : [item]);
+}
+
+/** Every helper, by the name templates call it. */
+export const HELPERS: Record<string, Helper> = {
+  jsonPath(...args) {
+    const [[source, path], options] = split(args);
+    const document = documentOf(source, options);
+    const fallback = options.hash.default;
+    if (document === undefined) return fallback ?? "";
+    const found = evaluatePath(document, text(path));
+    if (found.kind === "none") return fallback ?? "";
+    if (found.kind === "list") return printable(found.values, (v) => JSON.stringify(v));
+    const value = found.value;
+    if (value === null) return fallback ?? "";
+    if (Array.isArray(value)) return printable(value.slice(), (v) => JSON.stringify(v));
+    if (typeof value === "object") return printable({ ...value }, (v) => prettyJson(v));
+    return value;
+  },
+  parseJson(...args) {
+    const [[source], options] = split(args);
+    const value = parseJsonText(text(source ?? (options.fn ? options.fn(this) : "")));
+    return value;
+  },
+  toJson(value) {
+    return prettyJson(value);
+  },
+  formatJson(...args) {
+    const [[source], options] = split(args);
+    const raw = source === undefined && options.fn ? options.fn(this) : source;
+    return prettyJson(typeof raw === "string" ? parseJsonText(raw) : raw);
+  },
+  now(...args) {
+    const [, options] = split(args);
+    const hash = options.hash as Record<string, unknown>;
+    let date = new Date();
+    if (hash.offset !== undefined) date = offsetDate(date, text(hash.offset));
+    return formatDate(
+      date,
+      hash.format === undefined ? undefined : text(hash.format),
+      hash.timezone === undefined ? undefined : text(hash.timezone),
+    );
+  },
+  randomValue(...args) {
+    return randomValue(split(args)[1].hash);
+  },
+  randomInt(...args) {
+    return randomInt(split(args)[1].hash);
+  },
+  math(...args) {
+    const [[left, operator, right]] = split(args);
+    return math(left, text(operator), right);
+  },
+  base64(...args) {
+    const [[value], options] = split(args);
+    return base64(value === undefined && options.fn ? options.fn(this) : text(value), options.hash);
+  },
+  urlEncode(...args) {
+    const [[value], options] = split(args);
+    const source = value === undefined && options.fn ? options.fn(this) : text(value);
+    return options.hash.decode === true || options.hash.decode === "true" ? urlDecode(source) : urlEncode(source);
+  },
+  trim(...args) {
+    const [[value], options] = split(args);
+    return (value === undefined && options.fn ? options.fn(this) : text(value)).trim();
+  },
+  upper(value) {
+    return text(value).toUpperCase();
+  },
+  lower(value) {
+    return text(value).toLowerCase();
+  },
+  capitalize(...args) {
+    const [[value], options] = split(args);
+    const fully = options.hash.fully === true;
+    return text(value).replace(
+      /\S+/g,
+      (word) => word[0].toUpperCase() + (fully ? word.slice(1).toLowerCase() : word.slice(1)),
+    );
+  },
+  size(value) {
+    return size(value);
+  },
+  array(...args) {
+    return split(args)[0];
+  },
+  join(...args) {
+    const [params, options] = split(args);
+    if (params.length < 2) throw new Error("write the items, then the separator: {{join items ','}}");
+    const separator = params[params.length - 1];
+    if (typeof separator !== "string") {
+      throw new Error(`the last argument must be the separator, got ${text(separator)}`);
+    }
+    const items = flatten(params.slice(0, -1)).map(text).join(separator);
+    return text(options.hash.prefix) + items + text(options.hash.suffix);
+  },
+  arrayJoin(...args) {
+    const [[separator, ...items], options] = split(args);
+    return text(options.hash.prefix) + flatten(items).map(text).join(text(separator)) + text(options.hash.suffix);
+  },
+  contains(...args) {
+    const [[container, item], options] = split(args);
+    const found = Array.isArray(container)
+      ? container.some((entry) => text(entry) === text(item))
+      : text(container).includes(text(item));
+    return decide(found, options, this);
+  },
+  eq(...args) {
+    const [[a, b], options] = split(args);
+    return decide(a === b, options, this);
+  },
+  neq(...args) {
+    const [[a, b], options] = split(args);
+    return decide(a !== b, options, this);
+  },
+  gt(...args) {
+    const [[a, b], options] = split(args);
+    return decide((a as number) > (b as number), options, this);
+  },
+  gte(...args) {
+    const [[a, b], options] = split(args);
+    return decide((a as number) >= (b as number), options, this);
+  },
+  lt(...args) {
+    const [[a, b], options] = split(args);
+    return decide((a as number) < (b as number), options, this);
+  },
+  lte(...args) {
+    const [[a, b], options] = split(args);
+    return decide((a as number) <= (b as number), options, this);
+  },
+  and(...args) {
+    const [params, options] = split(args);
+    return decide(params.every((p) => !empty(p)), options, this);
+  },
+  or(...args) {
+    const [params, options] = split(args);
+    return decide(params.some((p) => !empty(p)), options, this);
+  },
+  not(...args) {
+    const [[value], options] = split(args);
+    return decide(empty(value), options, this);
+  },
+};
+
+/** `ne`: the name stubtool's contract gives WireMock's `neq`. */
+HELPERS.ne = HELPERS.neq;
