@@ -63,6 +63,14 @@ export function streamSink(stream: Writable): TextSink {
  * synchronously, so a pipe nobody reads would stop the whole server: on Deno a pipe or socket
  * is written through a `net.Socket` on its descriptor instead. Files and terminals keep the
  * process's streams (they take what they are given).
+ *
+ * @example
+ * ```ts
+ * import { stdioSinks, StreamOutput } from "./output.ts";
+ * const output = new StreamOutput(...stdioSinks());
+ * output.out("hello"); // on stdout
+ * await output.flush();
+ * ```
  */
 export function stdioSinks(): [stdout: TextSink, stderr: TextSink] {
   const sink = (fd: 1 | 2, stream: Writable) => {
