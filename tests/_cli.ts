@@ -56,6 +56,11 @@ function command(args: string[], options: CliOptions): Deno.Command {
   });
 }
 
+/** Starts the CLI with stdout and stderr piped and nothing reading them: the caller reads them, or not. */
+export function spawnCli(args: string[], options: CliOptions = {}): Deno.ChildProcess {
+  return command(args, options).spawn();
+}
+
 /** Runs the CLI to completion. */
 export async function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
   const start = performance.now();

@@ -6,7 +6,7 @@ import { MemoryOutput, StreamOutput, streamSink, type TextSink } from "../src/cl
 import { logLine, ROUTE_TABLE_ROWS, routeTable } from "../src/cli/serve.ts";
 import { inlineStubs } from "../src/stubs/inline.ts";
 import { VERSION } from "../src/version.ts";
-import { fixture, ROOT } from "./_cli.ts";
+import { fixture, lines, ROOT } from "./_cli.ts";
 
 Deno.test("main: returns the exit code and prints through the given output", async () => {
   const output = new MemoryOutput();
@@ -153,25 +153,74 @@ Deno.test("StreamOutput: log lines are written on a short timer without an expli
   assert.deepEqual(stdout.writes, ["a\nb\n"]);
 });
 
-Deno.test("StreamOutput: a stdout that does not keep up costs bounded memory; drops are reported", async () => {
+/** Lets the writes a release or a batch timer starts run. */
+const settle = (ms = 0) => new Promise((resolve) => setTimeout(resolve, ms));
+
+Deno.test("StreamOutput: a server's stdout nobody reads holds about 1 MiB; the lines past it are dropped and counted exactly", async () => {
   const stdout = new SlowStream(true);
   const output = new StreamOutput(stdout, new SlowStream(false));
-  output.log("x".repeat(100));
-  await new Promise((resolve) => setTimeout(resolve, 50)); // first batch written, never confirmed: stdout is stuck
-  const line = "y".repeat(1000);
-  for (let i = 0; i < 3000; i++) output.log(line); // 3 MB offered while the stream is stuck
-  await new Promise((resolve) => setTimeout(resolve, 50));
-  assert.equal(stdout.writes.length, 1, "nothing more is written while the stream is busy");
-  stdout.release(); // the reader catches up
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  output.serving();
+  const line = (i: number) => `${i} `.padEnd(1000, "y");
+  for (let i = 0; i < 3000; i++) output.log(line(i)); // 3 MB offered to a stdout nobody reads
+  await settle(50); // the batch timer starts the first write, which the stream never confirms
+  assert.equal(stdout.writes.length, 1);
+  const kept = lines(stdout.writes[0]);
+  assert.ok(kept.length > 1000 && kept.length < 1050, `kept ${kept.length}`);
+  assert.deepEqual(kept, Array.from({ length: kept.length }, (_, i) => line(i)), "the first lines, in order");
+  output.log(line(3000)); // still dropped: the queue has not drained
+  output.out("stopping"); // a server's own lines have room past the log's bound
+  stdout.release(); // the reader starts reading
+  await settle();
+  assert.deepEqual(stdout.writes.slice(1), ["stopping\n"]);
   stdout.release();
-  const written = stdout.writes.slice(1).join("");
-  const kept = written.split("\n").filter((l) => l === line).length;
-  assert.ok(kept > 0 && kept < 3000, `kept ${kept}`);
-  assert.match(
-    written,
-    new RegExp(`\\[WARN\\] log: ${3000 - kept} request log line\\(s\\) dropped because stdout was not keeping up`),
-  );
+  await settle();
+  assert.deepEqual(stdout.writes.slice(2), [
+    `[WARN] ${3001 - kept.length} log lines dropped: stdout is not being read\n`,
+  ]);
+  stdout.release();
+  await settle();
+  output.log("after");
+  const flushing = output.flush();
+  stdout.release();
+  await flushing;
+  assert.deepEqual(stdout.writes.slice(3), ["after\n"], "once drained, lines are kept again");
+});
+
+Deno.test("StreamOutput: a server's stderr nobody reads is bounded too, and the warning names stderr", async () => {
+  const stderr = new SlowStream(true);
+  const output = new StreamOutput(new SlowStream(false), stderr);
+  output.serving();
+  const line = (i: number) => `[WARN] ${i} `.padEnd(1000, "w");
+  for (let i = 0; i < 1500; i++) output.err(line(i));
+  assert.equal(stderr.writes.length, 1, "one write under way");
+  stderr.release();
+  await settle();
+  const kept = [...lines(stderr.writes[0]), ...lines(stderr.writes[1])];
+  assert.ok(kept.length > 1000 && kept.length < 1500, `kept ${kept.length}`);
+  assert.deepEqual(kept, Array.from({ length: kept.length }, (_, i) => line(i)));
+  stderr.release();
+  await settle();
+  assert.deepEqual(stderr.writes.slice(2), [
+    `[WARN] ${1500 - kept.length} log lines dropped: stderr is not being read\n`,
+  ]);
+  stderr.release();
+  await output.flush();
+});
+
+Deno.test("StreamOutput: a one-shot command (report, stubs list) drops nothing and waits for a slow reader past the server's 2 s", async () => {
+  const stdout = new SlowStream(true);
+  const output = new StreamOutput(stdout, new SlowStream(false));
+  const line = (i: number) => `${i} `.padEnd(1000, "r");
+  for (let i = 0; i < 3000; i++) output.out(line(i));
+  let flushed = false;
+  const flushing = output.flush().then(() => flushed = true);
+  await settle(2_300);
+  assert.equal(flushed, false, "still waiting for the reader");
+  stdout.release();
+  await settle();
+  stdout.release();
+  await flushing;
+  assert.deepEqual(lines(stdout.writes.join("")), Array.from({ length: 3000 }, (_, i) => line(i)));
 });
 
 Deno.test("StreamOutput: direct lines sent while a write is under way go out together, in order, after it", async () => {
@@ -188,9 +237,10 @@ Deno.test("StreamOutput: direct lines sent while a write is under way go out tog
   await output.flush();
 });
 
-Deno.test("StreamOutput: flush gives up on a stream that never confirms (a stuck pipe must not keep the CLI alive)", async () => {
+Deno.test("StreamOutput: a server's flush gives up on a stream that never confirms (a stuck pipe must not keep it alive)", async () => {
   const stdout = new SlowStream(true);
   const output = new StreamOutput(stdout, new SlowStream(false));
+  output.serving();
   output.out("stuck");
   const start = performance.now();
   await output.flush();

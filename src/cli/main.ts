@@ -8,7 +8,7 @@
 import process from "node:process";
 import { VERSION } from "../version.ts";
 import type { CliContext, Env } from "./context.ts";
-import { errorLine, StreamOutput, streamSink } from "./output.ts";
+import { errorLine, stdioSinks, StreamOutput } from "./output.ts";
 import {
   commandHelp,
   type CommandSpec,
@@ -58,7 +58,7 @@ export async function main(
   env?: Env,
   context: Partial<CliContext> = {},
 ): Promise<number> {
-  const output = context.output ?? new StreamOutput(streamSink(process.stdout), streamSink(process.stderr));
+  const output = context.output ?? new StreamOutput(...stdioSinks());
   const ctx: CliContext = { env: env ?? process.env, output, stop: context.stop };
   const debug = args.includes("--debug");
   let command: CommandSpec | undefined;

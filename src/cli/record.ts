@@ -92,6 +92,7 @@ export async function recordCommand({ values }: ParsedArgs, ctx: CliContext): Pr
     output.err(errorLine(`${hostname}:${port}`, `cannot listen: ${error instanceof Error ? error.message : error}`));
     return 1;
   }
+  output.serving();
   output.out(`stubtool ${VERSION} recording ${target.href.replace(/\/$/, "")} on ${server.url}`);
   output.out(`point your client at ${server.url}; Ctrl+C writes ${out}`);
 

@@ -430,6 +430,8 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
     output.err(listenError(error, settings.hostname, port, configPort === undefined ? undefined : sources.file));
     return 1;
   }
+  // From here on a stdout nobody reads must not stop the server answering.
+  output.serving();
 
   const banner: string[] = [];
   if (sources.file !== undefined) banner.push(`config: ${sources.file} (${configStubs.length} route(s))`);

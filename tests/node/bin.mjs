@@ -6,6 +6,7 @@ import { createServer } from "node:net";
 import { join } from "node:path";
 import { before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import { spawn } from "node:child_process";
 import { installedPackage, run, start } from "./_package.mjs";
 
 let pkg;
@@ -129,5 +130,50 @@ describe("npm package: the stubtool bin", () => {
     assert.match(stdout, /^stopping \(SIGHUP\): /m);
     const saved = JSON.parse(readFileSync(join(pkg.dir, "hup-report.json"), "utf8"));
     assert.deepEqual(saved.summary, { total_stubs: 1, matched_stubs: 0, unmatched_requests: 1 });
+  });
+  it("answers 3,000 requests while nobody reads its stdout, then counts the log lines that did not fit exactly", async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const requests = 3000;
+    // 1 KB of query per line: 3 MB of log, past the 1 MiB the CLI holds for a stdout nobody reads.
+    const pad = "p".repeat(1000);
+    const args = ["serve", "--port", String(port), "--stub", "GET /n/{i} -> 200"];
+    const child = spawn(bin, args, { cwd: pkg.dir, stdio: ["ignore", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (chunk) => stderr += chunk);
+    const exited = new Promise((resolve) => child.on("close", (code) => resolve(code)));
+    let stdout = "";
+    try {
+      await waitForHealth(url, exited);
+      for (let i = 0; i < requests; i++) {
+        const response = await fetch(`${url}/n/${i}?pad=${pad}`, { signal: AbortSignal.timeout(10_000) }).catch(
+          (error) => assert.fail(`request ${i} of ${requests} was not answered: ${error}`),
+        );
+        assert.equal(response.status, 200);
+        await response.arrayBuffer();
+      }
+      const warning = /^\[WARN\] (\d+) log lines dropped: stdout is not being read$/m;
+      await new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no warning in time:\n${stdout.slice(-500)}`)), 15_000);
+        child.stdout.setEncoding("utf8").on("data", (chunk) => {
+          stdout += chunk;
+          if (warning.test(stdout)) resolve(clearTimeout(timer));
+        });
+      });
+      child.kill("SIGTERM");
+      assert.equal(await exited, 0, stderr);
+      assert.equal(stderr, "");
+      const logged = stdout.split("\n").flatMap((line) => {
+        const match = /^GET \/n\/(\d+)\?pad=p+ 200 \[GET \/n\/\{i\}\] \d+\.\dms$/.exec(line);
+        return match ? [Number(match[1])] : [];
+      });
+      const dropped = Number(warning.exec(stdout)[1]);
+      assert.ok(dropped > 0 && logged.length > 0, `${logged.length} logged, ${dropped} dropped`);
+      assert.deepEqual(logged, Array.from({ length: logged.length }, (_, i) => i), "the first requests, in order");
+      assert.equal(logged.length + dropped, requests);
+      assert.match(stdout, /^stopped: 1\/1 stubs exercised, 0 unmatched request\(s\)\n$/m);
+    } finally {
+      child.kill("SIGKILL");
+    }
   });
 });
