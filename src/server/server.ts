@@ -155,22 +155,22 @@ export class StubServer implements AsyncDisposable {
    */
   routes(...stubs: Array<StubBuilder | Stub>): string[] {
     const validated = stubs.map((s) => s instanceof StubBuilder ? s.toStub() : s);
-    return this.handler.add(validated, "api");
+    return this.handler.registry.add(validated, "api");
   }
 
   /** Every stub in declaration order, in config form with `id`, `source` and `hit_count` (as `GET /__stubtool__/stubs`). */
   stubs(): Promise<StubInfo[]> {
-    return Promise.resolve(this.handler.routes.map(stubInfo));
+    return Promise.resolve(this.handler.registry.routes.map(stubInfo));
   }
 
   /** Removes the stubs with these ids; resolves with the ids that were there. */
   remove(...ids: string[]): Promise<string[]> {
-    return Promise.resolve(this.handler.remove(...ids));
+    return Promise.resolve(this.handler.registry.remove(...ids));
   }
 
   /** Removes every stub added through {@link StubServer.routes}; resolves with their ids. */
   clear(): Promise<string[]> {
-    return Promise.resolve(this.handler.removeWhere((route) => route.source === "api"));
+    return Promise.resolve(this.handler.registry.removeWhere((route) => route.source === "api"));
   }
 
   /**
