@@ -9,7 +9,8 @@
  * @module
  */
 
-import type { JournalSnapshot, Report } from "../report/types.ts";
+import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
+import type { RequestPattern } from "../stubs/validate.ts";
 import { METHODS, type Stub, type StubSource } from "../stubs/model.ts";
 import { CannedAnswerer } from "./answers/canned.ts";
 import { FunctionAnswerer } from "./answers/function.ts";
@@ -32,7 +33,7 @@ import {
   type JournalFilter,
   type JournalRecord,
 } from "./journal.ts";
-import { DEFAULT_MAX_UNMATCHED, Recorder, usableScope } from "./recorder.ts";
+import { DEFAULT_MAX_UNMATCHED, Recorder, SCOPE_HEADER, scopeFrom } from "./recorder.ts";
 import { type LogState, RequestLog, type RequestLogEntry } from "./request_log.ts";
 import { RequestView } from "./request_view.ts";
 import { headAnswer, type Respond, toResponse } from "./response.ts";
@@ -48,6 +49,7 @@ export type { StubChanges } from "../stubs/reload.ts";
 export type { RequestLogEntry } from "./request_log.ts";
 export { DEFAULT_MAX_BODY } from "./body.ts";
 export { SCOPES_OFF } from "./endpoints.ts";
+export { SCOPE_HEADER } from "./recorder.ts";
 export { DEFAULT_HANDLER_TIMEOUT_MS } from "./deadlines.ts";
 
 /** Options of {@link StubHandler}. */
@@ -86,8 +88,6 @@ export interface HandlerOptions extends GuardOptions {
   proxyTap?: (method: string, target: string) => ForwardTap | undefined;
 }
 
-/** The request header that files a request under a scope (`GET /__stubtool__/report?scope=NAME`). */
-export const SCOPE_HEADER = "x-stubtool-scope";
 
 /**
  * All stub behaviour behind one handler. Holds the stubs (its {@link StubHandler.registry}),
@@ -157,10 +157,7 @@ export class StubHandler {
       add: (stubs, source) => this.registry.tryAdd(stubs, source),
       replace: (id, stub) => this.registry.replaceStub(id, stub),
       remove: (which) => this.registry.removeWhere(which),
-      find: (pattern) => {
-        const { records, complete } = this.journalRecords();
-        return { requests: findRequests(pattern, records).map(journalEntry), complete };
-      },
+      find: (pattern) => this.findRequests(pattern),
       scopes: () => this.#scopes,
       version: () => `${this.registry.set.version}.${this.#recorder.version}.${this.#journal?.version ?? 0}`,
       report: (options) => this.report(options),
@@ -199,6 +196,16 @@ export class StubHandler {
     return { records: this.#journal?.records() ?? [], complete: this.#journal?.complete ?? false };
   }
 
+  /**
+   * The journaled requests `pattern` (validated) matches, oldest first, and whether the
+   * journal still holds every request (`requests/find`, `server.requests()`).
+   * @ignore
+   */
+  findRequests(pattern: RequestPattern): { requests: JournalEntry[]; complete: boolean } {
+    const { records, complete } = this.journalRecords();
+    return { requests: findRequests(pattern, records).map(journalEntry), complete };
+  }
+
   /** Zeroes hit counts, clears unmatched requests and the journal, restarts sequences. */
   reset(): void {
     this.registry.reset();
@@ -232,7 +239,7 @@ export class StubHandler {
       return this.#reserved.answer(incoming, pathname, rawQuery, respond);
     }
     const view = new RequestView(incoming, incoming.method, pathname, rawQuery);
-    if (this.#scopes || this.registry.set.router.hasScoped) view.scope = scopeOf(incoming);
+    if (this.#scopes || this.registry.set.router.hasScoped) view.scope = scopeFrom(incoming.header(SCOPE_HEADER));
     if (this.#cors) {
       const cors = this.#withCors(view, incoming, respond);
       if ("answer" in cors) return cors.answer;
@@ -344,8 +351,3 @@ export class StubHandler {
   }
 }
 
-/** The request's `x-stubtool-scope`, or null when it has none or one that cannot name a scope. */
-export function scopeOf(incoming: Pick<Incoming, "header">): string | null {
-  const scope = incoming.header(SCOPE_HEADER);
-  return usableScope(scope) ? scope : null;
-}

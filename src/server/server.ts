@@ -11,8 +11,6 @@ import { collectWhenIdle } from "./idle.ts";
 import type { Stub } from "../stubs/model.ts";
 import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
 import { describe, unknownField, validatePattern } from "../stubs/validate.ts";
-import { findRequests } from "./find.ts";
-import { journalEntry } from "./journal.ts";
 import { type StubInfo, stubInfo } from "./stub_form.ts";
 
 /** What {@link StubServer.requests} resolves with. */
@@ -191,8 +189,7 @@ export class StubServer implements AsyncDisposable {
   requests(pattern: Record<string, unknown> = {}): Promise<FoundRequests> {
     const { pattern: checked, errors } = validatePattern(pattern);
     if (!checked) return Promise.reject(new TypeError(`requests(…): ${errors.join("; ")}`));
-    const { records, complete } = this.handler.journalRecords();
-    const requests = findRequests(checked, records).map(journalEntry);
+    const { requests, complete } = this.handler.findRequests(checked);
     return Promise.resolve({ count: requests.length, complete, requests });
   }
 
@@ -201,7 +198,10 @@ export class StubServer implements AsyncDisposable {
     return this.#port;
   }
 
-  /** The port actually bound. */
+  /**
+   * The port actually bound; the same as {@link StubServer.getPort}, which the documentation uses.
+   * @deprecated Use {@link StubServer.getPort}.
+   */
   get port(): number {
     return this.#port;
   }
