@@ -5,13 +5,19 @@
  * curl against `stubtool serve` as a client in another language would.
  */
 import assert from "node:assert/strict";
-import { get } from "../mod.ts";
-import { startServe } from "./_cli.ts";
-import { type Answer, send, serverTest } from "./_http.ts";
+import { join } from "node:path";
+import { get, stubServer } from "../mod.ts";
+import { NO_FILES } from "../src/server/admin.ts";
+import { ROOT, startServe } from "./_cli.ts";
+import { ADAPTERS, type Answer, send, serverTest } from "./_http.ts";
 
 const JSON_HEADERS = { "content-type": "application/json" };
-const post = (server: Parameters<typeof send>[0], path: string, body: unknown, headers = JSON_HEADERS) =>
-  send(server, "POST", path, { body: typeof body === "string" ? body : JSON.stringify(body), headers });
+const post = (
+  server: Parameters<typeof send>[0],
+  path: string,
+  body: unknown,
+  headers: Record<string, string> = JSON_HEADERS,
+) => send(server, "POST", path, { body: typeof body === "string" ? body : JSON.stringify(body), headers });
 const ids = (answer: Answer) => answer.json.stubs.map((s: { id: string }) => s.id);
 
 serverTest(
@@ -279,3 +285,242 @@ Deno.test("P9 a non-JavaScript client drives stubtool serve: curl adds, override
   );
   assert.deepEqual(JSON.parse(await curl(`${served.url}/orders/42`)), { id: "42", state: "open" });
 });
+
+serverTest(
+  "regression: body_file over the admin API served a file of the server's machine; refused (400 naming body_base64 and stubs add) without --files-root",
+  async (server) => {
+    const refused = {
+      error: "invalid stubs",
+      problems: [{ level: "error", place: "routes[0]", message: NO_FILES }],
+    };
+    const leak = await post(server, "/__stubtool__/stubs", {
+      method: "GET",
+      path: "/leak",
+      body_file: "/etc/hostname",
+    });
+    assert.equal(leak.status, 400);
+    assert.deepEqual(leak.json, refused);
+    assert.equal((await send(server, "GET", "/leak")).status, 404, "nothing was added");
+    const relative = await post(server, "/__stubtool__/stubs", [{ method: "GET", path: "/ok" }, {
+      method: "GET",
+      path: "/seq",
+      sequence: [{ body: "first" }, { body_file: "deno.json" }],
+    }]);
+    assert.deepEqual(relative.json.problems, [{ level: "error", place: "routes[1].sequence[1]", message: NO_FILES }]);
+    assert.equal((await send(server, "GET", "/ok")).status, 404);
+    server.routes(get("/user").id("user"));
+    const put = await send(server, "PUT", "/__stubtool__/stubs/user", {
+      body: JSON.stringify({ method: "GET", path: "/user", body_file: "/etc/hostname" }),
+      headers: JSON_HEADERS,
+    });
+    assert.equal(put.status, 400);
+    assert.deepEqual(put.json, refused);
+    assert.equal((await send(server, "GET", "/user")).text, "", "the stub was not replaced");
+  },
+);
+
+assert.equal(
+  NO_FILES,
+  "body_file is not read over the admin API (the server reads no file of its machine): send the bytes as " +
+    "body_base64, or use stubtool stubs add FILE, which reads body files on your side and sends their bytes; " +
+    "a server started with --files-root DIR reads files inside DIR",
+);
+
+for (const adapter of ADAPTERS) {
+  Deno.test(`[${adapter}] with filesRoot, body_file reads files inside it only: '..', absolute paths and symbolic links that leave it are refused`, async () => {
+    const top = await Deno.realPath(await Deno.makeTempDir({ prefix: "stubtool-files-" }));
+    try {
+      const root = join(top, "files");
+      await Deno.mkdir(join(root, "sub"), { recursive: true });
+      await Deno.writeTextFile(join(top, "secret.txt"), "secret");
+      await Deno.writeTextFile(join(root, "sub", "a.json"), '{"a":1}');
+      await Deno.symlink(join(top, "secret.txt"), join(root, "out-link.txt"));
+      await Deno.symlink(join(root, "sub", "a.json"), join(root, "in-link.json"));
+      await using server = await stubServer(0, { adapter, filesRoot: root });
+      const add = (body_file: string, path = "/f") =>
+        post(server, "/__stubtool__/stubs", { method: "GET", path, body_file });
+
+      const relative = await add("sub/a.json", "/a");
+      assert.equal(relative.status, 201, relative.text);
+      const a = await send(server, "GET", "/a");
+      assert.deepEqual([a.text, a.headers.get("content-type")], ['{"a":1}', "application/json"]);
+      assert.equal((await add(join(root, "sub", "a.json"), "/abs")).status, 201, "an absolute path inside the root");
+      assert.equal((await add("in-link.json", "/in")).status, 201, "a link that stays inside");
+
+      const outside = (file: string, looked: string) =>
+        `body_file ${
+          JSON.stringify(file)
+        } cannot be read: it resolves outside --files-root ${root} (looked for ${looked})`;
+      for (
+        const [file, looked] of [
+          ["../secret.txt", join(top, "secret.txt")],
+          ["sub/../../secret.txt", join(top, "secret.txt")],
+          [join(top, "secret.txt"), join(top, "secret.txt")],
+          ["/etc/hostname", "/etc/hostname"],
+          ["out-link.txt", join(root, "out-link.txt")],
+        ]
+      ) {
+        const refused = await add(file);
+        assert.equal(refused.status, 400, file);
+        assert.deepEqual(refused.json.problems, [{
+          level: "error",
+          place: "routes[0]",
+          message: outside(file, looked),
+        }]);
+      }
+      assert.equal((await send(server, "GET", "/f")).status, 404);
+      const put = await send(server, "PUT", `/__stubtool__/stubs/${relative.json.stubs[0].id}`, {
+        body: JSON.stringify({ method: "GET", path: "/a", body_file: "out-link.txt" }),
+        headers: JSON_HEADERS,
+      });
+      assert.equal(put.status, 400);
+      assert.equal(put.json.problems[0].message, outside("out-link.txt", join(root, "out-link.txt")));
+      assert.equal((await send(server, "GET", "/a")).text, '{"a":1}', "the stub was not replaced");
+    } finally {
+      await Deno.remove(top, { recursive: true });
+    }
+  });
+}
+
+Deno.test("stubServer refuses a filesRoot that is no folder", async () => {
+  await assert.rejects(
+    () => stubServer(0, { filesRoot: "/no/such/folder" }),
+    new TypeError('stubServer(port, options): filesRoot "/no/such/folder" cannot be read: no such folder'),
+  );
+  await assert.rejects(
+    () => stubServer(0, { filesRoot: join(ROOT, "deno.json") }),
+    new TypeError(`stubServer(port, options): filesRoot ${JSON.stringify(join(ROOT, "deno.json"))} is not a folder`),
+  );
+});
+
+serverTest(
+  "regression: a worker's stub without a scope answered every worker; an admin POST with x-stubtool-scope puts its stubs in that scope unless one names its own",
+  async (server) => {
+    const added = await post(server, "/__stubtool__/stubs", [
+      { id: "mine", method: "GET", path: "/who", body: "w1" },
+      { id: "theirs", method: "GET", path: "/who", body: "w2", scope: "w2" },
+    ], { ...JSON_HEADERS, "x-stubtool-scope": "w1" });
+    assert.equal(added.status, 201);
+    assert.equal((await send(server, "GET", "/who")).status, 404, "no worker's stub answers unscoped requests");
+    assert.equal((await send(server, "GET", "/who", { headers: { "x-stubtool-scope": "w1" } })).json, "w1");
+    assert.equal((await send(server, "GET", "/who", { headers: { "x-stubtool-scope": "w3" } })).status, 404);
+    assert.equal((await send(server, "GET", "/who", { headers: { "x-stubtool-scope": "w2" } })).json, "w2");
+    const listed = (await send(server, "GET", "/__stubtool__/stubs")).json.stubs;
+    assert.deepEqual(listed.map((s: { id: string; scope: string }) => [s.id, s.scope]), [["mine", "w1"], [
+      "theirs",
+      "w2",
+    ]]);
+    assert.equal((await send(server, "DELETE", "/__stubtool__/stubs?scope=w1")).status, 204);
+    assert.deepEqual(ids(await send(server, "GET", "/__stubtool__/stubs")), ["theirs"]);
+  },
+);
+
+const BASELINE = [
+  get("/a").id("a").body("config a").toStub(),
+  get("/b").id("b").body("config b").toStub(),
+  get("/c").body("config c").toStub(),
+];
+
+serverTest(
+  "POST /__stubtool__/stubs/reset brings back the stubs the server started with: runtime stubs go, a deleted or replaced config stub returns, hit counts of the others stay",
+  async (server) => {
+    await send(server, "GET", "/a");
+    await send(server, "GET", "/a");
+    await send(server, "GET", "/x");
+    server.routes(get("/api"));
+    await post(server, "/__stubtool__/stubs", { method: "GET", path: "/admin" });
+    assert.equal((await send(server, "DELETE", "/__stubtool__/stubs/b")).status, 204);
+    assert.equal((await send(server, "DELETE", "/__stubtool__/stubs/stub-1")).status, 204, "the config's /c");
+    await send(server, "PUT", "/__stubtool__/stubs/x", {
+      body: JSON.stringify({ method: "GET", path: "/x", status: 500 }),
+    });
+    assert.equal((await send(server, "GET", "/x")).status, 500);
+
+    const reset = await send(server, "POST", "/__stubtool__/stubs/reset");
+    assert.deepEqual([reset.status, reset.text], [204, ""]);
+    const listed = (await send(server, "GET", "/__stubtool__/stubs")).json.stubs;
+    assert.deepEqual(
+      listed.map((s: { id: string; source: string; hit_count: number }) => [s.id, s.source, s.hit_count]),
+      [["a", "config", 2], ["b", "config", 0], ["stub-1", "config", 0], ["x", "inline", 0]],
+    );
+    assert.equal((await send(server, "GET", "/b")).json, "config b");
+    assert.equal((await send(server, "GET", "/c")).json, "config c");
+    assert.equal((await send(server, "GET", "/x")).status, 200, "the replaced --stub is back");
+    assert.equal((await send(server, "GET", "/api")).status, 404);
+    assert.equal((await send(server, "GET", "/admin")).status, 404);
+    const report = (await send(server, "GET", "/__stubtool__/report")).json;
+    assert.deepEqual(report.summary, { total_stubs: 4, matched_stubs: 4, unmatched_requests: 2 });
+
+    // After a reload (serve --watch) the reloaded config is the baseline.
+    server.handler.registry.replaceSource([get("/a").id("a").body("reloaded a").toStub(), get("/d").toStub()], "config");
+    server.routes(get("/api"));
+    await server.resetStubs();
+    assert.deepEqual(ids(await send(server, "GET", "/__stubtool__/stubs")), ["a", "stub-4", "x"]);
+    assert.equal((await send(server, "GET", "/a")).json, "reloaded a");
+    assert.equal((await send(server, "GET", "/api")).status, 404);
+  },
+  { stubs: BASELINE, inline: [get("/x").id("x").toStub()] },
+);
+
+serverTest(
+  "a stub with id 'reset' is still read, replaced and deleted at /__stubtool__/stubs/reset; POST there resets",
+  async (server) => {
+    server.routes(get("/r").id("reset"));
+    assert.equal((await send(server, "GET", "/__stubtool__/stubs/reset")).json.id, "reset");
+    const patch = await send(server, "PATCH", "/__stubtool__/stubs/reset");
+    assert.equal(patch.headers.get("allow"), "GET, HEAD, POST, PUT, DELETE");
+    assert.equal((await send(server, "POST", "/__stubtool__/stubs/reset")).status, 204);
+    assert.equal((await send(server, "GET", "/__stubtool__/stubs/reset")).status, 404, "reset removed it");
+  },
+);
+
+serverTest(
+  "regression: a form body got 'not valid JSON' and a YAML parser's message; now 415 naming the content types taken (a JSON body sent as a form, as curl -d does, is read)",
+  async (server) => {
+    const form = await post(server, "/__stubtool__/stubs", "method=GET&path=%2Fx", {
+      "content-type": "application/x-www-form-urlencoded",
+    });
+    assert.equal(form.status, 415);
+    assert.deepEqual(form.json, {
+      error:
+        "the body is application/x-www-form-urlencoded: send JSON (content-type: application/json) or YAML (application/yaml or text/yaml)",
+    });
+    const multipart = await post(
+      server,
+      "/__stubtool__/stubs",
+      '--b\r\ncontent-disposition: form-data; name="stub"\r\n\r\nGET /x\r\n--b--\r\n',
+      { "content-type": "multipart/form-data; boundary=b" },
+    );
+    assert.equal(multipart.status, 415);
+    assert.equal(
+      multipart.json.error,
+      "the body is multipart/form-data: send JSON (content-type: application/json) or YAML (application/yaml or text/yaml)",
+    );
+    const find = await post(server, "/__stubtool__/requests/find", "method=GET", {
+      "content-type": "application/x-www-form-urlencoded",
+    });
+    assert.equal(find.status, 415);
+    const curl = await post(server, "/__stubtool__/stubs", { method: "GET", path: "/x" }, {
+      "content-type": "application/x-www-form-urlencoded",
+    });
+    assert.equal(curl.status, 201);
+    assert.equal((await send(server, "GET", "/x")).status, 200);
+  },
+);
+
+serverTest(
+  "regression: an unknown field in a requests/find pattern was reported twice; once now (also by server.requests)",
+  async (server) => {
+    const typo = await post(server, "/__stubtool__/requests/find", { methd: "GET", path: "/x" });
+    assert.equal(typo.status, 400);
+    assert.deepEqual(typo.json.problems, [{
+      level: "error",
+      place: "pattern",
+      message: "unknown field 'methd' (did you mean 'method'?); a pattern has no answer",
+    }]);
+    await assert.rejects(
+      () => server.requests({ methd: "GET" }),
+      new TypeError("requests(…): unknown field 'methd' (did you mean 'method'?); a pattern has no answer"),
+    );
+  },
+);

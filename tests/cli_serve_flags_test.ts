@@ -245,3 +245,43 @@ Deno.test("serve --stub '{...}': a stub in config form on the command line, with
   const other = await fetch(`${served.url}/env`, { headers: { "x-env": "dev" } });
   assert.deepEqual(await other.json(), { env: "any" }, "the condition ranks the first stub higher only when it holds");
 });
+
+Deno.test("serve --files-root DIR (or STUBTOOL_FILES_ROOT): stubs added over the admin API read body files inside DIR only; a missing DIR stops serve", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "files");
+  await Deno.mkdir(root);
+  await Deno.writeFile(join(root, "logo.png"), new Uint8Array([0x89, 0x50, 0x4e, 0x47]));
+  await Deno.writeTextFile(join(dir.path, "secret.txt"), "secret");
+  const addFile = (url: string, body_file: string) =>
+    fetch(`${url}/__stubtool__/stubs`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ method: "GET", path: "/logo", body_file }),
+    }).then(async (r) => ({ status: r.status, json: await r.json() }));
+  for (const [args, env] of [[["--files-root", root], {}], [[], { STUBTOOL_FILES_ROOT: root }]] as const) {
+    const served = await startServe(["--port", "0", "--quiet", ...args], { env });
+    await using _ = served.process;
+    assert.ok(
+      served.process.stdout.includes(`files root: stubs added over the admin API may read body_file inside ${root}\n`),
+    );
+    const outside = await addFile(served.url, "../secret.txt");
+    assert.equal(outside.status, 400);
+    assert.equal(
+      outside.json.problems[0].message,
+      `body_file "../secret.txt" cannot be read: it resolves outside --files-root ${root} (looked for ${
+        join(dir.path, "secret.txt")
+      })`,
+    );
+    assert.equal((await addFile(served.url, "logo.png")).status, 201);
+    const logo = await fetch(`${served.url}/logo`);
+    assert.equal(logo.headers.get("content-type"), "image/png");
+    assert.deepEqual([...new Uint8Array(await logo.arrayBuffer())], [0x89, 0x50, 0x4e, 0x47]);
+  }
+  const missing = await runCli(["serve", "--port", "0", "--files-root", join(dir.path, "none")]);
+  assert.equal(missing.code, 1);
+  assert.deepEqual(lines(missing.stderr), [
+    `[ERROR] --files-root: ${
+      JSON.stringify(join(dir.path, "none"))
+    } cannot be read: no such folder (a folder of body files)`,
+  ]);
+});

@@ -661,6 +661,26 @@ Deno.test("serve: STUBTOOL_HOST=0.0.0.0 binds all interfaces; the default binds 
   assert.ok(await reachable(`${loopback.url}/x`));
 });
 
+/** The one warning a server whose admin API anyone on the network can use prints at start. */
+const OPEN_ADMIN = "the admin API (/__stubtool__/) is open to the network: anyone who can reach this port can change " +
+  "its stubs and read the requests sent to it; close it with --admin-token TOKEN (or $STUBTOOL_ADMIN_TOKEN)";
+
+Deno.test("serve on all interfaces without --admin-token prints one [WARN] that its admin API is open to the network", async () => {
+  const stderrOf = async (args: string[], env?: Record<string, string>) => {
+    const served = await startServe(["--port", "0", "--quiet", ...args], { env });
+    served.process.kill("SIGTERM");
+    const { code, stderr } = await served.process.result();
+    assert.equal(code, 0, stderr);
+    return lines(stderr);
+  };
+  assert.deepEqual(await stderrOf(["--host", "0.0.0.0"]), [`[WARN] --host 0.0.0.0: ${OPEN_ADMIN}`]);
+  assert.deepEqual(await stderrOf([], { STUBTOOL_HOST: "0.0.0.0" }), [`[WARN] STUBTOOL_HOST 0.0.0.0: ${OPEN_ADMIN}`]);
+  assert.deepEqual(await stderrOf(["--host", "0.0.0.0", "--admin-token", "t0k"]), []);
+  assert.deepEqual(await stderrOf([], { STUBTOOL_HOST: "0.0.0.0", STUBTOOL_ADMIN_TOKEN: "t0k" }), []);
+  assert.deepEqual(await stderrOf(["--host", "127.0.0.1"]), [], "a loopback bind is not open to the network");
+  assert.deepEqual(await stderrOf(["--host", "localhost"]), []);
+});
+
 Deno.test("serve: --host wins over STUBTOOL_HOST", async () => {
   const served = await startServe(["--port", "0", "--host", "127.0.0.1"], { env: { STUBTOOL_HOST: "0.0.0.0" } });
   await using _ = served.process;

@@ -55,6 +55,9 @@ Deno.test("stubs add: a file and --stub go in as one batch that overrides the co
     "user-500 admin",
     "logo admin",
   ]);
+  // The server (no --files-root) reads no file: the client sent the logo's bytes.
+  const logoStub = stubs.find((s: { id: string }) => s.id === "logo");
+  assert.deepEqual([logoStub.body_file, logoStub.body_base64], [undefined, "iVBORwD/"]);
 
   const removed = await runCli(["stubs", "remove", "user-500", "no-such", ...url]);
   assert.equal(removed.code, 1);

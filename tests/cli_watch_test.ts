@@ -272,3 +272,23 @@ Deno.test("serve --watch: a reload that changes cors: or proxy_unmatched: says i
   await preflight.body?.cancel();
   assert.equal(preflight.headers.get("access-control-allow-origin"), null, "CORS stays as it started");
 });
+
+Deno.test("serve --watch: after a reload, POST /__stubtool__/stubs/reset brings back the reloaded config, not the one serve started with", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "stubs.yaml");
+  await writeFile(file, config(1));
+  const served = await startServe(["--port", "0", "--quiet", "--watch", "--config", file]);
+  await using _ = served.process;
+  await writeFile(file, config(2, ["  - { method: GET, path: /b }"]));
+  await until("the reload", () => served.process.stdout.includes("[watch] "));
+  const admin = `${served.url}/__stubtool__/stubs`;
+  const added = await fetch(admin, { method: "POST", body: '{"method":"GET","path":"/a","body":"runtime"}' });
+  assert.equal(added.status, 201, await added.text());
+  assert.equal((await fetch(`${admin}/stub-2`, { method: "DELETE" })).status, 204, "the config's /seq");
+  assert.equal((await get(`${served.url}/a`)).text, '"runtime"');
+  const reset = await fetch(`${admin}/reset`, { method: "POST" });
+  await reset.body?.cancel();
+  assert.equal(reset.status, 204);
+  assert.equal((await get(`${served.url}/a`)).text, '{"version":2}');
+  assert.deepEqual((await report(served.url)).stubs.map((s) => s.path), ["/a", "/seq", "/b"]);
+});

@@ -68,7 +68,9 @@ Deno.test({
       const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", binary)))
         .map((b) => b.toString(16).padStart(2, "0")).join("");
       assert.equal(await Deno.readTextFile(`${out}/SHA256SUMS`), `${digest}  ${name}\n`);
-      assert.ok(binary.byteLength < 20 * 1024 * 1024, `${binary.byteLength} bytes: node_modules leaked in`);
+      // The runtime dependencies (yaml, ajv, the OpenAPI parser, handlebars, jsonpath-plus,
+      // openapi-sampler) come to ~21 MB with the stand-in runtime; all of node_modules is ~200 MB.
+      assert.ok(binary.byteLength < 40 * 1024 * 1024, `${binary.byteLength} bytes: node_modules leaked in`);
 
       const several = await runCompile(["--out", out, "--target", TARGETS[0], "--target", TARGETS[1]], {
         DENORT_BIN: "/bin/true",

@@ -135,6 +135,7 @@ serverTest(
       "GET /__stubtool__/stubs",
       "POST /__stubtool__/stubs",
       "DELETE /__stubtool__/stubs[?scope=NAME]",
+      "POST /__stubtool__/stubs/reset",
       "GET|PUT|DELETE /__stubtool__/stubs/{id}",
       "POST /__stubtool__/requests/find",
     ]);

@@ -13,7 +13,8 @@ import { inlineStubs } from "../stubs/inline.ts";
 import { type Stub, stubLabel } from "../stubs/model.ts";
 import { escapeControls, escapeJsonControls } from "../report/escape.ts";
 import type { Report } from "../report/types.ts";
-import { SHUTDOWN_GRACE_MS, type StubServer, stubServer } from "../server/server.ts";
+import { hostName, isLoopbackName } from "../server/guard.ts";
+import { folderProblem, SHUTDOWN_GRACE_MS, type StubServer, stubServer } from "../server/server.ts";
 import { checkUpstream, type Config, type Problem } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
@@ -113,6 +114,8 @@ interface Settings {
   port?: number;
   portSource: string;
   hostname: string;
+  /** What chose the host: `--host`, `STUBTOOL_HOST` or `default`. */
+  hostSource: string;
   maxUnmatched?: number;
   maxBody?: number;
   handlerTimeoutMs?: number;
@@ -130,6 +133,8 @@ interface Settings {
   tlsCertOut?: string;
   allowHosts: string[];
   adminToken?: string;
+  /** `--files-root`: the folder stubs added over the admin API may read `body_file`s from. */
+  filesRoot?: string;
 }
 
 /** The TLS settings: a certificate and key file (flags, else variables), or `--tls-self-signed`; never half a pair. */
@@ -180,6 +185,7 @@ function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settin
     portSource = "STUBTOOL_PORT";
   }
   const hostname = str("host") ?? (env.STUBTOOL_HOST?.trim() || DEFAULT_HOST);
+  const hostSource = str("host") !== undefined ? "--host" : env.STUBTOOL_HOST?.trim() ? "STUBTOOL_HOST" : "default";
   if (hostname === "") {
     throw new UsageError("--host: must not be empty (127.0.0.1, 0.0.0.0, ::1, a host name)", "serve");
   }
@@ -199,6 +205,8 @@ function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settin
   }
   const adminToken = str("admin-token") ?? (env.STUBTOOL_ADMIN_TOKEN?.trim() || undefined);
   if (adminToken === "") throw new UsageError("--admin-token: must not be empty", "serve");
+  const filesRoot = str("files-root") ?? (env.STUBTOOL_FILES_ROOT?.trim() || undefined);
+  if (filesRoot === "") throw new UsageError("--files-root: must not be empty", "serve");
   let reportFile: string | undefined;
   if (str("report-file") !== undefined) {
     const checked = checkOutputPath(str("report-file")!);
@@ -209,6 +217,7 @@ function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settin
     port,
     portSource,
     hostname,
+    hostSource,
     maxUnmatched: str("max-unmatched") === undefined
       ? undefined
       : countValue(str("max-unmatched")!, "--max-unmatched", "serve"),
@@ -233,6 +242,7 @@ function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settin
     ...tlsSettings(values, env),
     allowHosts,
     adminToken,
+    filesRoot,
   };
 }
 
@@ -372,6 +382,12 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   problems.push(...inline.problems);
   const tls = await readTls(settings.tls);
   if (tls !== undefined && "problem" in tls) problems.push(tls.problem);
+  if (settings.filesRoot !== undefined) {
+    const problem = folderProblem(settings.filesRoot);
+    if (problem) {
+      problems.push({ level: "error", place: "--files-root", message: `${problem} (a folder of body files)` });
+    }
+  }
   printProblems(output, problems, sources.file ?? "serve");
   if (!configOk || problems.some((p) => p.level === "error")) return 1;
 
@@ -408,6 +424,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
       tls: settings.tls === "self-signed" ? "self-signed" : tls as { cert: string; key: string } | undefined,
       allowHosts: settings.allowHosts,
       adminToken: settings.adminToken,
+      filesRoot: settings.filesRoot,
     });
   } catch (error) {
     output.err(listenError(error, settings.hostname, port, configPort === undefined ? undefined : sources.file));
@@ -429,6 +446,17 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
       "admin token: /__stubtool__/ endpoints but health need authorization: Bearer TOKEN; " +
         "open the dashboard once as /__stubtool__/?token=TOKEN",
     );
+  }
+  if (settings.filesRoot !== undefined) {
+    banner.push(`files root: stubs added over the admin API may read body_file inside ${settings.filesRoot}`);
+  }
+  if (settings.adminToken === undefined && !isLoopbackName(hostName(settings.hostname))) {
+    // Anyone who reaches the port can change the answers and read what clients sent.
+    output.err(warnLine(
+      `${settings.hostSource} ${settings.hostname}`,
+      "the admin API (/__stubtool__/) is open to the network: anyone who can reach this port can change its " +
+        "stubs and read the requests sent to it; close it with --admin-token TOKEN (or $STUBTOOL_ADMIN_TOKEN)",
+    ));
   }
   if (settings.tlsCertOut !== undefined) {
     try {

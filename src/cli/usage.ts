@@ -198,6 +198,13 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: "TOKEN",
         help: "/__stubtool__/ endpoints but health need authorization: Bearer TOKEN (default: $STUBTOOL_ADMIN_TOKEN)",
       },
+      {
+        name: "files-root",
+        type: "string",
+        value: "DIR",
+        help: "stubs added over the admin API may use body_file, for files inside DIR only (symbolic links " +
+          "followed); without it the admin API reads no file (default: $STUBTOOL_FILES_ROOT)",
+      },
     ],
     examples: [
       "stubtool serve --config stubs.yaml",
@@ -571,7 +578,8 @@ export function toolHelp(): string {
     "Environment: STUBTOOL_PORT (serve port, wait/report/stubs URL), STUBTOOL_HOST (serve host),",
     `             STUBTOOL_CONFIG (serve's default config file instead of ${DEFAULT_CONFIG_PATH}),`,
     "             STUBTOOL_TLS_CERT and STUBTOOL_TLS_KEY (serve's certificate files),",
-    "             STUBTOOL_ADMIN_TOKEN (serve's admin token, sent by report and stubs).",
+    "             STUBTOOL_ADMIN_TOKEN (serve's admin token, sent by report and stubs),",
+    "             STUBTOOL_FILES_ROOT (serve's --files-root).",
     "",
   ].join("\n");
 }

@@ -12,15 +12,23 @@
  * | `PUT /__stubtool__/stubs/{id}` | `200` the new stub; `404` |
  * | `DELETE /__stubtool__/stubs/{id}` | `204`; `404` |
  * | `DELETE /__stubtool__/stubs[?scope=NAME]` | `204`: the runtime stubs (of that scope) are gone |
+ * | `POST /__stubtool__/stubs/reset` | `204`: back to the stubs the server started with |
  * | `POST /__stubtool__/requests/find` | `200 {"count","complete","requests"}` |
+ *
+ * A `POST` with `x-stubtool-scope: NAME` puts its stubs in that scope unless they name one.
+ * `body_file` reads a file of the server's machine, so it is refused here unless the server
+ * was given a folder for it (`--files-root`), and then only files inside that folder.
  * @module
  */
 
+import { readFileSync, realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
 import { messageOf } from "../error_message.ts";
 import { parseConfigText } from "../stubs/config.ts";
 import type { Stub, StubSource } from "../stubs/model.ts";
-import { type Problem, type RequestPattern, validateConfig, validatePattern } from "../stubs/validate.ts";
+import { type Problem, type RequestPattern, validateConfig } from "../stubs/validate.ts";
 import { tooLargeMessage } from "./body.ts";
+import { checkPattern } from "./find.ts";
 import type { Incoming } from "./incoming.ts";
 import { errorAnswer, type Respond, type ResponseHead } from "./response.ts";
 import type { Route } from "./route.ts";
@@ -42,6 +50,10 @@ export interface AdminHost {
   replace(id: string, stub: Stub): { route?: Route; problems: BatchProblem[] };
   /** Removes the stubs `which` picks; returns their ids. */
   remove(which: (route: Route) => boolean): string[];
+  /** Back to the stubs the server started with (`POST /__stubtool__/stubs/reset`). */
+  resetStubs(): void;
+  /** The folder `body_file` may read from (`--files-root`); none: no file is read. */
+  filesRoot?: string;
   /** The journaled requests a pattern matches, and whether the journal still holds every request. */
   find(pattern: RequestPattern): { requests: JournalEntry[]; complete: boolean };
 }
@@ -50,12 +62,17 @@ const JSON_201: ResponseHead = { status: 201, headers: { "content-type": "applic
 const JSON_200: ResponseHead = { status: 200, headers: { "content-type": "application/json" } };
 const NO_CONTENT: ResponseHead = { status: 204, headers: {} };
 const YAML_TYPES = /^\s*(application|text)\/(x-)?yaml\s*(;|$)/i;
+/** Content types read as JSON: none, JSON ones, and plain text. */
+const JSON_TYPES = /^\s*(application\/([\w.+-]*\+)?json|text\/plain)\s*(;|$)/i;
+/** The request header that files requests, and stubs added over the admin API, under a scope. */
+const SCOPE_HEADER = "x-stubtool-scope";
 
 /** The admin endpoints' paths under `/__stubtool__/`, for the 404 that lists what exists. */
 export const ADMIN_ENDPOINTS = [
   "GET /__stubtool__/stubs",
   "POST /__stubtool__/stubs",
   "DELETE /__stubtool__/stubs[?scope=NAME]",
+  "POST /__stubtool__/stubs/reset",
   "GET|PUT|DELETE /__stubtool__/stubs/{id}",
   "POST /__stubtool__/requests/find",
 ];
@@ -85,7 +102,19 @@ async function readDocument(
   if (text.trim() === "") {
     return { answer: errorAnswer(400, "the request body is empty: send a stub, a list of stubs or {routes: [...]}") };
   }
-  const yaml = YAML_TYPES.test(incoming.header("content-type") ?? "");
+  const type = incoming.header("content-type") ?? "";
+  const yaml = YAML_TYPES.test(type);
+  if (!yaml && type.trim() !== "" && !JSON_TYPES.test(type) && !isJson(text)) {
+    // A form or other body: one line naming what is taken, not a JSON and a YAML parser's complaints.
+    // A JSON body under another type is read (curl -d sends application/x-www-form-urlencoded).
+    const media = type.split(";")[0].trim();
+    return {
+      answer: errorAnswer(
+        415,
+        `the body is ${media}: send JSON (content-type: application/json) or YAML (application/yaml or text/yaml)`,
+      ),
+    };
+  }
   const { raw, problems } = await parseConfigText(text, yaml ? "body.yaml" : "body.json");
   const errors = problems.filter((p) => p.level === "error");
   if (errors.length) {
@@ -103,6 +132,71 @@ async function readDocument(
   return { value: raw };
 }
 
+/** Is `text` JSON? */
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What `body_file` says over the admin API of a server without `--files-root`. */
+export const NO_FILES = "body_file is not read over the admin API (the server reads no file of its machine): " +
+  "send the bytes as body_base64, or use stubtool stubs add FILE, which reads body files on your side and sends " +
+  "their bytes; a server started with --files-root DIR reads files inside DIR";
+
+/** The places of a batch's `body_file`s (`routes[i]`, `routes[i].sequence[k]`). */
+function bodyFilePlaces(routes: readonly unknown[]): string[] {
+  const has = (value: unknown): value is Record<string, unknown> =>
+    typeof value === "object" && value !== null && !Array.isArray(value);
+  const places: string[] = [];
+  routes.forEach((route, i) => {
+    if (!has(route)) return;
+    if (route.body_file !== undefined) places.push(`routes[${i}]`);
+    if (Array.isArray(route.sequence)) {
+      route.sequence.forEach((entry, k) => {
+        if (has(entry) && entry.body_file !== undefined) places.push(`routes[${i}].sequence[${k}]`);
+      });
+    }
+  });
+  return places;
+}
+
+/** Is `path` `folder` or inside it? */
+function inside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/**
+ * How the admin API validates a batch's `body_file`s: refused without a files root (the
+ * problems); else read relative to the root, and only when the path, with symbolic links
+ * followed, stays inside it.
+ */
+function fileAccess(
+  host: AdminHost,
+  routes: readonly unknown[],
+): { problems: Problem[] } | { options: Parameters<typeof validateConfig>[1] } {
+  const root = host.filesRoot;
+  if (root === undefined) {
+    return { problems: bodyFilePlaces(routes).map((place) => ({ level: "error", place, message: NO_FILES })) };
+  }
+  const base = resolve(root);
+  const outside = () => new Error(`it resolves outside --files-root ${root}`);
+  const readFile = (path: string): Uint8Array<ArrayBuffer> => {
+    const realRoot = realpathSync(base);
+    // The path as written first, so nothing outside the root is even looked at.
+    if (!inside(resolve(path), base) && !inside(resolve(path), realRoot)) throw outside();
+    const real = realpathSync(path);
+    if (!inside(real, realRoot)) throw outside();
+    const buffer = readFileSync(real);
+    return new Uint8Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer);
+  };
+  return { options: { baseDir: base, readFile } };
+}
+
 /** One stub, a list of stubs, or `{routes: [...]}`, as the config validator's document. */
 function asRoutes(value: unknown): unknown {
   if (Array.isArray(value)) return { routes: value };
@@ -110,11 +204,34 @@ function asRoutes(value: unknown): unknown {
   return { routes: [value] };
 }
 
+/**
+ * The document with `scope` set on each stub that names none, when the admin request carries
+ * `x-stubtool-scope` (a worker that forgets the field would otherwise answer every worker).
+ */
+function inScope(document: unknown, scope: string | null): unknown {
+  const routes = (document as { routes?: unknown }).routes;
+  if (!scope || !Array.isArray(routes)) return document;
+  return {
+    ...(document as Record<string, unknown>),
+    routes: routes.map((route) =>
+      typeof route === "object" && route !== null && !Array.isArray(route) && !("scope" in route)
+        ? { ...route, scope }
+        : route
+    ),
+  };
+}
+
 /** `POST /__stubtool__/stubs`: validate the whole batch, add it or nothing. */
 async function addStubs<R>(host: AdminHost, incoming: Incoming, respond: Respond<R>): Promise<R> {
   const read = await readDocument(incoming, host.maxBody);
   if ("answer" in read) return respond(...read.answer);
-  const { config, problems } = validateConfig(asRoutes(read.value));
+  const document = inScope(asRoutes(read.value), incoming.header(SCOPE_HEADER));
+  const routes = (document as { routes?: unknown }).routes;
+  const access = fileAccess(host, Array.isArray(routes) ? routes : []);
+  if ("problems" in access && access.problems.length) {
+    return respond(...problemsAnswer(400, "invalid stubs", access.problems));
+  }
+  const { config, problems } = validateConfig(document, "options" in access ? access.options : undefined);
   const errors = problems.filter((p) => p.level === "error");
   if (!config || errors.length) return respond(...problemsAnswer(400, "invalid stubs", errors));
   if (config.port !== undefined) {
@@ -124,15 +241,15 @@ async function addStubs<R>(host: AdminHost, incoming: Incoming, respond: Respond
       message: "port can only be set in a config file; the server is already listening",
     }]));
   }
-  const { routes, problems: taken } = host.add(config.routes, "admin");
-  if (!routes) {
+  const { routes: added, problems: taken } = host.add(config.routes, "admin");
+  if (!added) {
     return respond(...problemsAnswer(
       409,
       "invalid stubs",
       taken.map((p) => ({ level: "error", place: `routes[${p.index}]`, message: p.message })),
     ));
   }
-  const stubs = routes.map((r) => ({ id: r.id, method: r.method, path: r.path }));
+  const stubs = added.map((r) => ({ id: r.id, method: r.method, path: r.path }));
   return respond(JSON_201, JSON.stringify({ stubs }));
 }
 
@@ -152,7 +269,11 @@ async function replaceStub<R>(host: AdminHost, id: string, incoming: Incoming, r
       message: `id '${raw.id}' differs from the id in the URL ('${id}'); leave id out or make them equal`,
     }]));
   }
-  const { config, problems } = validateConfig({ routes: [raw] });
+  const access = fileAccess(host, [raw]);
+  if ("problems" in access && access.problems.length) {
+    return respond(...problemsAnswer(400, "invalid stubs", access.problems));
+  }
+  const { config, problems } = validateConfig({ routes: [raw] }, "options" in access ? access.options : undefined);
   const errors = problems.filter((p) => p.level === "error");
   if (!config || errors.length) return respond(...problemsAnswer(400, "invalid stubs", errors));
   const { route } = host.replace(id, config.routes[0]);
@@ -164,7 +285,7 @@ async function replaceStub<R>(host: AdminHost, id: string, incoming: Incoming, r
 async function findRequests<R>(host: AdminHost, incoming: Incoming, respond: Respond<R>): Promise<R> {
   const read = incoming.hasBody() ? await readDocument(incoming, host.maxBody) : { value: {} };
   if ("answer" in read) return respond(...read.answer);
-  const { pattern, errors } = validatePattern(read.value ?? {});
+  const { pattern, errors } = checkPattern(read.value ?? {});
   if (!pattern) {
     return respond(...problemsAnswer(
       400,
@@ -225,6 +346,10 @@ function adminAnswer<R>(
         return notAllowed(pathname, method, "GET, HEAD, POST, DELETE", respond);
     }
   }
+  if (endpoint === "stubs/reset" && method === "POST") {
+    host.resetStubs();
+    return respond(NO_CONTENT, null);
+  }
   if (endpoint.startsWith("stubs/")) {
     let id: string;
     try {
@@ -247,7 +372,8 @@ function adminAnswer<R>(
         }
         return respond(NO_CONTENT, null);
       default:
-        return notAllowed(pathname, method, "GET, HEAD, PUT, DELETE", respond);
+        // `stubs/reset` is also the address of a stub with id `reset`.
+        return notAllowed(pathname, method, `GET, HEAD, ${id === "reset" ? "POST, " : ""}PUT, DELETE`, respond);
     }
   }
   if (endpoint === "requests/find") {

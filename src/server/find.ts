@@ -5,12 +5,30 @@
  * @module
  */
 
-import type { RequestPattern } from "../stubs/validate.ts";
+import { PATTERN_FIELDS, type RequestPattern, unknownField, validatePattern } from "../stubs/validate.ts";
 import { headerRecord, type Incoming } from "./incoming.ts";
 import { type JournalRecord, scopeOf } from "./journal.ts";
 import { BodyView, RequestView } from "./request_view.ts";
 import { Route } from "./route.ts";
 import { NEED_BODY, Router } from "./router.ts";
+
+/**
+ * Validates a request pattern (`requests/find`, `server.requests`): each unknown field is
+ * reported once, by this check, and the stub validator sees only the pattern's own fields
+ * (it would report an unknown field a second time, in a stub's words).
+ */
+export function checkPattern(raw: unknown): { pattern?: RequestPattern; errors: string[] } {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return validatePattern(raw);
+  const known: Record<string, unknown> = {};
+  const errors: string[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    if ((PATTERN_FIELDS as readonly string[]).includes(key)) known[key] = value;
+    else errors.push(`${unknownField("field", key, PATTERN_FIELDS)}; a pattern has no answer`);
+  }
+  const checked = validatePattern(known);
+  errors.push(...checked.errors);
+  return errors.length ? { errors } : checked;
+}
 
 /** A journaled request seen as an {@link Incoming} (headers only: its body is already read). */
 function recordIncoming(record: JournalRecord): Incoming {

@@ -86,8 +86,12 @@ export interface HandlerOptions extends GuardOptions {
   proxyUnmatched?: string;
   /** Watches every proxied exchange (`stubtool record`): the request's method and target give its tap. */
   proxyTap?: (method: string, target: string) => ForwardTap | undefined;
+  /**
+   * The folder whose files stubs added over the admin API may name in `body_file` (symbolic
+   * links followed, nothing outside it). Without it the admin API reads no file of this machine.
+   */
+  filesRoot?: string;
 }
-
 
 /**
  * All stub behaviour behind one handler. Holds the stubs (its {@link StubHandler.registry}),
@@ -163,10 +167,13 @@ export class StubHandler {
       report: (options) => this.report(options),
       journal: (filter) => this.journal(filter),
       reset: () => this.reset(),
+      resetStubs: () => this.registry.resetStubs(),
+      filesRoot: options.filesRoot,
     }, new ReservedGuard(options));
     for (const [batch, source] of [[stubs, options.source ?? "config"], [options.inline ?? [], "inline"]] as const) {
       if (batch.length) this.registry.load(batch, source);
     }
+    this.registry.set.markBaseline();
   }
 
   /** Whether scoped coverage is on (option `scopes`). */
@@ -350,4 +357,3 @@ export class StubHandler {
     return { respond: (head, body) => respond(cors.decorate(head, origin), body) };
   }
 }
-

@@ -139,6 +139,14 @@ export class StubRegistry {
     this.#recorder.hit(route, scope);
   }
 
+  /**
+   * Back to the stubs the server started with (or the config `serve --watch` last loaded):
+   * stubs added at runtime go, removed or replaced ones come back; the others keep their hit counts.
+   */
+  resetStubs(): void {
+    this.#recorder.forget(this.set.resetToBaseline());
+  }
+
   /** Zeroes hit counts and restarts sequences (the recorder forgets unmatched requests too). */
   reset(): void {
     this.#recorder.reset(this.set.routes);

@@ -3,6 +3,7 @@
  * @module
  */
 
+import { statSync } from "node:fs";
 import type { Serve } from "./adapters/types.ts";
 import { StubBuilder } from "../stubs/builder.ts";
 import { hostName, isLoopbackName } from "./guard.ts";
@@ -10,7 +11,8 @@ import { type HandlerOptions, StubHandler } from "./handler.ts";
 import { collectWhenIdle } from "./idle.ts";
 import type { Stub } from "../stubs/model.ts";
 import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
-import { describe, unknownField, validatePattern } from "../stubs/validate.ts";
+import { describe, unknownField } from "../stubs/validate.ts";
+import { checkPattern } from "./find.ts";
 import { type StubInfo, stubInfo } from "./stub_form.ts";
 
 /** What {@link StubServer.requests} resolves with. */
@@ -67,6 +69,7 @@ const OPTION_NAMES: Record<keyof StubServerOptions, true> = {
   loopbackOnly: true,
   allowHosts: true,
   adminToken: true,
+  filesRoot: true,
 };
 const KNOWN_OPTIONS = Object.keys(OPTION_NAMES).sort();
 
@@ -91,6 +94,25 @@ function checkArguments(port: unknown, options: unknown): void {
       throw new TypeError(`stubServer(port, options): ${unknownField("option", name, KNOWN_OPTIONS)}`);
     }
   }
+  const { filesRoot } = options as StubServerOptions;
+  if (filesRoot !== undefined) {
+    const problem = folderProblem(filesRoot);
+    if (problem) throw new TypeError(`stubServer(port, options): filesRoot ${problem}`);
+  }
+}
+
+/** Why `path` is not a folder that can be read, or undefined when it is one. */
+export function folderProblem(path: unknown): string | undefined {
+  if (typeof path !== "string" || path === "") return `must be the path of a folder, got ${describe(path)}`;
+  try {
+    if (!statSync(path).isDirectory()) return `${JSON.stringify(path)} is not a folder`;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    return `${JSON.stringify(path)} cannot be read: ${
+      code === "ENOENT" ? "no such folder" : code === "EACCES" ? "permission denied" : String(error)
+    }`;
+  }
+  return undefined;
 }
 
 function loadAdapter(name: "deno" | "node"): Promise<Serve> {
@@ -172,6 +194,25 @@ export class StubServer implements AsyncDisposable {
   }
 
   /**
+   * Back to the stubs the server started with (its `stubs` option), as
+   * `POST /__stubtool__/stubs/reset`: stubs added since (`routes()`, the admin API) go,
+   * removed or replaced ones come back; stubs that stayed keep their hit counts.
+   *
+   * @example
+   * ```ts
+   * import { get, stubServer } from "../../mod.ts";
+   * await using server = await stubServer(0, { stubs: [get("/flags").body({ beta: false }).toStub()] });
+   * server.routes(get("/flags").body({ beta: true }));
+   * await server.resetStubs();
+   * console.log(await (await fetch(`${server.url}/flags`)).json()); // { beta: false }
+   * ```
+   */
+  resetStubs(): Promise<void> {
+    this.handler.registry.resetStubs();
+    return Promise.resolve();
+  }
+
+  /**
    * The journaled requests a pattern matches, oldest first (as `POST /__stubtool__/requests/find`):
    * `method`, `path`, `query_params`, `request`, `scope`, each optional (no pattern: every
    * request kept). `complete` is false when the journal has dropped older requests.
@@ -187,7 +228,7 @@ export class StubServer implements AsyncDisposable {
    * ```
    */
   requests(pattern: Record<string, unknown> = {}): Promise<FoundRequests> {
-    const { pattern: checked, errors } = validatePattern(pattern);
+    const { pattern: checked, errors } = checkPattern(pattern);
     if (!checked) return Promise.reject(new TypeError(`requests(…): ${errors.join("; ")}`));
     const { requests, complete } = this.handler.findRequests(checked);
     return Promise.resolve({ count: requests.length, complete, requests });

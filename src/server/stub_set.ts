@@ -37,6 +37,11 @@ export class StubSet {
   version = 0;
   /** Is any stub's condition about headers or the body (near-miss explanations then depend on more than the target)? */
   #requestConditions = 0;
+  /**
+   * The stubs the server started with (config, `--stub`), as they were placed: what
+   * {@link StubSet.resetToBaseline} brings back. A reload of a source replaces that source's part.
+   */
+  #baseline: Route[] = [];
 
   /** The router over the current stubs. */
   get router(): Router<Route> {
@@ -120,6 +125,32 @@ export class StubSet {
     }
   }
 
+  /** Makes the current stubs the baseline (the server has finished adding the stubs it starts with). */
+  markBaseline(): void {
+    this.#baseline = [...this.#routes];
+  }
+
+  /**
+   * Back to the baseline: stubs that are not part of it go; baseline stubs that were removed
+   * or replaced come back (hit count and sequence from 0) under their ids and in their places;
+   * baseline stubs still there are kept as they are, hit counts included. Returns the routes
+   * that went, so their counts can be forgotten.
+   */
+  resetToBaseline(): Route[] {
+    const kept = new Set(this.#baseline.filter((r) => this.#byId.get(r.id) === r));
+    const gone = this.#routes.filter((r) => !kept.has(r));
+    for (const route of gone) this.#delete(route);
+    this.#baseline = this.#baseline.map((was) => {
+      if (kept.has(was)) return was;
+      const route = new Route(was.stub, { id: was.id, source: was.source, batch: was.batch, order: was.order });
+      this.#insert(route);
+      return route;
+    });
+    this.#routes = [...this.#baseline];
+    this.version++;
+    return gone;
+  }
+
   /** Removes the stubs for which `which` is true; returns them. */
   remove(which: (route: Route) => boolean): Route[] {
     const removed = this.#routes.filter(which);
@@ -159,7 +190,8 @@ export class StubSet {
     const leaving = new Set(old.map((r) => r.id));
     const problems = this.check(stubs).filter((p) => !leaving.has(stubs[p.index].id!) || p.message.includes("twice"));
     if (problems.length) return { problems };
-    const batch = old[0]?.batch ?? this.#nextBatch++;
+    // A source whose stubs were all removed at runtime comes back in its baseline place.
+    const batch = old[0]?.batch ?? this.#baseline.find((r) => r.source === source)?.batch ?? this.#nextBatch++;
     const taken = new Set(stubs.flatMap((s) => s.id === undefined ? [] : [s.id]));
     for (const route of old) this.#delete(route);
     const routes = stubs.map((stub, order) => {
@@ -180,6 +212,9 @@ export class StubSet {
     const index = at === -1 ? others.findIndex((r) => r.batch > batch) : at;
     others.splice(index === -1 ? others.length : index, 0, ...routes);
     this.#routes = others;
+    // The reloaded stubs are that source's new baseline.
+    this.#baseline = [...this.#baseline.filter((r) => r.source !== source), ...routes]
+      .sort((a, b) => a.batch - b.batch || a.order - b.order);
     this.version++;
     return { changes, problems: [] };
   }

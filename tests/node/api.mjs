@@ -1,7 +1,10 @@
 // The programmatic API (P5) of the installed npm package, from plain JavaScript on Node,
 // over real HTTP on port 0. Every test starts its own servers, so they run concurrently.
 import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { connect } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
@@ -361,6 +364,46 @@ describe("npm package: stubServer() on Node (P5)", { concurrency: true }, () => 
       report = await server.report();
       assert.equal(report.stubs[0].hit_count, 0);
     });
+  });
+
+  it("resetStubs() and POST /__stubtool__/stubs/reset bring back the stubs the server started with", async () => {
+    const stubs = [api.get("/flags").id("flags").body({ beta: false }).toStub()];
+    await withServer(async (server) => {
+      server.routes(api.get("/flags").body({ beta: true }));
+      assert.deepEqual((await send(server, "GET", "/flags")).json, { beta: true });
+      await server.resetStubs();
+      assert.deepEqual((await send(server, "GET", "/flags")).json, { beta: false });
+      assert.equal((await send(server, "DELETE", "/__stubtool__/stubs/flags")).status, 204);
+      assert.equal((await send(server, "POST", "/__stubtool__/stubs/reset")).status, 204);
+      const listed = (await send(server, "GET", "/__stubtool__/stubs")).json.stubs;
+      assert.deepEqual(listed.map((s) => [s.id, s.source, s.hit_count]), [["flags", "config", 0]]);
+    }, { stubs });
+  });
+
+  it("the admin API reads body_file only inside filesRoot; without it, not at all", async () => {
+    const top = mkdtempSync(join(tmpdir(), "stubtool-files-"));
+    try {
+      writeFileSync(join(top, "in.txt"), "inside");
+      const add = (server, body_file) =>
+        send(server, "POST", "/__stubtool__/stubs", {
+          body: JSON.stringify({ method: "GET", path: "/f", body_file }),
+          headers: { "content-type": "application/json" },
+        });
+      await withServer(async (server) => {
+        const refused = await add(server, join(top, "in.txt"));
+        assert.equal(refused.status, 400);
+        assert.match(refused.json.problems[0].message, /^body_file is not read over the admin API/);
+      });
+      mkdirSync(join(top, "root"));
+      await withServer(async (server) => {
+        assert.equal((await add(server, "../in.txt")).status, 400);
+        writeFileSync(join(top, "root", "in.txt"), "inside");
+        assert.equal((await add(server, "in.txt")).status, 201);
+        assert.equal((await send(server, "GET", "/f")).text, "inside");
+      }, { filesRoot: join(top, "root") });
+    } finally {
+      rmSync(top, { recursive: true });
+    }
   });
 
   it("routes() after start take effect for the next request", async () => {
