@@ -26,28 +26,18 @@
 
 import { route, type StubBuilder } from "./src/stubs/builder.ts";
 
-// Everything a public type names is exported too (StubHandler.handle's Incoming, Respond
-// and TOO_LARGE; Method's METHODS; Stub's parts; PathParams' helpers), so the docs on
-// jsr.io link to each one; `deno doc --lint` (npm run check) fails when one is missing.
+// Everything a public type names is exported too (Method's METHODS; Stub's parts; PathParams'
+// helpers), so the docs on jsr.io link to each one; `deno doc --lint` (npm run check) fails
+// when one is missing. The handler and the adapter interface live at the "./handler" entry.
 export { route, StubBuilder } from "./src/stubs/builder.ts";
 export type { PathOnly, PathParams, PlaceholderNames, SequenceEntry } from "./src/stubs/builder.ts";
 export type { ValuePatternSpec } from "./src/stubs/patterns.ts";
 export type { StubInfo } from "./src/server/stub_form.ts";
 export type { JournalFilter } from "./src/server/journal.ts";
-export type { BodyRead, HeaderSource } from "./src/server/incoming.ts";
 export { StubServer, stubServer } from "./src/server/server.ts";
 export type { FoundRequests, StubServerOptions } from "./src/server/server.ts";
 export type { GuardOptions } from "./src/server/guard.ts";
-export { StubHandler, TOO_LARGE } from "./src/server/handler.ts";
-export type {
-  AnswerBody,
-  HandlerOptions,
-  Incoming,
-  RequestLogEntry,
-  Respond,
-  ResponseHead,
-  StubChanges,
-} from "./src/server/handler.ts";
+export type { HandlerOptions, RequestLogEntry } from "./src/server/handler.ts";
 export type { ForwardTap } from "./src/server/proxy.ts";
 export type {
   ClosestStub,

@@ -135,6 +135,7 @@ function build(): void {
     types: "./esm/mod.d.ts",
     exports: {
       ".": { types: "./esm/mod.d.ts", default: "./esm/mod.js" },
+      "./handler": { types: "./esm/handler.d.ts", default: "./esm/handler.js" },
       "./package.json": "./package.json",
     },
     bin: { stubtool: BIN },

@@ -153,7 +153,7 @@ serverTest(
 serverTest(
   "P9.2 DELETE /__stubtool__/stubs removes the stubs added at runtime (all, or one scope's); the config's stay",
   async (server) => {
-    server.handler.replace([get("/config").toStub()], "config");
+    server.handler.registry.replaceSource([get("/config").toStub()], "config");
     server.routes(get("/api"));
     await post(server, "/__stubtool__/stubs", [{ method: "GET", path: "/w1", scope: "w1" }, {
       method: "GET",
@@ -171,7 +171,7 @@ serverTest(
 serverTest(
   "P9.3 a stub added over HTTP overrides the config's stub of the same pattern; deleting it brings the config's back",
   async (server) => {
-    server.handler.replace([get("/flags").body({ beta: false }).toStub()], "config");
+    server.handler.registry.replaceSource([get("/flags").body({ beta: false }).toStub()], "config");
     const added = await post(server, "/__stubtool__/stubs", { method: "GET", path: "/flags", body: { beta: true } });
     assert.deepEqual((await send(server, "GET", "/flags")).json, { beta: true });
     await send(server, "DELETE", `/__stubtool__/stubs/${added.json.stubs[0].id}`);
@@ -452,7 +452,7 @@ serverTest(
     assert.deepEqual(report.summary, { total_stubs: 4, matched_stubs: 4, unmatched_requests: 2 });
 
     // After a reload (serve --watch) the reloaded config is the baseline.
-    server.handler.replace([get("/a").id("a").body("reloaded a").toStub(), get("/d").toStub()], "config");
+    server.handler.registry.replaceSource([get("/a").id("a").body("reloaded a").toStub(), get("/d").toStub()], "config");
     server.routes(get("/api"));
     await server.resetStubs();
     assert.deepEqual(ids(await send(server, "GET", "/__stubtool__/stubs")), ["a", "stub-4", "x"]);

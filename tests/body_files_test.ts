@@ -25,7 +25,7 @@ serverTest(
       fixture("inline.yaml"),
     );
     assert.deepEqual(problems, []);
-    server.handler.replace(config!.routes, "config");
+    server.handler.registry.replaceSource(config!.routes, "config");
     const avatar = await fetch(`${server.url}/avatar`);
     assert.equal(avatar.headers.get("content-type"), "image/png");
     assert.deepEqual(new Uint8Array(await avatar.arrayBuffer()), PNG);

@@ -160,7 +160,7 @@ serverTest("P10.7 two conditions capturing the same name is an error naming both
     () => server.routes(get("/u/{id}").withHeader("x-id", "{id}")),
     { message: /placeholder \{id\} is captured twice \(the path and request\.headers\.x-id\)/ },
   );
-  assert.deepEqual(server.handler.stubs, [], "nothing was added");
+  assert.deepEqual(server.handler.registry.stubs, [], "nothing was added");
   return Promise.resolve();
 });
 

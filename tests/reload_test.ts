@@ -1,7 +1,8 @@
 // Stub-set reloads: what diffStubs pairs up, and StubHandler.replace carrying hit counts
 // and sequence positions over for stubs whose identity is unchanged.
 import assert from "node:assert/strict";
-import { get, post, StubHandler } from "../mod.ts";
+import { get, post } from "../mod.ts";
+import { StubHandler } from "../handler.ts";
 import { describeChanges, diffStubs } from "../src/stubs/reload.ts";
 
 Deno.test("diffStubs: identity is method + path + required query (any order); the n-th duplicate pairs with the n-th", () => {
@@ -56,7 +57,7 @@ Deno.test("StubHandler.replace: kept stubs keep hit counts (also per scope) and 
   for (let i = 0; i < 2; i++) await status(handler, "/cycle");
   await status(handler, "/gone");
 
-  const changes = handler.replace([
+  const changes = handler.registry.replaceSource([
     get("/new").toStub(),
     get("/cycle").sequence({ status: 301 }, { status: 302 }).sequenceMode("cycle").toStub(), // shorter now
     get("/kept").toStub(),

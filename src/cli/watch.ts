@@ -129,7 +129,9 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
       if (problem !== reported) {
         reported = problem;
         output.err(errorLine(file, problem));
-        output.err(`[watch] ${file}: keeping the previous ${handler.stubs.length} stub(s); still watching for it`);
+        output.err(
+          `[watch] ${file}: keeping the previous ${handler.registry.stubs.length} stub(s); still watching for it`,
+        );
       }
       return true;
     }
@@ -148,7 +150,7 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
     const problems = [...loaded.problems, ...inline.problems];
     printProblems(output, problems, file);
     if (!loaded.config || problems.some((p) => p.level === "error")) {
-      output.err(`[watch] ${file} has errors: keeping the previous ${handler.stubs.length} stub(s)`);
+      output.err(`[watch] ${file} has errors: keeping the previous ${handler.registry.stubs.length} stub(s)`);
       return true;
     }
     if (loaded.config.port !== undefined && loaded.config.port !== port) {
@@ -163,10 +165,12 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
       }
     }
     // The config's batch is replaced in place; --stub stubs (and stubs added at runtime) stay.
-    const previous = handler.routes.filter((r) => r.source === "config").map((r) => r.stub);
-    const changes = handler.replace(configStubs, "config");
+    const previous = handler.registry.routes.filter((r) => r.source === "config").map((r) => r.stub);
+    const changes = handler.registry.replaceSource(configStubs, "config");
     output.out(
-      `[watch] ${file}: ${describeChanges(changes, previous, configStubs)}; ${handler.routes.length} stub(s) now`,
+      `[watch] ${file}: ${
+        describeChanges(changes, previous, configStubs)
+      }; ${handler.registry.routes.length} stub(s) now`,
     );
     return true;
   };
@@ -177,7 +181,7 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
     } catch (error) {
       // Never stop watching over one bad reload: say what happened and go on.
       output.err(errorLine(file, `reload failed: ${error instanceof Error ? error.message : String(error)}`));
-      output.err(`[watch] ${file}: keeping the previous ${handler.stubs.length} stub(s); still watching`);
+      output.err(`[watch] ${file}: keeping the previous ${handler.registry.stubs.length} stub(s); still watching`);
       return true;
     }
   });

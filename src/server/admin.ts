@@ -23,9 +23,11 @@
 
 import { readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
+import { messageOf } from "../error_message.ts";
 import { parseConfigText } from "../stubs/config.ts";
 import type { Stub, StubSource } from "../stubs/model.ts";
 import { type Problem, type RequestPattern, validateConfig } from "../stubs/validate.ts";
+import { tooLargeMessage } from "./body.ts";
 import { checkPattern } from "./find.ts";
 import type { Incoming } from "./incoming.ts";
 import { errorAnswer, type Respond, type ResponseHead } from "./response.ts";
@@ -90,11 +92,11 @@ async function readDocument(
   let text: string;
   try {
     const { bytes, complete } = await incoming.read(maxBody);
-    if (!complete) return { answer: errorAnswer(413, `request body is larger than ${maxBody} bytes (--max-body)`) };
+    if (!complete) return { answer: errorAnswer(413, tooLargeMessage(maxBody)) };
     text = new TextDecoder().decode(bytes);
   } catch (error) {
     return {
-      answer: errorAnswer(400, `could not read the request body: ${error instanceof Error ? error.message : error}`),
+      answer: errorAnswer(400, `could not read the request body: ${messageOf(error)}`),
     };
   }
   if (text.trim() === "") {

@@ -8,6 +8,7 @@
 import type { JournalSnapshot, Report } from "../report/types.ts";
 import { RESERVED_PREFIX } from "../stubs/path.ts";
 import { ADMIN_ENDPOINTS, type AdminHost, answerAdmin } from "./admin.ts";
+import type { ReservedGuard } from "./guard.ts";
 import type { Incoming } from "./incoming.ts";
 import type { JournalFilter } from "./journal.ts";
 import { errorAnswer, type Respond, type ResponseHead } from "./response.ts";
@@ -18,10 +19,6 @@ export interface ReservedHost extends AdminHost {
   scopes(): boolean;
   /** Changes whenever the report or the journal could: an ETag for answers built from them. */
   version(): string;
-  /** Bytes of large answers being sent right now (see {@link LARGE_ANSWER_BUDGET}); the endpoints count them here. */
-  largeBytes: number;
-  /** The last report or journal text written, with what it was written from (one is kept: bounded memory). */
-  lastAnswer?: { version: string; answer: SharedAnswer };
   report(options: { scope?: string }): Report;
   journal(filter?: JournalFilter): JournalSnapshot;
   reset(): void;
@@ -40,7 +37,8 @@ const ENDPOINTS = [
 ];
 
 /** What a scoped report says on a server without scoped coverage. */
-const SCOPES_OFF = "scoped coverage is off: start the server with --scopes (API: stubServer(port, { scopes: true }))";
+export const SCOPES_OFF =
+  "scoped coverage is off: start the server with --scopes (API: stubServer(port, { scopes: true }))";
 
 /** `?scope=NAME` of a report request; an empty or missing one means the whole report. */
 function reportScope(params: URLSearchParams): { scope?: string } {
@@ -91,6 +89,14 @@ export const LARGE_ANSWER = 64 * 1024;
 export const LARGE_ANSWER_BUDGET = 24 * 1024 * 1024;
 const CHUNK = 64 * 1024;
 
+/** What the endpoints keep between requests: large answers under way, and the last one written. */
+interface AnswerState {
+  /** Bytes of large answers being sent right now (see {@link LARGE_ANSWER_BUDGET}). */
+  largeBytes: number;
+  /** The last report or journal text written, with what it was written from (one is kept: bounded memory). */
+  lastAnswer?: { version: string; answer: SharedAnswer };
+}
+
 /** An answer's text, and once it has been streamed, its bytes and how many clients are reading them. */
 export interface SharedAnswer {
   text: string;
@@ -104,22 +110,22 @@ export interface SharedAnswer {
  * the same answer share its bytes, and at most {@link LARGE_ANSWER_BUDGET} bytes of distinct
  * large answers are under way at once.
  */
-function answer<R>(host: ReservedHost, head: ResponseHead, body: string | SharedAnswer, respond: Respond<R>): R {
+function answer<R>(state: AnswerState, head: ResponseHead, body: string | SharedAnswer, respond: Respond<R>): R {
   const shared = typeof body === "string" ? { text: body } : body;
   if (shared.text.length <= LARGE_ANSWER) return respond(head, shared.text);
   const bytes = shared.bytes ??= new TextEncoder().encode(shared.text);
   const size = bytes.byteLength;
   if (!shared.readers) {
-    if (host.largeBytes > 0 && host.largeBytes + size > LARGE_ANSWER_BUDGET) {
+    if (state.largeBytes > 0 && state.largeBytes + size > LARGE_ANSWER_BUDGET) {
       return respond(...errorAnswer(
         503,
-        `busy: ${Math.round(host.largeBytes / 1024 / 1024)} MB of large answers are being sent ` +
+        `busy: ${Math.round(state.largeBytes / 1024 / 1024)} MB of large answers are being sent ` +
           "(clients that do not read hold them); retry",
         {},
         { "retry-after": "1" },
       ));
     }
-    host.largeBytes += size;
+    state.largeBytes += size;
   }
   shared.readers = (shared.readers ?? 0) + 1;
   let offset = 0;
@@ -127,7 +133,7 @@ function answer<R>(host: ReservedHost, head: ResponseHead, body: string | Shared
   const release = () => {
     if (done) return;
     done = true;
-    if (--shared.readers! === 0) host.largeBytes -= size;
+    if (--shared.readers! === 0) state.largeBytes -= size;
   };
   const stream = new ReadableStream<Uint8Array<ArrayBuffer>>({
     pull(controller) {
@@ -149,10 +155,15 @@ function answer<R>(host: ReservedHost, head: ResponseHead, body: string | Shared
  * changed since (its version) or it is asked with other parameters: CI steps and dashboards
  * ask for the same report many times, and with 10,000 stubs writing it takes milliseconds.
  */
-function cachedText(host: ReservedHost, key: string, make: () => string): SharedAnswer {
+function cachedText(
+  host: ReservedHost,
+  state: AnswerState,
+  key: string,
+  make: () => string,
+): SharedAnswer {
   const version = `${host.version()} ${key}`;
-  if (host.lastAnswer?.version !== version) host.lastAnswer = { version, answer: { text: make() } };
-  return host.lastAnswer.answer;
+  if (state.lastAnswer?.version !== version) state.lastAnswer = { version, answer: { text: make() } };
+  return state.lastAnswer.answer;
 }
 
 /** The ETag of answers built from the report and the journal, and whether the client already has it. */
@@ -162,8 +173,9 @@ function fresh(host: ReservedHost, incoming: Incoming, rawQuery: string): { etag
 }
 
 /** Answers a request under `/__stubtool__/` (or `/__stubtool__` itself, which redirects to the dashboard). */
-export function answerReserved<R>(
+function answerReserved<R>(
   host: ReservedHost,
+  state: AnswerState,
   incoming: Incoming,
   pathname: string,
   rawQuery: string,
@@ -203,15 +215,15 @@ export function answerReserved<R>(
   if (unchanged) return respond({ status: 304, headers: { etag } }, null);
   switch (endpoint) {
     case "":
-      return dashboard(host, etag, respond);
+      return dashboard(host, state, etag, respond);
     case "report": {
       const scope = reportScope(params);
       if (scope.scope !== undefined && !host.scopes()) return respond(...errorAnswer(400, SCOPES_OFF));
       const head = { status: 200, headers: { "content-type": "application/json", etag } };
       return answer(
-        host,
+        state,
         head,
-        cachedText(host, `report ${rawQuery}`, () => JSON.stringify(host.report(scope))),
+        cachedText(host, state, `report ${rawQuery}`, () => JSON.stringify(host.report(scope))),
         respond,
       );
     }
@@ -220,9 +232,9 @@ export function answerReserved<R>(
       if (typeof filter === "string") return respond(...errorAnswer(400, filter));
       const head = { status: 200, headers: { "content-type": "application/json", etag } };
       return answer(
-        host,
+        state,
         head,
-        cachedText(host, `requests ${rawQuery}`, () => JSON.stringify(host.journal(filter))),
+        cachedText(host, state, `requests ${rawQuery}`, () => JSON.stringify(host.journal(filter))),
         respond,
       );
     }
@@ -230,13 +242,41 @@ export function answerReserved<R>(
 }
 
 /** The live dashboard page; its module loads on the first visit, not at start. */
-function dashboard<R>(host: ReservedHost, etag: string, respond: Respond<R>): Promise<R> {
+function dashboard<R>(host: ReservedHost, state: AnswerState, etag: string, respond: Respond<R>): Promise<R> {
   return import("../report/dashboard.ts").then(
     ({ dashboardPage }) => {
       const page = dashboardPage(host.report({}), host.journal());
       const head = { status: 200, headers: { ...page.headers, etag } };
-      return answer(host, head, page.html, respond);
+      return answer(state, head, page.html, respond);
     },
     (error) => respond(...errorAnswer(500, `could not load the dashboard: ${error}`)),
   );
+}
+
+/**
+ * The mount at `/__stubtool__/`: every request under it passes the guard (cross-origin,
+ * DNS rebinding, admin token), then reaches its endpoint. It never reaches a stub, the
+ * report or the journal.
+ */
+export class ReservedMount {
+  readonly #host: ReservedHost;
+  readonly #guard: ReservedGuard;
+  readonly #state: AnswerState = { largeBytes: 0 };
+
+  constructor(host: ReservedHost, guard: ReservedGuard) {
+    this.#host = host;
+    this.#guard = guard;
+  }
+
+  /** Is `pathname` this mount's (`/__stubtool__/…`, or `/__stubtool__` itself)? */
+  owns(pathname: string): boolean {
+    return pathname.startsWith(RESERVED_PREFIX) || pathname === "/__stubtool__";
+  }
+
+  /** Answers a request to one of the endpoints, or the guard's refusal. */
+  answer<R>(incoming: Incoming, pathname: string, rawQuery: string, respond: Respond<R>): R | Promise<R> {
+    const refusal = this.#guard.check(incoming, pathname, pathname.slice(RESERVED_PREFIX.length), rawQuery);
+    if (refusal) return respond(...refusal);
+    return answerReserved(this.#host, this.#state, incoming, pathname, rawQuery, respond);
+  }
 }

@@ -42,7 +42,6 @@ function recordIncoming(record: JournalRecord): Incoming {
     headerSource: () => all(),
     hasBody: () => record.body !== undefined && record.body.byteLength > 0,
     read: () => Promise.resolve({ bytes: record.body ?? new Uint8Array(), complete: !record.bodyTruncated }),
-    body: () => Promise.resolve(record.body ?? new Uint8Array()),
     stream: () => null,
   };
 }

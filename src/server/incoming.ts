@@ -5,9 +5,6 @@
  * @module
  */
 
-/** What {@link Incoming.body} returns when the body passes the limit. */
-export const TOO_LARGE: unique symbol = Symbol("request body too large");
-
 /** Request headers as the runtime holds them: a fetch `Headers`, or Node's parsed header object. */
 export type HeaderSource = Headers | Record<string, string | string[] | undefined>;
 
@@ -42,8 +39,6 @@ export interface Incoming {
    * when the client goes away mid-body.
    */
   read(max: number): Promise<BodyRead>;
-  /** Reads the whole body; gives up with {@link TOO_LARGE} as soon as it passes `max` bytes. */
-  body(max: number): Promise<Uint8Array | typeof TOO_LARGE>;
   /**
    * The whole body as a stream (what {@link Incoming.read} already took, then the rest), or
    * null when the request has none: for passing it on (proxying) without holding it.
@@ -206,11 +201,6 @@ class RequestIncoming implements Incoming {
       this.#body = this.#chunked();
     }
     return this.#body.read(max);
-  }
-
-  async body(max: number): Promise<Uint8Array | typeof TOO_LARGE> {
-    const { bytes, complete } = await this.read(max);
-    return complete ? bytes : TOO_LARGE;
   }
 
   stream(): ReadableStream<Uint8Array<ArrayBuffer>> | null {

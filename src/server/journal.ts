@@ -9,6 +9,7 @@
 
 import type { ClosestStub, JournalEntry, JournalSnapshot } from "../report/types.ts";
 import { headerRecord, type HeaderSource } from "./incoming.ts";
+import { SCOPE_HEADER, scopeFrom } from "./recorder.ts";
 
 /** How many requests the journal keeps by default (`--journal-size`, `journalSize`). */
 export const DEFAULT_JOURNAL_SIZE = 500;
@@ -259,8 +260,8 @@ export class Journal {
 export function scopeOf(record: JournalRecord): string | null {
   if (record.scope !== null || !record.headers) return record.scope;
   const headers = record.headers;
-  const value = headers instanceof Headers ? headers.get("x-stubtool-scope") : headers["x-stubtool-scope"];
-  return Array.isArray(value) ? value.join(", ") : value ?? null;
+  const value = headers instanceof Headers ? headers.get(SCOPE_HEADER) : headers[SCOPE_HEADER];
+  return scopeFrom(Array.isArray(value) ? value.join(", ") : value);
 }
 
 /** One record as `GET /__stubtool__/requests` lists it. */

@@ -194,3 +194,11 @@ export class Recorder {
 export function usableScope(name: string | null | undefined): name is string {
   return name !== null && name !== undefined && name !== "" && name.length <= MAX_SCOPE_LENGTH;
 }
+
+/** The request header that files a request under a scope (`GET /__stubtool__/report?scope=NAME`). */
+export const SCOPE_HEADER = "x-stubtool-scope";
+
+/** A scope header's value as a scope: itself when usable, else null (no scope). */
+export function scopeFrom(value: string | null | undefined): string | null {
+  return usableScope(value) ? value : null;
+}

@@ -5,13 +5,23 @@
  * @module
  */
 
-import type { Stub, StubSource } from "../stubs/model.ts";
+import type { ResponseFunc, Stub, StubSource } from "../stubs/model.ts";
+import type { Delivery } from "./delivery.ts";
 import { stubLabel } from "../stubs/model.ts";
 import { buildConditions, type NamedCondition } from "./conditions.ts";
 import { CompiledResponse } from "./response.ts";
 import type { Routable } from "./router.ts";
 
 const NO_NAMES: readonly string[] = [];
+
+/** How a stub answers: its written responses, a function, or a real service. */
+export type Answer =
+  | { kind: "canned" }
+  | { kind: "function"; fn: ResponseFunc }
+  | { kind: "proxy"; url: URL };
+
+const CANNED: Answer = { kind: "canned" };
+const AT_ONCE: Delivery = {};
 
 /** Where a registered stub sits: its id, source, batch and order. */
 export interface Placement {
@@ -39,6 +49,10 @@ export class Route implements Routable {
   readonly weight: number;
   readonly priority: number;
   readonly scope: string | undefined;
+  /** How it answers. */
+  readonly answer: Answer;
+  /** How its answers go out (delay, fault, throttle; a canned response's delay is its own). */
+  readonly delivery: Delivery;
   /** Next sequence entry. */
   position = 0;
   /** Requests this stub answered since start or the last reset. */
@@ -64,6 +78,15 @@ export class Route implements Routable {
     let weight = 0;
     for (const condition of this.conditions) weight += condition.weight;
     this.weight = weight;
+    this.answer = stub.responseFunc
+      ? { kind: "function", fn: stub.responseFunc }
+      : stub.proxy !== undefined
+      ? { kind: "proxy", url: new URL(stub.proxy) }
+      : CANNED;
+    const { delay, fault, throttle } = stub;
+    this.delivery = delay === undefined && fault === undefined && throttle === undefined
+      ? AT_ONCE
+      : { delay, fault, throttle };
   }
 
   /** Capture names in the order the router fills them: path placeholders, then each condition's. */

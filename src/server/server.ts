@@ -12,8 +12,7 @@ import { collectWhenIdle } from "./idle.ts";
 import type { Stub } from "../stubs/model.ts";
 import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
 import { describe, unknownField } from "../stubs/validate.ts";
-import { checkPattern, findRequests } from "./find.ts";
-import { journalEntry } from "./journal.ts";
+import { checkPattern } from "./find.ts";
 import { type StubInfo, stubInfo } from "./stub_form.ts";
 
 /** What {@link StubServer.requests} resolves with. */
@@ -176,22 +175,22 @@ export class StubServer implements AsyncDisposable {
    */
   routes(...stubs: Array<StubBuilder | Stub>): string[] {
     const validated = stubs.map((s) => s instanceof StubBuilder ? s.toStub() : s);
-    return this.handler.add(validated, "api");
+    return this.handler.registry.add(validated, "api");
   }
 
   /** Every stub in declaration order, in config form with `id`, `source` and `hit_count` (as `GET /__stubtool__/stubs`). */
   stubs(): Promise<StubInfo[]> {
-    return Promise.resolve(this.handler.routes.map(stubInfo));
+    return Promise.resolve(this.handler.registry.routes.map(stubInfo));
   }
 
   /** Removes the stubs with these ids; resolves with the ids that were there. */
   remove(...ids: string[]): Promise<string[]> {
-    return Promise.resolve(this.handler.remove(...ids));
+    return Promise.resolve(this.handler.registry.remove(...ids));
   }
 
   /** Removes every stub added through {@link StubServer.routes}; resolves with their ids. */
   clear(): Promise<string[]> {
-    return Promise.resolve(this.handler.removeWhere((route) => route.source === "api"));
+    return Promise.resolve(this.handler.registry.removeWhere((route) => route.source === "api"));
   }
 
   /**
@@ -209,7 +208,7 @@ export class StubServer implements AsyncDisposable {
    * ```
    */
   resetStubs(): Promise<void> {
-    this.handler.resetStubs();
+    this.handler.registry.resetStubs();
     return Promise.resolve();
   }
 
@@ -231,8 +230,7 @@ export class StubServer implements AsyncDisposable {
   requests(pattern: Record<string, unknown> = {}): Promise<FoundRequests> {
     const { pattern: checked, errors } = checkPattern(pattern);
     if (!checked) return Promise.reject(new TypeError(`requests(…): ${errors.join("; ")}`));
-    const { records, complete } = this.handler.journalRecords();
-    const requests = findRequests(checked, records).map(journalEntry);
+    const { requests, complete } = this.handler.findRequests(checked);
     return Promise.resolve({ count: requests.length, complete, requests });
   }
 
@@ -241,7 +239,10 @@ export class StubServer implements AsyncDisposable {
     return this.#port;
   }
 
-  /** The port actually bound. */
+  /**
+   * The port actually bound; the same as {@link StubServer.getPort}, which the documentation uses.
+   * @deprecated Use {@link StubServer.getPort}.
+   */
   get port(): number {
     return this.#port;
   }

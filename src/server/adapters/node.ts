@@ -9,7 +9,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createSecureServer } from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
-import { type AnswerBody, errorAnswer, type Incoming, type Respond, TOO_LARGE } from "../handler.ts";
+import { type AnswerBody, errorAnswer, type Incoming, type Respond } from "../handler.ts";
 import { type BodyRead, ChunkedBody, headerRecord, type HeaderSource } from "../incoming.ts";
 import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
@@ -113,13 +113,6 @@ class NodeIncoming implements Incoming {
       this.#body = new ChunkedBody(() => nextChunk(this.#req), declared === undefined ? undefined : Number(declared));
     }
     return this.#body.read(max);
-  }
-
-  async body(max: number): Promise<Uint8Array | typeof TOO_LARGE> {
-    const declared = this.#req.headers["content-length"];
-    if (declared !== undefined && Number(declared) > max) return TOO_LARGE;
-    const { bytes, complete } = await this.read(max);
-    return complete ? bytes : TOO_LARGE;
   }
 
   stream(): ReadableStream<Uint8Array<ArrayBuffer>> | null {

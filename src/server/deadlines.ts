@@ -1,0 +1,72 @@
+/**
+ * Waiting with an end: stub delays and response functions wait at most until the server's
+ * shutdown grace runs out, and a response function at most the handler timeout.
+ * @module
+ */
+
+import type { Delay } from "../stubs/model.ts";
+
+/** Default time a response function may take: 30 s (`--handler-timeout`). */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
+
+/** How a bounded run ended: with the function's value, its error, or the deadline. */
+export type Outcome = { value: unknown } | { error: unknown } | { timeout: true };
+
+/** The milliseconds a stub's delay stands for: fixed, or drawn uniformly from its range. */
+export function delayMs(delay: Delay): number {
+  return typeof delay === "number" ? delay : delay.min + Math.random() * (delay.max - delay.min);
+}
+
+/** The handler timeout and the shutdown signal that every wait of one server obeys. */
+export class Deadlines {
+  /** How long a response function may run, in ms. */
+  readonly handlerTimeout: number;
+  /** Aborted when the server stops waiting for in-flight work (end of the shutdown grace). */
+  readonly #closing = new AbortController();
+
+  constructor(handlerTimeout = DEFAULT_HANDLER_TIMEOUT_MS) {
+    this.handlerTimeout = handlerTimeout;
+  }
+
+  /** Aborted once the shutdown grace has run out. */
+  get signal(): AbortSignal {
+    return this.#closing.signal;
+  }
+
+  /** Ends every wait at once (the shutdown grace ran out). */
+  abort(): void {
+    this.#closing.abort();
+  }
+
+  /** Waits `ms`, or less if the shutdown grace runs out. */
+  sleep(ms: number): Promise<void> {
+    const signal = this.#closing.signal;
+    if (signal.aborted) return Promise.resolve();
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener("abort", done);
+    });
+  }
+
+  /** Runs `fn`, settling with its value, its error, or a timeout (handler timeout or shutdown). */
+  run(fn: () => unknown): Promise<Outcome> {
+    const signal = this.#closing.signal;
+    return new Promise((resolve) => {
+      const finish = (outcome: Outcome) => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", onAbort);
+        resolve(outcome);
+      };
+      const onAbort = () => finish({ timeout: true });
+      const timer = setTimeout(onAbort, this.handlerTimeout);
+      signal.addEventListener("abort", onAbort);
+      if (signal.aborted) return onAbort();
+      Promise.resolve().then(fn).then((value) => finish({ value }), (error) => finish({ error }));
+    });
+  }
+}
