@@ -452,7 +452,10 @@ serverTest(
     assert.deepEqual(report.summary, { total_stubs: 4, matched_stubs: 4, unmatched_requests: 2 });
 
     // After a reload (serve --watch) the reloaded config is the baseline.
-    server.handler.registry.replaceSource([get("/a").id("a").body("reloaded a").toStub(), get("/d").toStub()], "config");
+    server.handler.registry.replaceSource(
+      [get("/a").id("a").body("reloaded a").toStub(), get("/d").toStub()],
+      "config",
+    );
     server.routes(get("/api"));
     await server.resetStubs();
     assert.deepEqual(ids(await send(server, "GET", "/__stubtool__/stubs")), ["a", "stub-4", "x"]);
