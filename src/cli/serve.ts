@@ -417,6 +417,9 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
       journalSize: settings.journalSize,
       journalBytes: settings.journalBytes,
       onRequest: settings.quiet ? undefined : (entry) => output.log(logLine(entry)),
+      // Callbacks log like requests; a warning about dropped ones is printed even with --quiet.
+      onCallback: (line) =>
+        line.startsWith("[WARN]") ? output.err(line) : settings.quiet ? undefined : output.log(line),
       scopes: settings.scopes,
       // The flags win over the config file's settings.
       cors: settings.cors || configCors,

@@ -266,6 +266,12 @@ export class CallbackQueue {
     return record;
   }
 
+  /** Records (and logs) a callback of stub `stubId` that could not even be built: its template failed. */
+  fail(stubId: string, error: string): void {
+    this.#say(`callback of stub ${stubId} not sent: ${error}`);
+    this.#record({ stub: stubId, callback: { method: "", url: "" } }, { error }, 0, new Date());
+  }
+
   /** The kept records, oldest first. */
   records(): CallbackRecord[] {
     return this.#ring.length < this.keep

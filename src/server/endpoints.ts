@@ -9,12 +9,13 @@ import type { JournalSnapshot, Report } from "../report/types.ts";
 import { RESERVED_PREFIX } from "../stubs/path.ts";
 import { ADMIN_ENDPOINTS, type AdminHost, answerAdmin } from "./admin.ts";
 import type { ReservedGuard } from "./guard.ts";
+import { answerFlow, FLOW_ENDPOINTS, type FlowHost } from "./flow_endpoints.ts";
 import type { Incoming } from "./incoming.ts";
 import type { JournalFilter } from "./journal.ts";
 import { errorAnswer, type Respond, type ResponseHead } from "./response.ts";
 
 /** What the endpoints ask of the server. */
-export interface ReservedHost extends AdminHost {
+export interface ReservedHost extends AdminHost, FlowHost {
   /** Is scoped coverage on? */
   scopes(): boolean;
   /** Changes whenever the report or the journal could: an ETag for answers built from them. */
@@ -34,6 +35,7 @@ const ENDPOINTS = [
   "GET /__stubtool__/requests",
   "POST /__stubtool__/reset",
   ...ADMIN_ENDPOINTS,
+  ...FLOW_ENDPOINTS,
 ];
 
 /** What a scoped report says on a server without scoped coverage. */
@@ -193,6 +195,8 @@ function answerReserved<R>(
   const params = new URLSearchParams(rawQuery);
   const admin = answerAdmin(host, incoming, endpoint, params, respond);
   if (admin) return admin.answer;
+  const flow = answerFlow(host, incoming, endpoint, params, respond);
+  if (flow) return flow.answer;
   if (
     endpoint !== "" && endpoint !== "health" && endpoint !== "report" && endpoint !== "requests" &&
     endpoint !== "reset"

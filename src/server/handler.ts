@@ -11,10 +11,13 @@
 
 import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
 import type { RequestPattern } from "../stubs/validate.ts";
+import { messageOf } from "../error_message.ts";
 import { METHODS, type Stub, type StubSource } from "../stubs/model.ts";
 import { CannedAnswerer } from "./answers/canned.ts";
 import { FunctionAnswerer } from "./answers/function.ts";
 import { ProxyAnswerer } from "./answers/proxy.ts";
+import { modelOf, paramsOf, TemplateAnswerer } from "./answers/template.ts";
+import { CallbackQueue, type CallbackRecord } from "./callbacks.ts";
 import type { ForwardTap } from "./proxy.ts";
 import { BodyReader } from "./body.ts";
 import { Cors } from "./cors.ts";
@@ -84,6 +87,8 @@ export interface HandlerOptions extends GuardOptions {
   cors?: boolean | { origins: readonly string[] };
   /** Where requests no stub matches are passed on; they are still recorded as unmatched. */
   proxyUnmatched?: string;
+  /** Gets one line per callback sent (the request log), and a `[WARN]` line when callbacks are dropped. */
+  onCallback?: (line: string) => void;
   /** Watches every proxied exchange (`stubtool record`): the request's method and target give its tap. */
   proxyTap?: (method: string, target: string) => ForwardTap | undefined;
   /**
@@ -124,6 +129,10 @@ export class StubHandler {
   readonly #canned: CannedAnswerer;
   readonly #function: FunctionAnswerer;
   readonly #proxy: ProxyAnswerer;
+  readonly #template: TemplateAnswerer;
+  /** Callbacks (webhooks) on their way out. */
+  readonly #callbacks: CallbackQueue;
+  readonly #onCallback: ((line: string) => void) | undefined;
 
   /**
    * Starts with `stubs` (validated, as builders' {@link StubBuilder.toStub} or a config file
@@ -146,6 +155,9 @@ export class StubHandler {
     this.#proxy = new ProxyAnswerer(this.#deadlines, options.proxyTap);
     this.#canned = new CannedAnswerer(this.#bodies);
     this.#function = new FunctionAnswerer(this.#bodies, this.#deadlines);
+    this.#template = new TemplateAnswerer(this.#bodies);
+    this.#onCallback = options.onCallback;
+    this.#callbacks = new CallbackQueue({ log: options.onCallback });
     const proxyUnmatched = options.proxyUnmatched === undefined ? undefined : new URL(options.proxyUnmatched);
     this.#unmatched = new UnmatchedAnswerer(
       this.registry.set,
@@ -168,6 +180,10 @@ export class StubHandler {
       journal: (filter) => this.journal(filter),
       reset: () => this.reset(),
       resetStubs: () => this.registry.resetStubs(),
+      scenarios: () => this.registry.set.scenarios.list(),
+      setScenarioState: (name, state, scope) => this.registry.set.scenarios.set(name, state, scope),
+      resetScenarios: () => this.registry.set.scenarios.reset(),
+      callbacks: () => this.callbackRecords(),
       filesRoot: options.filesRoot,
     }, new ReservedGuard(options));
     for (const [batch, source] of [[stubs, options.source ?? "config"], [options.inline ?? [], "inline"]] as const) {
@@ -246,7 +262,10 @@ export class StubHandler {
       return this.#reserved.answer(incoming, pathname, rawQuery, respond);
     }
     const view = new RequestView(incoming, incoming.method, pathname, rawQuery);
-    if (this.#scopes || this.registry.set.router.hasScoped) view.scope = scopeFrom(incoming.header(SCOPE_HEADER));
+    const stubs = this.registry.set;
+    if (this.#scopes || stubs.router.hasScoped || stubs.hasScenarios) {
+      view.scope = scopeFrom(incoming.header(SCOPE_HEADER));
+    }
     if (this.#cors) {
       const cors = this.#withCors(view, incoming, respond);
       if ("answer" in cors) return cors.answer;
@@ -285,6 +304,8 @@ export class StubHandler {
       log.id = route.id;
     }
     this.registry.hit(route, view.scope);
+    const callbacks = route.callbacks;
+    if (callbacks) respond = this.#thenCallbacks(route, match, view, incoming, respond);
     return this.#answer(route, match, view, incoming, respond, log);
   }
 
@@ -315,6 +336,17 @@ export class StubHandler {
           this.#deadlines,
           () => this.#proxy.answer(answer.url, view, incoming, deliver, route.name),
         );
+      case "template": {
+        const refused = this.#canned.refuse(view.method, incoming, respond);
+        if (refused !== undefined) return refused;
+        const response = route.templates[route.nextIndex()];
+        const params = paramsOf(route.names, match.values);
+        return afterDelay(
+          response.delay,
+          this.#deadlines,
+          () => this.#template.answer(response, route.name, params, view, incoming, deliver, log),
+        );
+      }
       case "canned": {
         const refused = this.#canned.refuse(view.method, incoming, respond);
         if (refused !== undefined) return refused;
@@ -330,6 +362,53 @@ export class StubHandler {
         );
       }
     }
+  }
+
+  /**
+   * `respond`, then the stub's callbacks, rendered from this request and queued (never
+   * delaying the answer); an answer that is an error of the server's own (5xx with
+   * `stub`) still sends them, as WireMock does once a stub is chosen.
+   */
+  #thenCallbacks<R>(
+    route: Route,
+    match: Match<Route>,
+    view: RequestView,
+    incoming: Incoming,
+    respond: Respond<R>,
+  ): Respond<R> {
+    const callbacks = route.callbacks!;
+    return (head, body) => {
+      const answer = respond(head, body);
+      let outgoing;
+      try {
+        const model = callbacks.templated ? modelOf(view, incoming, paramsOf(route.names, match.values)) : undefined;
+        outgoing = callbacks.render(match.values, model);
+      } catch (error) {
+        this.#callbacks.fail(route.id, `could not render the callback: ${messageOf(error)}`);
+        return answer;
+      }
+      for (const callback of outgoing) this.#callbacks.send(route.id, callback);
+      return answer;
+    };
+  }
+
+  /** The callbacks sent (and failed), oldest first (`GET /__stubtool__/callbacks`). */
+  callbackRecords(): CallbackRecord[] {
+    return this.#callbacks.records();
+  }
+
+  /**
+   * Waits up to `graceMs` for callbacks in flight, then drops the rest; resolves with how
+   * many were dropped (shutdown).
+   */
+  async drainCallbacks(graceMs: number): Promise<{ dropped: number }> {
+    const result = await this.#callbacks.drain(graceMs);
+    if (result.dropped > 0) {
+      this.#onCallback?.(
+        `[WARN] ${result.dropped} callback(s) dropped at shutdown: still on their way when the grace period ended`,
+      );
+    }
+    return result;
   }
 
   /**

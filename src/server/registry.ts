@@ -137,6 +137,8 @@ export class StubRegistry {
    */
   hit(route: Route, scope: string | null): void {
     this.#recorder.hit(route, scope);
+    // The scenario moves when its stub is chosen, before any delay (as WireMock does).
+    if (route.stub.setState !== undefined) this.set.scenarios.advance(route.id, scope);
   }
 
   /**
@@ -147,9 +149,11 @@ export class StubRegistry {
     this.#recorder.forget(this.set.resetToBaseline());
   }
 
-  /** Zeroes hit counts and restarts sequences (the recorder forgets unmatched requests too). */
+  /** Zeroes hit counts, restarts sequences and scenarios (the recorder forgets unmatched requests too). */
   reset(): void {
     this.#recorder.reset(this.set.routes);
     for (const route of this.set.routes) route.position = 0;
+    this.set.scenarios.reset();
+    this.set.scenarios.resetCounts();
   }
 }

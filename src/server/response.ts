@@ -108,7 +108,8 @@ export function isJsonMediaType(contentType: string): boolean {
   return JSON_MEDIA.test(contentType);
 }
 
-function findHeader(headers: HeaderMap | undefined, name: string): string | undefined {
+/** The first value of header `name` (lower-case) in a stub's header map. */
+export function findHeader(headers: HeaderMap | undefined, name: string): string | undefined {
   for (const key in headers) {
     if (key.toLowerCase() !== name) continue;
     const value = headers[key];
@@ -230,7 +231,11 @@ export class CompiledResponse {
 /** A header value filled in; throws {@link HeaderValueError} when it cannot be sent. */
 function fill(name: string, template: Template, raw: readonly string[]): string {
   if (typeof template === "string") return template;
-  const value = render(template, raw);
+  return sendableHeader(name, render(template, raw));
+}
+
+/** `value`, when it can go out as header `name`'s value; else throws {@link HeaderValueError}. */
+export function sendableHeader(name: string, value: string): string {
   if (UNSENDABLE.test(value)) {
     throw new HeaderValueError(
       `header '${name}' would contain a control character or a character above U+00FF after substitution`,

@@ -10,6 +10,9 @@ import type { Delivery } from "./delivery.ts";
 import { stubLabel } from "../stubs/model.ts";
 import { buildConditions, type NamedCondition } from "./conditions.ts";
 import { CompiledResponse } from "./response.ts";
+import { TemplateResponse } from "./answers/template.ts";
+import { StubCallbacks } from "./outgoing.ts";
+import { scenarioCondition, type ScenarioStates } from "./scenarios.ts";
 import type { Routable } from "./router.ts";
 
 const NO_NAMES: readonly string[] = [];
@@ -17,10 +20,12 @@ const NO_NAMES: readonly string[] = [];
 /** How a stub answers: its written responses, a function, or a real service. */
 export type Answer =
   | { kind: "canned" }
+  | { kind: "template" }
   | { kind: "function"; fn: ResponseFunc }
   | { kind: "proxy"; url: URL };
 
 const CANNED: Answer = { kind: "canned" };
+const TEMPLATE: Answer = { kind: "template" };
 const AT_ONCE: Delivery = {};
 
 /** Where a registered stub sits: its id, source, batch and order. */
@@ -60,8 +65,11 @@ export class Route implements Routable {
   #label: string | undefined;
   #names: readonly string[] | undefined;
   #responses: CompiledResponse[] | undefined;
+  #templates: TemplateResponse[] | undefined;
+  #callbacks: StubCallbacks | undefined;
 
-  constructor(stub: Stub, placement: Placement) {
+  /** `scenarios` holds the live states a `when_state` stub is checked against. */
+  constructor(stub: Stub, placement: Placement, scenarios?: ScenarioStates) {
     this.stub = stub;
     this.id = placement.id;
     this.source = placement.source;
@@ -72,9 +80,12 @@ export class Route implements Routable {
     this.segments = stub.segments;
     this.priority = stub.priority ?? 0;
     this.scope = stub.scope;
-    this.conditions = stub.match === undefined && stub.query === undefined
-      ? (NO_NAMES as readonly never[])
+    const conditions: NamedCondition[] = stub.match === undefined && stub.query === undefined
+      ? (NO_NAMES as never[])
       : buildConditions(stub.match, stub.query);
+    if (stub.scenario !== undefined && stub.whenState !== undefined && scenarios) {
+      this.conditions = [...conditions, scenarioCondition(scenarios, stub.scenario, stub.whenState)];
+    } else this.conditions = conditions;
     let weight = 0;
     for (const condition of this.conditions) weight += condition.weight;
     this.weight = weight;
@@ -82,6 +93,8 @@ export class Route implements Routable {
       ? { kind: "function", fn: stub.responseFunc }
       : stub.proxy !== undefined
       ? { kind: "proxy", url: new URL(stub.proxy) }
+      : stub.template
+      ? TEMPLATE
       : CANNED;
     const { delay, fault, throttle } = stub;
     this.delivery = delay === undefined && fault === undefined && throttle === undefined
@@ -117,6 +130,7 @@ export class Route implements Routable {
 
   /** Compiles the responses now (they keep the bodies as they are at this moment). */
   compile(): CompiledResponse[] {
+    if (this.stub.template) this.templates;
     const names = this.names;
     return this.#responses = this.stub.responses.map((spec) => new CompiledResponse(spec, names));
   }
@@ -131,14 +145,31 @@ export class Route implements Routable {
     return `${this.method} ${this.path}`;
   }
 
+  /** The index of the next sequence entry (and moves the position on); 0 for a stub without a sequence. */
+  nextIndex(): number {
+    if (!this.stub.isSequence) return 0;
+    const length = this.stub.responses.length;
+    const index = Math.min(this.position, length - 1);
+    this.position = this.stub.sequenceMode === "cycle"
+      ? (this.position + 1) % length
+      : Math.min(this.position + 1, length);
+    return index;
+  }
+
   /** The next sequence entry (and moves the position on), or the only response. */
   nextResponse(): CompiledResponse {
-    const responses = this.responses;
-    if (!this.stub.isSequence) return responses[0];
-    const response = responses[Math.min(this.position, responses.length - 1)];
-    this.position = this.stub.sequenceMode === "cycle"
-      ? (this.position + 1) % responses.length
-      : Math.min(this.position + 1, responses.length);
-    return response;
+    return this.responses[this.nextIndex()];
+  }
+
+  /** The stub's callbacks, compiled on first use; undefined when it has none. */
+  get callbacks(): StubCallbacks | undefined {
+    const specs = this.stub.callbacks;
+    if (!specs?.length) return undefined;
+    return this.#callbacks ??= new StubCallbacks(specs, this.stub.template === true, this.names);
+  }
+
+  /** A template stub's responses, compiled on first use (validation has compiled them once already). */
+  get templates(): TemplateResponse[] {
+    return this.#templates ??= this.stub.responses.map((spec) => new TemplateResponse(spec));
   }
 }

@@ -32,6 +32,7 @@
 
 import { type ScenarioStep, STARTED } from "../stubs/scenario_flow.ts";
 import { usableScope } from "./recorder.ts";
+import type { Condition } from "./router.ts";
 
 export { STARTED } from "../stubs/scenario_flow.ts";
 
@@ -276,4 +277,28 @@ export class ScenarioStates {
     }
     return out;
   }
+}
+
+const NO_LITERALS: Condition["literals"] = [];
+
+/**
+ * The router's condition for a stub with `when_state`: it holds while `scenario` is in
+ * `whenState` for the request's scope, and counts as one condition in precedence.
+ */
+export function scenarioCondition(
+  states: ScenarioStates,
+  scenario: string,
+  whenState: string,
+): Condition & { readonly names: readonly string[] } {
+  return {
+    weight: 1,
+    needsBody: false,
+    literals: NO_LITERALS,
+    names: [],
+    test: (view) => states.holds(scenario, whenState, view.scope),
+    reason: (view) =>
+      `scenario '${scenario}' is in state '${
+        states.state(scenario, view.scope) ?? STARTED
+      }', stub wants '${whenState}'`,
+  };
 }

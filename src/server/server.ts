@@ -14,6 +14,7 @@ import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
 import { describe, unknownField } from "../stubs/validate.ts";
 import { checkPattern } from "./find.ts";
 import { type StubInfo, stubInfo } from "./stub_form.ts";
+import type { ScenarioEntry } from "./scenarios.ts";
 
 /** What {@link StubServer.requests} resolves with. */
 export interface FoundRequests {
@@ -66,6 +67,7 @@ const OPTION_NAMES: Record<keyof StubServerOptions, true> = {
   cors: true,
   proxyUnmatched: true,
   proxyTap: true,
+  onCallback: true,
   loopbackOnly: true,
   allowHosts: true,
   adminToken: true,
@@ -212,6 +214,41 @@ export class StubServer implements AsyncDisposable {
     return Promise.resolve();
   }
 
+  /** Every scenario's state (one entry per scope that has left `Started`), as `GET /__stubtool__/scenarios` lists them. */
+  scenarios(): Promise<ScenarioEntry[]> {
+    return Promise.resolve(this.handler.registry.set.scenarios.list());
+  }
+
+  /**
+   * Moves scenario `name` to `state` (for the requests of `scope`, when given), as
+   * `PUT /__stubtool__/scenarios/NAME`. Rejects with a `TypeError` for an unknown scenario or state.
+   *
+   * @example
+   * ```ts
+   * import { get, stubServer } from "../../mod.ts";
+   * await using server = await stubServer(0);
+   * server.routes(
+   *   get("/cart").inScenario("cart").whenState("Started").body({ items: [] }),
+   *   get("/cart").inScenario("cart").whenState("full").body({ items: [1] }),
+   * );
+   * await server.setScenarioState("cart", "full");
+   * console.log(await (await fetch(`${server.url}/cart`)).json()); // { items: [ 1 ] }
+   * ```
+   */
+  setScenarioState(name: string, state: string, scope?: string): Promise<void> {
+    const result = this.handler.registry.set.scenarios.set(name, state, scope ?? null);
+    if (result === "ok") return Promise.resolve();
+    return Promise.reject(
+      new TypeError(`setScenarioState(${JSON.stringify(name)}, ${JSON.stringify(state)}): ${result}`),
+    );
+  }
+
+  /** Every scenario back to `Started`, in every scope. */
+  resetScenarios(): Promise<void> {
+    this.handler.registry.set.scenarios.reset();
+    return Promise.resolve();
+  }
+
   /**
    * The journaled requests a pattern matches, oldest first (as `POST /__stubtool__/requests/find`):
    * `method`, `path`, `query_params`, `request`, `scope`, each optional (no pattern: every
@@ -294,7 +331,11 @@ export class StubServer implements AsyncDisposable {
    */
   shutdown(): Promise<void> {
     this.#stopCollecting();
-    return this.#closed ??= this.#close(SHUTDOWN_GRACE_MS, () => this.handler.abortPending());
+    // Callbacks in flight get the same grace as the answers; then the rest are dropped, counted.
+    return this.#closed ??= Promise.all([
+      this.#close(SHUTDOWN_GRACE_MS, () => this.handler.abortPending()),
+      this.handler.drainCallbacks(SHUTDOWN_GRACE_MS),
+    ]).then(() => {});
   }
 
   /** `await using server = await stubServer(0)` shuts the server down at scope exit. */

@@ -22,7 +22,7 @@ export interface StubInfo {
 }
 
 function response(spec: ResponseSpec, withDelay: boolean): Record<string, unknown> {
-  const out: Record<string, unknown> = { status: spec.status };
+  const out: Record<string, unknown> = { status: spec.statusTemplate ?? spec.status };
   if (spec.headers) out.headers = { ...spec.headers };
   if (spec.file !== undefined) out.body_file = spec.filePath ?? spec.file;
   else if (spec.bytes) out.body_base64 = base64(spec.bytes);
@@ -44,6 +44,19 @@ export function stubInfo(route: Route): StubInfo {
   if (stub.fault) info.fault = stub.fault;
   if (stub.throttle) info.throttle = stub.throttle;
   if (stub.proxy) info.proxy = stub.proxy;
+  if (stub.scenario !== undefined) info.scenario = stub.scenario;
+  if (stub.whenState !== undefined) info.when_state = stub.whenState;
+  if (stub.setState !== undefined) info.set_state = stub.setState;
+  if (stub.template) info.template = true;
+  if (stub.callbacks) {
+    info.callbacks = stub.callbacks.map((c) => ({
+      method: c.method,
+      url: c.url,
+      ...(c.headers ? { headers: c.headers } : {}),
+      ...(c.body !== undefined ? { body: c.body } : {}),
+      ...(c.delayMs !== undefined ? { delay_ms: c.delayMs } : {}),
+    }));
+  }
   if (stub.responseFunc || stub.proxy) {
     if (stub.responseFunc) info.response_func = true;
     if (stub.delay !== undefined) info.delay = stub.delay;

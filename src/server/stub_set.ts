@@ -11,6 +11,7 @@ import type { Stub, StubSource } from "../stubs/model.ts";
 import { diffStubs, type StubChanges } from "../stubs/reload.ts";
 import { Route } from "./route.ts";
 import { Router } from "./router.ts";
+import { type DeclaredStep, ScenarioStates } from "./scenarios.ts";
 
 /** Why a batch was refused: which stub of it, and what is wrong. */
 export interface BatchProblem {
@@ -26,6 +27,12 @@ function carryPosition(position: number, stub: Stub): number {
   return stub.sequenceMode === "cycle" ? position % length : Math.min(position, length);
 }
 
+/** Does whether `route` matches depend on more than the request's target (headers, body, scenario state)? */
+function readsMoreThanTarget(route: Route): boolean {
+  return route.stub.whenState !== undefined ||
+    route.conditions.some((c) => c.needsBody || c.literals.some((l) => l.dimension.id[0] === "h"));
+}
+
 /** The stubs of a server: listed in declaration order (batch by batch), routed by precedence. */
 export class StubSet {
   #routes: Route[] = [];
@@ -37,6 +44,28 @@ export class StubSet {
   version = 0;
   /** Is any stub's condition about headers or the body (near-miss explanations then depend on more than the target)? */
   #requestConditions = 0;
+  /** Live scenario states, for the stubs that name a scenario. */
+  readonly scenarios: ScenarioStates = new ScenarioStates();
+  /** How many stubs take part in a scenario (requests then need their scope read). */
+  #scenarioStubs = 0;
+
+  /** After every change: a new version, and the scenarios the stubs now declare. */
+  #changed(): void {
+    this.version++;
+    const declared: DeclaredStep[] = [];
+    if (this.#scenarioStubs > 0) {
+      for (const route of this.#routes) {
+        const { scenario, whenState, setState } = route.stub;
+        if (scenario !== undefined) declared.push({ id: route.id, scenario, whenState, setState });
+      }
+    }
+    this.scenarios.update(declared);
+  }
+
+  /** Does any stub take part in a scenario? */
+  get hasScenarios(): boolean {
+    return this.#scenarioStubs > 0;
+  }
   /**
    * The stubs the server started with (config, `--stub`), as they were placed: what
    * {@link StubSet.resetToBaseline} brings back. A reload of a source replaces that source's part.
@@ -99,30 +128,28 @@ export class StubSet {
     const batch = this.#nextBatch++;
     const taken = new Set(stubs.flatMap((s) => s.id === undefined ? [] : [s.id]));
     const routes = stubs.map((stub, order) => {
-      const route = new Route(stub, { id: stub.id ?? this.#newId(taken), source, batch, order });
+      const route = new Route(stub, { id: stub.id ?? this.#newId(taken), source, batch, order }, this.scenarios);
       if (compile) route.compile();
       return route;
     });
     for (const route of routes) this.#insert(route);
     this.#routes.push(...routes);
-    this.version++;
+    this.#changed();
     return { routes, problems };
   }
 
   #insert(route: Route): void {
     this.#byId.set(route.id, route);
     this.#router.add(route);
-    if (route.conditions.some((c) => c.needsBody || c.literals.some((l) => l.dimension.id[0] === "h"))) {
-      this.#requestConditions++;
-    }
+    if (readsMoreThanTarget(route)) this.#requestConditions++;
+    if (route.stub.scenario !== undefined) this.#scenarioStubs++;
   }
 
   #delete(route: Route): void {
     this.#byId.delete(route.id);
     this.#router.remove(route);
-    if (route.conditions.some((c) => c.needsBody || c.literals.some((l) => l.dimension.id[0] === "h"))) {
-      this.#requestConditions--;
-    }
+    if (readsMoreThanTarget(route)) this.#requestConditions--;
+    if (route.stub.scenario !== undefined) this.#scenarioStubs--;
   }
 
   /** Makes the current stubs the baseline (the server has finished adding the stubs it starts with). */
@@ -142,12 +169,16 @@ export class StubSet {
     for (const route of gone) this.#delete(route);
     this.#baseline = this.#baseline.map((was) => {
       if (kept.has(was)) return was;
-      const route = new Route(was.stub, { id: was.id, source: was.source, batch: was.batch, order: was.order });
+      const route = new Route(
+        was.stub,
+        { id: was.id, source: was.source, batch: was.batch, order: was.order },
+        this.scenarios,
+      );
       this.#insert(route);
       return route;
     });
     this.#routes = [...this.#baseline];
-    this.version++;
+    this.#changed();
     return gone;
   }
 
@@ -157,7 +188,7 @@ export class StubSet {
     if (removed.length === 0) return removed;
     for (const route of removed) this.#delete(route);
     this.#routes = this.#routes.filter((r) => !which(r));
-    this.version++;
+    this.#changed();
     return removed;
   }
 
@@ -169,12 +200,16 @@ export class StubSet {
   replace(id: string, stub: Stub, compile = false): { route?: Route; problems: BatchProblem[] } {
     const old = this.#byId.get(id);
     if (!old) return { problems: [{ index: 0, message: `no stub has id '${id}'` }] };
-    const route = new Route({ ...stub, id }, { id, source: old.source, batch: old.batch, order: old.order });
+    const route = new Route(
+      { ...stub, id },
+      { id, source: old.source, batch: old.batch, order: old.order },
+      this.scenarios,
+    );
     if (compile) route.compile();
     this.#delete(old);
     this.#insert(route);
     this.#routes[this.#routes.indexOf(old)] = route;
-    this.version++;
+    this.#changed();
     return { route, problems: [] };
   }
 
@@ -198,7 +233,7 @@ export class StubSet {
       const was = changes.from[order] === undefined ? undefined : old[changes.from[order]!];
       const id = stub.id ?? (was && !taken.has(was.id) ? was.id : this.#newId(taken));
       taken.add(id);
-      const route = new Route(stub, { id, source, batch, order });
+      const route = new Route(stub, { id, source, batch, order }, this.scenarios);
       if (was) {
         route.hits = was.hits;
         route.position = carryPosition(was.position, stub);
@@ -215,7 +250,7 @@ export class StubSet {
     // The reloaded stubs are that source's new baseline.
     this.#baseline = [...this.#baseline.filter((r) => r.source !== source), ...routes]
       .sort((a, b) => a.batch - b.batch || a.order - b.order);
-    this.version++;
+    this.#changed();
     return { changes, problems: [] };
   }
 }

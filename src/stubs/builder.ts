@@ -281,6 +281,50 @@ export class StubBuilder<P extends string = string> {
     return this;
   }
 
+  /** Puts the stub in scenario `name`, a state machine that starts in `Started` (add `.whenState()` and/or `.setState()`). */
+  inScenario(name: string): this {
+    this.#fields.scenario = name;
+    return this;
+  }
+
+  /** Answers only while the scenario is in `state`. */
+  whenState(state: string): this {
+    this.#fields.when_state = state;
+    return this;
+  }
+
+  /** Moves the scenario to `state` when this stub answers. */
+  setState(state: string): this {
+    this.#fields.set_state = state;
+    return this;
+  }
+
+  /** Renders body strings, header values and a string status as Handlebars templates per request (`{{params.id}}`). */
+  template(): this {
+    this.#fields.template = true;
+    return this;
+  }
+
+  /**
+   * Sends a request after the answer (a webhook). The URL's scheme, host and port are written
+   * out; captures or templates may fill its path and query.
+   */
+  callback(
+    method: string,
+    url: string,
+    options: { headers?: Record<string, string>; body?: unknown; delayMs?: number } = {},
+  ): this {
+    const list = (this.#fields.callbacks ??= []) as unknown[];
+    list.push({
+      method,
+      url,
+      ...(options.headers ? { headers: options.headers } : {}),
+      ...(options.body !== undefined ? { body: options.body } : {}),
+      ...(options.delayMs !== undefined ? { delay_ms: options.delayMs } : {}),
+    });
+    return this;
+  }
+
   /** Computes the response per request; returns `[status, body]` or `[status, body, headers]`. */
   responseFunc(fn: ResponseFunc<PathParams<P>>): this {
     if (typeof fn !== "function") {

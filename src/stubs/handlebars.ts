@@ -12,7 +12,7 @@ import {
   type Helper,
   HELPERS,
   RANDOM_TYPES,
-  REQUEST_DOCUMENT,
+  type REQUEST_DOCUMENT,
   type RequestDocument,
   text,
 } from "./template_helpers.ts";

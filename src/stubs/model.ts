@@ -5,6 +5,7 @@
 
 import type { Segment } from "./path.ts";
 import type { JsonPattern, ValuePattern, ValuePatternSpec } from "./patterns.ts";
+import type { CallbackSpec } from "./callback_field.ts";
 
 /** HTTP methods a stub may use (P2), sorted as the validator lists them. */
 export const METHODS = ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"] as const;
@@ -52,6 +53,8 @@ export type HeaderMap = Record<string, string | string[]>;
 export interface ResponseSpec {
   /** Response status; 200 unless one was given. */
   status: number;
+  /** A template stub's status written as a template (`"{{request.query.code}}"`), rendered per request. */
+  statusTemplate?: string;
   /** Response headers; absent when the response sets none. */
   headers?: HeaderMap;
   /** Absent (`hasBody: false`) means an empty response body. */
@@ -138,6 +141,19 @@ export interface Stub {
   throttle?: number;
   /** Delay before a response function runs (plain and sequence delays live in `responses`). */
   delay?: Delay;
+  /** The scenario (a named state machine) the stub takes part in. */
+  scenario?: string;
+  /** The stub answers only while its scenario is in this state (every scenario starts in `Started`). */
+  whenState?: string;
+  /** The scenario moves to this state when the stub is chosen to answer. */
+  setState?: string;
+  /**
+   * Body strings, header values, a `body_file`'s text and a string `status` are Handlebars
+   * templates, rendered per request (`{{request.path}}`, `{{params.id}}`, `{{now}}`).
+   */
+  template?: boolean;
+  /** Requests the server sends after the stub's answer (webhooks). */
+  callbacks?: CallbackSpec[];
 }
 
 /** How a query value pattern shows in a label: the text, `/regex/`, or `(absent)`. */

@@ -20,6 +20,8 @@ import { parsePathTemplate, plainSegments, type Segment } from "./path.ts";
 import type { ValuePatternSpec } from "./patterns.ts";
 import { checkId, checkPriority, checkScope, compileRequest } from "./request.ts";
 import { findShadowedStubs } from "./shadow.ts";
+import { checkBehaviour, checkResponseTemplates, templateStatus } from "./behaviour.ts";
+import { unreachableStates } from "./scenario_flow.ts";
 import { contentTypeOf } from "./media.ts";
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve as resolvePath } from "node:path";
@@ -54,6 +56,11 @@ const STUB_FIELDS = [
   "proxy",
   "fault",
   "throttle",
+  "scenario",
+  "when_state",
+  "set_state",
+  "template",
+  "callbacks",
 ] as const;
 const STUB_FIELDS_WITH_FUNC = [...STUB_FIELDS, "response_func"] as const;
 const ENTRY_FIELDS = ["status", "headers", "body", "body_file", "body_base64", "delay"] as const;
@@ -497,10 +504,14 @@ export function validateStubInFull(
   raw: unknown,
   options?: ValidateStubOptions,
 ): { stub?: Stub; errors: string[] } {
+  // A template stub may write its status as a template: the response checks see 200 in its place.
+  const statusTemplates: (string | undefined)[] = [];
+  if (isMapping(raw) && raw.template === true) raw = withNumericStatus(raw, statusTemplates);
   if (!isMapping(raw)) {
     return { errors: [`must be a mapping with at least method and path, got ${describe(raw)}`] };
   }
   const errors: string[] = [];
+  const behaviour = checkBehaviour(raw, errors);
   const known: readonly string[] = options?.allowResponseFunc ? STUB_FIELDS_WITH_FUNC : STUB_FIELDS;
   for (const key in raw) { // for-in with hasOwn: Object.keys without the array
     if (Object.hasOwn(raw, key) && !known.includes(key)) errors.push(unknownField("field", key, known));
@@ -642,6 +653,17 @@ export function validateStubInFull(
     );
   }
 
+  if (behaviour.template) {
+    if (responseFunc !== undefined || proxy !== undefined) {
+      errors.push(
+        `template applies to a stub's own answer, not to a ${proxy !== undefined ? "proxy" : "response function"}`,
+      );
+    }
+    responses.forEach((response, i) => {
+      if (statusTemplates[i] !== undefined) response.statusTemplate = statusTemplates[i];
+    });
+    checkResponseTemplates(responses, isSequence, errors);
+  }
   if (errors.length) return { errors };
   const stub: Stub = {
     method: method!,
@@ -667,7 +689,27 @@ export function validateStubInFull(
   }
   if (fault !== undefined) stub.fault = fault as Stub["fault"];
   if (throttle !== undefined) stub.throttle = throttle as number;
+  if (behaviour.step) {
+    stub.scenario = behaviour.step.scenario;
+    if (behaviour.step.whenState !== undefined) stub.whenState = behaviour.step.whenState;
+    if (behaviour.step.setState !== undefined) stub.setState = behaviour.step.setState;
+  }
+  if (behaviour.template) stub.template = true;
+  if (behaviour.callbacks) stub.callbacks = behaviour.callbacks;
   return { stub, errors };
+}
+
+/** A copy of `raw` whose template statuses (`"{{…}}"`, its own and its sequence entries') read 200; each kept by entry. */
+function withNumericStatus(raw: Record<string, unknown>, kept: (string | undefined)[]): Record<string, unknown> {
+  const numeric = (entry: Record<string, unknown>, i: number) => {
+    const status = templateStatus(entry.status);
+    kept[i] = status;
+    return status === undefined ? entry : { ...entry, status: 200 };
+  };
+  if (Array.isArray(raw.sequence)) {
+    return { ...raw, sequence: raw.sequence.map((e, i) => isMapping(e) ? numeric(e, i) : e) };
+  }
+  return numeric(raw, 0);
 }
 
 /** CORS as configured (P11.2): on for any origin, or for a list of origins. */
@@ -765,6 +807,9 @@ export function validateConfig(
   }
   if (problems.some((p) => p.level === "error")) return { problems };
   problems.push(...findShadowedStubs(routes, (i) => `routes[${i}]`));
+  for (const unreachable of unreachableStates(routes.map(scenarioStep))) {
+    problems.push({ level: "warn", place: `routes[${unreachable.stubIndex}]`, message: unreachable.message });
+  }
   routes.forEach((stub, i) => {
     const entry = stub.responses.findIndex(holdsJsonText);
     if (entry === -1) return;
@@ -842,4 +887,10 @@ export function validatePattern(raw: unknown): { pattern?: RequestPattern; error
   });
   errors.push(...stubErrors);
   return errors.length ? { errors } : { pattern: { stub: stub!, anyPath }, errors };
+}
+
+/** A stub's place in a scenario, for the reachability check. */
+function scenarioStep(stub: Stub): { scenario: string; whenState?: string; setState?: string } | undefined {
+  if (stub.scenario === undefined) return undefined;
+  return { scenario: stub.scenario, whenState: stub.whenState, setState: stub.setState };
 }

@@ -1,0 +1,170 @@
+/**
+ * The template answerer: a `template: true` stub's response rendered per request with
+ * Handlebars (status, header values, body strings or text, a body file's text), from the
+ * request model (`request.*`, `params.*`). Templates are compiled when the stub is
+ * registered; a helper that fails at request time answers 500 naming the stub and helper.
+ * @module
+ */
+
+import {
+  compileJsonTemplate,
+  compileStatusTemplate,
+  compileTemplate,
+  type JsonTemplate,
+  type ResponseTemplate,
+  type StatusTemplate,
+  TemplateError,
+  type TemplateModel,
+} from "../../stubs/handlebars.ts";
+import type { ResponseSpec } from "../../stubs/model.ts";
+import type { BodyReader, BodyRecord } from "../body.ts";
+import type { Incoming } from "../incoming.ts";
+import type { RequestView } from "../request_view.ts";
+import {
+  type AnswerBody,
+  errorAnswer,
+  findHeader,
+  HeaderValueError,
+  isJsonMediaType,
+  type Respond,
+  type ResponseHead,
+  sendableHeader,
+  withCharset,
+} from "../response.ts";
+import { templateModel } from "../template_model.ts";
+
+const UTF8 = new TextDecoder();
+
+/** One response of a template stub, compiled. */
+export class TemplateResponse {
+  readonly delay: ResponseSpec["delay"];
+  /** Does rendering read the request body (so it is read first)? */
+  readonly readsBody: boolean;
+  readonly #status: StatusTemplate;
+  readonly #headers: [name: string, value: ResponseTemplate | ResponseTemplate[]][];
+  readonly #body: ResponseTemplate | JsonTemplate | Uint8Array<ArrayBuffer> | undefined;
+
+  /** Compiles `spec`'s templates; throws a `SyntaxError` for a broken one (validation has caught them before). */
+  constructor(spec: ResponseSpec) {
+    this.delay = spec.delay;
+    this.#status = compileStatusTemplate(spec.statusTemplate ?? spec.status);
+    const contentType = findHeader(spec.headers, "content-type");
+    const headers: [string, ResponseTemplate | ResponseTemplate[]][] = [];
+    if (spec.hasBody && contentType === undefined && !spec.bytes) {
+      headers.push(["content-type", compileTemplate("application/json")]);
+    }
+    for (const name in spec.headers) {
+      const value = spec.headers[name];
+      headers.push([
+        name,
+        Array.isArray(value)
+          ? value.map(compileTemplate)
+          : compileTemplate(name.toLowerCase() === "content-type" ? withCharset(value) : value),
+      ]);
+    }
+    this.#headers = headers;
+    if (spec.bytes) {
+      // A body file's text is a template; base64 bytes are sent as they are.
+      this.#body = spec.file === undefined ? spec.bytes : compileTemplate(UTF8.decode(spec.bytes));
+    } else if (spec.hasBody) {
+      const asText = typeof spec.body === "string" && contentType !== undefined && !isJsonMediaType(contentType);
+      this.#body = asText ? compileTemplate(spec.body as string) : compileJsonTemplate(spec.body);
+    }
+    const body = this.#body;
+    this.readsBody = headers.some(([, v]) => (Array.isArray(v) ? v : [v]).some((t) => t.readsBody)) ||
+      (body !== undefined && !(body instanceof Uint8Array) && body.readsBody);
+  }
+
+  /** The answer for one request; throws {@link TemplateError} or {@link HeaderValueError}. */
+  render(model: Parameters<ResponseTemplate["render"]>[0]): [ResponseHead, AnswerBody] {
+    const head: ResponseHead = { status: this.#status.render(model), headers: Object.create(null) };
+    for (const [name, value] of this.#headers) {
+      if (!Array.isArray(value)) head.headers[name] = sendableHeader(name, value.render(model));
+      else {
+        (head.lists ??= Object.create(null) as Record<string, string[]>)[name] = value.map((t) =>
+          sendableHeader(name, t.render(model))
+        );
+      }
+    }
+    const body = this.#body;
+    return [head, body === undefined ? null : body instanceof Uint8Array ? body : body.render(model)];
+  }
+}
+
+/** Renders template responses. */
+export class TemplateAnswerer {
+  readonly #bodies: BodyReader;
+
+  constructor(bodies: BodyReader) {
+    this.#bodies = bodies;
+  }
+
+  /** Reads the body when the template needs it, builds the request model and renders. */
+  answer<R>(
+    response: TemplateResponse,
+    stub: string,
+    params: Readonly<Record<string, string>>,
+    view: RequestView,
+    incoming: Incoming,
+    respond: Respond<R>,
+    record: BodyRecord | undefined,
+  ): R | Promise<R> {
+    if (response.readsBody && !view.body) {
+      return this.#bodies.whole(incoming, view, record).then((failed) =>
+        failed ? respond(...failed) : this.#render(response, stub, params, view, incoming, respond)
+      );
+    }
+    return this.#render(response, stub, params, view, incoming, respond);
+  }
+
+  #render<R>(
+    response: TemplateResponse,
+    stub: string,
+    params: Readonly<Record<string, string>>,
+    view: RequestView,
+    incoming: Incoming,
+    respond: Respond<R>,
+  ): R {
+    const model = modelOf(view, incoming, params);
+    let answer: [ResponseHead, AnswerBody];
+    try {
+      answer = response.render(model);
+    } catch (error) {
+      if (error instanceof TemplateError) {
+        return respond(...errorAnswer(500, `template failed: ${error.message}`, { stub, helper: error.helper }));
+      }
+      if (error instanceof HeaderValueError) return respond(...errorAnswer(500, error.message, { stub }));
+      throw error;
+    }
+    return respond(...answer);
+  }
+}
+
+/** The request model a template reads, for one request (parts worked out when read). */
+export function modelOf(
+  view: RequestView,
+  incoming: Incoming,
+  params: Readonly<Record<string, string>>,
+): TemplateModel {
+  const body = view.body;
+  return templateModel({
+    method: view.method,
+    target: incoming.target,
+    pathname: view.pathname,
+    rawQuery: view.rawQuery,
+    // The handler does not know whether its listener speaks TLS.
+    scheme: "http",
+    header: (name) => incoming.header(name),
+    headers: () => incoming.headers(),
+    bodyText: () => body?.text() ?? "",
+    bodyJson: body ? () => body.json() : undefined,
+    params,
+  });
+}
+
+/** Captures by name: `names[i]` → `values[i]`. */
+export function paramsOf(names: readonly string[], values: readonly string[]): Record<string, string> {
+  const params: Record<string, string> = Object.create(null);
+  for (let i = 0; i < names.length; i++) params[names[i]] = values[i];
+  return params;
+}

@@ -1,0 +1,96 @@
+/**
+ * The fields that make a stub behave like a real service: `scenario` / `when_state` /
+ * `set_state` (stateful flows), `template: true` (Handlebars answers) and `callbacks:`
+ * (webhooks). Checked here, beside the validator, so each lands as its own piece.
+ * @module
+ */
+
+import { type CallbackSpec, validateCallbacks } from "./callback_field.ts";
+import { compileJsonTemplate, compileStatusTemplate, compileTemplate, TemplateSyntaxError } from "./handlebars.ts";
+import type { ResponseSpec } from "./model.ts";
+import { checkScenarioFields, type ScenarioStep } from "./scenario_flow.ts";
+
+/** The checked behaviour fields of one stub. */
+export interface Behaviour {
+  step?: ScenarioStep;
+  template?: boolean;
+  callbacks?: CallbackSpec[];
+}
+
+/** The status a template stub wrote as a template (`"{{…}}"`): kept aside, so the response check sees a number. */
+export function templateStatus(status: unknown): string | undefined {
+  return typeof status === "string" && status.includes("{{") ? status : undefined;
+}
+
+/** Checks `scenario`, `when_state`, `set_state`, `template` and `callbacks`; messages go to `errors`. */
+export function checkBehaviour(raw: Record<string, unknown>, errors: string[]): Behaviour {
+  const behaviour: Behaviour = {};
+  const { step, errors: scenarioErrors } = checkScenarioFields(raw);
+  errors.push(...scenarioErrors);
+  if (step) behaviour.step = step;
+  if (raw.template !== undefined) {
+    if (typeof raw.template !== "boolean") {
+      errors.push(`template must be true or false, got ${JSON.stringify(raw.template)}`);
+    } else if (raw.template) behaviour.template = true;
+  }
+  if (raw.callbacks !== undefined) {
+    const { callbacks, problems } = validateCallbacks(raw.callbacks);
+    for (const problem of problems) errors.push(`${problem.place}: ${problem.message}`);
+    if (problems.length === 0) {
+      behaviour.callbacks = callbacks;
+      if (behaviour.template) checkCallbackTemplates(callbacks, errors);
+    }
+  }
+  return behaviour;
+}
+
+/** Compiles a template stub's response templates, so a broken one is a load error with its place. */
+export function checkResponseTemplates(responses: readonly ResponseSpec[], sequence: boolean, errors: string[]): void {
+  responses.forEach((spec, i) => {
+    const at = sequence ? `sequence[${i}].` : "";
+    attempt(`${at}status`, errors, () => compileStatusTemplate(spec.statusTemplate ?? spec.status));
+    for (const name in spec.headers) {
+      const value = spec.headers[name];
+      for (const text of Array.isArray(value) ? value : [value]) {
+        attempt(`${at}headers.${name}`, errors, () => compileTemplate(text));
+      }
+    }
+    if (spec.bytes && spec.file !== undefined) {
+      attempt(`${at}body_file`, errors, () => compileTemplate(new TextDecoder().decode(spec.bytes)));
+    } else if (spec.hasBody && !spec.bytes) {
+      attempt(
+        `${at}body`,
+        errors,
+        () => typeof spec.body === "string" ? compileTemplate(spec.body) : compileJsonTemplate(spec.body),
+      );
+    }
+  });
+}
+
+function checkCallbackTemplates(callbacks: readonly CallbackSpec[], errors: string[]): void {
+  callbacks.forEach((callback, i) => {
+    attempt(`callbacks[${i}].url`, errors, () => compileTemplate(callback.url));
+    for (const name in callback.headers) {
+      const value = callback.headers[name];
+      attempt(`callbacks[${i}].headers.${name}`, errors, () => compileTemplate(String(value)));
+    }
+    if (callback.body !== undefined) {
+      attempt(
+        `callbacks[${i}].body`,
+        errors,
+        () => typeof callback.body === "string" ? compileTemplate(callback.body) : compileJsonTemplate(callback.body),
+      );
+    }
+  });
+}
+
+function attempt(field: string, errors: string[], compile: () => unknown): void {
+  try {
+    compile();
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    const where = error instanceof TemplateSyntaxError ? `${field}${error.path}` : field;
+    const reason = error instanceof TemplateSyntaxError ? error.reason : error.message;
+    errors.push(`${where}: broken template: ${reason}`);
+  }
+}
