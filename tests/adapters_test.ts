@@ -263,8 +263,8 @@ function upload(
   });
 }
 
-/** The status and JSON body of an upload's answer, or what went wrong instead. */
-function answerOf({ received, failure }: Upload): { status: string; body: unknown } | string {
+/** The status, `connection` header and JSON body of an upload's answer, or what went wrong instead. */
+function answerOf({ received, failure }: Upload): { status: string; connection?: string; body: unknown } | string {
   const end = received.indexOf("\r\n\r\n");
   const length = /\r\ncontent-length: (\d+)/i.exec(received.slice(0, end))?.[1];
   if (end === -1 || length === undefined || received.length < end + 4 + Number(length)) {
@@ -272,6 +272,7 @@ function answerOf({ received, failure }: Upload): { status: string; body: unknow
   }
   return {
     status: received.slice(0, received.indexOf("\r\n")),
+    connection: /\r\nconnection: ([^\r]*)/i.exec(received.slice(0, end))?.[1],
     body: JSON.parse(received.slice(end + 4, end + 4 + Number(length))),
   };
 }
@@ -286,15 +287,16 @@ serverTest(
     server.routes(post("/upload").body({ stored: true }), post("/fn").responseFunc(() => [200, { read: true }]));
     // Declared past --max-body: answered before the body is read. Chunked: the function
     // needs the body, which crosses the limit mid-stream.
+    const tooLarge = { status: "HTTP/1.1 413 Payload Too Large", connection: "close", body: TOO_LARGE };
     const declared = await upload(server.port, "/upload", TWELVE_MB, {});
-    assert.deepEqual(answerOf(declared), { status: "HTTP/1.1 413 Payload Too Large", body: TOO_LARGE });
+    assert.deepEqual(answerOf(declared), tooLarge);
     assert.equal(declared.sentAll, true);
     const chunked = await upload(server.port, "/fn", TWELVE_MB, { chunked: true });
-    assert.deepEqual(answerOf(chunked), { status: "HTTP/1.1 413 Payload Too Large", body: TOO_LARGE });
+    assert.deepEqual(answerOf(chunked), tooLarge);
     assert.equal(chunked.sentAll, true);
     // A stub that does not need the body answers a chunked upload before it is in, the same way.
     const unread = await upload(server.port, "/upload", TWELVE_MB, { chunked: true });
-    assert.deepEqual(answerOf(unread), { status: "HTTP/1.1 200 OK", body: { stored: true } });
+    assert.deepEqual(answerOf(unread), { status: "HTTP/1.1 200 OK", connection: "close", body: { stored: true } });
     // Each upload is journaled and counted once.
     const journal = await server.journal();
     assert.deepEqual(journal.requests.map((r) => [r.target, r.status]), [
@@ -316,7 +318,11 @@ serverTest(
     // once 4 MiB of it is in.
     for (const [path, chunked] of [["/upload", false], ["/fn", true]] as const) {
       const sent = await upload(server.port, path, 32 * 1024 * 1024, { chunked, readAlong: true, untilClosed: true });
-      assert.deepEqual(answerOf(sent), { status: "HTTP/1.1 413 Payload Too Large", body: tooLarge }, path);
+      assert.deepEqual(
+        answerOf(sent),
+        { status: "HTTP/1.1 413 Payload Too Large", connection: "close", body: tooLarge },
+        path,
+      );
       assert.equal(sent.sentAll, false, path);
     }
     assert.deepEqual((await server.journal()).requests.map((r) => [r.target, r.status]), [

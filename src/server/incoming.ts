@@ -275,9 +275,10 @@ export class RequestIncoming implements Incoming {
 
   /**
    * Once answered: reads what is left of the body and drops it (see {@link ChunkedBody.discard}),
-   * so a client still sending it is not reset before it reads the answer; cancels the body
-   * (the runtime then closes the connection after the answer) past `limit` bytes or when the
-   * client goes quiet.
+   * so a client still sending it is not reset before it reads the answer. Past `limit` bytes
+   * the body is cancelled, and Deno.serve closes the connection after the answer. When the
+   * client goes quiet it is cancelled too, but the read still waiting holds the connection
+   * until the client sends more or leaves (or the server stops).
    */
   discardRest(limit: number): void {
     if (this.#discarding || this.method === "GET" || this.method === "HEAD") return;

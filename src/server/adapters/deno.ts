@@ -11,7 +11,7 @@ import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 /** After the shutdown grace, how long cut-short answers get to reach their clients before the stop ends anyway. */
 const FLUSH_MS = 1_000;
 
-/** Serves the handler's fetch entry with `Deno.serve`; throws when the port cannot be bound. */
+/** Serves the handler with `Deno.serve`; throws when the port cannot be bound. */
 export function serve(
   handler: ServedHandler,
   { port, hostname, tls, unreadBodyLimit: limit = unreadBodyLimit(DEFAULT_MAX_BODY) }: ListenOptions,
