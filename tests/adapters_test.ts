@@ -1,7 +1,7 @@
 /**
  * The runtime adapters (src/server/adapters/) send the same bytes for the same answer: the
  * head of a HEAD answer, reason phrases, the target without its fragment, a 413 every
- * uploader reads, and a stop that idle or slow clients cannot hold open. Checked over raw
+ * uploader reads (also one that sends its whole body before reading), and a stop that idle or slow clients cannot hold open. Checked over raw
  * sockets (node:net), on both adapters.
  */
 import assert from "node:assert/strict";
@@ -188,6 +188,147 @@ serverTest(
       (await rawRequest(server.port, `GET /__stubtool__/health HTTP/1.1\r\n${close}`)).body,
       '{"status":"ok"}',
     );
+  },
+  { maxBody: 1024 * 1024 },
+);
+
+const PIECE = new Uint8Array(64 * 1024).fill(120);
+const CHUNK = new Uint8Array([...new TextEncoder().encode(`${PIECE.length.toString(16)}\r\n`), ...PIECE, 13, 10]);
+
+/** What a raw upload got back: everything read off the socket, and what went wrong, if anything. */
+interface Upload {
+  /** The bytes read, as Latin-1 text. */
+  received: string;
+  /** The socket error (`ECONNRESET`, `EPIPE`), or empty. */
+  failure: string;
+  /** Whether every byte of the request was written before the connection ended. */
+  sentAll: boolean;
+}
+
+/**
+ * Uploads a `size`-byte body on a raw socket, with a content-length or `chunked`. Unless
+ * `readAlong`, it reads nothing until the whole body is written, as Python's http.client and
+ * `requests` do; then it reads until the answer is whole (by its content-length), or with
+ * `untilClosed` until the server closes the connection.
+ */
+function upload(
+  port: number,
+  path: string,
+  size: number,
+  { chunked = false, readAlong = false, untilClosed = false }: {
+    chunked?: boolean;
+    readAlong?: boolean;
+    untilClosed?: boolean;
+  },
+): Promise<Upload> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    let failure = "";
+    let sentAll = false;
+    // A server that stops reading the body leaves the client waiting for ever: give up.
+    const guard = setTimeout(() => {
+      failure ||= "no answer within 10 s";
+      socket.destroy();
+    }, 10_000);
+    const read = () => {
+      socket.on("data", (chunk: Uint8Array) => {
+        received += new TextDecoder("latin1").decode(chunk);
+        const end = received.indexOf("\r\n\r\n");
+        const length = /\r\ncontent-length: (\d+)/i.exec(received.slice(0, end))?.[1];
+        const whole = end !== -1 && length !== undefined && received.length >= end + 4 + Number(length);
+        if (whole && !untilClosed) socket.end();
+      });
+    };
+    if (readAlong) read();
+    socket.on("error", (error: Error & { code?: string }) => failure ||= error.code ?? error.message);
+    socket.on("close", () => {
+      clearTimeout(guard);
+      resolve({ received, failure, sentAll });
+    });
+    const length = chunked ? "transfer-encoding: chunked" : `content-length: ${size}`;
+    socket.write(`POST ${path} HTTP/1.1\r\nhost: localhost\r\n${length}\r\n\r\n`);
+    let sent = 0;
+    const pump = () => {
+      while (sent < size && !socket.destroyed) {
+        sent += PIECE.length;
+        if (!socket.write(chunked ? CHUNK : PIECE)) return void socket.once("drain", pump);
+      }
+      if (socket.destroyed) return;
+      if (chunked) socket.write("0\r\n\r\n");
+      sentAll = true;
+      if (!readAlong) read();
+    };
+    pump();
+  });
+}
+
+/** The status, `connection` header and JSON body of an upload's answer, or what went wrong instead. */
+function answerOf({ received, failure }: Upload): { status: string; connection?: string; body: unknown } | string {
+  const end = received.indexOf("\r\n\r\n");
+  const length = /\r\ncontent-length: (\d+)/i.exec(received.slice(0, end))?.[1];
+  if (end === -1 || length === undefined || received.length < end + 4 + Number(length)) {
+    return `no whole answer (${failure || "closed"}): ${JSON.stringify(received.slice(0, 200))}`;
+  }
+  return {
+    status: received.slice(0, received.indexOf("\r\n")),
+    connection: /\r\nconnection: ([^\r]*)/i.exec(received.slice(0, end))?.[1],
+    body: JSON.parse(received.slice(end + 4, end + 4 + Number(length))),
+  };
+}
+
+const TWELVE_MB = 12 * 1000 * 1000;
+const TOO_LARGE = { error: "request body is larger than 10485760 bytes (--max-body)" };
+
+serverTest(
+  "regression: a client that writes its whole 12 MB body before reading gets the 413 JSON, declared or chunked " +
+    "(on Deno it got a reset or waited for ever; on Node a broken pipe)",
+  async (server) => {
+    server.routes(post("/upload").body({ stored: true }), post("/fn").responseFunc(() => [200, { read: true }]));
+    // Declared past --max-body: answered before the body is read. Chunked: the function
+    // needs the body, which crosses the limit mid-stream.
+    const tooLarge = { status: "HTTP/1.1 413 Payload Too Large", connection: "close", body: TOO_LARGE };
+    const declared = await upload(server.port, "/upload", TWELVE_MB, {});
+    assert.deepEqual(answerOf(declared), tooLarge);
+    assert.equal(declared.sentAll, true);
+    const chunked = await upload(server.port, "/fn", TWELVE_MB, { chunked: true });
+    assert.deepEqual(answerOf(chunked), tooLarge);
+    assert.equal(chunked.sentAll, true);
+    // A stub that does not need the body answers a chunked upload before it is in, the same way.
+    const unread = await upload(server.port, "/upload", TWELVE_MB, { chunked: true });
+    assert.deepEqual(answerOf(unread), { status: "HTTP/1.1 200 OK", connection: "close", body: { stored: true } });
+    // Each upload is journaled and counted once.
+    const journal = await server.journal();
+    assert.deepEqual(journal.requests.map((r) => [r.target, r.status]), [
+      ["/upload", 413],
+      ["/fn", 413],
+      ["/upload", 200],
+    ]);
+    assert.deepEqual((await server.report()).stubs.map((s) => s.hit_count), [2, 1]);
+  },
+);
+
+serverTest(
+  "a body past four times maxBody is not read to its end: the client gets the 413, then the connection closes",
+  async (server) => {
+    server.routes(post("/upload").body({}), post("/fn").responseFunc(() => [200, { read: true }]));
+    const tooLarge = { error: "request body is larger than 1048576 bytes (--max-body)" };
+    // 32 MiB is more than the socket buffers on both ends hold: a client that could write it
+    // all had it read. Declared past the limit, the body is given up on at once; chunked,
+    // once 4 MiB of it is in.
+    for (const [path, chunked] of [["/upload", false], ["/fn", true]] as const) {
+      const sent = await upload(server.port, path, 32 * 1024 * 1024, { chunked, readAlong: true, untilClosed: true });
+      assert.deepEqual(
+        answerOf(sent),
+        { status: "HTTP/1.1 413 Payload Too Large", connection: "close", body: tooLarge },
+        path,
+      );
+      assert.equal(sent.sentAll, false, path);
+    }
+    assert.deepEqual((await server.journal()).requests.map((r) => [r.target, r.status]), [
+      ["/upload", 413],
+      ["/fn", 413],
+    ]);
   },
   { maxBody: 1024 * 1024 },
 );

@@ -57,6 +57,19 @@ export function targetOf(url: string): string {
 const EMPTY = new Uint8Array();
 
 /**
+ * After an answer that came before the request body was in, how much of that body (in all)
+ * is still read and dropped so that a client still sending it gets to read the answer (most
+ * write the whole body before they read): four times `--max-body`, and at least 1 MiB. Past
+ * that the connection is closed.
+ */
+export function unreadBodyLimit(maxBody: number): number {
+  return Math.max(4 * maxBody, 1024 * 1024);
+}
+
+/** While a body is dropped: how long the client may send nothing before the connection is closed. */
+export const DISCARD_IDLE_MS = 2_000;
+
+/**
  * Accumulates a body from a source of chunks, reading only as far as asked: the journal
  * takes the first 64 KiB, a stub that needs the whole body asks for up to `--max-body`.
  */
@@ -110,6 +123,45 @@ export class ChunkedBody {
     return { bytes: this.#bytes(Math.min(max, this.#total)), complete };
   }
 
+  /** The body was read to its end, or handed on as a stream: nothing is left to drop. */
+  get settled(): boolean {
+    return this.#done || this.#streamed;
+  }
+
+  /**
+   * Reads the rest of the body and drops it, holding none of it: true once it ended, false
+   * as soon as it passes `limit` bytes in all (at its first chunk when its declared length does), the
+   * client sends nothing for `idleMs`, or goes away. Nothing reads the body after this.
+   */
+  async discard(limit: number, idleMs: number): Promise<boolean> {
+    if (this.#streamed) return true;
+    // A declared length past the limit is given up on after one chunk, not at once: Deno.serve
+    // reads a body nothing read from to its end, however long, when it is cancelled.
+    const over = this.#declared !== undefined && this.#declared > limit;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      if (this.#pending) await this.#pending;
+      while (!this.#done) {
+        if (this.#total > limit || (over && this.#total > 0)) return false;
+        const next = this.#next();
+        next.catch(() => {}); // left pending when the client goes quiet
+        const chunk = await Promise.race([
+          next,
+          new Promise<undefined>((resolve) => timer = setTimeout(() => resolve(undefined), idleMs)),
+        ]);
+        clearTimeout(timer);
+        if (chunk === undefined) return false;
+        if (chunk === null) this.#done = true;
+        else this.#total += chunk.byteLength;
+      }
+      return true;
+    } catch {
+      return false;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /**
    * The whole body as a stream: what was read so far, then the rest as it arrives, without
    * holding it (a proxied upload goes through, not into memory). Reading with {@link read}
@@ -151,11 +203,13 @@ export class ChunkedBody {
 }
 
 /** A fetch `Request` seen as an {@link Incoming} (one object, methods on the prototype). */
-class RequestIncoming implements Incoming {
+export class RequestIncoming implements Incoming {
   readonly method: string;
   readonly target: string;
   readonly #request: Request;
   #body: ChunkedBody | undefined;
+  #reader: ReadableStreamDefaultReader<Uint8Array<ArrayBuffer>> | undefined;
+  #discarding = false;
 
   constructor(request: Request) {
     this.#request = request;
@@ -209,10 +263,30 @@ class RequestIncoming implements Incoming {
     return this.#body.stream();
   }
 
+  /**
+   * Once answered: reads what is left of the body and drops it (see {@link ChunkedBody.discard}),
+   * so a client still sending it is not reset before it reads the answer. Past `limit` bytes
+   * the body is cancelled, and Deno.serve closes the connection after the answer. When the
+   * client goes quiet it is cancelled too, but the read still waiting holds the connection
+   * until the client sends more or leaves (or the server stops).
+   */
+  discardRest(limit: number): void {
+    if (this.#discarding || this.method === "GET" || this.method === "HEAD") return;
+    this.#discarding = true;
+    // bodyUsed with no #body: the runtime's own reader has the body and reads it to its end.
+    if (this.#body ? this.#body.settled : !this.hasBody() || this.#request.bodyUsed) return;
+    this.#body ??= this.#chunked();
+    this.#body.discard(limit, DISCARD_IDLE_MS).then((whole) => {
+      // Not before Deno.serve has taken the answer: cancelled earlier, it reads the whole
+      // body itself, however long, and keeps the connection.
+      if (!whole) setTimeout(() => this.#reader?.cancel().catch(() => {}));
+    });
+  }
+
   #chunked(): ChunkedBody {
     const stream = this.#request.body;
     const declared = this.#request.headers.get("content-length");
-    const reader = stream?.getReader();
+    const reader = this.#reader = stream?.getReader();
     return new ChunkedBody(
       reader ? () => reader.read().then((r) => r.done ? null : r.value) : () => Promise.resolve(null),
       declared === null ? undefined : Number(declared),
@@ -221,7 +295,7 @@ class RequestIncoming implements Incoming {
 }
 
 /** A fetch `Request` seen as an {@link Incoming}. */
-export function requestIncoming(request: Request): Incoming {
+export function requestIncoming(request: Request): RequestIncoming {
   return new RequestIncoming(request);
 }
 

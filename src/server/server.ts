@@ -7,7 +7,8 @@ import { statSync } from "node:fs";
 import type { Serve } from "./adapters/types.ts";
 import { StubBuilder } from "../stubs/builder.ts";
 import { hostName, isLoopbackName } from "./guard.ts";
-import { type HandlerOptions, StubHandler } from "./handler.ts";
+import { DEFAULT_MAX_BODY, type HandlerOptions, StubHandler } from "./handler.ts";
+import { unreadBodyLimit } from "./incoming.ts";
 import { collectWhenIdle } from "./idle.ts";
 import type { Stub } from "../stubs/model.ts";
 import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
@@ -369,7 +370,12 @@ export async function stubServer(port = 0, options: StubServerOptions = {}): Pro
   const tls = options.tls === "self-signed"
     ? await import("./tls.ts").then((m) => m.selfSignedCertificate())
     : options.tls;
-  const listener = await serve(handler, { port, hostname, tls });
+  const listener = await serve(handler, {
+    port,
+    hostname,
+    tls,
+    unreadBodyLimit: unreadBodyLimit(options.maxBody ?? DEFAULT_MAX_BODY),
+  });
   return new StubServer(
     handler,
     listener.port,

@@ -90,6 +90,55 @@ function chunkedUpload(port, path, size) {
   });
 }
 
+/**
+ * Uploads `size` bytes on a raw socket the way Python's http.client does: the whole body
+ * first (content-length, or chunked), reading nothing meanwhile, then the answer. Resolves
+ * with the status line and body once the answer is whole, or with what went wrong.
+ */
+function uploadThenRead(port, path, size, chunked) {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    let received = "";
+    let failure = "";
+    const guard = setTimeout(() => socket.destroy(new Error("no answer within 10 s")), 10_000);
+    socket.on("error", (error) => failure ||= error.code ?? error.message);
+    socket.on("close", () => {
+      clearTimeout(guard);
+      const end = received.indexOf("\r\n\r\n");
+      const length = /\r\ncontent-length: (\d+)/i.exec(received.slice(0, end))?.[1];
+      const whole = end !== -1 && length !== undefined && received.length >= end + 4 + Number(length);
+      resolve(
+        whole
+          ? `${received.slice(0, received.indexOf("\r\n"))} ${received.slice(end + 4, end + 4 + Number(length))}`
+          : `no whole answer (${failure || "closed"})`,
+      );
+    });
+    socket.write(
+      `POST ${path} HTTP/1.1\r\nhost: x\r\n${
+        chunked ? "transfer-encoding: chunked" : `content-length: ${size}`
+      }\r\n\r\n`,
+    );
+    const piece = Buffer.alloc(64 * 1024, 120);
+    const chunk = Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")]);
+    let sent = 0;
+    const pump = () => {
+      while (sent < size && !socket.destroyed) {
+        sent += piece.length;
+        if (!socket.write(chunked ? chunk : piece)) return void socket.once("drain", pump);
+      }
+      if (socket.destroyed) return;
+      if (chunked) socket.write("0\r\n\r\n");
+      socket.on("data", (data) => {
+        received += data.toString("latin1");
+        const end = received.indexOf("\r\n\r\n");
+        const length = /\r\ncontent-length: (\d+)/i.exec(received.slice(0, end))?.[1];
+        if (end !== -1 && length !== undefined && received.length >= end + 4 + Number(length)) socket.end();
+      });
+    };
+    pump();
+  });
+}
+
 /** Runs `fn` with a fresh server on port 0 and always shuts it down. */
 /** Runs `fn` with a fresh server on port 0 and always shuts it down. */
 async function withServer(fn, options) {
@@ -634,6 +683,16 @@ describe("npm package: Node adapter robustness (P7)", { concurrency: true }, () 
       assert.deepEqual(statuses, Array(30).fill("413"));
       assert.equal((await send(server, "GET", "/__stubtool__/health")).status, 200);
     }, { maxBody });
+  });
+
+  it("regression: a client that writes its whole 12 MB body before reading gets the 413 JSON, declared or chunked (it got a broken pipe)", async () => {
+    await withServer(async (server) => {
+      server.routes(api.post("/upload").body({}), api.post("/fn").responseFunc(() => [200, { read: true }]));
+      const tooLarge =
+        'HTTP/1.1 413 Payload Too Large {"error":"request body is larger than 10485760 bytes (--max-body)"}';
+      assert.equal(await uploadThenRead(server.port, "/upload", 12_000_000, false), tooLarge);
+      assert.equal(await uploadThenRead(server.port, "/fn", 12_000_000, true), tooLarge);
+    });
   });
 
   it("regression: a connection that sent nothing does not hold shutdown for the 5 s grace", async () => {

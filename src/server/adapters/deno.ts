@@ -3,14 +3,30 @@
  * @module
  */
 
-import { jsonError } from "../handler.ts";
+import { DEFAULT_MAX_BODY, jsonError } from "../handler.ts";
+import { requestIncoming, unreadBodyLimit } from "../incoming.ts";
+import { toResponse } from "../response.ts";
 import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
 /** After the shutdown grace, how long cut-short answers get to reach their clients before the stop ends anyway. */
 const FLUSH_MS = 1_000;
 
-/** Serves the handler's fetch entry with `Deno.serve`; throws when the port cannot be bound. */
-export function serve({ fetch }: ServedHandler, { port, hostname, tls }: ListenOptions): Promise<Listener> {
+/** Serves the handler with `Deno.serve`; throws when the port cannot be bound. */
+export function serve(
+  handler: ServedHandler,
+  { port, hostname, tls, unreadBodyLimit: limit = unreadBodyLimit(DEFAULT_MAX_BODY) }: ListenOptions,
+): Promise<Listener> {
+  // An answer can come before the request body is in (a 413, a stub that does not need the
+  // body): what is left of it is read and dropped meanwhile, up to a limit. Deno.serve
+  // otherwise stops reading, and a client that sends its whole body before reading (most
+  // do) waited for ever, or got a reset instead of the answer.
+  const fetch = (request: Request): Response | Promise<Response> => {
+    const incoming = requestIncoming(request);
+    return handler.handle(incoming, (head, body) => {
+      incoming.discardRest(limit);
+      return toResponse(head, body);
+    });
+  };
   const server = Deno.serve({
     port,
     hostname,

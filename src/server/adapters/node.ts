@@ -9,47 +9,19 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createSecureServer } from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
-import { type AnswerBody, errorAnswer, type Incoming, type Respond } from "../handler.ts";
-import { type BodyRead, ChunkedBody, headerRecord, type HeaderSource } from "../incoming.ts";
+import { type AnswerBody, DEFAULT_MAX_BODY, errorAnswer, type Incoming, type Respond } from "../handler.ts";
+import {
+  type BodyRead,
+  ChunkedBody,
+  DISCARD_IDLE_MS,
+  headerRecord,
+  type HeaderSource,
+  unreadBodyLimit,
+} from "../incoming.ts";
 import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
 /** After the shutdown grace, how long cut-short responses get to reach their clients. */
 const FLUSH_MS = 1_000;
-/** After an answer that leaves the request body unread (a 413): how much more of it is read and dropped… */
-const LINGER_BYTES = 1024 * 1024;
-/** …and for how long, before the connection is cut. */
-const LINGER_MS = 1_000;
-
-/**
- * Closes `socket` gently once the answer on it is written: a lingering close (RFC 9112 §9.6).
- * Node would destroy the socket as soon as the answer is out, and closing a socket with
- * unread data sends a reset, which makes the client's kernel drop the answer it had not read
- * yet: an uploader got EPIPE or ECONNRESET instead of the 413. Here the connection is
- * half-closed (the answer, then FIN) and what the client still sends is read and dropped
- * until it stops, or for up to {@link LINGER_BYTES} / {@link LINGER_MS}.
- */
-function lingerOnClose(socket: Socket): void {
-  const lingering = socket as Socket & { destroySoon(): void; lingering?: true };
-  if (lingering.lingering) return;
-  lingering.lingering = true;
-  // Node's server calls destroySoon() when an answer with `connection: close` is finished.
-  lingering.destroySoon = () => {
-    const start = socket.bytesRead;
-    const cut = () => {
-      clearTimeout(timer);
-      socket.off("data", onData);
-      socket.destroy();
-    };
-    const onData = () => {
-      if (socket.bytesRead - start > LINGER_BYTES) cut();
-    };
-    const timer = setTimeout(cut, LINGER_MS);
-    socket.on("data", onData);
-    socket.once("end", cut).once("close", cut);
-    socket.end();
-  };
-}
-
 /**
  * The path and query of a request target (origin-form `/p?q` or absolute-form `http://h/p?q`),
  * without a fragment a client sent raw (`/a#x`): Node's parser keeps it, Deno's URL drops it.
@@ -123,6 +95,20 @@ class NodeIncoming implements Incoming {
       this.#body = new ChunkedBody(() => nextChunk(this.#req), declared === undefined ? undefined : Number(declared));
     }
     return this.#body.stream();
+  }
+
+  /** The body was read to its end, or handed on as a stream (a proxy reads it). */
+  get settled(): boolean {
+    return this.#body?.settled ?? false;
+  }
+
+  /** Reads the rest of the body and drops it; see {@link ChunkedBody.discard}. */
+  discard(limit: number): Promise<boolean> {
+    if (!this.#body) {
+      const declared = this.#req.headers["content-length"];
+      this.#body = new ChunkedBody(() => nextChunk(this.#req), declared === undefined ? undefined : Number(declared));
+    }
+    return this.#body.discard(limit, DISCARD_IDLE_MS);
   }
 }
 
@@ -304,13 +290,48 @@ class Connections {
 }
 
 /**
- * Whether the answer leaves the request body unread (the handler stopped reading it halfway,
- * or it is too large): not worth draining, so the connection closes after the answer, gently.
+ * Called as the answer is written: whether the connection closes after it because the
+ * request body is not in yet. What is left of the body is read and dropped meanwhile, so a
+ * client still sending it (most write the whole body before they read) is not reset before
+ * it reads the answer; closing a socket with unread data sends a reset, which makes the
+ * client's kernel drop what it had not read yet. When the handler read part of the body, or
+ * answers 413, the answer says `connection: close` and the connection ends gently once the
+ * body did (as Deno.serve does); a body nobody touched is dropped as Node does, keeping the
+ * connection. Past `limit` bytes of body, or when the client goes quiet, the connection is
+ * cut once the answer is out.
  */
-function closeAfter(req: IncomingMessage, incoming: NodeIncoming, status: number): boolean {
-  if (!(incoming.pulled || status === 413) || req.complete) return false;
-  lingerOnClose(req.socket);
-  return true;
+function closeAfter(
+  req: IncomingMessage,
+  res: ServerResponse,
+  incoming: NodeIncoming,
+  status: number,
+  limit: number,
+): boolean {
+  if (req.complete || incoming.settled || !incoming.hasBody()) return false;
+  const close = incoming.pulled || status === 413;
+  const socket = req.socket as Socket & { destroySoon(): void };
+  /** undefined while the body is being dropped, then whether it ended within the limit. */
+  let whole: boolean | undefined;
+  let answered = false;
+  const cut = () => {
+    if (res.writableFinished || res.destroyed) socket.destroy();
+    else res.once("close", () => socket.destroy());
+  };
+  const destroySoon = socket.destroySoon;
+  if (close) {
+    // Node's server calls destroySoon() once an answer with `connection: close` is written.
+    socket.destroySoon = () => {
+      answered = true;
+      if (whole) destroySoon.call(socket);
+      else if (whole === false) socket.destroy();
+    };
+  }
+  incoming.discard(limit).then((ended) => {
+    whole = ended;
+    if (!ended) cut();
+    else if (answered) destroySoon.call(socket);
+  });
+  return close;
 }
 
 /** The handler never throws; should it anyway, the client gets a JSON 500 and the server goes on. */
@@ -320,8 +341,11 @@ function fail(res: ServerResponse, respond: Respond<void>, error: unknown): void
 }
 
 /** Serves the handler with `node:http`; rejects when the port cannot be bound. */
-export function serve(handler: ServedHandler, { port, hostname, tls }: ListenOptions): Promise<Listener> {
-  if (tls) return serveTls(handler, { port, hostname, tls });
+export function serve(
+  handler: ServedHandler,
+  { port, hostname, tls, unreadBodyLimit: limit = unreadBodyLimit(DEFAULT_MAX_BODY) }: ListenOptions,
+): Promise<Listener> {
+  if (tls) return serveTls(handler, { port, hostname, tls, unreadBodyLimit: limit });
   let closing = false;
   const connections = new Connections();
   // Answer an HTTP/1.1 request without a Host header like any other (as Deno does), instead
@@ -334,7 +358,7 @@ export function serve(handler: ServedHandler, { port, hostname, tls }: ListenOpt
     const respond = writeTo(
       res,
       req.method === "HEAD",
-      (status) => closeAfter(req, incoming, status) || closing,
+      (status) => closeAfter(req, res, incoming, status, limit) || closing,
     );
     if (target === undefined) return respond(...errorAnswer(400, `bad request target '${req.url}'`));
     try {
@@ -383,7 +407,7 @@ export function serve(handler: ServedHandler, { port, hostname, tls }: ListenOpt
  */
 function serveTls(
   handler: ServedHandler,
-  { port, hostname, tls }: Required<ListenOptions>,
+  { port, hostname, tls, unreadBodyLimit: limit }: Required<ListenOptions>,
 ): Promise<Listener> {
   let closing = false;
   const sockets = new Set<Socket>();
@@ -398,7 +422,7 @@ function serveTls(
       response,
       req.method === "HEAD",
       // HTTP/2 streams close on their own; `connection` is not an HTTP/2 header.
-      (status) => !http2 && (closeAfter(req as unknown as IncomingMessage, incoming, status) || closing),
+      (status) => !http2 && (closeAfter(request, response, incoming, status, limit) || closing),
       http2,
     );
     if (target === undefined) return respond(...errorAnswer(400, `bad request target '${req.url}'`));

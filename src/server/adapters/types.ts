@@ -23,6 +23,12 @@ export interface ListenOptions {
   hostname: string;
   /** Serve HTTPS with this certificate and key (PEM); HTTP/2 is offered where the runtime has it. */
   tls?: { cert: string; key: string };
+  /**
+   * After an answer that came before the request body was in: how many bytes of that body
+   * (in all) are still read and dropped before the connection is closed instead. Default:
+   * `unreadBodyLimit` of the default `--max-body`.
+   */
+  unreadBodyLimit?: number;
 }
 
 /** A listening server, as an adapter returns it. */
