@@ -30,39 +30,41 @@ Deno.test("validate: zero routes is valid", async () => {
 });
 
 Deno.test("validate: an invalid method names the route and the allowed methods, exit 1", async () => {
-  const { code, stdout, stderr } = await runCli(["validate", fixture("invalid_method.yaml")]);
+  const file = fixture("invalid_method.yaml");
+  const { code, stdout, stderr } = await runCli(["validate", file]);
   assert.equal(code, 1);
   assert.equal(stdout, "");
-  assert.equal(stderr, `[ERROR] routes[1]: invalid method 'FETCH' ${ALLOWED}\n`);
+  assert.equal(stderr, `[ERROR] ${file}:4:5: routes[1]: invalid method 'FETCH' ${ALLOWED}\n`);
 });
 
 Deno.test("validate: every problem of every route is printed, in file order, one line each", async () => {
-  const { code, stdout, stderr } = await runCli(["validate", fixture("many_errors.yaml")]);
+  const file = fixture("many_errors.yaml");
+  const { code, stdout, stderr } = await runCli(["validate", file]);
   assert.equal(code, 1);
   assert.equal(stdout, "");
   assert.deepEqual(lines(stderr), [
-    "[ERROR] routes[0]: path is required, for example /users/{id}",
-    `[ERROR] routes[1]: method is required ${ALLOWED}`,
-    `[ERROR] routes[2]: path must start with '/', got "users"`,
-    `[ERROR] routes[3]: status must be an integer from 100 to 599, got "2OO"`,
-    "[ERROR] routes[4]: unknown field 'staus' (did you mean 'status'?)",
-    "[ERROR] routes[5]: delay must be milliseconds from 0 to 2147483647, got -5",
-    "[ERROR] routes[6]: use either sequence or status, not both: move them into the sequence entries",
-    "[ERROR] routes[7]: path '/__stubtool__/health' is under /__stubtool__/, which stubtool reserves for itself",
-    "[ERROR] routes[8]: query parameter 'q' is set both in path and in query_params; keep one",
-    "[ERROR] routes[9]: status 204 cannot carry a body; remove body or use another status",
-    `[ERROR] routes[10]: sequence_mode must be 'repeat-last' or 'cycle', got "loop"`,
-    `[ERROR] routes[11]: must be a mapping with at least method and path, got "just a string"`,
+    `[ERROR] ${file}:3:5: routes[0]: path is required, for example /users/{id}`,
+    `[ERROR] ${file}:4:5: routes[1]: method is required ${ALLOWED}`,
+    `[ERROR] ${file}:6:5: routes[2]: path must start with '/', got "users"`,
+    `[ERROR] ${file}:9:5: routes[3]: status must be an integer from 100 to 599, got "2OO"`,
+    `[ERROR] ${file}:12:5: routes[4]: unknown field 'staus' (did you mean 'status'?)`,
+    `[ERROR] ${file}:15:5: routes[5]: delay must be milliseconds from 0 to 2147483647, got -5`,
+    `[ERROR] ${file}:16:5: routes[6]: use either sequence or status, not both: move them into the sequence entries`,
+    `[ERROR] ${file}:22:5: routes[7]: path '/__stubtool__/health' is under /__stubtool__/, which stubtool reserves for itself`,
+    `[ERROR] ${file}:23:5: routes[8]: query parameter 'q' is set both in path and in query_params; keep one`,
+    `[ERROR] ${file}:28:5: routes[9]: status 204 cannot carry a body; remove body or use another status`,
+    `[ERROR] ${file}:32:5: routes[10]: sequence_mode must be 'repeat-last' or 'cycle', got "loop"`,
+    `[ERROR] ${file}:35:5: routes[11]: must be a mapping with at least method and path, got "just a string"`,
   ]);
 });
 
-Deno.test("validate: problems of the file as a whole are placed at the file, port problems at port", async () => {
+Deno.test("validate: problems of the file as a whole are placed at the file, a top-level key at its line", async () => {
   const file = fixture("bad_top_level.yaml");
   const { code, stderr } = await runCli(["validate", file]);
   assert.equal(code, 1);
   assert.deepEqual(lines(stderr), [
-    `[ERROR] ${file}: unknown top-level key 'rotues' (did you mean 'routes'?)`,
-    "[ERROR] port: must be an integer from 0 to 65535, got 70000",
+    `[ERROR] ${file}:2:1: unknown top-level key 'rotues' (did you mean 'routes'?)`,
+    `[ERROR] ${file}:1:1: port: must be an integer from 0 to 65535, got 70000`,
     `[ERROR] ${file}: routes is required: a list of stubs, each with method and path`,
   ]);
   const list = fixture("not_a_mapping.yaml");
@@ -77,8 +79,8 @@ Deno.test("validate: shadowed and duplicate stubs are [WARN] lines on stderr, th
   const { code, stdout, stderr } = await runCli(["validate", file]);
   assert.equal(code, 0);
   assert.deepEqual(lines(stderr), [
-    "[WARN] routes[1]: duplicate of routes[0] (GET /users/{id}); it can never match",
-    "[WARN] routes[2]: shadowed by routes[0] (GET /users/{id}), which matches every request it would; it can never match",
+    `[WARN] ${file}:4:5: routes[1]: duplicate of routes[0] (GET /users/{id}); it can never match`,
+    `[WARN] ${file}:7:5: routes[2]: shadowed by routes[0] (GET /users/{id}), which matches every request it would; it can never match`,
   ]);
   assert.equal(stdout, `[OK] ${file} is valid (3 route(s) defined)\n`);
 });

@@ -20,7 +20,7 @@ export async function validateCommand(
   { output }: CliContext,
 ): Promise<number> {
   const file = positionals[0];
-  const { config, problems } = await loadConfigFile(file);
+  const { config, problems, locate } = await loadConfigFile(file);
   printProblems(output, problems, file);
   if (!config) return 1;
   const specFile = values.openapi as string | undefined;
@@ -30,7 +30,8 @@ export async function validateCommand(
     const { spec, problems: specProblems } = await loadOpenApi(specFile);
     printProblems(output, specProblems, specFile);
     if (!spec) return 1;
-    const drift = spec.checkStubs(config.routes, (i) => `routes[${i}]`);
+    const unplaced = spec.checkStubs(config.routes, (i) => `routes[${i}]`);
+    const drift = locate ? await locate(unplaced) : unplaced;
     printProblems(output, drift, file);
     if (drift.length) return 1;
     output.out(`[OK] ${file} is valid (${config.routes.length} route(s) defined)`);

@@ -8,6 +8,7 @@
 
 import type { RequestMatch } from "./model.ts";
 import type { Segment } from "./path.ts";
+import { unknownField } from "./hint.ts";
 import { compileJsonPattern, compileValuePattern, type ValuePattern } from "./patterns.ts";
 
 /** Longest scope name (the same bound as `x-stubtool-scope` values the recorder takes). */
@@ -110,7 +111,7 @@ export function compileRequest(
     written = {};
     for (const key of Object.keys(request)) {
       if (!(REQUEST_FIELDS as readonly string[]).includes(key)) {
-        errors.push(`request: unknown condition '${key}' (allowed: ${REQUEST_FIELDS.join(", ")})`);
+        errors.push(`request: ${unknownField("condition", key, REQUEST_FIELDS)}`);
       }
     }
     const { headers, json, form, body_contains: contains } = request;
