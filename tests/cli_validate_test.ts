@@ -156,3 +156,105 @@ Deno.test("validate: files with other extensions are read as JSON or YAML by con
     assert.equal(stdout, `[OK] ${fixture(name)} is valid (1 route(s) defined)\n`);
   }
 });
+
+Deno.test("regression: duplicate ids in one config passed validate and serve; now an [ERROR] naming the other stub", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "ids.yaml");
+  await Deno.writeTextFile(
+    file,
+    "routes:\n  - {id: user, method: GET, path: /a}\n  - {method: GET, path: /b}\n  - {id: user, method: POST, path: /c}\n",
+  );
+  const expected = [
+    `[ERROR] ${file}:4:6: routes[2]: id 'user' is already used by routes[0] (GET /a); give each stub its own id`,
+  ];
+  const validated = await runCli(["validate", file]);
+  assert.deepEqual([validated.code, validated.stdout, lines(validated.stderr)], [1, "", expected]);
+  const served = await runCli(["serve", "--port", "0", "--config", file]);
+  assert.deepEqual([served.code, served.stdout, lines(served.stderr)], [1, "", expected]);
+});
+
+Deno.test('regression: validate hid status "2OO" when the same stub also had a sequence conflict; both are reported', async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "both.yaml");
+  await Deno.writeTextFile(
+    file,
+    "routes:\n  - method: GET\n    path: /a\n    status: 2OO\n    sequence: [{status: 503}]\n",
+  );
+  const { code, stderr } = await runCli(["validate", file]);
+  assert.equal(code, 1);
+  assert.deepEqual(lines(stderr), [
+    `[ERROR] ${file}:2:5: routes[0]: use either sequence or status, not both: move them into the sequence entries`,
+    `[ERROR] ${file}:4:5: routes[0]: status must be an integer from 100 to 599, got "2OO"`,
+  ]);
+});
+
+Deno.test("validate: a problem deep in a stub points at its field's line and column, in YAML and in JSON", async () => {
+  await using dir = await tempDir();
+  const yaml = join(dir.path, "deep.yaml");
+  await Deno.writeTextFile(
+    yaml,
+    [
+      "routes:",
+      "  - method: GET",
+      "    path: /a",
+      "    sequence:",
+      "      - status: 200",
+      "      - status: 99",
+      "        headers: { x-a: ok, 'bad name': x }",
+      "  - method: GET",
+      "    path: /b",
+      "    request:",
+      "      header: { x: y }",
+      "",
+    ].join("\n"),
+  );
+  const { code, stderr } = await runCli(["validate", yaml]);
+  assert.equal(code, 1);
+  assert.deepEqual(lines(stderr), [
+    `[ERROR] ${yaml}:6:9: routes[0]: sequence[1].status must be an integer from 100 to 599, got 99`,
+    `[ERROR] ${yaml}:7:29: routes[0]: sequence[1].headers: 'bad name' is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`,
+    `[ERROR] ${yaml}:11:7: routes[1]: request: unknown condition 'header' (did you mean 'headers'?)`,
+  ]);
+  const json = join(dir.path, "deep.json");
+  await Deno.writeTextFile(
+    json,
+    '{\n  "routes": [\n    {"method": "GET", "path": "/a"},\n    {"method": "GET",\n     "path": "/b", "delay": -1}\n  ]\n}\n',
+  );
+  const fromJson = await runCli(["validate", json]);
+  assert.deepEqual(lines(fromJson.stderr), [
+    `[ERROR] ${json}:5:20: routes[1]: delay must be milliseconds from 0 to 2147483647, got -1`,
+  ]);
+});
+
+Deno.test("validate: {uuid}, {now} and {{…}} in an answer are sent as written, so they warn and point to response templates; captures do not", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "placeholders.yaml");
+  await Deno.writeTextFile(
+    file,
+    [
+      "routes:",
+      "  - method: POST",
+      "    path: /users/{id}",
+      "    body: { id: '{id}', token: '{uuid}' }",
+      "  - method: GET",
+      "    path: /time",
+      "    headers: { x-at: '{now}' }",
+      "  - method: GET",
+      "    path: /hello",
+      "    request: { headers: { x-name: '{name}' } }",
+      "    sequence:",
+      "      - body: 'hello {name}'",
+      "      - body: 'hello {{request.query.name}}'",
+      "",
+    ].join("\n"),
+  );
+  const { code, stdout, stderr } = await runCli(["validate", file]);
+  assert.equal(code, 0, stderr);
+  assert.equal(stdout, `[OK] ${file} is valid (3 route(s) defined)\n`);
+  const later = "values made per request (ids, times) are for response templates (template: true), not yet available";
+  assert.deepEqual(lines(stderr), [
+    `[WARN] ${file}:4:25: routes[0]: body.token holds {uuid}, which names no capture of this stub (its captures are {id}), so it is sent as written; ${later}`,
+    `[WARN] ${file}:7:16: routes[1]: headers.x-at holds {now}, which names no capture of this stub (it captures none), so it is sent as written; ${later}`,
+    `[WARN] ${file}:13:9: routes[2].sequence[1]: body holds {{request.query.name}}, which is sent as written: {{…}} is template syntax, and response templates (template: true) are not available yet; {name} fills in a capture of the stub`,
+  ]);
+});
