@@ -17,7 +17,7 @@ export const MAX_SCOPE_LENGTH = 200;
 // deno-lint-ignore no-control-regex -- control characters are exactly what must be caught
 const CONTROL = /[\x00-\x1f\x7f]/;
 /** What a stub id may hold (P9.1). */
-const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
+export const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** The keys of `request:`. */
 export const REQUEST_FIELDS = ["headers", "json", "form", "body_contains"] as const;

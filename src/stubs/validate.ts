@@ -38,7 +38,8 @@ export interface Problem {
   message: string;
 }
 
-const STUB_FIELDS = [
+/** The fields of a stub in a config file (`schema.ts` describes each, so the two lists cannot drift). */
+export const STUB_FIELDS = [
   "method",
   "path",
   "status",
@@ -59,9 +60,12 @@ const STUB_FIELDS = [
   "throttle",
 ] as const;
 const STUB_FIELDS_WITH_FUNC = [...STUB_FIELDS, "response_func"] as const;
-const ENTRY_FIELDS = ["status", "headers", "body", "body_file", "body_base64", "delay"] as const;
-const SEQUENCE_MODES: readonly SequenceMode[] = ["repeat-last", "cycle"];
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** The fields of a `sequence` entry. */
+export const ENTRY_FIELDS = ["status", "headers", "body", "body_file", "body_base64", "delay"] as const;
+/** What `sequence_mode` may be. */
+export const SEQUENCE_MODES: readonly SequenceMode[] = ["repeat-last", "cycle"];
+/** What a header name may hold: an HTTP token. */
+export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /**
  * Characters a header value cannot carry: CR and LF would split or end the header line, and
  * NUL and the other control characters but tab make Deno's HTTP/1 writer panic, which ends
@@ -73,7 +77,8 @@ export const HEADER_VALUE_FORBIDDEN = /[\0-\x08\x0a-\x1f\x7f]/;
 const HEADER_VALUE_NOT_LATIN1 = /[\u0100-\uffff]/;
 /** Headers the server computes itself; a stub that sets them would send a broken response. */
 const COMPUTED_HEADERS = new Set(["content-length", "transfer-encoding", "connection"]);
-const MAX_DELAY_MS = 2_147_483_647; // the largest setTimeout delay
+/** The longest delay in milliseconds. */
+export const MAX_DELAY_MS = 2_147_483_647; // the largest setTimeout delay
 const MAX_BODY_DEPTH = 500;
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
@@ -93,7 +98,7 @@ function isMapping(value: unknown): value is Record<string, unknown> {
 }
 
 /** What a stub's `method` may be: a method, or `ANY` (P10.5), listed alphabetically as messages show them. */
-const STUB_METHODS: readonly StubMethod[] = ["ANY", ...METHODS];
+export const STUB_METHODS: readonly StubMethod[] = ["ANY", ...METHODS];
 const ALLOWED_METHODS = `(allowed: ${STUB_METHODS.join(", ")})`;
 
 /** Checks a method name; returns it upper-cased, or the P6 message. */
@@ -307,7 +312,8 @@ function checkResponse(
   return spec;
 }
 
-const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+/** What `body_base64` may hold. */
+export const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
 /**
  * A `body_file` (read now, relative to `options.baseDir`) or `body_base64` body: its bytes,
@@ -662,7 +668,11 @@ export interface Config {
   proxyUnmatched?: string;
 }
 
-const CONFIG_FIELDS = ["routes", "port", "cors", "proxy_unmatched"] as const;
+/** The top-level keys of a config file. */
+export const CONFIG_FIELDS = ["routes", "port", "cors", "proxy_unmatched"] as const;
+
+/** An origin `cors:` may list: scheme, host and port, no path. */
+export const ORIGIN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#\s]+$/;
 
 /** `true`/`false`, or `{origins: [...]}`: a problem, or undefined. */
 export function checkCors(value: unknown): string | undefined {
@@ -671,7 +681,7 @@ export function checkCors(value: unknown): string | undefined {
     const keys = Object.keys(value);
     const origins = value.origins;
     if (keys.length === 1 && keys[0] === "origins" && Array.isArray(origins)) {
-      const bad = origins.find((o) => typeof o !== "string" || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/i.test(o));
+      const bad = origins.find((o) => typeof o !== "string" || !ORIGIN.test(o));
       if (bad === undefined) return undefined;
       return `must list origins like https://app.example:3000 (scheme, host and port; no path), got ${describe(bad)}`;
     }
@@ -844,7 +854,8 @@ function strayPlaceholder(response: ResponseSpec, names: readonly string[]): str
   for (const [name, value] of Object.entries(response.headers ?? {})) {
     const values = Array.isArray(value) ? value : [value];
     for (const [k, text] of values.entries()) {
-      const problem = check(text, Array.isArray(value) ? `headers.${name}[${k}]` : `headers.${name}`);
+      // String(): a binary body's headers are kept as written, where `x-count: 5` is a number.
+      const problem = check(String(text), Array.isArray(value) ? `headers.${name}[${k}]` : `headers.${name}`);
       if (problem) return problem;
     }
   }
