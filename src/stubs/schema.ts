@@ -10,16 +10,16 @@
  * @module
  */
 
-import { ID, MAX_SCOPE_LENGTH, REQUEST_FIELDS } from "./request.ts";
+import { ID, MAX_SCOPE_LENGTH, type REQUEST_FIELDS } from "./request.ts";
 import {
   BASE64,
-  CONFIG_FIELDS,
-  ENTRY_FIELDS,
+  type CONFIG_FIELDS,
+  type ENTRY_FIELDS,
   HEADER_NAME,
   MAX_DELAY_MS,
   ORIGIN,
   SEQUENCE_MODES,
-  STUB_FIELDS,
+  type STUB_FIELDS,
   STUB_METHODS,
 } from "./validate.ts";
 
