@@ -156,7 +156,7 @@ Deno.test("serve --stub: inline stubs come after config stubs and override them 
     served.process.stderr,
     `[WARN] ${
       fixture("valid.yaml")
-    }:3:5: routes[0]: shadowed by --stub[0] (GET /users/{name}), which matches every request it would; it can never match\n`,
+    }:2:5: routes[0]: shadowed by --stub[0] (GET /users/{name}), which matches every request it would; it can never match\n`,
   );
   assert.equal((await get(`${served.url}/users/1`)).status, 418);
   const report = JSON.parse((await get(`${served.url}/__stubtool__/report`)).text) as Report;

@@ -10,9 +10,10 @@ import { printProblems } from "./output.ts";
 import type { ParsedArgs } from "./usage.ts";
 
 /**
- * Prints every problem (`[ERROR]`/`[WARN]` on stderr) or `[OK] <file> is valid (<n>
- * route(s) defined)` on stdout. Returns 0 when valid (warnings allowed), 1 when not. With
- * `--openapi SPEC`, a stub the spec does not describe is an `[ERROR] routes[i]` line too,
+ * Prints every problem (`[ERROR]`/`[WARN]` on stderr, a stub's as `<file>:<line>:<col>:
+ * routes[i]: …`) or `[OK] <file> is valid (<n> route(s) defined)` on stdout. Returns 0 when
+ * valid (warnings allowed), 1 when not. With `--openapi SPEC`, a stub the spec does not
+ * describe is an `[ERROR] <file>:<line>:<col>: routes[i]` line too,
  * and a spec that cannot be read is an `[ERROR] <spec>` line.
  */
 export async function validateCommand(

@@ -3,7 +3,8 @@
  * file extension (`.json`, `.yaml`, `.yml`) or else by content. Every problem comes back
  * with its place already set, so the CLI prints `[ERROR] <place>: <message>` for each:
  * `stubs.yaml:4:7` for syntax errors, the file name for unreadable files and problems of
- * the file as a whole, `routes[2]` and `port` for validation problems.
+ * the file as a whole, `stubs.yaml:9:5: routes[2]` and `stubs.yaml:1:1: port` for
+ * validation problems (the line and column of the field they are about).
  * @module
  */
 
