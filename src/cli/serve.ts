@@ -372,6 +372,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   const placeOf = (i: number) => i < configCount ? `routes[${i}]` : `--stub[${i - configCount}]`;
   const inline = await inlineStubs(inlineTexts, { stubs: configStubs, places: placeOf });
   problems.push(...locate ? await locate(inline.problems) : inline.problems); // a config stub's line
+  locate = undefined; // it holds the parsed file: not for the server's whole life
   const tls = await readTls(settings.tls);
   if (tls !== undefined && "problem" in tls) problems.push(tls.problem);
   printProblems(output, problems, sources.file ?? "serve");

@@ -132,11 +132,7 @@ function placeFinder(text: string, file: string): (offset: number) => string {
 export interface ParsedConfig {
   raw?: unknown;
   problems: Problem[];
-  /** The parsed YAML tree, kept to place later problems at their line (absent for JSON). */
-  doc?: YamlDocument;
 }
-
-type YamlDocument = ReturnType<typeof import("yaml").parseDocument>;
 
 async function parseYamlConfig(text: string, file: string): Promise<ParsedConfig> {
   const { parseDocument, visit, isScalar } = await loadYaml();
@@ -171,7 +167,7 @@ async function parseYamlConfig(text: string, file: string): Promise<ParsedConfig
   }
   try {
     // The default maxAliasCount (100) stays: it stops "billion laughs" alias bombs.
-    return { raw: doc.toJS({ maxAliasCount: 100 }), problems: warnings, doc };
+    return { raw: doc.toJS({ maxAliasCount: 100 }), problems: warnings };
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     return { problems: [{ level: "error", place: file, message }, ...warnings] };
@@ -247,11 +243,11 @@ export async function validateParsedConfig(
     baseDir: options.baseDir ?? dirname(resolve(file)),
     uniqueIds: true,
   });
-  const located = problems.length ? await locateProblems(problems, parsed.doc, text, file) : problems;
+  const located = problems.length ? await locateProblems(problems, text, file) : problems;
   return {
     config,
     problems: [...parsed.problems, ...located.map((p) => ({ ...p, place: p.place ?? file }))],
-    locate: (later) => locateProblems(later, parsed.doc, text, file),
+    locate: (later) => later.length ? locateProblems(later, text, file) : Promise.resolve([]),
   };
 }
 
@@ -286,14 +282,12 @@ function fieldOfMessage(message: string): Step[] {
  * Adds `file:line:col` to the place of each problem about a field of the document, pointing
  * at the deepest part of the field's path the file has (a key, a list item, or the stub).
  */
-async function locateProblems(
-  problems: readonly Problem[],
-  doc: YamlDocument | undefined,
-  text: string,
-  file: string,
-): Promise<Problem[]> {
+async function locateProblems(problems: readonly Problem[], text: string, file: string): Promise<Problem[]> {
+  if (text.startsWith("\uFEFF")) text = text.slice(1); // as parseConfigText reads it
   const yaml = await loadYaml();
-  doc ??= yaml.parseDocument(text, { uniqueKeys: false, prettyErrors: false });
+  // Parsed again, only when there are problems to place: the first parse's tree is not kept
+  // through validation, so a clean config of thousands of stubs loads in no more memory.
+  const doc = yaml.parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false });
   const place = placeFinder(text, file);
   const offsetOf = (steps: readonly Step[]): number | undefined => {
     let node: unknown = doc.contents;
