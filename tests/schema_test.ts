@@ -161,7 +161,15 @@ const optional: Record<string, fc.Arbitrary<unknown>> = {
 };
 const stub = fc.tuple(method, path, fc.shuffledSubarray(Object.keys(optional), { maxLength: 3 })).chain((
   [method, path, keys],
-) => fc.record(Object.fromEntries(keys.map((key) => [key, optional[key]]))).map((rest) => ({ method, path, ...rest })));
+) =>
+  // sequence_mode needs a sequence beside it to be valid at all.
+  fc.record(
+    Object.fromEntries(
+      (keys.includes("sequence_mode") && !keys.includes("sequence") ? [...keys, "sequence"] : keys)
+        .map((key) => [key, optional[key]]),
+    ),
+  ).map((rest) => ({ method, path, ...rest }))
+);
 
 Deno.test("schema: never stricter than validate, for generated stubs: whatever validate accepts passes the schema", () => {
   const seen = new Set<string>();
