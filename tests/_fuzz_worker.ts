@@ -74,15 +74,19 @@ async function run({ target, input, file }: FuzzCase): Promise<string> {
       const lines = input.replace(/^\uFEFF/, "").split("\n");
       for (const problem of problems) {
         if (typeof problem.message !== "string" || problem.message === "") throw new Error("a problem without message");
-        // A place is the file, a line and column inside the text, `port` or `routes[i]`.
-        const at = /^(.*):(\d+):(\d+)$/.exec(problem.place ?? "");
+        // A place is the file, a line and column inside the text (then, for a field, `: port` or `: routes[i]`),
+        // or `port`, `routes[i]` when the field is not found in the text.
+        const at = /^(.*?):(\d+):(\d+)(?:: (?:port|cors|proxy_unmatched|routes\[\d+\](?:\.sequence\[\d+\])?))?$/.exec(
+          problem.place ?? "",
+        );
         if (at) {
           const [line, col] = [Number(at[2]), Number(at[3])];
           if (at[1] !== name || line < 1 || line > lines.length || col < 1 || col > lines[line - 1].length + 1) {
             throw new Error(`place ${problem.place} is outside the text (${lines.length} lines)`);
           }
         } else if (
-          !(problem.place === name || problem.place === "port" || /^routes\[\d+\]$/.test(problem.place ?? ""))
+          !(problem.place === name || problem.place === "port" ||
+            /^routes\[\d+\](\.sequence\[\d+\])?$/.test(problem.place ?? ""))
         ) {
           throw new Error(`unexpected place ${problem.place}`);
         }

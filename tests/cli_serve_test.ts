@@ -154,7 +154,9 @@ Deno.test("serve --stub: inline stubs come after config stubs and override them 
   await using _ = served.process;
   assert.equal(
     served.process.stderr,
-    "[WARN] routes[0]: shadowed by --stub[0] (GET /users/{name}), which matches every request it would; it can never match\n",
+    `[WARN] ${
+      fixture("valid.yaml")
+    }:2:5: routes[0]: shadowed by --stub[0] (GET /users/{name}), which matches every request it would; it can never match\n`,
   );
   assert.equal((await get(`${served.url}/users/1`)).status, 418);
   const report = JSON.parse((await get(`${served.url}/__stubtool__/report`)).text) as Report;
@@ -193,7 +195,9 @@ Deno.test("serve: config errors and --stub errors are all printed before exiting
   ]);
   assert.equal(code, 1);
   assert.deepEqual(lines(stderr), [
-    "[ERROR] routes[1]: invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
+    `[ERROR] ${
+      fixture("invalid_method.yaml")
+    }:4:5: routes[1]: invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)`,
     "[ERROR] --stub[0]: column 7: expected '-> STATUS' after the path",
   ]);
 });

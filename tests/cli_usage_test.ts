@@ -67,15 +67,15 @@ async function usageError(args: string[]): Promise<string> {
 Deno.test("usage errors: missing or unknown command, with did-you-mean, exit 2", async () => {
   assert.equal(
     await usageError([]),
-    "[ERROR] missing command (serve, wait, validate, report, record, stubs); run stubtool --help",
+    "[ERROR] missing command (serve, wait, validate, report, record, stubs, schema); run stubtool --help",
   );
   assert.equal(
     await usageError(["sevre"]),
-    "[ERROR] unknown command 'sevre' (did you mean 'serve'?); commands: serve, wait, validate, report, record, stubs; run stubtool --help",
+    "[ERROR] unknown command 'sevre' (did you mean 'serve'?); commands: serve, wait, validate, report, record, stubs, schema; run stubtool --help",
   );
   assert.equal(
     await usageError(["launch"]),
-    "[ERROR] unknown command 'launch'; commands: serve, wait, validate, report, record, stubs; run stubtool --help",
+    "[ERROR] unknown command 'launch'; commands: serve, wait, validate, report, record, stubs, schema; run stubtool --help",
   );
   assert.equal(
     await usageError(["--port", "3000", "serve"]),
@@ -261,4 +261,15 @@ Deno.test("parseCommandArgs: repeatable flags collect, others keep the last valu
     () => parseCommandArgs(serve, ["--max_body", "1"]),
     /unknown option '--max_body' \(did you mean '--max-body'\?\)/,
   );
+});
+
+Deno.test("stubtool schema prints the config file's JSON Schema on stdout; it takes no arguments", async () => {
+  const { code, stdout, stderr } = await runCli(["schema"]);
+  assert.equal(code, 0, stderr);
+  const schema = JSON.parse(stdout);
+  assert.equal(schema.$schema, "https://json-schema.org/draft/2020-12/schema");
+  assert.deepEqual(schema.required, ["routes"]);
+  const extra = await runCli(["schema", "stubs.yaml"]);
+  assert.equal(extra.code, 2);
+  assert.match(extra.stderr, /^\[ERROR\] schema: /);
 });

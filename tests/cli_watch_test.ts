@@ -106,7 +106,7 @@ Deno.test("serve --watch: a broken rewrite is rejected with the validate [ERROR]
   await writeFile(file, "routes:\n  - { method: FETCH, path: /a }\n  - { method: GET, path: /new }\n");
   await until("the rejection", () => served.process.stderr.includes("has errors"));
   assert.deepEqual(lines(served.process.stderr), [
-    "[ERROR] routes[0]: invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
+    `[ERROR] ${file}:2:7: routes[0]: invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)`,
     `[watch] ${file} has errors: keeping the previous 2 stub(s)`,
   ]);
   assert.equal((await get(`${served.url}/a`)).text, '{"version":1}');
@@ -291,4 +291,36 @@ Deno.test("serve --watch: after a reload, POST /__stubtool__/stubs/reset brings 
   assert.equal(reset.status, 204);
   assert.equal((await get(`${served.url}/a`)).text, '{"version":2}');
   assert.deepEqual((await report(served.url)).stubs.map((s) => s.path), ["/a", "/seq", "/b"]);
+});
+
+Deno.test("regression: serve --watch did not reload when a body file changed, only the config; now an edit to a body_file reloads", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "stubs.yaml");
+  const body = join(dir.path, "user.json");
+  await writeFile(body, '{"name":"ada"}');
+  await writeFile(file, "routes:\n  - {method: GET, path: /user, body_file: user.json}\n  - {method: GET, path: /a}\n");
+  const served = await startServe(["--port", "0", "--quiet", "--watch", "--config", file]);
+  await using _ = served.process;
+  assert.equal((await get(`${served.url}/user`)).text, '{"name":"ada"}');
+  await get(`${served.url}/a`);
+
+  await writeFile(`${body}.tmp`, '{"name":"grace"}'); // saved by rename, as editors do
+  await rename(`${body}.tmp`, body);
+  await until("the reload", () => served.process.stdout.includes("[watch] "));
+  assert.equal(
+    lines(served.process.stdout).filter((l) => l.startsWith("[watch] ")).join("\n"),
+    [
+      `[watch] ${file}: +0 -0 ~1 stubs (~GET /user); 2 stub(s) now`,
+    ].join("\n"),
+  );
+  assert.equal((await get(`${served.url}/user`)).text, '{"name":"grace"}');
+
+  await writeFile(body, '{"name":"edsger"}'); // in place, a second time
+  await until(
+    "the second reload",
+    () => lines(served.process.stdout).filter((l) => l.startsWith("[watch] ")).length === 2,
+  );
+  assert.equal((await get(`${served.url}/user`)).text, '{"name":"edsger"}');
+  assert.equal(served.process.stderr, "");
+  assert.deepEqual((await report(served.url)).stubs.map((s) => [s.path, s.hit_count]), [["/user", 3], ["/a", 1]]);
 });

@@ -114,21 +114,21 @@ Deno.test("parseConfigText: __proto__ keys stay plain data (no prototype polluti
   }
 });
 
-Deno.test("loadConfigText: validation problems are placed at routes[i], port, or the file", async () => {
+Deno.test("loadConfigText: validation problems are placed at the line and column of routes[i]'s field, port, or the file", async () => {
   const text = "port: 99999\nroutes:\n  - {method: FETCH, path: /x}\n  - {method: GET, path: /y, staus: 1}\n";
   const { config, problems } = await loadConfigText(text, "c.yaml");
   assert.equal(config, undefined);
   assert.deepEqual(problems, [
-    { level: "error", place: "port", message: "must be an integer from 0 to 65535, got 99999" },
+    { level: "error", place: "c.yaml:1:1: port", message: "must be an integer from 0 to 65535, got 99999" },
     {
       level: "error",
-      place: "routes[0]",
+      place: "c.yaml:3:6: routes[0]",
       message: "invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
     },
-    { level: "error", place: "routes[1]", message: "unknown field 'staus' (did you mean 'status'?)" },
+    { level: "error", place: "c.yaml:4:29: routes[1]", message: "unknown field 'staus' (did you mean 'status'?)" },
   ]);
   const topLevel = (await loadConfigText("rotues: []", "c.yaml")).problems;
-  assert.deepEqual(topLevel.map((p) => p.place), ["c.yaml", "c.yaml"]);
+  assert.deepEqual(topLevel.map((p) => p.place), ["c.yaml:1:1", "c.yaml"]);
 });
 
 Deno.test("loadConfigText: a valid config with warnings returns the config and [WARN] problems", async () => {
@@ -139,7 +139,7 @@ Deno.test("loadConfigText: a valid config with warnings returns the config and [
   assert.equal(config?.routes.length, 2);
   assert.equal(config?.port, 0);
   assert.deepEqual(problems, [
-    { level: "warn", place: "routes[1]", message: "duplicate of routes[0] (GET /a); it can never match" },
+    { level: "warn", place: "w.yaml:4:5: routes[1]", message: "duplicate of routes[0] (GET /a); it can never match" },
   ]);
 });
 

@@ -3,7 +3,7 @@
 // `npm test` on a machine without them, not here: it changes the machine.)
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { CHROMIUM_HINT, ensureChromium, ensureWrk, systemChromium, which } from "../scripts/provision.mjs";
+import { aptCommand, CHROMIUM_HINT, ensureChromium, ensureWrk, systemChromium, which } from "../scripts/provision.mjs";
 
 /** A folder of executables named `names`, for a PATH of its own. */
 async function bin(names: string[]): Promise<string> {
@@ -48,4 +48,22 @@ Deno.test("provision: wrk on PATH is used as it is", async () => {
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("provision: packages come from apt-get when running as root on Linux; elsewhere (not CI) nothing is installed", async () => {
+  // Only which command would run is checked: running it would change this machine.
+  const dir = await bin(["apt-get"]);
+  try {
+    assert.deepEqual(aptCommand({ PATH: dir }), Deno.uid() === 0 ? ["apt-get"] : undefined);
+    assert.equal(aptCommand({ PATH: "/nonexistent" }), undefined, "no apt-get, no installing");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("provision: without wrk and without a way to install it, one line says what to install", () => {
+  assert.deepEqual(ensureWrk({ env: { PATH: "/nonexistent" }, log: () => {} }), {
+    error:
+      "wrk not found (needed by the bench smoke): install wrk (Debian/Ubuntu: apt-get install wrk; macOS: brew install wrk)",
+  });
 });

@@ -88,6 +88,58 @@ Deno.test("README: every code block is run by this test or says why not", () => 
   }
 });
 
+/** The cells of a table row (`| a | b |`), trimmed; `\|` inside a cell is not a separator. */
+function cells(row: string): string[] {
+  return row.trim().replace(/^\|/, "").replace(/\|$/, "").split(/(?<!\\)\|/).map((cell) => cell.trim());
+}
+
+/** Tables outside code blocks: runs of lines that start with `|`, with the line before each run. */
+function tables(markdown: string): { line: number; before: string; rows: string[] }[] {
+  const lines = markdown.split("\n");
+  const found: { line: number; before: string; rows: string[] }[] = [];
+  let fenced = false;
+  for (let i = 0; i < lines.length; i++) {
+    if (/^\s*```/.test(lines[i])) fenced = !fenced;
+    if (fenced || !lines[i].startsWith("|")) continue;
+    const start = i;
+    while (i + 1 < lines.length && lines[i + 1].startsWith("|")) i++;
+    found.push({ line: start + 1, before: lines[start - 1] ?? "", rows: lines.slice(start, i + 1) });
+  }
+  return found;
+}
+
+Deno.test("README: every table renders as a table: a blank line before it, a header and a delimiter row, no ragged rows", () => {
+  for (const { line, before, rows } of tables(README)) {
+    assert.equal(before.trim(), "", `README.md:${line}: a table needs a blank line before it`);
+    assert.ok(rows.length >= 2, `README.md:${line}: a table needs a header and a delimiter row`);
+    const width = cells(rows[0]).length;
+    assert.ok(cells(rows[1]).every((cell) => /^:?-+:?$/.test(cell)), `README.md:${line + 1}: not a delimiter row`);
+    rows.forEach((row, k) => assert.equal(cells(row).length, width, `README.md:${line + k}: ${width} cells expected`));
+  }
+});
+
+Deno.test("regression: README's admin endpoints were one paragraph, not rows of the Server endpoints table", () => {
+  const section = README.slice(README.indexOf("## Server endpoints"), README.indexOf("## Driving stubtool"));
+  const [table] = tables(section);
+  assert.deepEqual(table.rows.slice(2).map((row) => cells(row)[0]), [
+    "`GET /__stubtool__/`",
+    "`GET /__stubtool__/health`",
+    "`GET /__stubtool__/report`",
+    "`GET /__stubtool__/requests`",
+    "`POST /__stubtool__/reset`",
+    "no stub matched",
+    "response function throws, hangs or returns garbage",
+    "request body over `--max-body` (10 MiB)",
+    "`GET /__stubtool__/stubs`",
+    "`POST /__stubtool__/stubs`",
+    "`GET`, `PUT`, `DELETE /__stubtool__/stubs/{id}`",
+    "`DELETE /__stubtool__/stubs`",
+    "`POST /__stubtool__/requests/find`",
+  ]);
+  assert.equal(tables(section).length, 1, "one table, nothing after it that looks like rows");
+  assert.doesNotMatch(section, /\| \|/, "no row text run together into a paragraph");
+});
+
 for (const block of ALL.filter((b) => isCode(b) && !note(b, "not run"))) {
   Deno.test(`README.md:${block.line}: the ${block.lang} example runs`, async () => {
     await using dir = await tempDir();

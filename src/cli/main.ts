@@ -34,9 +34,10 @@ const LOAD: Record<CommandSpec["name"], () => Promise<Command>> = {
   report: () => import("./report.ts").then((m) => m.reportCommand),
   record: () => import("./record.ts").then((m) => m.recordCommand),
   stubs: () => import("./stubs.ts").then((m) => m.stubsCommand),
+  schema: () => import("./schema.ts").then((m) => m.schemaCommand),
 };
 
-const COMMAND_NAMES = "serve, wait, validate, report, record, stubs";
+const COMMAND_NAMES = "serve, wait, validate, report, record, stubs, schema";
 
 /**
  * Runs the CLI. Never throws: usage errors print one `[ERROR]` line with a hint and

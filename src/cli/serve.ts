@@ -366,6 +366,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   let configProxy: string | undefined;
   let configOk = true;
   let loadedText: string | undefined;
+  let locate: ((problems: readonly Problem[]) => Promise<Problem[]>) | undefined;
   if (sources.file !== undefined) {
     const loaded = await loadConfigFile(sources.file, async (path) => loadedText = await readFile(path, "utf8"));
     problems.push(...loaded.problems);
@@ -374,12 +375,14 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
     configPort = loaded.config?.port;
     configCors = loaded.config?.cors;
     configProxy = loaded.config?.proxyUnmatched;
+    locate = loaded.locate;
   }
   // Places are written out only for the stubs a message or the route table names.
   const configCount = configStubs.length;
   const placeOf = (i: number) => i < configCount ? `routes[${i}]` : `--stub[${i - configCount}]`;
   const inline = await inlineStubs(inlineTexts, { stubs: configStubs, places: placeOf });
-  problems.push(...inline.problems);
+  problems.push(...locate ? await locate(inline.problems) : inline.problems); // a config stub's line
+  locate = undefined; // it holds the parsed file: not for the server's whole life
   const tls = await readTls(settings.tls);
   if (tls !== undefined && "problem" in tls) problems.push(tls.problem);
   if (settings.filesRoot !== undefined) {

@@ -6,11 +6,10 @@
 
 import { Buffer } from "node:buffer";
 import { readFile } from "node:fs/promises";
-import { dirname, resolve } from "node:path";
-import { describeReadError, parseConfigText } from "../stubs/config.ts";
+import { describeReadError, parseConfigText, validateParsedConfig } from "../stubs/config.ts";
 import { parseInlineStub } from "../stubs/inline.ts";
 import { queryLabel } from "../stubs/model.ts";
-import { didYouMean, type Problem, validateConfig } from "../stubs/validate.ts";
+import { didYouMean, type Problem } from "../stubs/validate.ts";
 import { escapeControls } from "../report/escape.ts";
 import type { CliContext } from "./context.ts";
 import { errorLine, type Output, printProblems, warnLine } from "./output.ts";
@@ -228,8 +227,7 @@ async function loadWithRaw(text: string, file: string) {
   const parsed = await parseConfigText(text, file);
   const raw = (parsed.raw ?? {}) as Record<string, unknown>;
   if (parsed.problems.some((p) => p.level === "error")) return { problems: parsed.problems, raw };
-  const { config, problems } = validateConfig(parsed.raw, { baseDir: dirname(resolve(file)) });
-  return { config, problems: [...parsed.problems, ...problems.map((p) => ({ ...p, place: p.place ?? file }))], raw };
+  return { ...await validateParsedConfig(parsed, text, file), raw };
 }
 
 /** `body_file` replaced by the bytes it named, with the content type the server would give them. */

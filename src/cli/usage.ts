@@ -23,7 +23,7 @@ export interface FlagSpec {
 
 /** One command: its arguments, flags, help text and examples. */
 export interface CommandSpec {
-  name: "serve" | "wait" | "validate" | "report" | "record" | "stubs";
+  name: "serve" | "wait" | "validate" | "report" | "record" | "stubs" | "schema";
   /** Positional arguments in help text (`FILE`). */
   args?: string;
   /** How many positional arguments it takes. */
@@ -384,6 +384,17 @@ export const COMMANDS: readonly CommandSpec[] = [
       "stubtool stubs remove payments-402",
       "stubtool stubs remove --all --scope worker-3",
     ],
+  },
+  {
+    name: "schema",
+    positionals: { min: 0, max: 0 },
+    summary: "print the JSON Schema of config files, for editors",
+    description:
+      "Print the JSON Schema (draft 2020-12) of config files on stdout. Save it and point your editor at it:\n" +
+      "the first line of a YAML config can be '# yaml-language-server: $schema=stubtool.schema.json'.\n" +
+      "validate checks more than the schema can (regexes, min <= max, a sequence beside a status).",
+    flags: [],
+    examples: ["stubtool schema > stubtool.schema.json"],
   },
 ];
 

@@ -10,9 +10,10 @@ import { printProblems } from "./output.ts";
 import type { ParsedArgs } from "./usage.ts";
 
 /**
- * Prints every problem (`[ERROR]`/`[WARN]` on stderr) or `[OK] <file> is valid (<n>
- * route(s) defined)` on stdout. Returns 0 when valid (warnings allowed), 1 when not. With
- * `--openapi SPEC`, a stub the spec does not describe is an `[ERROR] routes[i]` line too,
+ * Prints every problem (`[ERROR]`/`[WARN]` on stderr, a stub's as `<file>:<line>:<col>:
+ * routes[i]: …`) or `[OK] <file> is valid (<n> route(s) defined)` on stdout. Returns 0 when
+ * valid (warnings allowed), 1 when not. With `--openapi SPEC`, a stub the spec does not
+ * describe is an `[ERROR] <file>:<line>:<col>: routes[i]` line too,
  * and a spec that cannot be read is an `[ERROR] <spec>` line.
  */
 export async function validateCommand(
@@ -20,7 +21,7 @@ export async function validateCommand(
   { output }: CliContext,
 ): Promise<number> {
   const file = positionals[0];
-  const { config, problems } = await loadConfigFile(file);
+  const { config, problems, locate } = await loadConfigFile(file);
   printProblems(output, problems, file);
   if (!config) return 1;
   const specFile = values.openapi as string | undefined;
@@ -30,7 +31,8 @@ export async function validateCommand(
     const { spec, problems: specProblems } = await loadOpenApi(specFile);
     printProblems(output, specProblems, specFile);
     if (!spec) return 1;
-    const drift = spec.checkStubs(config.routes, (i) => `routes[${i}]`);
+    const unplaced = spec.checkStubs(config.routes, (i) => `routes[${i}]`);
+    const drift = locate ? await locate(unplaced) : unplaced;
     printProblems(output, drift, file);
     if (drift.length) return 1;
     output.out(`[OK] ${file} is valid (${config.routes.length} route(s) defined)`);

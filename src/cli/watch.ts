@@ -1,5 +1,6 @@
 /**
- * `serve --watch`: follows the config file and reloads the stubs when it changes (P13.7).
+ * `serve --watch`: follows the config file, and the body files its stubs answer with, and
+ * reloads the stubs when one of them changes (P13.7).
  * Every change is parsed and validated first; a config with errors prints the same
  * `[ERROR]` lines as `validate` and the server keeps the stubs it has. A valid one replaces
  * the stub set at once (src/stubs/reload.ts, `StubHandler.replace`), carrying hit counts and
@@ -47,14 +48,23 @@ async function fingerprint(file: string): Promise<string> {
   }
 }
 
+/** {@link fingerprint} of each file, one after another: any of them changing changes it. */
+async function fingerprints(files: readonly string[]): Promise<string> {
+  let all = "";
+  for (const file of files) all += `${await fingerprint(file)}\n\n`;
+  return all;
+}
+
 /**
  * Calls `onSettled` after `file` changed and then stayed the same for `quietMs` (also once
- * after the start, to catch a change made while the caller was loading it). `onSettled`
- * returns false when the file changed again while it read it; then it waits again. Checks
- * run one at a time, every `pollMs`. Returns what stops watching.
+ * after the start, to catch a change made while the caller was loading it). `file` may be
+ * a function giving the files to follow at each check (a config and its body files): a
+ * change to any of them counts. `onSettled` returns false when a file changed again while
+ * it read it; then it waits again. Checks run one at a time, every `pollMs`. Returns what
+ * stops watching.
  */
 export function watchFile(
-  file: string,
+  file: string | (() => readonly string[]),
   onSettled: () => Promise<boolean>,
   { pollMs = WATCH_POLL_MS, quietMs = WATCH_QUIET_MS } = {},
 ): () => void {
@@ -67,14 +77,15 @@ export function watchFile(
       timer = setTimeout(resolve, ms);
     });
 
+  const files = typeof file === "string" ? () => [file] : file;
   (async () => {
-    let seen = await fingerprint(file);
+    let seen = await fingerprints(files());
     let changedAt = performance.now();
     let pending = true;
     while (!stopped) {
       await sleep(pollMs);
       if (stopped) break;
-      const now = await fingerprint(file);
+      const now = await fingerprints(files());
       if (now !== seen) {
         seen = now;
         changedAt = performance.now();
@@ -118,9 +129,21 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
   let loadedText = options.loadedText;
   /** The read problem last reported, so a file that stays missing is reported once. */
   let reported: string | undefined;
+  /** The config and the body files its stubs now answer with: a change to any of them reloads. */
+  const followed = (): string[] => {
+    const files = new Set([file]);
+    for (const route of handler.registry.routes) {
+      if (route.source !== "config") continue;
+      for (const response of route.stub.responses) if (response.filePath) files.add(response.filePath);
+    }
+    return [...files];
+  };
+  /** What the body files were when the config was last loaded. */
+  let loadedBodies = fingerprints(followed().slice(1));
 
   const reload = async (): Promise<boolean> => {
-    const before = await fingerprint(file);
+    const watched = followed();
+    const before = await fingerprints(watched);
     let text: string;
     try {
       text = await readFile(file, "utf8");
@@ -136,10 +159,12 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
       return true;
     }
     // Written to again while it was read: wait until it settles again.
-    if (await fingerprint(file) !== before) return false;
-    if (text === loadedText && reported === undefined) return true;
+    if (await fingerprints(watched) !== before) return false;
+    const bodies = await fingerprints(watched.slice(1));
+    if (text === loadedText && bodies === await loadedBodies && reported === undefined) return true;
     reported = undefined;
     loadedText = text;
+    loadedBodies = Promise.resolve(bodies);
     const loaded = await loadConfigText(text, file);
     const configStubs: Stub[] = loaded.config?.routes ?? [];
     const count = configStubs.length;
@@ -147,7 +172,7 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
       stubs: configStubs,
       places: (i) => i < count ? `routes[${i}]` : `--stub[${i - count}]`,
     });
-    const problems = [...loaded.problems, ...inline.problems];
+    const problems = [...loaded.problems, ...loaded.locate ? await loaded.locate(inline.problems) : inline.problems];
     printProblems(output, problems, file);
     if (!loaded.config || problems.some((p) => p.level === "error")) {
       output.err(`[watch] ${file} has errors: keeping the previous ${handler.registry.stubs.length} stub(s)`);
@@ -167,6 +192,7 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
     // The config's batch is replaced in place; --stub stubs (and stubs added at runtime) stay.
     const previous = handler.registry.routes.filter((r) => r.source === "config").map((r) => r.stub);
     const changes = handler.registry.replaceSource(configStubs, "config");
+    loadedBodies = fingerprints(followed().slice(1));
     output.out(
       `[watch] ${file}: ${
         describeChanges(changes, previous, configStubs)
@@ -175,7 +201,7 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
     return true;
   };
 
-  return watchFile(file, async () => {
+  return watchFile(followed, async () => {
     try {
       return await reload();
     } catch (error) {

@@ -3,7 +3,8 @@
  * file extension (`.json`, `.yaml`, `.yml`) or else by content. Every problem comes back
  * with its place already set, so the CLI prints `[ERROR] <place>: <message>` for each:
  * `stubs.yaml:4:7` for syntax errors, the file name for unreadable files and problems of
- * the file as a whole, `routes[2]` and `port` for validation problems.
+ * the file as a whole, `stubs.yaml:9:5: routes[2]` and `stubs.yaml:1:1: port` for
+ * validation problems (the line and column of the field they are about).
  * @module
  */
 
@@ -83,7 +84,7 @@ function syntaxProblem(file: string, text: string, offset: number, message: stri
 
 const DUPLICATE_KEY = "duplicate key: keys in one mapping must be unique";
 
-async function parseJsonConfig(text: string, file: string): Promise<{ raw?: unknown; problems: Problem[] }> {
+async function parseJsonConfig(text: string, file: string): Promise<ParsedConfig> {
   const result = await parseJson(text);
   if ("error" in result) {
     const { offset, message } = result.error;
@@ -108,16 +109,15 @@ async function parseJsonConfig(text: string, file: string): Promise<{ raw?: unkn
   return problems.length ? { problems } : { raw: result.value, problems };
 }
 
-async function parseYamlConfig(text: string, file: string): Promise<{ raw?: unknown; problems: Problem[] }> {
-  const { parseDocument, visit, isScalar } = await loadYaml();
-  // Merge keys (`<<: *base`) are allowed. Duplicate keys are errors, found below: npm:yaml's
-  // own check (uniqueKeys) compares each key with every earlier one, 5.6 s for 30,000 keys.
-  const doc = parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false });
-  // Lines are counted here, not by npm:yaml's LineCounter: it misses the line breaks inside a
-  // plain scalar in a broken flow collection, and placed later errors past the end of their line.
+/**
+ * `file:line:col` for an offset into `text`. Lines are counted here, not by npm:yaml's
+ * LineCounter: it misses the line breaks inside a plain scalar in a broken flow collection,
+ * and placed later errors past the end of their line.
+ */
+function placeFinder(text: string, file: string): (offset: number) => string {
   const lineStarts = [0];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lineStarts.push(i + 1);
-  const place = (offset: number) => {
+  return (offset: number) => {
     let line = 0;
     for (let high = lineStarts.length - 1; line < high;) {
       const mid = (line + high + 1) >> 1;
@@ -126,6 +126,20 @@ async function parseYamlConfig(text: string, file: string): Promise<{ raw?: unkn
     }
     return `${file}:${line + 1}:${offset - lineStarts[line] + 1}`;
   };
+}
+
+/** What {@link parseConfigText} gives: the document, or the problems that stop it. */
+export interface ParsedConfig {
+  raw?: unknown;
+  problems: Problem[];
+}
+
+async function parseYamlConfig(text: string, file: string): Promise<ParsedConfig> {
+  const { parseDocument, visit, isScalar } = await loadYaml();
+  // Merge keys (`<<: *base`) are allowed. Duplicate keys are errors, found below: npm:yaml's
+  // own check (uniqueKeys) compares each key with every earlier one, 5.6 s for 30,000 keys.
+  const doc = parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false });
+  const place = placeFinder(text, file);
   const warnings: Problem[] = doc.warnings.map((w) => ({ level: "warn", place: place(w.pos[0]), message: w.message }));
   const found = doc.errors.map((e) => ({ offset: e.pos[0], message: e.message }));
   // One set of keys per mapping: linear in the number of keys.
@@ -172,13 +186,24 @@ async function parseYamlConfig(text: string, file: string): Promise<{ raw?: unkn
  * console.log(problems[0].place); // "stubs.yaml:3:5"
  * ```
  */
-export async function parseConfigText(text: string, file: string): Promise<{ raw?: unknown; problems: Problem[] }> {
+export async function parseConfigText(text: string, file: string): Promise<ParsedConfig> {
   if (text.startsWith("\uFEFF")) text = text.slice(1);
   const format = formatOfFile(file);
   if (format === "json") return parseJsonConfig(text, file);
   if (format === "yaml") return parseYamlConfig(text, file);
   const asJson = await parseJsonConfig(text, file);
   return asJson.raw !== undefined ? asJson : parseYamlConfig(text, file);
+}
+
+/** A loaded config file: the config when it has no error, and every problem, placed. */
+export interface LoadedConfig {
+  config?: Config;
+  problems: Problem[];
+  /**
+   * Places later problems about `routes[i]` (a check against an OpenAPI spec) at their line
+   * and column, as the file's own problems are.
+   */
+  locate?: (problems: readonly Problem[]) => Promise<Problem[]>;
 }
 
 /**
@@ -196,15 +221,105 @@ export async function loadConfigText(
   text: string,
   file: string,
   options: { baseDir?: string } = {},
-): Promise<{ config?: Config; problems: Problem[] }> {
+): Promise<LoadedConfig> {
   const parsed = await parseConfigText(text, file);
   if (parsed.problems.some((p) => p.level === "error")) return { problems: parsed.problems };
+  return validateParsedConfig(parsed, text, file, options);
+}
+
+/**
+ * Validates what {@link parseConfigText} parsed, as a config file: ids must be unique, and
+ * each problem of a stub (or of `port`, `cors`, …) is placed at the line and column of the
+ * field it is about: `stubs.yaml:7:5: routes[2]`, as syntax errors are placed.
+ */
+export async function validateParsedConfig(
+  parsed: ParsedConfig,
+  text: string,
+  file: string,
+  options: { baseDir?: string } = {},
+): Promise<LoadedConfig> {
   // `body_file` paths are relative to the config file's folder.
-  const { config, problems } = validateConfig(parsed.raw, { baseDir: options.baseDir ?? dirname(resolve(file)) });
+  const { config, problems } = validateConfig(parsed.raw, {
+    baseDir: options.baseDir ?? dirname(resolve(file)),
+    uniqueIds: true,
+  });
+  const located = problems.length ? await locateProblems(problems, text, file) : problems;
   return {
     config,
-    problems: [...parsed.problems, ...problems.map((p) => ({ ...p, place: p.place ?? file }))],
+    problems: [...parsed.problems, ...located.map((p) => ({ ...p, place: p.place ?? file }))],
+    locate: (later) => later.length ? locateProblems(later, text, file) : Promise.resolve([]),
   };
+}
+
+/** A step of a field's path: a mapping key or a list index. */
+type Step = string | number;
+
+/** `routes[2].sequence[0]` → `["routes", 2, "sequence", 0]`. */
+function stepsOf(path: string): Step[] {
+  const steps: Step[] = [];
+  for (const [, key, index] of path.matchAll(/\.?([^.[\]]+)|\[(\d+)\]/g)) {
+    steps.push(index !== undefined ? Number(index) : key);
+  }
+  return steps;
+}
+
+/** The field a message is about: its leading `field.path[0]`, and the key an `unknown field 'x'` names. */
+function fieldOfMessage(message: string): Step[] {
+  if (message.startsWith("invalid method ")) return ["method"];
+  // A check against an OpenAPI spec names the stub first: `GET /users/{id}: body at /id must …`.
+  message = message.replace(/^[A-Z]+ \S+: /, "");
+  const lead = message.startsWith("unknown ")
+    ? ""
+    : /^([A-Za-z_][A-Za-z0-9_]*(?:\[\d+\]|\.[^\s.[:]+)*)/.exec(message)?.[1] ?? "";
+  const steps = stepsOf(lead);
+  const rest = message.slice(lead.length);
+  const named = /^:? ?(?:unknown [a-z -]+ '([^']*)'|'([^']*)' is not a valid header name)/.exec(rest);
+  if (named) steps.push(named[1] ?? named[2]);
+  return steps;
+}
+
+/**
+ * Adds `file:line:col` to the place of each problem about a field of the document, pointing
+ * at the deepest part of the field's path the file has (a key, a list item, or the stub).
+ */
+async function locateProblems(problems: readonly Problem[], text: string, file: string): Promise<Problem[]> {
+  if (text.startsWith("\uFEFF")) text = text.slice(1); // as parseConfigText reads it
+  const yaml = await loadYaml();
+  // Parsed again, only when there are problems to place: the first parse's tree is not kept
+  // through validation, so a clean config of thousands of stubs loads in no more memory.
+  const doc = yaml.parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false });
+  const place = placeFinder(text, file);
+  const offsetOf = (steps: readonly Step[]): number | undefined => {
+    let node: unknown = doc.contents;
+    let offset: number | undefined;
+    for (const step of steps) {
+      if (yaml.isMap(node)) {
+        const pair = node.items.find((item) => yaml.isScalar(item.key) && String(item.key.value) === String(step));
+        if (!pair) break;
+        offset = (pair.key as { range?: [number, number, number] }).range?.[0] ?? offset;
+        node = pair.value;
+      } else if (yaml.isSeq(node) && typeof step === "number") {
+        const item = node.items[step];
+        if (!item) break;
+        offset = (item as { range?: [number, number, number] }).range?.[0] ?? offset;
+        node = item;
+      } else break;
+    }
+    return offset;
+  };
+  return problems.map((problem) => {
+    const unknownTop = problem.place === undefined && /^unknown top-level key '([^']*)'/.exec(problem.message);
+    if (unknownTop) {
+      const offset = offsetOf([unknownTop[1]]);
+      return offset === undefined ? problem : { ...problem, place: place(offset) };
+    }
+    if (problem.place === undefined || !/^(routes\[\d+\]|port|cors|proxy_unmatched)(?![^.[])/.test(problem.place)) {
+      return problem;
+    }
+    const steps = stepsOf(problem.place);
+    const offset = offsetOf(steps[0] === "routes" ? [...steps, ...fieldOfMessage(problem.message)] : steps);
+    return offset === undefined ? problem : { ...problem, place: `${place(offset)}: ${problem.place}` };
+  });
 }
 
 /** Why a file could not be read, in a few words: `no such file`, `permission denied`. */
@@ -250,7 +365,7 @@ async function readWithNode(path: string): Promise<string> {
 export async function loadConfigFile(
   file: string,
   readTextFile: ReadTextFile = readWithNode,
-): Promise<{ config?: Config; problems: Problem[] }> {
+): Promise<LoadedConfig> {
   let text: string;
   try {
     text = await readTextFile(file);

@@ -8,6 +8,7 @@
 
 import type { RequestMatch } from "./model.ts";
 import type { Segment } from "./path.ts";
+import { unknownField } from "./hint.ts";
 import { compileJsonPattern, compileValuePattern, type ValuePattern } from "./patterns.ts";
 
 /** Longest scope name (the same bound as `x-stubtool-scope` values the recorder takes). */
@@ -16,7 +17,7 @@ export const MAX_SCOPE_LENGTH = 200;
 // deno-lint-ignore no-control-regex -- control characters are exactly what must be caught
 const CONTROL = /[\x00-\x1f\x7f]/;
 /** What a stub id may hold (P9.1). */
-const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
+export const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** The keys of `request:`. */
 export const REQUEST_FIELDS = ["headers", "json", "form", "body_contains"] as const;
@@ -110,7 +111,7 @@ export function compileRequest(
     written = {};
     for (const key of Object.keys(request)) {
       if (!(REQUEST_FIELDS as readonly string[]).includes(key)) {
-        errors.push(`request: unknown condition '${key}' (allowed: ${REQUEST_FIELDS.join(", ")})`);
+        errors.push(`request: ${unknownField("condition", key, REQUEST_FIELDS)}`);
       }
     }
     const { headers, json, form, body_contains: contains } = request;

@@ -14,20 +14,23 @@ import {
   type ResponseSpec,
   type SequenceMode,
   type Stub,
+  stubLabel,
   type StubMethod,
 } from "./model.ts";
-import { parsePathTemplate, plainSegments, type Segment } from "./path.ts";
+import { parsePathTemplate, PLACEHOLDER_ANYWHERE, plainSegments, type Segment } from "./path.ts";
 import type { ValuePatternSpec } from "./patterns.ts";
 import { checkId, checkPriority, checkScope, compileRequest } from "./request.ts";
 import { findShadowedStubs } from "./shadow.ts";
 import { checkBehaviour, checkResponseTemplates, templateStatus } from "./behaviour.ts";
 import { unreachableStates } from "./scenario_flow.ts";
 import { contentTypeOf } from "./media.ts";
+import { unknownField } from "./hint.ts";
 import { readFileSync } from "node:fs";
 import { isAbsolute, resolve as resolvePath } from "node:path";
 import { cwd } from "node:process";
 
 export { findShadowedStubs } from "./shadow.ts";
+export { didYouMean, unknownField } from "./hint.ts";
 
 /** A problem found in a config, tied to where it is. */
 export interface Problem {
@@ -37,7 +40,8 @@ export interface Problem {
   message: string;
 }
 
-const STUB_FIELDS = [
+/** The fields of a stub in a config file (`schema.ts` describes each, so the two lists cannot drift). */
+export const STUB_FIELDS = [
   "method",
   "path",
   "status",
@@ -63,9 +67,12 @@ const STUB_FIELDS = [
   "callbacks",
 ] as const;
 const STUB_FIELDS_WITH_FUNC = [...STUB_FIELDS, "response_func"] as const;
-const ENTRY_FIELDS = ["status", "headers", "body", "body_file", "body_base64", "delay"] as const;
-const SEQUENCE_MODES: readonly SequenceMode[] = ["repeat-last", "cycle"];
-const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+/** The fields of a `sequence` entry. */
+export const ENTRY_FIELDS = ["status", "headers", "body", "body_file", "body_base64", "delay"] as const;
+/** What `sequence_mode` may be. */
+export const SEQUENCE_MODES: readonly SequenceMode[] = ["repeat-last", "cycle"];
+/** What a header name may hold: an HTTP token. */
+export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /**
  * Characters a header value cannot carry: CR and LF would split or end the header line, and
  * NUL and the other control characters but tab make Deno's HTTP/1 writer panic, which ends
@@ -77,7 +84,8 @@ export const HEADER_VALUE_FORBIDDEN = /[\0-\x08\x0a-\x1f\x7f]/;
 const HEADER_VALUE_NOT_LATIN1 = /[\u0100-\uffff]/;
 /** Headers the server computes itself; a stub that sets them would send a broken response. */
 const COMPUTED_HEADERS = new Set(["content-length", "transfer-encoding", "connection"]);
-const MAX_DELAY_MS = 2_147_483_647; // the largest setTimeout delay
+/** The longest delay in milliseconds. */
+export const MAX_DELAY_MS = 2_147_483_647; // the largest setTimeout delay
 const MAX_BODY_DEPTH = 500;
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
@@ -96,44 +104,8 @@ function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(
-        previous[j] + 1,
-        current[j - 1] + 1,
-        previous[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1),
-      );
-    }
-    previous = current;
-  }
-  return previous[b.length];
-}
-
-/** The closest known name, when one is close enough to be a likely typo. */
-export function didYouMean(name: string, known: readonly string[]): string | undefined {
-  const lower = name.toLowerCase().replaceAll("-", "_");
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const candidate of known) {
-    const distance = editDistance(lower, candidate.toLowerCase());
-    if (distance < bestDistance) [best, bestDistance] = [candidate, distance];
-  }
-  return bestDistance <= Math.max(2, Math.floor(name.length / 3)) ? best : undefined;
-}
-
-/** `unknown field 'staus' (did you mean 'status'?)`, or the list of allowed fields. */
-export function unknownField(what: string, name: string, known: readonly string[]): string {
-  const hint = didYouMean(name, known);
-  return hint
-    ? `unknown ${what} '${name}' (did you mean '${hint}'?)`
-    : `unknown ${what} '${name}' (allowed: ${known.join(", ")})`;
-}
-
 /** What a stub's `method` may be: a method, or `ANY` (P10.5), listed alphabetically as messages show them. */
-const STUB_METHODS: readonly StubMethod[] = ["ANY", ...METHODS];
+export const STUB_METHODS: readonly StubMethod[] = ["ANY", ...METHODS];
 const ALLOWED_METHODS = `(allowed: ${STUB_METHODS.join(", ")})`;
 
 /** Checks a method name; returns it upper-cased, or the P6 message. */
@@ -347,7 +319,8 @@ function checkResponse(
   return spec;
 }
 
-const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+/** What `body_base64` may hold. */
+export const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
 
 /**
  * A `body_file` (read now, relative to `options.baseDir`) or `body_base64` body: its bytes,
@@ -418,6 +391,15 @@ function absolutePath(path: string, base: string | undefined): string {
 function readFileBytes(path: string): Uint8Array<ArrayBuffer> {
   const buffer = readFileSync(path);
   return new Uint8Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer);
+}
+
+/**
+ * Checks the plain-response fields of a stub whose answer comes from elsewhere (a
+ * sequence, a proxy, a response function): the conflict is reported, and so is a wrong
+ * value in them (`status: "2OO"`), so one run of `validate` shows every fix to make.
+ */
+function checkUnusedResponse(raw: Record<string, unknown>, errors: string[], options?: ValidateStubOptions): void {
+  if (plainResponseFields(raw).length) checkResponse(raw, "", errors, false, options);
 }
 
 /** The plain-response fields a stub sets, which a sequence or a response function rules out. */
@@ -584,6 +566,7 @@ export function validateStubInFull(
     else proxy = raw.proxy as string;
     const answers = [...plainResponseFields(raw), ...(raw.sequence !== undefined ? ["sequence"] : [])];
     if (answers.length) errors.push(`a proxy stub passes the upstream's answer on; remove ${answers.join(", ")}`);
+    checkUnusedResponse(raw, errors, options);
     if (responseFunc !== undefined) errors.push("use either a response function or proxy, not both");
   } else if (responseFunc !== undefined) {
     const hasPlain = plainResponseFields(raw);
@@ -592,10 +575,12 @@ export function validateStubInFull(
     }
     if (isSequence) errors.push("use either a response function or sequence, not both");
     if (hasPlain.length) errors.push(`a response function computes the response; remove ${hasPlain.join(", ")}`);
+    checkUnusedResponse(raw, errors, options);
   } else if (isSequence) {
     const hasPlain = plainResponseFields(raw);
     if (hasPlain.length) {
       errors.push(`use either sequence or ${hasPlain.join("/")}, not both: move them into the sequence entries`);
+      checkUnusedResponse(raw, errors, options);
     }
     if (!Array.isArray(raw.sequence) || raw.sequence.length === 0) {
       errors.push(
@@ -725,7 +710,11 @@ export interface Config {
   proxyUnmatched?: string;
 }
 
-const CONFIG_FIELDS = ["routes", "port", "cors", "proxy_unmatched"] as const;
+/** The top-level keys of a config file. */
+export const CONFIG_FIELDS = ["routes", "port", "cors", "proxy_unmatched"] as const;
+
+/** An origin `cors:` may list: scheme, host and port, no path. */
+export const ORIGIN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#\s]+$/;
 
 /** `true`/`false`, or `{origins: [...]}`: a problem, or undefined. */
 export function checkCors(value: unknown): string | undefined {
@@ -734,12 +723,21 @@ export function checkCors(value: unknown): string | undefined {
     const keys = Object.keys(value);
     const origins = value.origins;
     if (keys.length === 1 && keys[0] === "origins" && Array.isArray(origins)) {
-      const bad = origins.find((o) => typeof o !== "string" || !/^[a-z][a-z0-9+.-]*:\/\/[^/?#\s]+$/i.test(o));
+      const bad = origins.find((o) => typeof o !== "string" || !ORIGIN.test(o));
       if (bad === undefined) return undefined;
       return `must list origins like https://app.example:3000 (scheme, host and port; no path), got ${describe(bad)}`;
     }
   }
   return `must be true, false or {origins: [https://app.example, …]}, got ${describe(value)}`;
+}
+
+/** Options for {@link validateConfig}. */
+export interface ValidateConfigOptions extends Pick<ValidateStubOptions, "baseDir" | "readFile"> {
+  /**
+   * Two stubs with the same `id` are an error. Set for config files; the admin API leaves
+   * it to the server, which answers a duplicate with `409` and names the stub holding the id.
+   */
+  uniqueIds?: boolean;
 }
 
 /**
@@ -749,7 +747,7 @@ export function checkCors(value: unknown): string | undefined {
  */
 export function validateConfig(
   raw: unknown,
-  options?: Pick<ValidateStubOptions, "baseDir" | "readFile">,
+  options?: ValidateConfigOptions,
 ): { config?: Config; problems: Problem[] } {
   const problems: Problem[] = [];
   if (!isMapping(raw)) {
@@ -795,6 +793,8 @@ export function validateConfig(
   }
   const routes: Stub[] = [];
   const items = raw.routes;
+  /** Where each id was first given, when ids must be unique. */
+  const holders = options?.uniqueIds ? new Map<string, [index: number, stub: Stub]>() : undefined;
   for (let i = 0; i < items.length; i++) {
     const plain = plainStub(items[i]); // most stubs of a large config: no result object, no errors list
     if (plain) {
@@ -803,7 +803,21 @@ export function validateConfig(
     }
     const { stub, errors } = validateStubInFull(items[i], options);
     for (const message of errors) problems.push({ level: "error", place: `routes[${i}]`, message });
-    if (stub) routes.push(stub);
+    if (!stub) continue;
+    routes.push(stub);
+    if (holders && stub.id !== undefined) {
+      const holder = holders.get(stub.id);
+      if (!holder) holders.set(stub.id, [i, stub]);
+      else {
+        problems.push({
+          level: "error",
+          place: `routes[${i}]`,
+          message: `id '${stub.id}' is already used by routes[${holder[0]}] (${
+            stubLabel(holder[1])
+          }); give each stub its own id`,
+        });
+      }
+    }
   }
   if (problems.some((p) => p.level === "error")) return { problems };
   problems.push(...findShadowedStubs(routes, (i) => `routes[${i}]`));
@@ -818,6 +832,17 @@ export function validateConfig(
       place: stub.isSequence ? `routes[${i}].sequence[${entry}]` : `routes[${i}]`,
       message: "body is a string that holds JSON, so it goes out as one JSON string (double-encoded): " +
         "write the value itself (body: {id: 1}, not body: '{\"id\": 1}'), or set a text content-type to send it as written",
+    });
+  });
+  routes.forEach((stub, i) => {
+    stub.responses.forEach((response, entry) => {
+      const stray = strayPlaceholder(response, captureNames(stub));
+      if (!stray) return;
+      problems.push({
+        level: "warn",
+        place: stub.isSequence ? `routes[${i}].sequence[${entry}]` : `routes[${i}]`,
+        message: stray,
+      });
     });
   });
   if ("Deno" in globalThis) {
@@ -835,6 +860,69 @@ export function validateConfig(
   if (cors !== undefined) config.cors = cors;
   if (proxyUnmatched !== undefined) config.proxyUnmatched = proxyUnmatched;
   return { config, problems };
+}
+
+/** The names a stub captures: path placeholders, then those of its query and request conditions. */
+function captureNames(stub: Stub): string[] {
+  const names: string[] = [];
+  for (const segment of stub.segments) if (segment.param) names.push(segment.name);
+  const { match } = stub;
+  if (!match) return names;
+  for (const list of [match.query, match.headers, match.form]) {
+    for (const [, pattern] of list ?? []) names.push(...pattern.names);
+  }
+  names.push(...match.jsonNames ?? []);
+  return names;
+}
+
+const HANDLEBARS = /\{\{[^{}]*\}\}/;
+
+/**
+ * A warning for the first body string or header value of `response` holding `{name}` with
+ * a name the stub does not capture (`{uuid}`, `{now}`) or a `{{…}}` template: both are sent
+ * exactly as written, which is rarely what their author expects.
+ */
+function strayPlaceholder(response: ResponseSpec, names: readonly string[]): string | undefined {
+  const check = (text: string, where: string): string | undefined => {
+    if (!text.includes("{")) return undefined;
+    const template = HANDLEBARS.exec(text);
+    if (template) {
+      return `${where} holds ${template[0]}, which is sent as written: {{…}} is template syntax, and ` +
+        "response templates (template: true) are not available yet; {name} fills in a capture of the stub";
+    }
+    const unknown = [...text.matchAll(PLACEHOLDER_ANYWHERE)].map((m) => m[1]).filter((n) => !names.includes(n));
+    if (!unknown.length) return undefined;
+    const captures = names.length ? `its captures are ${names.map((n) => `{${n}}`).join(", ")}` : "it captures none";
+    return `${where} holds {${unknown[0]}}, which names no capture of this stub (${captures}), so it is sent as ` +
+      "written; values made per request (ids, times) are for response templates (template: true), not yet available";
+  };
+  for (const [name, value] of Object.entries(response.headers ?? {})) {
+    const values = Array.isArray(value) ? value : [value];
+    for (const [k, text] of values.entries()) {
+      // String(): a binary body's headers are kept as written, where `x-count: 5` is a number.
+      const problem = check(String(text), Array.isArray(value) ? `headers.${name}[${k}]` : `headers.${name}`);
+      if (problem) return problem;
+    }
+  }
+  if (!response.hasBody || response.bytes) return undefined;
+  const walk = (value: unknown, where: string): string | undefined => {
+    if (typeof value === "string") return check(value, where);
+    if (typeof value !== "object" || value === null) return undefined;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) {
+        const problem = walk(value[i], `${where}[${i}]`);
+        if (problem) return problem;
+      }
+      return undefined;
+    }
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const problem = walk((value as Record<string, unknown>)[key], `${where}.${key}`);
+      if (problem) return problem;
+    }
+    return undefined;
+  };
+  return walk(response.body, "body");
 }
 
 /**

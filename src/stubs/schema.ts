@@ -1,0 +1,207 @@
+/**
+ * The JSON Schema (draft 2020-12) of a config file, for editors: with
+ * `# yaml-language-server: $schema=…` at the top of a YAML config, VS Code and other
+ * editors complete field names and flag typos as you type. `stubtool schema` prints it.
+ *
+ * It is built from the validator's own field tables (each table's type requires a schema
+ * for every field it lists), and it is never stricter than `validate`: a config `validate`
+ * accepts passes the schema. Some checks only `validate` makes (a regex that does not
+ * compile, `min` above `max`, a sequence beside a plain response); the schema leaves them out.
+ * @module
+ */
+
+import { ID, MAX_SCOPE_LENGTH, type REQUEST_FIELDS } from "./request.ts";
+import {
+  BASE64,
+  type CONFIG_FIELDS,
+  type ENTRY_FIELDS,
+  HEADER_NAME,
+  MAX_DELAY_MS,
+  ORIGIN,
+  SEQUENCE_MODES,
+  type STUB_FIELDS,
+  STUB_METHODS,
+} from "./validate.ts";
+
+/** A JSON Schema, as plain data. */
+export type JsonSchema = { [keyword: string]: unknown };
+
+/** One schema for each name of `fields`: adding a field to a table without describing it here fails type-checking. */
+type SchemasOf<Fields extends readonly string[]> = { [Name in Fields[number]]: JsonSchema };
+
+/** A regex source that matches `word` in any letter case (JSON Schema patterns take no flags). */
+function anyCase(word: string): string {
+  return [...word].map((c) => /[a-z]/i.test(c) ? `[${c.toUpperCase()}${c.toLowerCase()}]` : c).join("");
+}
+
+/** Scalars YAML users write where text is meant (`x-count: 5`, `page: 2`). */
+const TEXT_LIKE = { type: ["string", "number", "boolean"] };
+
+const VALUE_PATTERN: JsonSchema = {
+  description: "text (with {name} captures), {regex: PATTERN} or {absent: true}",
+  anyOf: [
+    TEXT_LIKE,
+    { type: "object", properties: { regex: { type: "string" } }, required: ["regex"], additionalProperties: false },
+    { type: "object", properties: { absent: { const: true } }, required: ["absent"], additionalProperties: false },
+  ],
+};
+
+const PATTERN_MAP = (what: string): JsonSchema => ({
+  type: "object",
+  description: `${what} names to value patterns`,
+  additionalProperties: { $ref: "#/$defs/valuePattern" },
+});
+
+const UPSTREAM: JsonSchema = {
+  type: "string",
+  // As `new URL` reads it: leading spaces and control characters are dropped, the scheme's case does not matter.
+  pattern: `^[\\u0000-\\u0020]*${anyCase("http")}[Ss]?:`,
+  description: "an http:// or https:// URL without ?query or #fragment",
+};
+
+const STATUS: JsonSchema = {
+  type: "integer",
+  minimum: 200,
+  maximum: 599,
+  description: "response status (default 200)",
+};
+const HEADERS: JsonSchema = {
+  type: "object",
+  description: "response headers; a list of values sends the header once per value (set-cookie)",
+  propertyNames: { pattern: HEADER_NAME.source },
+  additionalProperties: { anyOf: [TEXT_LIKE, { type: "array", minItems: 1, items: TEXT_LIKE }] },
+};
+const BODY: JsonSchema = { description: "any JSON value; strings may hold {name} captures" };
+const BODY_FILE: JsonSchema = {
+  type: "string",
+  minLength: 1,
+  description: "a file sent as the body, relative to the config file",
+};
+const BODY_BASE64: JsonSchema = { type: "string", pattern: BASE64.source, description: "a binary body, base64" };
+const DELAY: JsonSchema = {
+  description: "milliseconds, or {min, max} drawn per request",
+  anyOf: [
+    { type: "number", minimum: 0, maximum: MAX_DELAY_MS },
+    {
+      type: "object",
+      properties: {
+        min: { type: "number", minimum: 0, maximum: MAX_DELAY_MS },
+        max: { type: "number", minimum: 0, maximum: MAX_DELAY_MS },
+      },
+      required: ["min", "max"],
+      additionalProperties: false,
+    },
+  ],
+};
+
+const ENTRY: SchemasOf<typeof ENTRY_FIELDS> = {
+  status: STATUS,
+  headers: HEADERS,
+  body: BODY,
+  body_file: BODY_FILE,
+  body_base64: BODY_BASE64,
+  delay: DELAY,
+};
+
+const REQUEST: SchemasOf<typeof REQUEST_FIELDS> = {
+  headers: PATTERN_MAP("header"),
+  json: { description: "a JSON pattern the request body must contain" },
+  form: PATTERN_MAP("form field"),
+  body_contains: { type: "string", minLength: 1, description: "text the request body must contain" },
+};
+
+const STUB: SchemasOf<typeof STUB_FIELDS> = {
+  method: {
+    description: `${STUB_METHODS.join(", ")} (any letter case)`,
+    anyOf: [
+      { enum: [...STUB_METHODS] },
+      { type: "string", pattern: `^(${STUB_METHODS.map(anyCase).join("|")})$` },
+    ],
+  },
+  path: { type: "string", pattern: "^/", description: "/users/{id}; may end with ?query" },
+  status: STATUS,
+  headers: HEADERS,
+  body: BODY,
+  query_params: PATTERN_MAP("query parameter"),
+  delay: DELAY,
+  sequence: {
+    type: "array",
+    minItems: 1,
+    description: "the n-th matching request gets the n-th entry",
+    items: { $ref: "#/$defs/entry" },
+  },
+  sequence_mode: { enum: [...SEQUENCE_MODES], description: "what follows the last sequence entry" },
+  id: { type: "string", pattern: ID.source, description: "unique name of the stub (admin API, report)" },
+  scope: {
+    type: "string",
+    minLength: 1,
+    maxLength: MAX_SCOPE_LENGTH,
+    description: "answer only requests with x-stubtool-scope: this name",
+  },
+  priority: { type: "integer", description: "higher wins over more specific paths (default 0)" },
+  request: {
+    type: "object",
+    description: "conditions on the request beyond method and path",
+    properties: REQUEST,
+    additionalProperties: false,
+  },
+  body_file: BODY_FILE,
+  body_base64: BODY_BASE64,
+  proxy: UPSTREAM,
+  fault: { enum: ["disconnect", "truncate"], description: "break the answer on purpose" },
+  throttle: { type: "integer", minimum: 1, description: "send the body at this many bytes per second" },
+};
+
+const CONFIG: SchemasOf<typeof CONFIG_FIELDS> = {
+  routes: { type: "array", items: { $ref: "#/$defs/stub" }, description: "the stubs" },
+  port: { type: "integer", minimum: 0, maximum: 65535, description: "port to listen on (wins over --port)" },
+  cors: {
+    description: "true for any origin, or {origins: [...]}",
+    anyOf: [
+      { type: "boolean" },
+      {
+        type: "object",
+        properties: { origins: { type: "array", items: { type: "string", pattern: ORIGIN.source } } },
+        required: ["origins"],
+        additionalProperties: false,
+      },
+    ],
+  },
+  proxy_unmatched: UPSTREAM,
+};
+
+/**
+ * The config file's JSON Schema.
+ *
+ * @example
+ * ```ts
+ * import { configSchema } from "./schema.ts";
+ * console.log(configSchema().required); // ["routes"]
+ * ```
+ */
+export function configSchema(): JsonSchema {
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    title: "stubtool config",
+    description: "Stubs for stubtool serve (YAML or JSON). `stubtool validate FILE` checks what this schema cannot.",
+    type: "object",
+    properties: CONFIG,
+    required: ["routes"],
+    additionalProperties: false,
+    $defs: {
+      stub: {
+        type: "object",
+        properties: STUB,
+        required: ["method", "path"],
+        additionalProperties: false,
+      },
+      entry: { type: "object", properties: ENTRY, additionalProperties: false },
+      valuePattern: VALUE_PATTERN,
+    },
+  };
+}
+
+/** The schema as `stubtool schema` prints it and `schema/stubtool.schema.json` holds it. */
+export function configSchemaText(): string {
+  return `${JSON.stringify(configSchema(), null, 2)}\n`;
+}
