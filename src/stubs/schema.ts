@@ -60,11 +60,13 @@ const UPSTREAM: JsonSchema = {
 };
 
 const STATUS: JsonSchema = {
-  type: "integer",
-  minimum: 200,
-  maximum: 599,
-  description: "response status (default 200)",
+  description: 'response status (default 200); in a template stub, a template such as "{{request.query.code}}"',
+  anyOf: [
+    { type: "integer", minimum: 200, maximum: 599 },
+    { type: "string", pattern: "\\{\\{" },
+  ],
 };
+const NAME = { type: "string", minLength: 1, maxLength: 200 } as const;
 const HEADERS: JsonSchema = {
   type: "object",
   description: "response headers; a list of values sends the header once per value (set-cookie)",
@@ -150,6 +152,26 @@ const STUB: SchemasOf<typeof STUB_FIELDS> = {
   proxy: UPSTREAM,
   fault: { enum: ["disconnect", "truncate"], description: "break the answer on purpose" },
   throttle: { type: "integer", minimum: 1, description: "send the body at this many bytes per second" },
+  scenario: { ...NAME, description: "the scenario (a state machine starting in Started) this stub takes part in" },
+  when_state: { ...NAME, description: "answer only while the scenario is in this state" },
+  set_state: { ...NAME, description: "move the scenario to this state when this stub answers" },
+  template: { type: "boolean", description: "render body strings, header values and a string status as Handlebars" },
+  callbacks: {
+    type: "array",
+    description: "requests sent after the answer (webhooks)",
+    items: {
+      type: "object",
+      properties: {
+        method: { type: "string" },
+        url: { type: "string", pattern: "^[hH][tT][tT][pP][sS]?://[^{/?#]+" },
+        headers: HEADERS,
+        body: { description: "text, or a JSON value sent as JSON" },
+        delay_ms: { type: "integer", minimum: 0 },
+      },
+      required: ["method", "url"],
+      additionalProperties: false,
+    },
+  },
 };
 
 const CONFIG: SchemasOf<typeof CONFIG_FIELDS> = {
