@@ -77,7 +77,7 @@ Deno.test("P11.1 validate names the stub and the file when a body file is missin
     const { code, stderr } = await runCli(["validate", `${dir}/stubs.yaml`]);
     assert.equal(code, 1);
     assert.deepEqual(lines(stderr), [
-      `[ERROR] ${dir}/stubs.yaml:2:30: routes[0]: body_file "gone.json" cannot be read: no such file (looked for ${dir}/gone.json)`,
+      `[ERROR] routes[0]: body_file "gone.json" cannot be read: no such file (looked for ${dir}/gone.json) (at ${dir}/stubs.yaml:2:30)`,
     ]);
   } finally {
     await Deno.remove(dir, { recursive: true });

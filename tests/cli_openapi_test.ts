@@ -19,20 +19,20 @@ for (const version of ["3.0", "3.1"]) {
     assert.equal(code, 1);
     assert.equal(stdout, "");
     assert.deepEqual(lines(stderr), [
-      `[ERROR] ${DIR}/drift.yaml:9:5: routes[1]: GET /users/{id}: body at /id must be integer, got the placeholder "{id}" (captured values ` +
-      "are always strings: write a literal value, or use a response function) (spec: GET /users/{userId} 200)",
-      `[ERROR] ${DIR}/drift.yaml:13:5: routes[2]: POST /users: body has the property 'nickname', which the schema does not allow ` +
-      "(spec: POST /users 201)",
-      `[ERROR] ${DIR}/drift.yaml:13:5: routes[2]: POST /users: body at /email must match format "email", got "bo-at-example" ` +
-      "(spec: POST /users 201)",
-      `[ERROR] ${DIR}/drift.yaml:13:5: routes[2]: POST /users: body at /role must be one of "admin", "member", got "owner" ` +
-      "(spec: POST /users 201)",
-      `[ERROR] ${DIR}/drift.yaml:16:5: routes[3]: DELETE /users/{id}: status 200 is not declared for DELETE /users/{userId} in the spec ` +
-      "(declared: 204)",
-      `[ERROR] ${DIR}/drift.yaml:20:9: routes[4]: GET /users/{id}/invoices: sequence[0].body at /0/amount must be > 0, got 0 ` +
-      "(spec: GET /users/{userId}/invoices 200)",
-      `[ERROR] ${DIR}/drift.yaml:22:5: routes[5]: GET /users/{id}/avatar has no operation in the spec (no such path)`,
-      `[ERROR] ${DIR}/drift.yaml:25:5: routes[6]: PUT /users/{id} has no operation in the spec (it has this path for GET, DELETE, PATCH only)`,
+      `[ERROR] routes[1]: GET /users/{id}: body at /id must be integer, got the placeholder "{id}" (captured values` +
+      ` are always strings: write a literal value, or use a response function) (spec: GET /users/{userId} 200) (at ${DIR}/drift.yaml:9:5)`,
+      `[ERROR] routes[2]: POST /users: body has the property 'nickname', which the schema does not allow` +
+      ` (spec: POST /users 201) (at ${DIR}/drift.yaml:13:5)`,
+      `[ERROR] routes[2]: POST /users: body at /email must match format "email", got "bo-at-example"` +
+      ` (spec: POST /users 201) (at ${DIR}/drift.yaml:13:5)`,
+      `[ERROR] routes[2]: POST /users: body at /role must be one of "admin", "member", got "owner"` +
+      ` (spec: POST /users 201) (at ${DIR}/drift.yaml:13:5)`,
+      `[ERROR] routes[3]: DELETE /users/{id}: status 200 is not declared for DELETE /users/{userId} in the spec` +
+      ` (declared: 204) (at ${DIR}/drift.yaml:16:5)`,
+      `[ERROR] routes[4]: GET /users/{id}/invoices: sequence[0].body at /0/amount must be > 0, got 0` +
+      ` (spec: GET /users/{userId}/invoices 200) (at ${DIR}/drift.yaml:20:9)`,
+      `[ERROR] routes[5]: GET /users/{id}/avatar has no operation in the spec (no such path) (at ${DIR}/drift.yaml:22:5)`,
+      `[ERROR] routes[6]: PUT /users/{id} has no operation in the spec (it has this path for GET, DELETE, PATCH only) (at ${DIR}/drift.yaml:25:5)`,
     ]);
   });
 }
@@ -59,7 +59,10 @@ Deno.test("validate --openapi: stubs that agree print two [OK] lines, exit 0; a 
     `${DIR}/users-3.0.yaml`,
   ]);
   assert.equal(invalid.code, 1);
-  assert.match(invalid.stderr, /^\[ERROR\] tests\/fixtures\/invalid_method\.yaml:4:5: routes\[1\]: invalid method/);
+  assert.match(
+    invalid.stderr,
+    /^\[ERROR\] routes\[1\]: invalid method .* \(at tests\/fixtures\/invalid_method\.yaml:4:5\)$/m,
+  );
   assert.ok(!invalid.stderr.includes("spec"), invalid.stderr);
 });
 

@@ -112,7 +112,7 @@ Deno.test("stubs add: invalid stubs print validate's lines, placed in the user's
   const local = await runCli(["stubs", "add", file, "--url", served.url]);
   assert.equal(local.code, 1);
   assert.deepEqual(lines(local.stderr), [
-    `[ERROR] ${file}:2:29: routes[0]: status must be an integer from 100 to 599, got "2OO"`,
+    `[ERROR] routes[0]: status must be an integer from 100 to 599, got "2OO" (at ${file}:2:29)`,
   ]);
   // Problems only the server can see (an id it already has) are placed in the batch's files and flags.
   await Deno.writeTextFile(file, "routes:\n  - {method: GET, path: /ok}\n  - {id: taken, method: GET, path: /b}\n");

@@ -34,7 +34,7 @@ Deno.test("validate: an invalid method names the route and the allowed methods, 
   const { code, stdout, stderr } = await runCli(["validate", file]);
   assert.equal(code, 1);
   assert.equal(stdout, "");
-  assert.equal(stderr, `[ERROR] ${file}:4:5: routes[1]: invalid method 'FETCH' ${ALLOWED}\n`);
+  assert.equal(stderr, `[ERROR] routes[1]: invalid method 'FETCH' ${ALLOWED} (at ${file}:4:5)\n`);
 });
 
 Deno.test("validate: every problem of every route is printed, in file order, one line each", async () => {
@@ -43,18 +43,18 @@ Deno.test("validate: every problem of every route is printed, in file order, one
   assert.equal(code, 1);
   assert.equal(stdout, "");
   assert.deepEqual(lines(stderr), [
-    `[ERROR] ${file}:3:5: routes[0]: path is required, for example /users/{id}`,
-    `[ERROR] ${file}:4:5: routes[1]: method is required ${ALLOWED}`,
-    `[ERROR] ${file}:6:5: routes[2]: path must start with '/', got "users"`,
-    `[ERROR] ${file}:9:5: routes[3]: status must be an integer from 100 to 599, got "2OO"`,
-    `[ERROR] ${file}:12:5: routes[4]: unknown field 'staus' (did you mean 'status'?)`,
-    `[ERROR] ${file}:15:5: routes[5]: delay must be milliseconds from 0 to 2147483647, got -5`,
-    `[ERROR] ${file}:16:5: routes[6]: use either sequence or status, not both: move them into the sequence entries`,
-    `[ERROR] ${file}:22:5: routes[7]: path '/__stubtool__/health' is under /__stubtool__/, which stubtool reserves for itself`,
-    `[ERROR] ${file}:23:5: routes[8]: query parameter 'q' is set both in path and in query_params; keep one`,
-    `[ERROR] ${file}:28:5: routes[9]: status 204 cannot carry a body; remove body or use another status`,
-    `[ERROR] ${file}:32:5: routes[10]: sequence_mode must be 'repeat-last' or 'cycle', got "loop"`,
-    `[ERROR] ${file}:35:5: routes[11]: must be a mapping with at least method and path, got "just a string"`,
+    `[ERROR] routes[0]: path is required, for example /users/{id} (at ${file}:3:5)`,
+    `[ERROR] routes[1]: method is required ${ALLOWED} (at ${file}:4:5)`,
+    `[ERROR] routes[2]: path must start with '/', got "users" (at ${file}:6:5)`,
+    `[ERROR] routes[3]: status must be an integer from 100 to 599, got "2OO" (at ${file}:9:5)`,
+    `[ERROR] routes[4]: unknown field 'staus' (did you mean 'status'?) (at ${file}:12:5)`,
+    `[ERROR] routes[5]: delay must be milliseconds from 0 to 2147483647, got -5 (at ${file}:15:5)`,
+    `[ERROR] routes[6]: use either sequence or status, not both: move them into the sequence entries (at ${file}:16:5)`,
+    `[ERROR] routes[7]: path '/__stubtool__/health' is under /__stubtool__/, which stubtool reserves for itself (at ${file}:22:5)`,
+    `[ERROR] routes[8]: query parameter 'q' is set both in path and in query_params; keep one (at ${file}:23:5)`,
+    `[ERROR] routes[9]: status 204 cannot carry a body; remove body or use another status (at ${file}:28:5)`,
+    `[ERROR] routes[10]: sequence_mode must be 'repeat-last' or 'cycle', got "loop" (at ${file}:32:5)`,
+    `[ERROR] routes[11]: must be a mapping with at least method and path, got "just a string" (at ${file}:35:5)`,
   ]);
 });
 
@@ -63,8 +63,8 @@ Deno.test("validate: problems of the file as a whole are placed at the file, a t
   const { code, stderr } = await runCli(["validate", file]);
   assert.equal(code, 1);
   assert.deepEqual(lines(stderr), [
-    `[ERROR] ${file}:2:1: unknown top-level key 'rotues' (did you mean 'routes'?)`,
-    `[ERROR] ${file}:1:1: port: must be an integer from 0 to 65535, got 70000`,
+    `[ERROR] ${file}: unknown top-level key 'rotues' (did you mean 'routes'?) (at ${file}:2:1)`,
+    `[ERROR] port: must be an integer from 0 to 65535, got 70000 (at ${file}:1:1)`,
     `[ERROR] ${file}: routes is required: a list of stubs, each with method and path`,
   ]);
   const list = fixture("not_a_mapping.yaml");
@@ -79,8 +79,8 @@ Deno.test("validate: shadowed and duplicate stubs are [WARN] lines on stderr, th
   const { code, stdout, stderr } = await runCli(["validate", file]);
   assert.equal(code, 0);
   assert.deepEqual(lines(stderr), [
-    `[WARN] ${file}:4:5: routes[1]: duplicate of routes[0] (GET /users/{id}); it can never match`,
-    `[WARN] ${file}:7:5: routes[2]: shadowed by routes[0] (GET /users/{id}), which matches every request it would; it can never match`,
+    `[WARN] routes[1]: duplicate of routes[0] (GET /users/{id}); it can never match (at ${file}:4:5)`,
+    `[WARN] routes[2]: shadowed by routes[0] (GET /users/{id}), which matches every request it would; it can never match (at ${file}:7:5)`,
   ]);
   assert.equal(stdout, `[OK] ${file} is valid (3 route(s) defined)\n`);
 });
@@ -165,7 +165,7 @@ Deno.test("regression: duplicate ids in one config passed validate and serve; no
     "routes:\n  - {id: user, method: GET, path: /a}\n  - {method: GET, path: /b}\n  - {id: user, method: POST, path: /c}\n",
   );
   const expected = [
-    `[ERROR] ${file}:4:6: routes[2]: id 'user' is already used by routes[0] (GET /a); give each stub its own id`,
+    `[ERROR] routes[2]: id 'user' is already used by routes[0] (GET /a); give each stub its own id (at ${file}:4:6)`,
   ];
   const validated = await runCli(["validate", file]);
   assert.deepEqual([validated.code, validated.stdout, lines(validated.stderr)], [1, "", expected]);
@@ -183,8 +183,8 @@ Deno.test('regression: validate hid status "2OO" when the same stub also had a s
   const { code, stderr } = await runCli(["validate", file]);
   assert.equal(code, 1);
   assert.deepEqual(lines(stderr), [
-    `[ERROR] ${file}:2:5: routes[0]: use either sequence or status, not both: move them into the sequence entries`,
-    `[ERROR] ${file}:4:5: routes[0]: status must be an integer from 100 to 599, got "2OO"`,
+    `[ERROR] routes[0]: use either sequence or status, not both: move them into the sequence entries (at ${file}:2:5)`,
+    `[ERROR] routes[0]: status must be an integer from 100 to 599, got "2OO" (at ${file}:4:5)`,
   ]);
 });
 
@@ -211,9 +211,9 @@ Deno.test("validate: a problem deep in a stub points at its field's line and col
   const { code, stderr } = await runCli(["validate", yaml]);
   assert.equal(code, 1);
   assert.deepEqual(lines(stderr), [
-    `[ERROR] ${yaml}:6:9: routes[0]: sequence[1].status must be an integer from 100 to 599, got 99`,
-    `[ERROR] ${yaml}:7:29: routes[0]: sequence[1].headers: 'bad name' is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only)`,
-    `[ERROR] ${yaml}:11:7: routes[1]: request: unknown condition 'header' (did you mean 'headers'?)`,
+    `[ERROR] routes[0]: sequence[1].status must be an integer from 100 to 599, got 99 (at ${yaml}:6:9)`,
+    `[ERROR] routes[0]: sequence[1].headers: 'bad name' is not a valid header name (letters, digits and !#$%&'*+-.^_\`|~ only) (at ${yaml}:7:29)`,
+    `[ERROR] routes[1]: request: unknown condition 'header' (did you mean 'headers'?) (at ${yaml}:11:7)`,
   ]);
   const json = join(dir.path, "deep.json");
   await Deno.writeTextFile(
@@ -222,7 +222,7 @@ Deno.test("validate: a problem deep in a stub points at its field's line and col
   );
   const fromJson = await runCli(["validate", json]);
   assert.deepEqual(lines(fromJson.stderr), [
-    `[ERROR] ${json}:5:20: routes[1]: delay must be milliseconds from 0 to 2147483647, got -1`,
+    `[ERROR] routes[1]: delay must be milliseconds from 0 to 2147483647, got -1 (at ${json}:5:20)`,
   ]);
 });
 
@@ -253,8 +253,8 @@ Deno.test("validate: {uuid}, {now} and {{…}} in an answer are sent as written,
   assert.equal(stdout, `[OK] ${file} is valid (3 route(s) defined)\n`);
   const later = "values made per request (ids, times) are for response templates (template: true), not yet available";
   assert.deepEqual(lines(stderr), [
-    `[WARN] ${file}:4:25: routes[0]: body.token holds {uuid}, which names no capture of this stub (its captures are {id}), so it is sent as written; ${later}`,
-    `[WARN] ${file}:7:16: routes[1]: headers.x-at holds {now}, which names no capture of this stub (it captures none), so it is sent as written; ${later}`,
-    `[WARN] ${file}:13:9: routes[2].sequence[1]: body holds {{request.query.name}}, which is sent as written: {{…}} is template syntax, and response templates (template: true) are not available yet; {name} fills in a capture of the stub`,
+    `[WARN] routes[0]: body.token holds {uuid}, which names no capture of this stub (its captures are {id}), so it is sent as written; ${later} (at ${file}:4:25)`,
+    `[WARN] routes[1]: headers.x-at holds {now}, which names no capture of this stub (it captures none), so it is sent as written; ${later} (at ${file}:7:16)`,
+    `[WARN] routes[2].sequence[1]: body holds {{request.query.name}}, which is sent as written: {{…}} is template syntax, and response templates (template: true) are not available yet; {name} fills in a capture of the stub (at ${file}:13:9)`,
   ]);
 });

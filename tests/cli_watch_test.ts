@@ -106,7 +106,7 @@ Deno.test("serve --watch: a broken rewrite is rejected with the validate [ERROR]
   await writeFile(file, "routes:\n  - { method: FETCH, path: /a }\n  - { method: GET, path: /new }\n");
   await until("the rejection", () => served.process.stderr.includes("has errors"));
   assert.deepEqual(lines(served.process.stderr), [
-    `[ERROR] ${file}:2:7: routes[0]: invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)`,
+    `[ERROR] routes[0]: invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT) (at ${file}:2:7)`,
     `[watch] ${file} has errors: keeping the previous 2 stub(s)`,
   ]);
   assert.equal((await get(`${served.url}/a`)).text, '{"version":1}');

@@ -119,16 +119,19 @@ Deno.test("loadConfigText: validation problems are placed at the line and column
   const { config, problems } = await loadConfigText(text, "c.yaml");
   assert.equal(config, undefined);
   assert.deepEqual(problems, [
-    { level: "error", place: "c.yaml:1:1: port", message: "must be an integer from 0 to 65535, got 99999" },
+    { level: "error", place: "port", message: "must be an integer from 0 to 65535, got 99999 (at c.yaml:1:1)" },
     {
       level: "error",
-      place: "c.yaml:3:6: routes[0]",
-      message: "invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
+      place: "routes[0]",
+      message: "invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT) (at c.yaml:3:6)",
     },
-    { level: "error", place: "c.yaml:4:29: routes[1]", message: "unknown field 'staus' (did you mean 'status'?)" },
+    { level: "error", place: "routes[1]", message: "unknown field 'staus' (did you mean 'status'?) (at c.yaml:4:29)" },
   ]);
   const topLevel = (await loadConfigText("rotues: []", "c.yaml")).problems;
-  assert.deepEqual(topLevel.map((p) => p.place), ["c.yaml:1:1", "c.yaml"]);
+  assert.deepEqual(topLevel.map((p) => [p.place, p.message]), [
+    ["c.yaml", "unknown top-level key 'rotues' (did you mean 'routes'?) (at c.yaml:1:1)"],
+    ["c.yaml", "routes is required: a list of stubs, each with method and path"],
+  ]);
 });
 
 Deno.test("loadConfigText: a valid config with warnings returns the config and [WARN] problems", async () => {
@@ -139,7 +142,11 @@ Deno.test("loadConfigText: a valid config with warnings returns the config and [
   assert.equal(config?.routes.length, 2);
   assert.equal(config?.port, 0);
   assert.deepEqual(problems, [
-    { level: "warn", place: "w.yaml:4:5: routes[1]", message: "duplicate of routes[0] (GET /a); it can never match" },
+    {
+      level: "warn",
+      place: "routes[1]",
+      message: "duplicate of routes[0] (GET /a); it can never match (at w.yaml:4:5)",
+    },
   ]);
 });
 

@@ -134,6 +134,7 @@ Deno.test("regression: README's admin endpoints were one paragraph, not rows of 
     "`POST /__stubtool__/stubs`",
     "`GET`, `PUT`, `DELETE /__stubtool__/stubs/{id}`",
     "`DELETE /__stubtool__/stubs`",
+    "`POST /__stubtool__/stubs/reset`",
     "`POST /__stubtool__/requests/find`",
   ]);
   assert.equal(tables(section).length, 1, "one table, nothing after it that looks like rows");
@@ -148,7 +149,8 @@ for (const block of ALL.filter((b) => isCode(b) && !note(b, "not run"))) {
     const file = join(dir.path, `example.${block.lang}`);
     await Deno.writeTextFile(file, source);
     const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "--no-check", file],
+      // The repository's import map: mod.ts imports its npm dependencies by name.
+      args: ["run", "-A", "--no-check", "--config", join(ROOT, "deno.json"), file],
       cwd: dir.path,
       stdout: "null",
     }).output();

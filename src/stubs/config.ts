@@ -3,7 +3,7 @@
  * file extension (`.json`, `.yaml`, `.yml`) or else by content. Every problem comes back
  * with its place already set, so the CLI prints `[ERROR] <place>: <message>` for each:
  * `stubs.yaml:4:7` for syntax errors, the file name for unreadable files and problems of
- * the file as a whole, `stubs.yaml:9:5: routes[2]` and `stubs.yaml:1:1: port` for
+ * the file as a whole, `routes[2] (at stubs.yaml:9:5)` and `port (at stubs.yaml:1:1)` for
  * validation problems (the line and column of the field they are about).
  * @module
  */
@@ -230,7 +230,7 @@ export async function loadConfigText(
 /**
  * Validates what {@link parseConfigText} parsed, as a config file: ids must be unique, and
  * each problem of a stub (or of `port`, `cors`, …) is placed at the line and column of the
- * field it is about: `stubs.yaml:7:5: routes[2]`, as syntax errors are placed.
+ * field it is about: `routes[2] (at stubs.yaml:7:5)`, as syntax errors are placed.
  */
 export async function validateParsedConfig(
   parsed: ParsedConfig,
@@ -311,14 +311,15 @@ async function locateProblems(problems: readonly Problem[], text: string, file: 
     const unknownTop = problem.place === undefined && /^unknown top-level key '([^']*)'/.exec(problem.message);
     if (unknownTop) {
       const offset = offsetOf([unknownTop[1]]);
-      return offset === undefined ? problem : { ...problem, place: place(offset) };
+      return offset === undefined ? problem : { ...problem, message: `${problem.message} (at ${place(offset)})` };
     }
     if (problem.place === undefined || !/^(routes\[\d+\]|port|cors|proxy_unmatched)(?![^.[])/.test(problem.place)) {
       return problem;
     }
     const steps = stepsOf(problem.place);
     const offset = offsetOf(steps[0] === "routes" ? [...steps, ...fieldOfMessage(problem.message)] : steps);
-    return offset === undefined ? problem : { ...problem, place: `${place(offset)}: ${problem.place}` };
+    // The place stays first (`routes[2]: …`, as validate has always printed it); where it is in the file follows.
+    return offset === undefined ? problem : { ...problem, message: `${problem.message} (at ${place(offset)})` };
   });
 }
 
