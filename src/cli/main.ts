@@ -33,10 +33,11 @@ const LOAD: Record<CommandSpec["name"], () => Promise<Command>> = {
   validate: () => import("./validate.ts").then((m) => m.validateCommand),
   report: () => import("./report.ts").then((m) => m.reportCommand),
   record: () => import("./record.ts").then((m) => m.recordCommand),
+  import: () => import("./import.ts").then((m) => m.importCommand),
   stubs: () => import("./stubs.ts").then((m) => m.stubsCommand),
 };
 
-const COMMAND_NAMES = "serve, wait, validate, report, record, stubs";
+const COMMAND_NAMES = "serve, wait, validate, report, record, import, stubs";
 
 /**
  * Runs the CLI. Never throws: usage errors print one `[ERROR]` line with a hint and
