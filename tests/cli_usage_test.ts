@@ -67,15 +67,15 @@ async function usageError(args: string[]): Promise<string> {
 Deno.test("usage errors: missing or unknown command, with did-you-mean, exit 2", async () => {
   assert.equal(
     await usageError([]),
-    "[ERROR] missing command (serve, wait, validate, report, record, stubs, schema); run stubtool --help",
+    "[ERROR] missing command (serve, wait, validate, report, record, import, stubs, schema); run stubtool --help",
   );
   assert.equal(
     await usageError(["sevre"]),
-    "[ERROR] unknown command 'sevre' (did you mean 'serve'?); commands: serve, wait, validate, report, record, stubs, schema; run stubtool --help",
+    "[ERROR] unknown command 'sevre' (did you mean 'serve'?); commands: serve, wait, validate, report, record, import, stubs, schema; run stubtool --help",
   );
   assert.equal(
     await usageError(["launch"]),
-    "[ERROR] unknown command 'launch'; commands: serve, wait, validate, report, record, stubs, schema; run stubtool --help",
+    "[ERROR] unknown command 'launch'; commands: serve, wait, validate, report, record, import, stubs, schema; run stubtool --help",
   );
   assert.equal(
     await usageError(["--port", "3000", "serve"]),

@@ -33,11 +33,12 @@ const LOAD: Record<CommandSpec["name"], () => Promise<Command>> = {
   validate: () => import("./validate.ts").then((m) => m.validateCommand),
   report: () => import("./report.ts").then((m) => m.reportCommand),
   record: () => import("./record.ts").then((m) => m.recordCommand),
+  import: () => import("./import.ts").then((m) => m.importCommand),
   stubs: () => import("./stubs.ts").then((m) => m.stubsCommand),
   schema: () => import("./schema.ts").then((m) => m.schemaCommand),
 };
 
-const COMMAND_NAMES = "serve, wait, validate, report, record, stubs, schema";
+const COMMAND_NAMES = "serve, wait, validate, report, record, import, stubs, schema";
 
 /**
  * Runs the CLI. Never throws: usage errors print one `[ERROR]` line with a hint and

@@ -23,7 +23,7 @@ export interface FlagSpec {
 
 /** One command: its arguments, flags, help text and examples. */
 export interface CommandSpec {
-  name: "serve" | "wait" | "validate" | "report" | "record" | "stubs" | "schema";
+  name: "serve" | "wait" | "validate" | "report" | "record" | "import" | "stubs" | "schema";
   /** Positional arguments in help text (`FILE`). */
   args?: string;
   /** How many positional arguments it takes. */
@@ -345,6 +345,27 @@ export const COMMANDS: readonly CommandSpec[] = [
       "stubtool record --target https://api.example.com --port 9000",
       "stubtool record --target http://localhost:3000 --out tests/stubs.yaml --keep-header location",
     ],
+  },
+  {
+    name: "import",
+    args: "wiremock DIR|FILE",
+    positionals: { min: 2, max: 2 },
+    summary: "convert WireMock mappings into a stubtool config",
+    description: "Read a WireMock folder (DIR/mappings/**/*.json and DIR/__files; a DIR without mappings/ is the\n" +
+      "mappings folder itself) or one mapping file, and write the stubs as a YAML config, body files copied\n" +
+      "beside it. A mapping stubtool cannot answer exactly as WireMock would is left out with one\n" +
+      "[WARN] FILE mappings[i]: 'X' is not supported: ... line per feature (docs/wiremock.md).",
+    flags: [
+      {
+        name: "out",
+        short: "o",
+        type: "string",
+        value: "FILE",
+        help: "the config file to write (default: stubs.yaml)",
+      },
+      { name: "strict", type: "boolean", help: "exit 1 when any mapping was left out (the file is still written)" },
+    ],
+    examples: ["stubtool import wiremock ./wiremock -o stubs.yaml", "stubtool import wiremock mappings/users.json"],
   },
   {
     name: "stubs",

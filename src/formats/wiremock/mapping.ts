@@ -1,0 +1,855 @@
+/**
+ * WireMock 3 mappings as stubtool stubs: one mapping file's JSON (one mapping, or
+ * `{"mappings": […]}`) becomes config-form stubs, exactly what a user would write in
+ * `stubs.yaml`, so the one validator checks them and `stubtool import wiremock` can write
+ * them out. A mapping converts only when the stub language says what WireMock means; any
+ * other mapping is left out whole with one warning per feature it could not carry (a
+ * broader match than its author meant would be a silent wrong answer). docs/wiremock.md
+ * lists what converts and why the rest does not.
+ * @module
+ */
+
+import { PLACEHOLDER_ANYWHERE } from "../../stubs/path.ts";
+import { caseInsensitiveRegex, escapeRegex, javaRegexToJs } from "./regex.ts";
+
+/** A mapping (or a file) left out: where, which feature, and the line to print. */
+export interface WireMockWarning {
+  /** `FILE mappings[i]`, or `FILE` for a file that is not a mapping document. */
+  place: string;
+  /** The WireMock feature, as the message quotes it (`url (exact query)`). */
+  feature: string;
+  /** `FILE mappings[i]: 'X' is not supported: why`. */
+  message: string;
+}
+
+/**
+ * A body file a converted stub names in `body_file`: either a WireMock `__files` file
+ * (`source`, the `bodyFileName` as written, for the folder reader to resolve) or text the
+ * converter generated (`bytes`: a template body, which must reach stubtool as a file so
+ * that no content type is added).
+ */
+export interface WireMockBodyFile {
+  /** Index of the stub in `routes`. */
+  route: number;
+  /** The `body_file` value written in the stub: a path relative to the config file. */
+  name: string;
+  /** The mapping's `bodyFileName`, relative to `__files`. */
+  source?: string;
+  /** The generated content. */
+  bytes?: Uint8Array;
+}
+
+/** What one mapping document converts to. */
+export interface WireMockConversion {
+  /** Config-form stubs, in the document's order. */
+  routes: Record<string, unknown>[];
+  /** WireMock's priority of each stub (1 highest, default 5), for {@link rankPriorities} across files. */
+  wiremockPriorities: number[];
+  /** The index of each stub's mapping in the document (its place is `FILE mappings[i]`). */
+  indexes: number[];
+  /** One per unsupported feature of each mapping left out. */
+  warnings: WireMockWarning[];
+  /** The `body_file`s the stubs name. */
+  bodyFiles: WireMockBodyFile[];
+}
+
+/** Options of {@link mappingsToConfig}. */
+export interface WireMockOptions {
+  /** Render every mapping as a template, as WireMock's `--global-response-templating` does. */
+  globalTemplating?: boolean;
+  /**
+   * The document's text, when the caller has it: a number written with a fraction or an
+   * exponent (`1.0`, `1e3`) is a double to WireMock and written back as `1.0`, which the parsed
+   * value no longer shows; with the text such a `jsonBody` is refused instead of guessed at.
+   */
+  source?: string;
+  /** Ids already taken by earlier documents (a duplicate id stops WireMock from starting). */
+  takenIds?: Set<string>;
+}
+
+/** A refusal: the feature and why. */
+type Refusal = [feature: string, why: string];
+
+const REQUEST_KEYS = new Set([
+  "method",
+  "url",
+  "urlPath",
+  "urlPattern",
+  "urlPathPattern",
+  "urlPathTemplate",
+  "pathParameters",
+  "queryParameters",
+  "headers",
+  "cookies",
+  "basicAuthCredentials",
+  "bodyPatterns",
+  "formParameters",
+  "multipartPatterns",
+  "customMatcher",
+]);
+const METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"]);
+/** Mapping fields that do not change an answer. */
+const IGNORED = new Set(["metadata", "persistent", "insertionIndex", "name", "id", "uuid"]);
+const HAS_PLACEHOLDER = new RegExp(PLACEHOLDER_ANYWHERE.source);
+/** A JSON media type (`*\/json`, `*+json`): stubtool serializes a `body` under one as JSON. */
+const JSON_MEDIA = /^[^;]*(\/json|\+json)\s*(;|$)/i;
+const isJsonMediaType = (contentType: string) => JSON_MEDIA.test(contentType);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function shown(value: unknown): string {
+  const text = JSON.stringify(value) ?? String(value);
+  return text.length > 60 ? text.slice(0, 57) + "..." : text;
+}
+
+/**
+ * Converts one mapping document. Each mapping that converts becomes one stub; each that
+ * does not adds a warning per unsupported feature, placed `FILE mappings[i]`.
+ *
+ * @example
+ * ```ts
+ * import { mappingsToConfig } from "./mapping.ts";
+ * const doc = { request: { method: "GET", urlPath: "/health" }, response: { status: 200 } };
+ * const { routes } = mappingsToConfig(doc, "health.json");
+ * console.log(routes); // [{ method: "GET", path: "/health", status: 200 }]
+ * ```
+ */
+export function mappingsToConfig(doc: unknown, file: string, options: WireMockOptions = {}): WireMockConversion {
+  const result: WireMockConversion = { routes: [], wiremockPriorities: [], indexes: [], warnings: [], bodyFiles: [] };
+  let list: unknown[];
+  if (isObject(doc) && Array.isArray(doc.mappings)) list = doc.mappings;
+  else if (isObject(doc) && (doc.request !== undefined || doc.response !== undefined)) list = [doc];
+  else {
+    result.warnings.push({
+      place: file,
+      feature: "file",
+      message:
+        `${file}: 'file' is not supported: expected one mapping ({"request", "response"}) or {"mappings": [...]}`,
+    });
+    return result;
+  }
+  const decimals = options.source !== undefined && hasIntegralDecimal(options.source);
+  const stem = file.replace(/^.*[\\/]/, "").replace(/\.json$/i, "").replace(/[^A-Za-z0-9_.-]/g, "_");
+  list.forEach((mapping, i) => {
+    const place = `${file} mappings[${i}]`;
+    const refusals: Refusal[] = [];
+    const files: Omit<WireMockBodyFile, "route">[] = [];
+    const converted = convertMapping(mapping, {
+      refuse: (feature, why) => refusals.push([feature, why]),
+      globalTemplating: options.globalTemplating === true,
+      decimals,
+      generatedName: `__generated/${stem}.${i}.body`,
+      files,
+    });
+    if (!converted || refusals.length) {
+      for (const [feature, why] of refusals) {
+        result.warnings.push({ place, feature, message: `${place}: '${feature}' is not supported: ${why}` });
+      }
+      return;
+    }
+    const id = converted.route.id as string | undefined;
+    if (id !== undefined && options.takenIds) {
+      if (options.takenIds.has(id)) {
+        const why = `another mapping already has the id ${shown(id)} (WireMock does not start with a duplicate id)`;
+        result.warnings.push({ place, feature: "id", message: `${place}: 'id' is not supported: ${why}` });
+        return;
+      }
+      options.takenIds.add(id);
+    }
+    const route = result.routes.length;
+    result.routes.push(converted.route);
+    result.wiremockPriorities.push(converted.priority);
+    result.indexes.push(i);
+    for (const f of files) result.bodyFiles.push({ route, ...f });
+  });
+  rankPriorities(result.routes, result.wiremockPriorities);
+  return result;
+}
+
+/**
+ * Sets each stub's `priority` so that stubtool picks what WireMock picks: the higher
+ * WireMock priority (a lower number) first, then, among equal ones, the mapping loaded last.
+ * stubtool would otherwise prefer the more specific path and the stub with more conditions,
+ * which WireMock never does; so every stub gets its own rank (0 for the one that loses to all
+ * others, left out as the default).
+ */
+export function rankPriorities(routes: Record<string, unknown>[], wiremockPriorities: readonly number[]): void {
+  const order = routes.map((_, i) => i).sort((a, b) => (wiremockPriorities[b] - wiremockPriorities[a]) || (a - b));
+  order.forEach((index, rank) => {
+    if (rank === 0) delete routes[index].priority;
+    else routes[index].priority = rank;
+  });
+}
+
+interface Context {
+  refuse(feature: string, why: string): void;
+  globalTemplating: boolean;
+  decimals: boolean;
+  generatedName: string;
+  files: Omit<WireMockBodyFile, "route">[];
+}
+
+/** The id stubtool allows: 1–100 of `A-Z a-z 0-9 _ . : -`. */
+function sanitizeId(value: string): string | undefined {
+  const id = value.replace(/[^A-Za-z0-9_.:-]+/g, "-").slice(0, 100);
+  return id.replace(/-/g, "") === "" ? undefined : id;
+}
+
+function convertMapping(
+  mapping: unknown,
+  ctx: Context,
+): { route: Record<string, unknown>; priority: number } | undefined {
+  if (!isObject(mapping)) {
+    ctx.refuse("mapping", `expected an object, got ${shown(mapping)}`);
+    return undefined;
+  }
+  const route: Record<string, unknown> = {};
+  for (const key of ["id", "uuid", "name"] as const) {
+    const value = mapping[key];
+    if (typeof value === "string" && route.id === undefined) {
+      const id = sanitizeId(value);
+      if (id !== undefined) route.id = id;
+    }
+  }
+  let priority = 5;
+  if (mapping.priority !== undefined) {
+    if (typeof mapping.priority === "number" && Number.isSafeInteger(mapping.priority)) priority = mapping.priority;
+    else ctx.refuse("priority", `expected a whole number, got ${shown(mapping.priority)}`);
+  }
+  const template = ctx.globalTemplating || templated(mapping.response, ctx);
+  for (const key of Object.keys(mapping)) {
+    if (IGNORED.has(key) || ["request", "response", "priority"].includes(key)) continue;
+    if (key === "scenarioName" || key === "requiredScenarioState" || key === "newScenarioState") {
+      const value = mapping[key];
+      if (typeof value !== "string") ctx.refuse(key, `expected text, got ${shown(value)}`);
+      else {route[
+          { scenarioName: "scenario", requiredScenarioState: "when_state", newScenarioState: "set_state" }[key]
+        ] = value;}
+      continue;
+    }
+    if (key === "serveEventListeners" || key === "postServeActions") {
+      const callbacks = convertListeners(key, mapping[key], template, ctx);
+      if (callbacks?.length) route.callbacks = [...(route.callbacks as unknown[] ?? []), ...callbacks];
+      continue;
+    }
+    ctx.refuse(key, "stubtool has no equivalent");
+  }
+  if (route.scenario === undefined && (route.when_state !== undefined || route.set_state !== undefined)) {
+    ctx.refuse("requiredScenarioState", "a scenario state needs a scenarioName");
+  }
+  convertRequest(mapping.request, route, ctx);
+  convertResponse(mapping.response, route, template, ctx);
+  // Keys in the order a person writes them.
+  const ordered: Record<string, unknown> = {};
+  for (const key of ["id", "method", "path", "query_params", "request", "priority"]) {
+    if (route[key] !== undefined) ordered[key] = route[key];
+  }
+  return { route: Object.assign(ordered, route), priority };
+}
+
+/** Whether the response lists `response-template` among its transformers (others are refused). */
+function templated(response: unknown, ctx: Context): boolean {
+  if (!isObject(response) || response.transformers === undefined) return false;
+  const list = response.transformers;
+  if (!Array.isArray(list) || list.some((t) => typeof t !== "string")) {
+    ctx.refuse("transformers", `expected a list of names, got ${shown(list)}`);
+    return false;
+  }
+  for (const name of list) {
+    if (name !== "response-template") ctx.refuse(`transformers: ${name}`, "only response-template has an equivalent");
+  }
+  return list.includes("response-template");
+}
+
+// ---------------------------------------------------------------- request
+
+function convertRequest(request: unknown, route: Record<string, unknown>, ctx: Context): void {
+  if (request === undefined) request = {};
+  if (!isObject(request)) {
+    ctx.refuse("request", `expected an object, got ${shown(request)}`);
+    return;
+  }
+  for (const key of Object.keys(request)) {
+    if (!REQUEST_KEYS.has(key)) ctx.refuse(`request.${key}`, "stubtool has no equivalent");
+  }
+  const method = request.method ?? "ANY";
+  if (typeof method !== "string") ctx.refuse("method", `expected text, got ${shown(method)}`);
+  else if (method === "ANY" || METHODS.has(method)) route.method = method;
+  else ctx.refuse(`method ${method}`, "stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT or ANY");
+
+  if (request.url !== undefined) {
+    ctx.refuse(
+      "url (exact query)",
+      "WireMock's url must equal the path and the whole query string; stubtool cannot say 'no other query parameters' (urlPath converts)",
+    );
+  }
+  if (request.urlPattern !== undefined) {
+    ctx.refuse(
+      "urlPattern",
+      "a regular expression over the path and query; stubtool paths are not regular expressions",
+    );
+  }
+  if (request.urlPathPattern !== undefined) {
+    ctx.refuse("urlPathPattern", "a regular expression over the path; stubtool paths are not regular expressions");
+  }
+  if (request.urlPath !== undefined) {
+    const path = request.urlPath;
+    if (typeof path !== "string" || !plainPath(path, false)) {
+      ctx.refuse(
+        "urlPath",
+        `${shown(path)} holds characters stubtool reads differently (braces, %-escapes, empty or dot segments)`,
+      );
+    } else route.path = path;
+  }
+  if (request.urlPathTemplate !== undefined) {
+    const path = request.urlPathTemplate;
+    if (typeof path !== "string" || !plainPath(path, true)) {
+      ctx.refuse(
+        "urlPathTemplate",
+        `${shown(path)} is not a path of plain segments and {name} parameters (letters, digits, _)`,
+      );
+    } else route.path = path;
+  }
+  if (request.pathParameters !== undefined) {
+    ctx.refuse("pathParameters", "stubtool has no conditions on path parameters");
+  }
+  const urls = ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate"].filter((k) =>
+    request[k] !== undefined
+  );
+  if (urls.length === 0) {
+    ctx.refuse("any URL", "a mapping without a URL matches every path; a stubtool stub has one path");
+  }
+  if (urls.length > 1) ctx.refuse(urls.join(" + "), "WireMock uses one URL matcher per mapping");
+
+  if (request.queryParameters !== undefined) {
+    const query = fieldPatterns("queryParameters", request.queryParameters, ctx);
+    if (query) route.query_params = query;
+  }
+  const conditions: Record<string, unknown> = {};
+  if (request.headers !== undefined) {
+    const headers = fieldPatterns("headers", request.headers, ctx);
+    if (headers) {
+      const lower: Record<string, unknown> = {};
+      for (const [name, pattern] of Object.entries(headers)) {
+        if (Object.hasOwn(lower, name.toLowerCase())) {
+          ctx.refuse(`headers.${name}`, "the same header is listed twice (names differ only in case)");
+        }
+        lower[name.toLowerCase()] = pattern;
+      }
+      conditions.headers = lower;
+    }
+  }
+  if (request.cookies !== undefined) {
+    ctx.refuse("cookies", "stubtool has no cookie conditions (a Cookie header pattern would not parse cookies)");
+  }
+  if (request.basicAuthCredentials !== undefined) {
+    ctx.refuse("basicAuthCredentials", "WireMock's comparison of the Authorization header is not reproduced");
+  }
+  if (request.bodyPatterns !== undefined) convertBodyPatterns(request.bodyPatterns, conditions, ctx);
+  if (Object.keys(conditions).length) route.request = conditions;
+}
+
+/** A path of literal segments (and `{name}` parameters when `template`) that stubtool reads exactly as written. */
+function plainPath(path: string, template: boolean): boolean {
+  if (!path.startsWith("/") || path.startsWith("/__stubtool__")) return false;
+  if (path === "/") return true;
+  const segment = template
+    ? "(?:\\{[A-Za-z0-9_]+\\}|(?!\\.\\.?(?:/|$))[\\w.~!$&'()*+,;=:@-]+)"
+    : "(?!\\.\\.?(?:/|$))[\\w.~!$&'()*+,;=:@-]+";
+  return new RegExp(`^(?:/${segment})+$`).test(path);
+}
+
+/** `queryParameters` / `headers`: name → WireMock matcher, as name → stubtool value pattern. */
+function fieldPatterns(what: string, spec: unknown, ctx: Context): Record<string, unknown> | undefined {
+  if (!isObject(spec)) {
+    ctx.refuse(what, `expected an object of name → matcher, got ${shown(spec)}`);
+    return undefined;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [name, matcher] of Object.entries(spec)) {
+    const pattern = valuePattern(`${what}.${name}`, matcher, ctx);
+    if (pattern !== undefined) out[name] = pattern;
+  }
+  return out;
+}
+
+/**
+ * One WireMock string matcher as a stubtool value pattern. A literal that would read as a
+ * `{name}` capture goes through an escaped regex instead.
+ */
+function valuePattern(place: string, matcher: unknown, ctx: Context): unknown {
+  if (!isObject(matcher)) {
+    ctx.refuse(place, `expected a matcher object, got ${shown(matcher)}`);
+    return undefined;
+  }
+  const keys = Object.keys(matcher);
+  const kind = keys.find((k) => k !== "caseInsensitive");
+  const extra = keys.filter((k) => k !== kind && k !== "caseInsensitive");
+  if (kind === undefined || extra.length) {
+    ctx.refuse(`${place} ${keys.join(" + ") || "{}"}`, "expected exactly one matcher");
+    return undefined;
+  }
+  const value = matcher[kind];
+  const ci = matcher.caseInsensitive === true;
+  if (matcher.caseInsensitive !== undefined && (kind !== "equalTo" || typeof matcher.caseInsensitive !== "boolean")) {
+    ctx.refuse(`${place} caseInsensitive`, "only equalTo takes caseInsensitive (true or false)");
+    return undefined;
+  }
+  if (kind === "absent") {
+    if (value === true) return { absent: true };
+    ctx.refuse(`${place} absent: ${shown(value)}`, "only absent: true has an equivalent");
+    return undefined;
+  }
+  if (typeof value !== "string") {
+    ctx.refuse(
+      `${place} ${kind}`,
+      kind === "equalTo" || kind === "contains" || kind === "matches"
+        ? `expected text, got ${shown(value)}`
+        : "stubtool has no equivalent (it has literal text, {regex} and {absent: true})",
+    );
+    return undefined;
+  }
+  switch (kind) {
+    case "equalTo":
+      if (ci) {
+        const source = caseInsensitiveRegex(value);
+        if (source === undefined) {
+          ctx.refuse(
+            `${place} equalTo caseInsensitive`,
+            "the value holds non-ASCII characters, whose Java case folding is not reproduced",
+          );
+          return undefined;
+        }
+        return { regex: source };
+      }
+      return HAS_PLACEHOLDER.test(value) ? { regex: escapeRegex(value) } : value;
+    case "contains":
+      return { regex: `[\\s\\S]*${escapeRegex(value)}[\\s\\S]*` };
+    case "matches": {
+      const js = javaRegexToJs(value);
+      if ("problem" in js) {
+        ctx.refuse(`${place} matches`, `the Java pattern ${shown(value)} uses ${js.problem}`);
+        return undefined;
+      }
+      return { regex: js.source };
+    }
+    case "doesNotContain":
+    case "doesNotMatch":
+      ctx.refuse(`${place} ${kind}`, "stubtool has no negated value patterns");
+      return undefined;
+    default:
+      ctx.refuse(`${place} ${kind}`, "stubtool has no equivalent (it has literal text, {regex} and {absent: true})");
+      return undefined;
+  }
+}
+
+function convertBodyPatterns(spec: unknown, conditions: Record<string, unknown>, ctx: Context): void {
+  if (!Array.isArray(spec)) {
+    ctx.refuse("bodyPatterns", `expected a list, got ${shown(spec)}`);
+    return;
+  }
+  spec.forEach((pattern, i) => {
+    const place = `bodyPatterns[${i}]`;
+    if (!isObject(pattern)) {
+      ctx.refuse(place, `expected a matcher object, got ${shown(pattern)}`);
+      return;
+    }
+    if (pattern.equalToJson !== undefined) {
+      const json = equalToJson(place, pattern, ctx);
+      if (json === undefined) return;
+      if (conditions.json !== undefined) ctx.refuse(`${place} equalToJson`, "stubtool takes one json pattern per stub");
+      conditions.json = json;
+      return;
+    }
+    const keys = Object.keys(pattern);
+    if (keys.length === 1 && keys[0] === "contains" && typeof pattern.contains === "string") {
+      if (conditions.body_contains !== undefined) {
+        ctx.refuse(`${place} contains`, "stubtool takes one body_contains per stub");
+      }
+      conditions.body_contains = pattern.contains;
+      return;
+    }
+    ctx.refuse(
+      `${place} ${keys.join(" + ")}`,
+      "stubtool's body conditions are json (a sub-document) and body_contains",
+    );
+  });
+}
+
+/**
+ * `equalToJson` as a `json` pattern, when stubtool's rule (objects: listed keys, others
+ * allowed; arrays: same length, element by element; numbers by value) means the same thing.
+ */
+function equalToJson(place: string, pattern: Record<string, unknown>, ctx: Context): unknown {
+  for (const key of Object.keys(pattern)) {
+    if (!["equalToJson", "ignoreExtraElements", "ignoreArrayOrder"].includes(key)) {
+      ctx.refuse(`${place} equalToJson ${key}`, "stubtool has no equivalent");
+      return undefined;
+    }
+  }
+  let value = pattern.equalToJson;
+  if (typeof value === "string") {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      ctx.refuse(`${place} equalToJson`, "the expected document is not valid JSON");
+      return undefined;
+    }
+  }
+  const extra = pattern.ignoreExtraElements === true;
+  if (pattern.ignoreArrayOrder === true && contains(value, Array.isArray)) {
+    ctx.refuse(`${place} equalToJson ignoreArrayOrder`, "stubtool compares arrays element by element, in order");
+    return undefined;
+  }
+  if (!extra && contains(value, isObject)) {
+    ctx.refuse(
+      `${place} equalToJson (strict)`,
+      "without ignoreExtraElements an extra field is a miss; stubtool's json pattern allows extra fields",
+    );
+    return undefined;
+  }
+  if (extra && contains(value, Array.isArray)) {
+    ctx.refuse(
+      `${place} equalToJson ignoreExtraElements (arrays)`,
+      "WireMock then also ignores extra array items; stubtool's arrays must have the same length",
+    );
+    return undefined;
+  }
+  if (contains(value, (v) => typeof v === "string" && (HAS_PLACEHOLDER.test(v) || v.includes("${json-unit.")))) {
+    ctx.refuse(
+      `${place} equalToJson (placeholder text)`,
+      "a string holds {name} (a capture to stubtool) or ${json-unit.…} (a JsonUnit placeholder)",
+    );
+    return undefined;
+  }
+  return value;
+}
+
+/** Whether `test` holds for the value or anything nested in it. */
+function contains(value: unknown, test: (v: unknown) => boolean): boolean {
+  if (test(value)) return true;
+  if (Array.isArray(value)) return value.some((v) => contains(v, test));
+  if (isObject(value)) return Object.values(value).some((v) => contains(v, test));
+  return false;
+}
+
+// ---------------------------------------------------------------- response
+
+const RESPONSE_KEYS = new Set([
+  "status",
+  "headers",
+  "body",
+  "jsonBody",
+  "base64Body",
+  "bodyFileName",
+  "fixedDelayMilliseconds",
+  "delayDistribution",
+  "proxyBaseUrl",
+  "transformers",
+]);
+
+const UTF8 = new TextEncoder();
+
+function base64(bytes: Uint8Array): string {
+  let binary = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function convertResponse(response: unknown, route: Record<string, unknown>, template: boolean, ctx: Context): void {
+  if (response === undefined) response = {};
+  if (!isObject(response)) {
+    ctx.refuse("response", `expected an object, got ${shown(response)}`);
+    return;
+  }
+  for (const key of Object.keys(response)) {
+    if (RESPONSE_KEYS.has(key)) continue;
+    const why: Record<string, string> = {
+      statusMessage: "stubtool sends the standard reason phrase for the status",
+      fault: "", // below
+      chunkedDribbleDelay: "stubtool's throttle sends bytes per second, not a number of chunks over a time",
+      proxyUrlPrefixToRemove: "stubtool's proxy forwards the whole request path",
+      additionalProxyRequestHeaders: "stubtool's proxy cannot add request headers",
+      removeProxyRequestHeaders: "stubtool's proxy cannot remove request headers",
+      transformerParameters: "stubtool templates take no parameters",
+    };
+    if (key === "fault") {
+      ctx.refuse(
+        `fault ${typeof response.fault === "string" ? response.fault : shown(response.fault)}`,
+        "stubtool's disconnect and truncate faults do not send what WireMock sends (reset, nothing, a bad chunk or random bytes); on Deno a disconnect sends the status line first",
+      );
+    } else ctx.refuse(`response.${key}`, why[key] ?? "stubtool has no equivalent");
+  }
+  if (response.status !== undefined) {
+    const status = typeof response.status === "string" && /^\d+$/.test(response.status)
+      ? Number(response.status)
+      : response.status;
+    if (typeof status !== "number" || !Number.isInteger(status)) {
+      ctx.refuse("status", `expected a whole number, got ${shown(response.status)}`);
+    } else route.status = status;
+  }
+  const headers = convertHeaders(response.headers, template, ctx);
+  if (response.proxyBaseUrl !== undefined) {
+    if (typeof response.proxyBaseUrl !== "string") {
+      ctx.refuse("proxyBaseUrl", `expected a URL, got ${shown(response.proxyBaseUrl)}`);
+    } else route.proxy = response.proxyBaseUrl;
+    const beside = ["status", "headers", "body", "jsonBody", "base64Body", "bodyFileName"].filter((k) =>
+      response[k] !== undefined
+    );
+    if (beside.length) {
+      ctx.refuse(`proxyBaseUrl + ${beside.join(", ")}`, "a stubtool proxy passes the upstream's answer on unchanged");
+    }
+    if (template) ctx.refuse("proxyBaseUrl (template)", "a stubtool proxy stub is not a template");
+    delete route.status;
+  } else if (headers) route.headers = headers;
+  convertBody(response, route, headers, template, ctx);
+  convertDelay(response, route, ctx);
+  if (template) route.template = true;
+}
+
+/** Response headers: multi-valued ones as lists; values that stubtool would change are refused. */
+function convertHeaders(spec: unknown, template: boolean, ctx: Context): Record<string, string | string[]> | undefined {
+  if (spec === undefined) return undefined;
+  if (!isObject(spec)) {
+    ctx.refuse("response.headers", `expected an object, got ${shown(spec)}`);
+    return undefined;
+  }
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(spec)) {
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((v) => typeof v !== "string")) {
+      ctx.refuse(`response.headers.${name}`, `expected text or a list of text, got ${shown(value)}`);
+      continue;
+    }
+    const lower = name.toLowerCase();
+    if (["content-length", "transfer-encoding", "connection"].includes(lower)) {
+      ctx.refuse(`response.headers.${name}`, "stubtool's server sets this header itself");
+      continue;
+    }
+    if (lower === "content-type" && (values.length !== 1 || /^\s*text\/[^;]*$/i.test(values[0] as string))) {
+      ctx.refuse(
+        `response.headers.${name}`,
+        values.length !== 1
+          ? "stubtool sends one content type"
+          : `stubtool adds '; charset=utf-8' to ${shown(values[0])}, WireMock sends it as written`,
+      );
+      continue;
+    }
+    if (!template && values.some((v) => HAS_PLACEHOLDER.test(v as string))) {
+      ctx.refuse(`response.headers.${name}`, "the value holds {name}, which stubtool fills with a capture");
+      continue;
+    }
+    out[name] = Array.isArray(value) ? value as string[] : value as string;
+  }
+  return out;
+}
+
+function contentTypeOf(headers: Record<string, string | string[]> | undefined): string | undefined {
+  for (const name in headers) {
+    if (name.toLowerCase() === "content-type") return headers[name] as string;
+  }
+  return undefined;
+}
+
+function convertBody(
+  response: Record<string, unknown>,
+  route: Record<string, unknown>,
+  headers: Record<string, string | string[]> | undefined,
+  template: boolean,
+  ctx: Context,
+): void {
+  const kinds = ["body", "jsonBody", "base64Body", "bodyFileName"].filter((k) => response[k] !== undefined);
+  if (kinds.length > 1) {
+    ctx.refuse(kinds.join(" + "), "a mapping with more than one body is not reproduced");
+    return;
+  }
+  const kind = kinds[0];
+  if (kind === undefined) return;
+  const value = response[kind];
+  const contentType = contentTypeOf(headers);
+  if (kind === "bodyFileName") {
+    if (typeof value !== "string" || value === "") {
+      ctx.refuse("bodyFileName", `expected a file name, got ${shown(value)}`);
+    } else if (value.includes("{{")) {
+      ctx.refuse("bodyFileName (template)", "stubtool's body_file is a fixed path");
+    } else {
+      const name = `__files/${value.replace(/\\/g, "/").replace(/^\/+/, "")}`;
+      route.body_file = name;
+      ctx.files.push({ name, source: value });
+    }
+    return;
+  }
+  if (kind === "base64Body") {
+    if (typeof value !== "string") ctx.refuse("base64Body", `expected base64 text, got ${shown(value)}`);
+    else if (template) ctx.refuse("base64Body (template)", "a binary body is not rendered as a template by stubtool");
+    else if (value !== "") route.body_base64 = value;
+    return;
+  }
+  let text: string;
+  if (kind === "body") {
+    if (typeof value !== "string") {
+      ctx.refuse("body", `expected text, got ${shown(value)}`);
+      return;
+    }
+    text = value;
+  } else {
+    const json = jacksonJson(value, ctx.decimals);
+    if ("problem" in json) {
+      ctx.refuse(`jsonBody (${json.feature})`, json.problem);
+      return;
+    }
+    // stubtool writes a JSON body compactly too: keep it readable when the bytes agree.
+    if (
+      !template && contentType !== undefined && isJsonMediaType(contentType) &&
+      json.text === JSON.stringify(value) && !contains(value, (v) => typeof v === "string" && HAS_PLACEHOLDER.test(v))
+    ) {
+      route.body = value;
+      return;
+    }
+    text = json.text;
+  }
+  if (text === "") return;
+  if (template) {
+    // A template body goes through a file: stubtool adds no content type to a file body.
+    route.body_file = ctx.generatedName;
+    ctx.files.push({ name: ctx.generatedName, bytes: UTF8.encode(text) });
+    return;
+  }
+  // Text under a non-JSON content type is sent as written; anything else goes as its bytes.
+  if (contentType !== undefined && !isJsonMediaType(contentType) && !HAS_PLACEHOLDER.test(text)) route.body = text;
+  else route.body_base64 = base64(UTF8.encode(text));
+}
+
+/**
+ * The bytes WireMock (Jackson) writes for a `jsonBody`: compact, characters outside the
+ * Basic Multilingual Plane as `\uXXXX\uXXXX`. Numbers agree with JavaScript's only when
+ * written as whole numbers within 2^53 or as short decimals of moderate size.
+ */
+function jacksonJson(
+  value: unknown,
+  decimals: boolean,
+): { text: string } | { feature: string; problem: string } {
+  const bad = (v: unknown) =>
+    typeof v === "number" &&
+    (Number.isInteger(v)
+      ? !Number.isSafeInteger(v)
+      : Math.abs(v) < 1e-3 || Math.abs(v) >= 1e7 || String(v).replace(/^-?0?\.?|\.|e.*$/g, "").length > 15);
+  if (contains(value, bad)) {
+    return {
+      feature: "numbers",
+      problem: "Java writes this number differently from JavaScript (a large whole number, or a decimal in E notation)",
+    };
+  }
+  if (decimals && contains(value, (v) => typeof v === "number" && Number.isInteger(v))) {
+    return {
+      feature: "numbers",
+      problem: "the file writes a whole number as a decimal (1.0, 1e3), which WireMock sends back as 1.0",
+    };
+  }
+  const text = JSON.stringify(value).replace(
+    /[\ud800-\udbff][\udc00-\udfff]/g,
+    (pair) => `\\u${pair.charCodeAt(0).toString(16).toUpperCase()}\\u${pair.charCodeAt(1).toString(16).toUpperCase()}`,
+  );
+  return { text };
+}
+
+/** Whether a JSON text writes an integral number with a fraction or an exponent (`1.0`, `1e3`). */
+export function hasIntegralDecimal(text: string): boolean {
+  // Strings cannot hide a number from this scan: they are skipped whole.
+  for (const m of text.matchAll(/"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g)) {
+    const token = m[0];
+    if (token.startsWith('"') || !/[.eE]/.test(token)) continue;
+    if (Number.isInteger(Number(token))) return true;
+  }
+  return false;
+}
+
+function convertDelay(response: Record<string, unknown>, route: Record<string, unknown>, ctx: Context): void {
+  const fixed = response.fixedDelayMilliseconds;
+  const distribution = response.delayDistribution;
+  if (fixed !== undefined && distribution !== undefined) {
+    ctx.refuse("fixedDelayMilliseconds + delayDistribution", "WireMock adds the two; stubtool has one delay");
+    return;
+  }
+  if (fixed !== undefined) {
+    if (typeof fixed !== "number" || !Number.isInteger(fixed) || fixed < 0) {
+      ctx.refuse("fixedDelayMilliseconds", `expected a whole number of milliseconds, got ${shown(fixed)}`);
+    } else if (fixed > 0) route.delay = fixed;
+  }
+  if (distribution !== undefined) {
+    if (
+      isObject(distribution) && distribution.type === "uniform" && Number.isInteger(distribution.lower) &&
+      Number.isInteger(distribution.upper) && (distribution.lower as number) >= 0 &&
+      (distribution.upper as number) >= (distribution.lower as number)
+    ) {
+      route.delay = { min: distribution.lower, max: distribution.upper };
+    } else {
+      const type = isObject(distribution) ? String(distribution.type) : shown(distribution);
+      ctx.refuse(`delayDistribution ${type}`, "stubtool draws a delay uniformly between min and max only");
+    }
+  }
+}
+
+// ---------------------------------------------------------------- webhooks
+
+/** `serveEventListeners` / `postServeActions` webhooks as stubtool `callbacks`. */
+function convertListeners(key: string, spec: unknown, template: boolean, ctx: Context): unknown[] | undefined {
+  if (!Array.isArray(spec)) {
+    ctx.refuse(key, `expected a list, got ${shown(spec)}`);
+    return undefined;
+  }
+  const out: unknown[] = [];
+  spec.forEach((listener, i) => {
+    const place = `${key}[${i}]`;
+    if (!isObject(listener) || listener.name !== "webhook" || !isObject(listener.parameters)) {
+      ctx.refuse(`${place} ${isObject(listener) ? String(listener.name) : shown(listener)}`, "only webhooks convert");
+      return;
+    }
+    const extra = Object.keys(listener).filter((k) => k !== "name" && k !== "parameters");
+    if (extra.length) ctx.refuse(`${place} ${extra.join(", ")}`, "stubtool callbacks run after every answer");
+    const p = listener.parameters;
+    const callback: Record<string, unknown> = {};
+    for (const k of Object.keys(p)) {
+      if (!["method", "url", "headers", "body", "delay"].includes(k)) {
+        ctx.refuse(`${place} ${k}`, "stubtool callbacks have no equivalent");
+      }
+    }
+    if (typeof p.method !== "string" || typeof p.url !== "string") {
+      ctx.refuse(`${place} method/url`, "a webhook needs a method and a url as text");
+      return;
+    }
+    callback.method = p.method.toUpperCase();
+    callback.url = p.url;
+    if (p.headers !== undefined) {
+      if (!isObject(p.headers) || Object.values(p.headers).some((v) => typeof v !== "string")) {
+        ctx.refuse(`${place} headers`, "expected name → text");
+      } else callback.headers = p.headers;
+    }
+    if (p.body !== undefined) {
+      if (typeof p.body !== "string") ctx.refuse(`${place} body`, "expected text");
+      else callback.body = p.body;
+    }
+    if (p.delay !== undefined) {
+      const d = p.delay;
+      if (isObject(d) && d.type === "fixed" && Number.isInteger(d.milliseconds) && (d.milliseconds as number) >= 0) {
+        callback.delay_ms = d.milliseconds;
+      } else ctx.refuse(`${place} delay`, "only a fixed webhook delay converts");
+    }
+    // WireMock always renders webhook fields as templates; stubtool does so in template stubs only,
+    // and elsewhere fills {name} captures.
+    const strings = [callback.url, callback.body, ...Object.values(callback.headers ?? {})].filter((s) =>
+      typeof s === "string"
+    ) as string[];
+    if (!template && strings.some((s) => s.includes("{{") || HAS_PLACEHOLDER.test(s))) {
+      ctx.refuse(
+        `${place} (template)`,
+        "WireMock renders webhook fields as templates; add the response-template transformer to the mapping",
+      );
+      return;
+    }
+    out.push(callback);
+  });
+  return out;
+}

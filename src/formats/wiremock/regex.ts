@@ -1,0 +1,174 @@
+/**
+ * Java regular expressions (what WireMock's `matches` takes) as JavaScript ones with the same
+ * meaning, or a refusal. WireMock compiles a pattern with `Pattern.DOTALL` and requires the
+ * whole value to match; stubtool's `{regex}` is anchored the same way, so what remains is the
+ * syntax: a conservative subset that both engines read alike is translated, the rest refused.
+ * @module
+ */
+
+/** Java's `\s` without `UNICODE_CHARACTER_CLASS`: ASCII white space only (JavaScript's is wider). */
+const JAVA_SPACE = "\\t\\n\\x0B\\f\\r ";
+
+/** `\u{hex}`: an escape for any character that is valid in a `u`-mode pattern, in or out of a class. */
+function codeEscape(c: string): string {
+  return `\\u{${c.codePointAt(0)!.toString(16)}}`;
+}
+
+/** An escape sequence after `\` (the character at `i`): its JavaScript form, or a problem. */
+function escape(src: string, i: number, inClass: boolean): { out: string; next: number } | { problem: string } {
+  const c = src[i];
+  if (c === undefined) return { problem: "it ends with a lone backslash" };
+  if ("dDwW".includes(c) || "tnrf".includes(c)) return { out: "\\" + c, next: i + 1 };
+  if (c === "s") return { out: inClass ? JAVA_SPACE : `[${JAVA_SPACE}]`, next: i + 1 };
+  if (c === "S") {
+    return inClass ? { problem: "\\S inside a character class" } : { out: `[^${JAVA_SPACE}]`, next: i + 1 };
+  }
+  if (c === "x" && /^[0-9a-fA-F]{2}$/.test(src.slice(i + 1, i + 3))) {
+    return { out: "\\" + src.slice(i, i + 3), next: i + 3 };
+  }
+  if (c === "u" && /^[0-9a-fA-F]{4}$/.test(src.slice(i + 1, i + 5))) {
+    return { out: "\\" + src.slice(i, i + 5), next: i + 5 };
+  }
+  if (/[0-9A-Za-z]/.test(c)) return { problem: `the escape \\${c} (Java-only or read differently by JavaScript)` };
+  const char = String.fromCodePoint(src.codePointAt(i)!);
+  if (inClass) return { out: codeEscape(char), next: i + char.length };
+  return { out: SYNTAX.includes(char) ? "\\" + char : char, next: i + char.length };
+}
+
+/** Characters a `u`-mode pattern reads as syntax outside a class (escaped when meant literally). */
+const SYNTAX = "\\^$.*+?()[]{}|/";
+
+/**
+ * Translates a Java pattern into a JavaScript `u`-mode source with the same full-match
+ * meaning under `DOTALL`, or says which construct it refuses (backreferences, possessive
+ * quantifiers, inline flags, named groups, `\b`, `\p{…}`, `\Q…\E`, nested classes and
+ * intersections, `^`/`$` anywhere but the ends, …).
+ */
+export function javaRegexToJs(src: string): { source: string } | { problem: string } {
+  let out = "";
+  let i = 0;
+  let atom = false; // whether a quantifier may follow
+  while (i < src.length) {
+    const c = src[i];
+    if (c === "\\") {
+      const e = escape(src, i + 1, false);
+      if ("problem" in e) return e;
+      out += e.out;
+      i = e.next;
+      atom = true;
+    } else if (c === ".") {
+      out += "[\\s\\S]";
+      i++;
+      atom = true;
+    } else if (c === "^") {
+      if (i !== 0) return { problem: "'^' other than at the start" };
+      out += c;
+      i++;
+      atom = false;
+    } else if (c === "$") {
+      if (i !== src.length - 1) return { problem: "'$' other than at the end" };
+      out += c;
+      i++;
+      atom = false;
+    } else if (c === "(") {
+      const look = /^\(\?(?::|=|!|<=|<!)/.exec(src.slice(i));
+      if (src[i + 1] === "?" && !look) {
+        return { problem: "a group of the form (?…) other than (?:, (?=, (?!, (?<=, (?<!" };
+      }
+      out += look ? look[0] : "(";
+      i += look ? look[0].length : 1;
+      atom = false;
+    } else if (c === ")") {
+      out += c;
+      i++;
+      atom = true;
+    } else if (c === "|") {
+      out += c;
+      i++;
+      atom = false;
+    } else if (c === "[") {
+      let j = i + 1;
+      let cls = "[";
+      if (src[j] === "^") {
+        cls += "^";
+        j++;
+      }
+      if (src[j] === "]") return { problem: "a character class that starts with ']'" };
+      for (;;) {
+        const d = src[j];
+        if (d === undefined) return { problem: "an unclosed character class" };
+        if (d === "]") break;
+        if (d === "[") return { problem: "a nested character class (a Java union)" };
+        if (d === "&" && src[j + 1] === "&") return { problem: "a character class intersection (&&)" };
+        if (d === "\\") {
+          const e = escape(src, j + 1, true);
+          if ("problem" in e) return e;
+          cls += e.out;
+          j = e.next;
+        } else {
+          const char = String.fromCodePoint(src.codePointAt(j)!);
+          cls += /[-^]/.test(char) || /[0-9A-Za-z]/.test(char) ? char : codeEscape(char);
+          j += char.length;
+        }
+      }
+      out += cls + "]";
+      i = j + 1;
+      atom = true;
+    } else if (c === "*" || c === "+" || c === "?" || c === "{") {
+      if (!atom) return { problem: `a quantifier '${c}' with nothing to repeat` };
+      let q = c;
+      if (c === "{") {
+        const m = /^\{\d+(?:,\d*)?\}/.exec(src.slice(i));
+        if (!m) return { problem: "a '{' that is not a {n}, {n,} or {n,m} quantifier" };
+        q = m[0];
+      }
+      i += q.length;
+      if (src[i] === "+") return { problem: "a possessive quantifier" };
+      if (src[i] === "?") {
+        q += "?";
+        i++;
+      }
+      out += q;
+      atom = false;
+    } else {
+      // What is left is literal: `]`, `}` and `/` need a backslash in a `u`-mode pattern.
+      const char = String.fromCodePoint(src.codePointAt(i)!);
+      out += SYNTAX.includes(char) ? "\\" + char : char;
+      i += char.length;
+      atom = true;
+    }
+  }
+  try {
+    new RegExp(out, "u");
+  } catch {
+    return { problem: "it does not compile as a JavaScript regular expression" };
+  }
+  return { source: out };
+}
+
+/** Escapes text so that a `u`-mode regular expression matches exactly it. */
+export function escapeRegex(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+}
+
+/**
+ * Extra characters Java's `String.equalsIgnoreCase` takes as equal to an ASCII letter
+ * (it compares the upper- and the lower-case forms of each character).
+ */
+const JAVA_FOLDS: Record<string, string> = { i: "\u0130\u0131", k: "\u212A", s: "\u017F" };
+
+/**
+ * A regular expression source that matches what Java's `equalsIgnoreCase(text)` accepts, or
+ * undefined when the text holds a non-ASCII character (whose case folding is not checked).
+ */
+export function caseInsensitiveRegex(text: string): string | undefined {
+  // deno-lint-ignore no-control-regex -- the test is "ASCII or not"
+  if (/[^\x00-\x7f]/.test(text)) return undefined;
+  let out = "";
+  for (const c of text) {
+    const lower = c.toLowerCase();
+    if (lower === c.toUpperCase()) out += escapeRegex(c);
+    else out += `[${lower}${lower.toUpperCase()}${JAVA_FOLDS[lower] ?? ""}]`;
+  }
+  return out;
+}

@@ -1,0 +1,326 @@
+// The WireMock mapping converter as a pure function: each feature that converts, and each
+// refusal with its exact warning.
+import assert from "node:assert/strict";
+import { hasIntegralDecimal, mappingsToConfig } from "../src/formats/wiremock/mapping.ts";
+import { caseInsensitiveRegex, javaRegexToJs } from "../src/formats/wiremock/regex.ts";
+
+const F = "m.json";
+const b64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));
+
+/** Converts one mapping (request defaults to GET /x by urlPath). */
+function one(mapping: Record<string, unknown>, options = {}) {
+  return mappingsToConfig(
+    { request: { method: "GET", urlPath: "/x" }, response: {}, ...mapping },
+    F,
+    options,
+  );
+}
+
+/** The warning lines of one mapping. */
+function refusals(mapping: Record<string, unknown>): string[] {
+  const { routes, warnings } = one(mapping);
+  assert.deepEqual(routes, [], "a refused mapping converts to nothing");
+  return warnings.map((w) => w.message);
+}
+
+Deno.test("wiremock mapping: urlPath, method, status (also as text) and a text body under a text content type", () => {
+  const { routes, warnings } = one({
+    request: { method: "POST", urlPath: "/users/new" },
+    response: { status: "201", headers: { "Content-Type": "text/html; charset=utf-8" }, body: "<p>made</p>" },
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes, [{
+    method: "POST",
+    path: "/users/new",
+    status: 201,
+    headers: { "Content-Type": "text/html; charset=utf-8" },
+    body: "<p>made</p>",
+  }]);
+});
+
+Deno.test("wiremock mapping: a body without a content type is sent as its bytes (stubtool would add application/json)", () => {
+  const { routes } = one({ response: { status: 200, body: "plain" } });
+  assert.deepEqual(routes, [{ method: "GET", path: "/x", status: 200, body_base64: b64("plain") }]);
+});
+
+Deno.test("wiremock mapping: jsonBody without a content type is Jackson's compact bytes, supplementary characters escaped", () => {
+  const { routes } = one({ response: { jsonBody: { a: [1, "two"], t: "grüße 🙂", p: 9.5 } } });
+  assert.deepEqual(routes[0].body_base64, b64('{"a":[1,"two"],"t":"grüße \\uD83D\\uDE42","p":9.5}'));
+  assert.equal(routes[0].body, undefined);
+});
+
+Deno.test("wiremock mapping: jsonBody under a JSON content type stays a readable body", () => {
+  const { routes } = one({ response: { headers: { "Content-Type": "application/json" }, jsonBody: { id: 2 } } });
+  assert.deepEqual(routes, [{
+    method: "GET",
+    path: "/x",
+    headers: { "Content-Type": "application/json" },
+    body: { id: 2 },
+  }]);
+});
+
+Deno.test("wiremock mapping: jsonBody numbers Java writes differently are refused", () => {
+  assert.deepEqual(refusals({ response: { jsonBody: { n: 1e21 } } }), [
+    `${F} mappings[0]: 'jsonBody (numbers)' is not supported: Java writes this number differently from JavaScript (a large whole number, or a decimal in E notation)`,
+  ]);
+  const text = '{"request":{"method":"GET","urlPath":"/x"},"response":{"jsonBody":{"n":1.0}}}';
+  const { warnings } = mappingsToConfig(JSON.parse(text), F, { source: text });
+  assert.deepEqual(warnings.map((w) => w.feature), ["jsonBody (numbers)"]);
+  assert.equal(hasIntegralDecimal('{"a":"1.0","b":2.5,"c":1}'), false);
+  assert.equal(hasIntegralDecimal('{"a":1e3}'), true);
+});
+
+Deno.test("wiremock mapping: base64Body, empty bodies, multi-valued headers, delays, proxy, ids", () => {
+  assert.deepEqual(one({ response: { base64Body: "AAE=" } }).routes[0].body_base64, "AAE=");
+  assert.deepEqual(one({ response: { body: "" } }).routes, [{ method: "GET", path: "/x" }]);
+  assert.deepEqual(one({ response: { headers: { "Set-Cookie": ["a=1", "b=2"] } } }).routes[0].headers, {
+    "Set-Cookie": ["a=1", "b=2"],
+  });
+  assert.equal(one({ response: { fixedDelayMilliseconds: 50 } }).routes[0].delay, 50);
+  assert.deepEqual(
+    one({ response: { delayDistribution: { type: "uniform", lower: 30, upper: 60 } } }).routes[0].delay,
+    { min: 30, max: 60 },
+  );
+  assert.deepEqual(one({ response: { proxyBaseUrl: "http://up.example:81" } }).routes, [
+    { method: "GET", path: "/x", proxy: "http://up.example:81" },
+  ]);
+  assert.equal(
+    one({ id: "2b1c7f3e-5c1a-4e57-9a51-3f0b6b1f0a01" }).routes[0].id,
+    "2b1c7f3e-5c1a-4e57-9a51-3f0b6b1f0a01",
+  );
+  assert.equal(one({ name: "Get user 1!" }).routes[0].id, "Get-user-1-");
+  assert.deepEqual(one({ metadata: { a: 1 }, persistent: true, insertionIndex: 3 }).warnings, []);
+});
+
+Deno.test("wiremock mapping: a missing method is ANY; request conditions become value patterns", () => {
+  const { routes, warnings } = mappingsToConfig({
+    request: {
+      urlPath: "/q",
+      queryParameters: {
+        a: { equalTo: "1" },
+        b: { matches: "[0-9]{3}" },
+        c: { contains: "a.b" },
+        d: { absent: true },
+        e: { equalTo: "hello", caseInsensitive: true },
+        f: { equalTo: "{literal}" },
+      },
+      headers: { "X-Env": { equalTo: "prod" } },
+    },
+    response: { status: 204 },
+  }, F);
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes, [{
+    method: "ANY",
+    path: "/q",
+    query_params: {
+      a: "1",
+      b: { regex: "[0-9]{3}" },
+      c: { regex: "[\\s\\S]*a\\.b[\\s\\S]*" },
+      d: { absent: true },
+      e: { regex: "[hH][eE][lL][lL][oO]" },
+      f: { regex: "\\{literal\\}" },
+    },
+    request: { headers: { "x-env": "prod" } },
+    status: 204,
+  }]);
+});
+
+Deno.test("wiremock mapping: equalToJson converts only where stubtool's json rule means the same", () => {
+  const extra = one({
+    request: {
+      method: "POST",
+      urlPath: "/x",
+      bodyPatterns: [{ equalToJson: '{"a":{"b":1}}', ignoreExtraElements: true }],
+    },
+  });
+  assert.deepEqual(extra.routes[0].request, { json: { a: { b: 1 } } });
+  const strictArray = one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [{ equalToJson: [1, 2] }] } });
+  assert.deepEqual(strictArray.routes[0].request, { json: [1, 2] });
+  const contains = one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [{ contains: "urgent" }] } });
+  assert.deepEqual(contains.routes[0].request, { body_contains: "urgent" });
+});
+
+Deno.test("wiremock mapping: the refusals, each with its feature and reason", () => {
+  const cases: [Record<string, unknown>, string][] = [
+    [
+      { request: { method: "GET", url: "/x?a=1" } },
+      "'url (exact query)' is not supported: WireMock's url must equal the path and the whole query string; stubtool cannot say 'no other query parameters' (urlPath converts)",
+    ],
+    [
+      { request: { method: "GET", urlPattern: "/x.*" } },
+      "'urlPattern' is not supported: a regular expression over the path and query; stubtool paths are not regular expressions",
+    ],
+    [
+      { request: { method: "GET", urlPathPattern: "/x/.*" } },
+      "'urlPathPattern' is not supported: a regular expression over the path; stubtool paths are not regular expressions",
+    ],
+    [
+      { request: { method: "GET" } },
+      "'any URL' is not supported: a mapping without a URL matches every path; a stubtool stub has one path",
+    ],
+    [
+      { request: { method: "GET", urlPath: "/a/{b}" } },
+      `'urlPath' is not supported: "/a/{b}" holds characters stubtool reads differently (braces, %-escapes, empty or dot segments)`,
+    ],
+    [
+      { request: { method: "PURGE", urlPath: "/x" } },
+      "'method PURGE' is not supported: stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT or ANY",
+    ],
+    [
+      { request: { method: "GET", urlPath: "/x", headers: { "X-A": { doesNotContain: "b" } } } },
+      "'headers.X-A doesNotContain' is not supported: stubtool has no negated value patterns",
+    ],
+    [
+      { request: { method: "GET", urlPath: "/x", queryParameters: { a: { doesNotMatch: "b" } } } },
+      "'queryParameters.a doesNotMatch' is not supported: stubtool has no negated value patterns",
+    ],
+    [
+      { request: { method: "GET", urlPath: "/x", headers: { "X-A": { matches: "a++" } } } },
+      `'headers.X-A matches' is not supported: the Java pattern "a++" uses a possessive quantifier`,
+    ],
+    [
+      { request: { method: "GET", urlPath: "/x", headers: { "X-A": { equalTo: "grüße", caseInsensitive: true } } } },
+      "'headers.X-A equalTo caseInsensitive' is not supported: the value holds non-ASCII characters, whose Java case folding is not reproduced",
+    ],
+    [
+      { request: { method: "GET", urlPath: "/x", cookies: { s: { equalTo: "1" } } } },
+      "'cookies' is not supported: stubtool has no cookie conditions (a Cookie header pattern would not parse cookies)",
+    ],
+    [
+      { request: { method: "POST", urlPath: "/x", bodyPatterns: [{ equalToJson: { a: 1 } }] } },
+      "'bodyPatterns[0] equalToJson (strict)' is not supported: without ignoreExtraElements an extra field is a miss; stubtool's json pattern allows extra fields",
+    ],
+    [
+      {
+        request: {
+          method: "POST",
+          urlPath: "/x",
+          bodyPatterns: [{ equalToJson: { a: [1] }, ignoreExtraElements: true }],
+        },
+      },
+      "'bodyPatterns[0] equalToJson ignoreExtraElements (arrays)' is not supported: WireMock then also ignores extra array items; stubtool's arrays must have the same length",
+    ],
+    [
+      { request: { method: "POST", urlPath: "/x", bodyPatterns: [{ equalToJson: [1, 2], ignoreArrayOrder: true }] } },
+      "'bodyPatterns[0] equalToJson ignoreArrayOrder' is not supported: stubtool compares arrays element by element, in order",
+    ],
+    [
+      { request: { method: "POST", urlPath: "/x", bodyPatterns: [{ matchesJsonPath: "$.a" }] } },
+      "'bodyPatterns[0] matchesJsonPath' is not supported: stubtool's body conditions are json (a sub-document) and body_contains",
+    ],
+    [
+      { response: { status: 200, statusMessage: "Fine" } },
+      "'response.statusMessage' is not supported: stubtool sends the standard reason phrase for the status",
+    ],
+    [
+      { response: { fault: "EMPTY_RESPONSE" } },
+      "'fault EMPTY_RESPONSE' is not supported: stubtool's disconnect and truncate faults do not send what WireMock sends (reset, nothing, a bad chunk or random bytes); on Deno a disconnect sends the status line first",
+    ],
+    [
+      { response: { delayDistribution: { type: "lognormal", median: 40, sigma: 0.1 } } },
+      "'delayDistribution lognormal' is not supported: stubtool draws a delay uniformly between min and max only",
+    ],
+    [
+      { response: { headers: { "Content-Type": "text/plain" }, body: "x" } },
+      `'response.headers.Content-Type' is not supported: stubtool adds '; charset=utf-8' to "text/plain", WireMock sends it as written`,
+    ],
+    [
+      { response: { proxyBaseUrl: "http://up.example", additionalProxyRequestHeaders: { a: "b" } } },
+      "'response.additionalProxyRequestHeaders' is not supported: stubtool's proxy cannot add request headers",
+    ],
+    [
+      { response: { transformers: ["my-transformer"] } },
+      "'transformers: my-transformer' is not supported: only response-template has an equivalent",
+    ],
+  ];
+  for (const [mapping, message] of cases) {
+    assert.deepEqual(refusals(mapping), [`${F} mappings[0]: ${message}`], JSON.stringify(mapping));
+  }
+});
+
+Deno.test("wiremock mapping: a mapping is refused with one warning per unsupported feature", () => {
+  assert.deepEqual(
+    one({ request: { method: "GET", url: "/x", cookies: {} }, response: { statusMessage: "m" } }).warnings.map((w) =>
+      w.feature
+    ),
+    ["url (exact query)", "cookies", "response.statusMessage"],
+  );
+});
+
+Deno.test("wiremock mapping: priority and WireMock's tie-break (the later mapping wins) become distinct ranks", () => {
+  const { routes } = mappingsToConfig({
+    mappings: [
+      { request: { method: "GET", urlPath: "/a" }, response: { body: "first" } },
+      { request: { method: "GET", urlPath: "/a" }, response: { body: "second" } },
+      { priority: 1, request: { method: "GET", urlPath: "/a" }, response: { body: "urgent" } },
+      { priority: 9, request: { method: "GET", urlPath: "/a" }, response: { body: "fallback" } },
+    ],
+  }, F);
+  assert.deepEqual(routes.map((r) => r.priority), [1, 2, 3, undefined]);
+});
+
+Deno.test("wiremock mapping: scenarios, templates and webhooks become the part-three fields", () => {
+  const { routes, bodyFiles, warnings } = one({
+    scenarioName: "todo",
+    requiredScenarioState: "Started",
+    newScenarioState: "one",
+    response: { body: "hi {{request.path}}", transformers: ["response-template"] },
+    serveEventListeners: [{
+      name: "webhook",
+      parameters: {
+        method: "post",
+        url: "http://hook.example/x",
+        body: "{{request.body}}",
+        delay: { type: "fixed", milliseconds: 5 },
+      },
+    }],
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes, [{
+    method: "GET",
+    path: "/x",
+    scenario: "todo",
+    when_state: "Started",
+    set_state: "one",
+    callbacks: [{ method: "POST", url: "http://hook.example/x", body: "{{request.body}}", delay_ms: 5 }],
+    body_file: "__generated/m.0.body",
+    template: true,
+  }]);
+  assert.equal(new TextDecoder().decode(bodyFiles[0].bytes), "hi {{request.path}}");
+  assert.equal(one({ response: { body: "x" } }, { globalTemplating: true }).routes[0].template, true);
+  assert.deepEqual(
+    one({
+      serveEventListeners: [{ name: "webhook", parameters: { method: "POST", url: "http://h/{{request.path}}" } }],
+    })
+      .warnings.map((w) => w.feature),
+    ["serveEventListeners[0] (template)"],
+  );
+});
+
+Deno.test("wiremock mapping: a document that is not a mapping is one warning on the file", () => {
+  assert.deepEqual(mappingsToConfig([1], F).warnings, [{
+    place: F,
+    feature: "file",
+    message: `${F}: 'file' is not supported: expected one mapping ({"request", "response"}) or {"mappings": [...]}`,
+  }]);
+});
+
+Deno.test("wiremock regex: Java patterns translate with DOTALL and ASCII \\s, Java-only syntax is refused", () => {
+  assert.deepEqual(javaRegexToJs("a.c"), { source: "a[\\s\\S]c" });
+  assert.deepEqual(javaRegexToJs("\\s+\\d{2,3}"), { source: "[\\t\\n\\x0B\\f\\r ]+\\d{2,3}" });
+  assert.deepEqual(javaRegexToJs("[a-z\\-]+"), { source: "[a-z\\u{2d}]+" });
+  assert.deepEqual(javaRegexToJs("a/b]"), { source: "a\\/b\\]" });
+  for (
+    const [java, problem] of [
+      ["(?i)abc", "a group of the form (?…) other than (?:, (?=, (?!, (?<=, (?<!"],
+      ["(a)\\1", "the escape \\1 (Java-only or read differently by JavaScript)"],
+      ["\\bword", "the escape \\b (Java-only or read differently by JavaScript)"],
+      ["\\p{Alpha}", "the escape \\p (Java-only or read differently by JavaScript)"],
+      ["[a-z&&[^e]]", "a character class intersection (&&)"],
+      ["a|^b", "'^' other than at the start"],
+    ]
+  ) assert.deepEqual(javaRegexToJs(java), { problem }, java);
+  const ci = new RegExp(`^(?:${caseInsensitiveRegex("kiss")})$`, "u");
+  for (const yes of ["KISS", "kiss", "\u212Ai\u017Fs", "K\u0130SS"]) assert.ok(ci.test(yes), yes);
+  assert.ok(!ci.test("kis"));
+});
