@@ -180,6 +180,7 @@ serverTest(
       postStub("/orders").withHeader("authorization", "Bearer {token}").withJson({ total: 10 }).status(201).toStub(),
       get("/orders").queryParams({ status: "open" }).body(["open"]).toStub(),
       get("/orders/{id}/items/{item}").body("deep").toStub(),
+      postStub("/orders").withJson({ total: 0 }).priority(1).status(400).toStub(),
     ], "config");
     const added = await post(server, "/__stubtool__/stubs", [
       { method: "POST", path: "/orders", status: 500 },
@@ -191,6 +192,8 @@ serverTest(
     assert.equal((await send(server, "POST", "/orders", order)).status, 500);
     assert.deepEqual((await send(server, "GET", "/orders?status=open")).json, ["override"]);
     assert.equal((await send(server, "GET", "/orders/1/items/2")).status, 503);
+    // Priority still comes before the batch.
+    assert.equal((await send(server, "POST", "/orders", { ...order, body: '{"total":0}' })).status, 400);
     // Removed, the override gives the baseline back.
     assert.equal((await send(server, "DELETE", "/__stubtool__/stubs")).status, 204);
     assert.equal((await send(server, "POST", "/orders", order)).status, 201);
