@@ -63,6 +63,10 @@ export interface RequestLogEntry {
   status: number;
   /** The matched stub (`GET /users/{id}`), or undefined when nothing matched. */
   stub?: string;
+  /** The matched stub's id. */
+  id?: string;
+  /** When nothing matched: the ids of the stubs that came closest (the 404's `closest`). */
+  closest?: string[];
   /** Time from arrival to the response, in milliseconds. */
   ms: number;
 }
@@ -397,7 +401,15 @@ export class StubHandler {
         if (onRequest) log.ms = performance.now() - start;
         else if (pendingSince !== 0) log.ms = performance.now() - pendingSince;
         journal?.add(log);
-        onRequest?.({ method: log.method, target: log.target, status: log.status, stub: log.stub, ms: log.ms });
+        onRequest?.({
+          method: log.method,
+          target: log.target,
+          status: log.status,
+          stub: log.stub,
+          id: log.id,
+          closest: log.closest?.map((c) => c.id!),
+          ms: log.ms,
+        });
       }
       return respond(head, body);
     };
@@ -569,6 +581,8 @@ export class StubHandler {
     const closest = misses.map(({ route, reason }): ClosestStub => {
       const entry: ClosestStub = { method: route.method, path: route.path, reason };
       if (route.stub.query) entry.query_params = { ...route.stub.query };
+      entry.id = route.id;
+      entry.place = route.stub.place ?? route.source;
       return entry;
     });
     if (cacheable) {

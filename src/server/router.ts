@@ -513,8 +513,9 @@ export class Router<T extends Routable> {
   }
 
   /**
-   * Explains a miss: up to `limit` stubs that nearly matched, closest first — the path
-   * matched but a condition did not (query, header, body); the path matched under another
+   * Explains a miss: up to `limit` stubs that nearly matched, closest first — everything
+   * matched but the scope; the path matched but a condition did not (query, header, body);
+   * the path matched under another
    * method; only the trailing slash differs; exactly one segment of a path of two or more
    * differs. Bounded work; call it only on a miss. {@link NEED_BODY} as for {@link Router.match}.
    */
@@ -527,6 +528,24 @@ export class Router<T extends Routable> {
     const layers = [...(view.scope !== null ? this.#scoped.get(view.scope) ?? [] : []), ...this.#layers];
     const own = triesFor(view.method);
     let visits = 0;
+    // 0. Everything matches but the scope: a stub of another scope (or of one, for a request without).
+    if (this.#scoped.size) {
+      const has = view.scope === null
+        ? "the request has no x-stubtool-scope"
+        : `the request's x-stubtool-scope is ${quoteValue(view.scope)}`;
+      for (const [scope, scoped] of this.#scoped) {
+        if (scope === view.scope) continue;
+        if (++visits > NEAR_MISS_VISIT_LIMIT || found.length >= limit) break;
+        for (const layer of scoped) {
+          const match = this.#matchLayer(layer, view);
+          if (match === NEED_BODY) return NEED_BODY;
+          if (match) {
+            add(match.route, `scope differs (stub is for scope ${quoteValue(scope)}; ${has})`);
+            break;
+          }
+        }
+      }
+    }
     /** Calls `onEnd` for each node the segments reach exactly (static, placeholder and catch-all branches). */
     const walk = (root: Node<T>, path: readonly string[], onEnd: (node: Node<T>) => boolean | void): void => {
       const visit = (node: Node<T>, depth: number): boolean | void => {

@@ -201,6 +201,8 @@ export async function loadConfigText(
   if (parsed.problems.some((p) => p.level === "error")) return { problems: parsed.problems };
   // `body_file` paths are relative to the config file's folder.
   const { config, problems } = validateConfig(parsed.raw, { baseDir: options.baseDir ?? dirname(resolve(file)) });
+  // Each stub knows its place, so a 404 can say which of the file's stubs came close.
+  config?.routes.forEach((stub, i) => stub.place = `routes[${i}] of ${file}`);
   return {
     config,
     problems: [...parsed.problems, ...problems.map((p) => ({ ...p, place: p.place ?? file }))],
