@@ -6,7 +6,7 @@
  * @module
  */
 
-import { type CallbackSpec, type HeaderMap, type Method, METHODS } from "./model.ts";
+import { type CallbackSpec, type Method, METHODS } from "./model.ts";
 import { checkHeaders, checkJsonValue, checkMethod, describe } from "./checks.ts";
 import { unknownField } from "./hint.ts";
 

@@ -114,6 +114,11 @@ export interface CallbackSpec {
 export interface Stub {
   /** The id given (`id:`, `.id()`); the server makes one up when there is none (P9.1). */
   id?: string;
+  /**
+   * Where it was declared, for near-miss explanations: `routes[1] of stubs.yaml`, `--stub[0]`.
+   * Absent for stubs added with `routes()` or over HTTP (their source says enough).
+   */
+  place?: string;
   /** Answer only requests that carry `x-stubtool-scope: <scope>` (P9.5). */
   scope?: string;
   /** Higher wins over path specificity (P10.6); default 0. */

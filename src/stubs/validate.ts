@@ -99,9 +99,6 @@ function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-
-}
-
 /** Checks a status code. */
 export function checkStatus(value: unknown, field = "status"): string | undefined {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 100 || value > 599) {
