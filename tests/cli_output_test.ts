@@ -27,7 +27,7 @@ async function sendAll(base: string): Promise<void> {
 /** The request number of each request-log line, in the order printed. */
 function loggedRequests(stdout: string): number[] {
   return lines(stdout).flatMap((line) => {
-    const match = /^GET \/n\/(\d+)\?pad=p+ 200 \[GET \/n\/\{i\}\] \d+\.\dms$/.exec(line);
+    const match = /^GET \/n\/(\d+)\?pad=p+ 200 \[stub-\d+: GET \/n\/\{i\}\] \d+\.\dms$/.exec(line);
     return match ? [Number(match[1])] : [];
   });
 }

@@ -164,7 +164,7 @@ describe("npm package: the stubtool bin", () => {
       assert.equal(await exited, 0, stderr);
       assert.equal(stderr, "");
       const logged = stdout.split("\n").flatMap((line) => {
-        const match = /^GET \/n\/(\d+)\?pad=p+ 200 \[GET \/n\/\{i\}\] \d+\.\dms$/.exec(line);
+        const match = /^GET \/n\/(\d+)\?pad=p+ 200 \[stub-\d+: GET \/n\/\{i\}\] \d+\.\dms$/.exec(line);
         return match ? [Number(match[1])] : [];
       });
       const dropped = Number(warning.exec(stdout)[1]);
