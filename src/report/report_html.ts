@@ -287,9 +287,9 @@ function flowsSection(report: Report): string {
   const rows = scenarios.flatMap((s) => s.transitions.map((t) => transitionRow(s.name, t)));
   const never = scenarios.flatMap((s) => s.transitions).filter((t) => t.taken === 0).length;
   const body = rows.length === 0
-    ? `<p class="muted">No stub of ${
-      plural(scenarios.length, "the scenario", "the scenarios")
-    } sets a state, so there are no transitions.</p>`
+    ? `<p class="muted">${
+      plural(scenarios.length, "scenario", "scenarios")
+    }, but no stub sets a state: there are no transitions to take.</p>`
     : table(
       "scenarios-table",
       `${plural(rows.length, "declared transition", "declared transitions")} of ${
