@@ -44,7 +44,9 @@ export type {
   JournalEntry,
   JournalSnapshot,
   Report,
+  ReportScenario,
   ReportStub,
+  ReportTransition,
   UnmatchedRequest,
   UnusedStub,
 } from "./src/report/types.ts";

@@ -586,3 +586,112 @@ Deno.test("report from a live server: a bidi override sent in a path is escaped 
     "    closest: GET /users/{id}/orders [stub-1, --stub[0]] (segment 3 is '\\u202esredro', stub has 'orders')",
   ]);
 });
+
+/** `stubtool serve` of the checkout flow that got `requests` (method and path) in order. */
+async function checkoutServer(requests: [string, string][], reportFile?: string): Promise<Served> {
+  const args = ["--port", "0", "--quiet", "--config", fixture("checkout_flow.yaml")];
+  const served = await startServe(reportFile ? [...args, "--report-file", reportFile] : args);
+  for (const [method, path] of requests) await get(`${served.url}${path}`, { method });
+  return served;
+}
+
+Deno.test("report --fail-on-unused: a scenario transition never taken fails the check and is named in the line, exit 1", async () => {
+  const served = await checkoutServer([["POST", "/cart/items"], ["POST", "/cart/pay"], ["DELETE", "/cart"]]);
+  await using _ = served.process;
+  const { code, stdout, stderr } = await runCli(["report", "--url", served.url, "--fail-on-unused"]);
+  assert.equal(code, 1);
+  assert.deepEqual(lines(stdout), [
+    "stubtool coverage report",
+    "Exercised stubs: 3/4",
+    "Unmatched requests: 0",
+    "Unused stubs:",
+    "  DELETE /cart/items",
+    "Requests that matched no stub: none",
+    "Scenario transitions taken: 3/4",
+    "  checkout:",
+    "    Started → has-items via add-item: taken 1",
+    "    has-items → paid via pay: taken 1",
+    "    paid → Started via clear: taken 1",
+    "    has-items → Started via abandon: never taken",
+  ]);
+  assert.equal(
+    stderr,
+    "[ERROR] report check failed: 1 stub(s) never hit (--fail-on-unused); " +
+      "1 scenario transition(s) never taken (--fail-on-unused)\n",
+  );
+  // Every transition taken: the check passes.
+  await get(`${served.url}/cart/items`, { method: "POST" });
+  await get(`${served.url}/cart/items`, { method: "DELETE" });
+  const clean = await runCli(["report", "--url", served.url, "--fail-on-unused"]);
+  assert.equal(clean.stderr, "");
+  assert.equal(clean.code, 0);
+});
+
+Deno.test("report --from: saved reports of two shards walking a flow merge their transition counts", async () => {
+  await using dir = await tempDir();
+  const files = [join(dir.path, "shard1.json"), join(dir.path, "shard2.json")];
+  const walks: [string, string][][] = [
+    [["POST", "/cart/items"], ["DELETE", "/cart/items"], ["POST", "/cart/items"]],
+    [["POST", "/cart/items"], ["POST", "/cart/pay"]],
+  ];
+  for (const [i, file] of files.entries()) {
+    const served = await checkoutServer(walks[i], file);
+    await using _ = served.process;
+    served.process.kill("SIGTERM");
+    assert.equal((await served.process.result()).code, 0);
+  }
+  const saved = JSON.parse(await Deno.readTextFile(files[1])) as Report;
+  assert.deepEqual(saved.scenarios?.[0].transitions.map((t) => t.taken), [1, 1, 0, 0]);
+  const json = await runCli(["report", "--from", ...files, "--format", "json", "--fail-on-unused"]);
+  assert.equal(json.code, 1);
+  assert.deepEqual(JSON.parse(json.stdout).scenarios, [
+    {
+      name: "checkout",
+      transitions: [
+        { from: "Started", to: "has-items", stub: "add-item", taken: 3 },
+        { from: "has-items", to: "paid", stub: "pay", taken: 1 },
+        { from: "paid", to: "Started", stub: "clear", taken: 0 },
+        { from: "has-items", to: "Started", stub: "abandon", taken: 1 },
+      ],
+    },
+  ]);
+  assert.equal(
+    json.stderr,
+    "[ERROR] report check failed: 1 stub(s) never hit (--fail-on-unused); " +
+      "1 scenario transition(s) never taken (--fail-on-unused)\n",
+  );
+  const markdown = await runCli(["report", "--from", ...files, "--format", "github-summary"]);
+  assert.equal(markdown.code, 0);
+  assert.ok(
+    markdown.stdout.endsWith(
+      [
+        "### Scenario transitions",
+        "",
+        "Transitions taken: **3/4**",
+        "",
+        "| Scenario | From | To | Stub | Taken |",
+        "| --- | --- | --- | --- | --- |",
+        "| checkout | `Started` | `has-items` | `add-item` | ✅ 3 |",
+        "| checkout | `has-items` | `paid` | `pay` | ✅ 1 |",
+        "| checkout | `paid` | `Started` | `clear` | ❌ 0 |",
+        "| checkout | `has-items` | `Started` | `abandon` | ✅ 1 |",
+        "",
+      ].join("\n"),
+    ),
+    markdown.stdout,
+  );
+});
+
+Deno.test("report --from: a saved report whose scenarios are malformed is one [ERROR] line, exit 2", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "bad.json");
+  const report = JSON.parse(await Deno.readTextFile(fixture("report_shard1.json")));
+  await Deno.writeTextFile(file, JSON.stringify({ ...report, scenarios: [{ name: "checkout", transitions: [{}] }] }));
+  const { code, stderr } = await runCli(["report", "--from", file]);
+  assert.equal(code, 2);
+  assert.equal(
+    stderr,
+    `[ERROR] ${file}: not a stubtool report: scenarios[0].transitions[0] needs from, to, stub and taken ` +
+      "(write one with stubtool serve --report-file)\n",
+  );
+});

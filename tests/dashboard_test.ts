@@ -58,6 +58,7 @@ Deno.test("dashboardPage: the script renders polled JSON exactly as the server r
         closest: [{ method: "GET", path: "/users/{id}", reason: "method differs (stub is GET)" }],
       },
     ],
+    scenarios: [{ name: "cart", transitions: [{ from: "Started", to: "full", stub: "add", taken: 0 }] }],
   };
   const journal = {
     capacity: 500,
@@ -79,10 +80,11 @@ Deno.test("dashboardPage: the script renders polled JSON exactly as the server r
   // The renderers alone, with no DOM: every helper they call must be among them.
   const sections = new Function(`${_RENDERERS}\nreturn sections;`)() as (r: unknown, j: unknown) => [string, string][];
   const rendered = sections(report, journal);
-  assert.deepEqual(rendered.map(([key]) => key), ["coverage", "stubs", "unmatched", "journal"]);
+  assert.deepEqual(rendered.map(([key]) => key), ["coverage", "stubs", "scenarios", "unmatched", "journal"]);
   for (const [key, markup] of rendered) assert.ok(html.includes(markup), `${key}: the same markup as the served page`);
+  assert.match(rendered[2][1], /<span class="tag">never taken<\/span>/);
   const off = sections(report, { capacity: 0, total: 0, requests: [] });
-  assert.match(off[3][1], /The request journal is off/);
+  assert.match(off[4][1], /The request journal is off/);
   assert.doesNotMatch(off[0][1], /stat-requests/);
 });
 
@@ -138,6 +140,10 @@ serverTest(
       "POST /__stubtool__/stubs/reset",
       "GET|PUT|DELETE /__stubtool__/stubs/{id}",
       "POST /__stubtool__/requests/find",
+      "GET /__stubtool__/scenarios",
+      "PUT /__stubtool__/scenarios/{name}",
+      "POST /__stubtool__/scenarios/reset",
+      "GET /__stubtool__/callbacks",
     ]);
     assert.equal((await server.report()).summary.unmatched_requests, 0);
   },

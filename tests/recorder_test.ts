@@ -95,7 +95,7 @@ Deno.test("scopes: a scoped hit or miss counts in its scope and overall; an unsc
   recorder.hit(stubs[1], null);
   miss(recorder, "/nope", "a_test.ts");
   miss(recorder, "/other");
-  const scoped = recorder.report(stubs, "a_test.ts");
+  const scoped = recorder.report(stubs, { scope: "a_test.ts" });
   assert.deepEqual({ ...scoped, unmatched_requests: noTime(scoped.unmatched_requests) }, {
     summary: { total_stubs: 2, matched_stubs: 1, unmatched_requests: 1 },
     stubs: [{ id: "r0", method: "GET", path: "/a", hit_count: 1 }, {
@@ -107,11 +107,11 @@ Deno.test("scopes: a scoped hit or miss counts in its scope and overall; an unsc
     unused_stubs: [{ id: "r1", method: "GET", path: "/b" }],
     unmatched_requests: [{ method: "GET", path: "/nope", timestamp: "-" }],
   });
-  assert.deepEqual(recorder.report(stubs, "b_test.ts").stubs.map((s) => s.hit_count), [0, 1]);
+  assert.deepEqual(recorder.report(stubs, { scope: "b_test.ts" }).stubs.map((s) => s.hit_count), [0, 1]);
   assert.deepEqual(recorder.report(stubs).stubs.map((s) => s.hit_count), [1, 2]);
   assert.equal(recorder.report(stubs).summary.unmatched_requests, 2);
   // A scope nobody used has the report's shape, with nothing in it.
-  assert.deepEqual(recorder.report(stubs, "never").summary, {
+  assert.deepEqual(recorder.report(stubs, { scope: "never" }).summary, {
     total_stubs: 2,
     matched_stubs: 0,
     unmatched_requests: 0,
@@ -124,23 +124,27 @@ Deno.test("regression (issue 13 #1): scoped reports filter the one unmatched lis
   // The whole list keeps 10 entries; every scope's report is a filter of those 10.
   assert.equal(recorder.report([]).unmatched_requests.length, 10);
   let kept = 0;
-  for (let s = 0; s < 50; s++) kept += recorder.report([], `scope-${s}`).unmatched_requests.length;
+  for (let s = 0; s < 50; s++) kept += recorder.report([], { scope: `scope-${s}` }).unmatched_requests.length;
   assert.equal(kept, 10);
-  assert.equal(recorder.report([], "scope-49").summary.unmatched_requests, 2, "the scope's total stays exact");
+  assert.equal(
+    recorder.report([], { scope: "scope-49" }).summary.unmatched_requests,
+    2,
+    "the scope's total stays exact",
+  );
 });
 
 Deno.test(`scopes: at most ${MAX_SCOPES} are kept, starting one more drops the oldest; overlong names are ignored`, () => {
   const recorder = new Recorder();
   const stubs = routes("/a");
   for (let i = 0; i <= MAX_SCOPES; i++) recorder.hit(stubs[0], `scope-${i}`);
-  assert.equal(recorder.report(stubs, "scope-0").summary.matched_stubs, 0, "the oldest scope was dropped");
-  assert.equal(recorder.report(stubs, "scope-1").summary.matched_stubs, 1);
-  assert.equal(recorder.report(stubs, `scope-${MAX_SCOPES}`).summary.matched_stubs, 1);
+  assert.equal(recorder.report(stubs, { scope: "scope-0" }).summary.matched_stubs, 0, "the oldest scope was dropped");
+  assert.equal(recorder.report(stubs, { scope: "scope-1" }).summary.matched_stubs, 1);
+  assert.equal(recorder.report(stubs, { scope: `scope-${MAX_SCOPES}` }).summary.matched_stubs, 1);
   const long = "x".repeat(MAX_SCOPE_LENGTH + 1);
   recorder.hit(stubs[0], long);
   recorder.hit(stubs[0], "");
-  assert.equal(recorder.report(stubs, long).summary.matched_stubs, 0);
-  assert.equal(recorder.report(stubs, "scope-1").summary.matched_stubs, 1, "an ignored name drops no scope");
+  assert.equal(recorder.report(stubs, { scope: long }).summary.matched_stubs, 0);
+  assert.equal(recorder.report(stubs, { scope: "scope-1" }).summary.matched_stubs, 1, "an ignored name drops no scope");
   assert.equal(recorder.report(stubs).stubs[0].hit_count, MAX_SCOPES + 3);
 });
 
@@ -153,7 +157,11 @@ Deno.test("scopes: reset forgets them; carry moves scoped hits to the stub that 
   const [b2] = routes("/b");
   recorder.carry([[b, b2]]);
   recorder.forget([a]);
-  assert.deepEqual(recorder.report([b2], "s").stubs.map((s) => s.hit_count), [2]);
+  assert.deepEqual(recorder.report([b2], { scope: "s" }).stubs.map((s) => s.hit_count), [2]);
   recorder.reset([b2]);
-  assert.deepEqual(recorder.report([b2], "s").summary, { total_stubs: 1, matched_stubs: 0, unmatched_requests: 0 });
+  assert.deepEqual(recorder.report([b2], { scope: "s" }).summary, {
+    total_stubs: 1,
+    matched_stubs: 0,
+    unmatched_requests: 0,
+  });
 });

@@ -239,3 +239,56 @@ Deno.test("regression: a page held every 60 KiB target whole (a dashboard of 19 
   assert.ok(html.length < 20_000, `${html.length} characters`);
   assert.equal(html.split(`${"a".repeat(297)}… (${target.length - 300} more characters)`).length - 1, 2);
 });
+
+function withFlows(): Report {
+  return {
+    ...sample(),
+    scenarios: [
+      {
+        name: "checkout",
+        transitions: [
+          { from: "Started", to: "has-items", stub: "add-item", taken: 2 },
+          { from: "has-items", to: XSS, stub: "pay", taken: 0 },
+        ],
+      },
+      { name: "banner", transitions: [] },
+    ],
+  };
+}
+
+Deno.test("html: a Scenarios section lists every transition, never-taken ones marked, all of it escaped", () => {
+  const html = renderHtmlReport(withFlows(), { generatedAt: "2026-01-02T03:05:00.000Z" });
+  assert.deepEqual(rows(html, "scenarios-table"), [
+    ["checkout", "Started → has-items", "add-item", "2"],
+    ["checkout", "has-items → /&lt;script&gt;alert(1)&lt;/script&gt;", "pay", "0 never taken"],
+  ]);
+  assert.match(
+    html,
+    /<caption id="scenarios-table-caption">2 declared transitions of 2 scenarios; 1 transition never taken is highlighted<\/caption>/,
+  );
+  assert.match(html, /<tr class="unused"><th scope="row">checkout<\/th>/);
+  assert.doesNotMatch(html, /<script>alert/);
+  assert.match(html, /<li><a href="#stubs">Stubs<\/a><\/li><li><a href="#scenarios">Scenarios<\/a><\/li>/);
+  // Between the stubs and the unmatched requests.
+  assert.ok(html.indexOf('id="stubs"') < html.indexOf('id="scenarios"'));
+  assert.ok(html.indexOf('id="scenarios"') < html.indexOf('id="unmatched"'));
+});
+
+Deno.test("html: scenarios whose stubs set no state say there are no transitions", () => {
+  const html = renderHtmlReport({ ...sample(), scenarios: [{ name: "banner", transitions: [] }] });
+  assert.match(
+    html,
+    /<section id="scenarios" aria-labelledby="scenarios-heading"><h2 id="scenarios-heading">Scenarios<\/h2><p class="muted">1 scenario, but no stub sets a state: there are no transitions to take\.<\/p><\/section>/,
+  );
+});
+
+Deno.test("html: without scenarios the Scenarios section is an empty hidden placeholder and the nav skips it", () => {
+  const html = renderHtmlReport(sample());
+  assert.ok(
+    html.includes(
+      '<section id="scenarios" aria-labelledby="scenarios-heading" hidden><h2 id="scenarios-heading">Scenarios</h2></section>',
+    ),
+  );
+  assert.doesNotMatch(html, /href="#scenarios"/);
+  assert.doesNotMatch(html, /scenarios-table/);
+});

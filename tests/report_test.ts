@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { OpenApiDrift } from "../src/report/openapi.ts";
 import type { Report } from "../src/report/types.ts";
-import { checkReport, mergeReports, renderReport } from "../src/report/report.ts";
+import { checkReport, mergeReports, renderReport, transitionCounts } from "../src/report/report.ts";
 
 function sample(): Report {
   return {
@@ -378,5 +378,157 @@ Deno.test("checkReport: accepts a report, names what is wrong otherwise", () => 
   assert.equal(
     checkReport(badRequest),
     "not a stubtool report: unmatched_requests[0] needs method, path and timestamp",
+  );
+});
+
+/** A report of a checkout flow: two of its three transitions taken, and a scenario whose stubs set no state. */
+function flows(): Report {
+  return {
+    summary: { total_stubs: 4, matched_stubs: 3, unmatched_requests: 0 },
+    stubs: [
+      { id: "add-item", method: "POST", path: "/cart/items", hit_count: 2 },
+      { id: "pay", method: "POST", path: "/cart/pay", hit_count: 1 },
+      { id: "receipt", method: "GET", path: "/cart", hit_count: 1 },
+      { id: "cancel", method: "DELETE", path: "/cart", hit_count: 0 },
+    ],
+    unused_stubs: [{ id: "cancel", method: "DELETE", path: "/cart" }],
+    unmatched_requests: [],
+    scenarios: [
+      {
+        name: "checkout",
+        transitions: [
+          { from: "Started", to: "has-items", stub: "add-item", taken: 2 },
+          { from: "has-items", to: "paid", stub: "pay", taken: 1 },
+          { from: "*", to: "Started", stub: "cancel", taken: 0 },
+        ],
+      },
+      { name: "banner", transitions: [] },
+    ],
+  };
+}
+
+Deno.test("renderReport text: scenario transitions follow the report, each with how often it was taken", () => {
+  assert.equal(
+    renderReport(flows(), { format: "text" }).split("Requests that matched no stub: none\n")[1],
+    [
+      "Scenario transitions taken: 2/3",
+      "  checkout:",
+      "    Started → has-items via add-item: taken 2",
+      "    has-items → paid via pay: taken 1",
+      "    * → Started via cancel: never taken",
+      "  banner: no stub sets a state",
+      "",
+    ].join("\n"),
+  );
+});
+
+Deno.test("renderReport text: flow coverage comes before the OpenAPI drift", () => {
+  const text = renderReport(flows(), { format: "text", openapi: drift() });
+  assert.ok(text.indexOf("  banner: no stub sets a state\nOpenAPI drift against") > 0, text);
+});
+
+Deno.test("renderReport github-summary: a Scenario transitions table with ✅/❌", () => {
+  assert.equal(
+    renderReport(flows(), { format: "github-summary" }).split("### Unmatched requests\n\nnone\n")[1],
+    [
+      "",
+      "### Scenario transitions",
+      "",
+      "Transitions taken: **2/3**",
+      "",
+      "| Scenario | From | To | Stub | Taken |",
+      "| --- | --- | --- | --- | --- |",
+      "| checkout | `Started` | `has-items` | `add-item` | ✅ 2 |",
+      "| checkout | `has-items` | `paid` | `pay` | ✅ 1 |",
+      "| checkout | `*` | `Started` | `cancel` | ❌ 0 |",
+      "",
+    ].join("\n"),
+  );
+});
+
+Deno.test("renderReport github-summary: scenarios without transitions show none", () => {
+  const report: Report = { ...empty(), scenarios: [{ name: "banner", transitions: [] }] };
+  assert.ok(
+    renderReport(report, { format: "github-summary" }).endsWith(
+      "### Scenario transitions\n\nTransitions taken: **0/0**\n\nnone\n",
+    ),
+  );
+});
+
+Deno.test("renderReport text and github-summary: no scenarios key, no flow section", () => {
+  assert.doesNotMatch(renderReport(sample(), { format: "text" }), /Scenario/);
+  assert.doesNotMatch(renderReport(sample(), { format: "github-summary" }), /Scenario/);
+});
+
+Deno.test("renderReport json: the scenarios key comes last, as the server sends it", () => {
+  const text = renderReport(flows(), { format: "json" });
+  assert.deepEqual(Object.keys(JSON.parse(text)), [
+    "summary",
+    "stubs",
+    "unused_stubs",
+    "unmatched_requests",
+    "scenarios",
+  ]);
+  assert.deepEqual(JSON.parse(text).scenarios, flows().scenarios);
+});
+
+Deno.test("transitionCounts: declared and taken transitions over every scenario; none without scenarios", () => {
+  assert.deepEqual(transitionCounts(flows()), { total: 3, taken: 2 });
+  assert.deepEqual(transitionCounts(sample()), { total: 0, taken: 0 });
+});
+
+Deno.test("mergeReports: scenario transitions add up per scenario+from+to+stub, first-seen order", () => {
+  const other: Report = {
+    ...empty(),
+    scenarios: [
+      {
+        name: "checkout",
+        transitions: [
+          // Same stub, other states (its config changed between shards): a transition of its own.
+          { from: "Started", to: "full", stub: "add-item", taken: 4 },
+          { from: "*", to: "Started", stub: "cancel", taken: 1 },
+          { from: "Started", to: "has-items", stub: "add-item", taken: 3 },
+        ],
+      },
+      { name: "login", transitions: [{ from: "Started", to: "in", stub: "sign-in", taken: 0 }] },
+    ],
+  };
+  const first = flows();
+  assert.deepEqual(mergeReports([first, other]).scenarios, [
+    {
+      name: "checkout",
+      transitions: [
+        { from: "Started", to: "has-items", stub: "add-item", taken: 5 },
+        { from: "has-items", to: "paid", stub: "pay", taken: 1 },
+        { from: "*", to: "Started", stub: "cancel", taken: 1 },
+        { from: "Started", to: "full", stub: "add-item", taken: 4 },
+      ],
+    },
+    { name: "banner", transitions: [] },
+    { name: "login", transitions: [{ from: "Started", to: "in", stub: "sign-in", taken: 0 }] },
+  ]);
+  assert.equal(first.scenarios![0].transitions[0].taken, 2, "inputs are not changed");
+});
+
+Deno.test("mergeReports: reports without scenarios merge into the four keys only", () => {
+  assert.deepEqual(Object.keys(mergeReports([sample(), empty()])), [
+    "summary",
+    "stubs",
+    "unused_stubs",
+    "unmatched_requests",
+  ]);
+  assert.deepEqual(mergeReports([sample(), flows()]).scenarios?.map((s) => s.name), ["checkout", "banner"]);
+});
+
+Deno.test("checkReport: a scenarios key must be a list of scenarios with well-formed transitions", () => {
+  assert.equal(checkReport(flows()), undefined);
+  assert.equal(checkReport({ ...flows(), scenarios: {} }), "not a stubtool report: scenarios must be a list");
+  assert.equal(
+    checkReport({ ...flows(), scenarios: [{ name: "x" }] }),
+    "not a stubtool report: scenarios[0] needs name and a list of transitions",
+  );
+  assert.equal(
+    checkReport({ ...flows(), scenarios: [{ name: "x", transitions: [{ from: "a", to: "b", stub: "s" }] }] }),
+    "not a stubtool report: scenarios[0].transitions[0] needs from, to, stub and taken",
   );
 });

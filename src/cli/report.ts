@@ -2,7 +2,8 @@
  * `stubtool report`: print the coverage report of a running server, or of reports saved
  * with `serve --report-file` (merged when there are several), or write it to a file
  * (`--output`, replaced all at once; `--format html` for a CI artifact), optionally for one
- * scope (`--scope`), and optionally fail on unmatched requests or unused stubs (P6, seed §4.4).
+ * scope (`--scope`), and optionally fail on unmatched requests or unused stubs and scenario
+ * transitions (P6, seed §4.4).
  * @module
  */
 
@@ -11,7 +12,14 @@ import { describeReadError, lineAndColumn, parseJson } from "../stubs/config.ts"
 import { escapeControls } from "../report/escape.ts";
 import type { OpenApiDrift } from "../report/openapi.ts";
 import type { JournalSnapshot, Report } from "../report/types.ts";
-import { checkReport, mergeReports, renderReport, REPORT_FORMATS, type ReportFormat } from "../report/report.ts";
+import {
+  checkReport,
+  mergeReports,
+  renderReport,
+  REPORT_FORMATS,
+  type ReportFormat,
+  transitionCounts,
+} from "../report/report.ts";
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
 import { errorLine, printProblems } from "./output.ts";
@@ -210,6 +218,11 @@ export async function reportCommand(
   const unused = report.unused_stubs.length;
   if (values["fail-on-unused"] && unused > 0) {
     failures.push(`${unused} stub(s) never hit (--fail-on-unused)`);
+  }
+  // A declared scenario transition nobody took is untested flow, as an unused stub is an untested answer.
+  const transitions = transitionCounts(report);
+  if (values["fail-on-unused"] && transitions.taken < transitions.total) {
+    failures.push(`${transitions.total - transitions.taken} scenario transition(s) never taken (--fail-on-unused)`);
   }
   if (failures.length === 0) return 0;
   output.err(`[ERROR] report check failed: ${failures.join("; ")}`);

@@ -277,7 +277,11 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: "only what requests with x-stubtool-scope: NAME did (the server needs --scopes)",
       },
       { name: "fail-on-unmatched", type: "boolean", help: "exit 1 if any request matched no stub" },
-      { name: "fail-on-unused", type: "boolean", help: "exit 1 if any stub was never hit" },
+      {
+        name: "fail-on-unused",
+        type: "boolean",
+        help: "exit 1 if any stub was never hit or any scenario transition never taken",
+      },
       {
         name: "from",
         type: "string",

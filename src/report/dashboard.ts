@@ -25,6 +25,7 @@ ${_LIVE_RENDERERS.functions.map((fn) => fn.toString()).join("\n")}
 const sections = (report, journal) => [
   ["coverage", coverageSection(report, journal)],
   ["stubs", stubsSection(report)],
+  ["scenarios", flowsSection(report)],
   ["unmatched", unmatchedSection(report)],
   ["journal", journalSection(journal)],
 ];`;

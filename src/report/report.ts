@@ -8,7 +8,15 @@
  */
 
 import type { OpenApiDrift } from "./openapi.ts";
-import type { ClosestStub, JournalSnapshot, Report, ReportStub, UnmatchedRequest } from "./types.ts";
+import type {
+  ClosestStub,
+  JournalSnapshot,
+  Report,
+  ReportScenario,
+  ReportStub,
+  ReportTransition,
+  UnmatchedRequest,
+} from "./types.ts";
 import { escapeControls, escapeJsonControls } from "./escape.ts";
 import { renderHtmlReport } from "./report_html.ts";
 import { queryLabel } from "../stubs/model.ts";
@@ -157,6 +165,74 @@ function driftMarkdown(drift: OpenApiDrift): string[] {
   return lines;
 }
 
+/**
+ * How many scenario transitions the report declares, and how many of them were taken.
+ *
+ * @example
+ * ```ts
+ * import { transitionCounts } from "./report.ts";
+ * const report = {
+ *   summary: { total_stubs: 2, matched_stubs: 1, unmatched_requests: 0 },
+ *   stubs: [],
+ *   unused_stubs: [],
+ *   unmatched_requests: [],
+ *   scenarios: [{
+ *     name: "cart",
+ *     transitions: [
+ *       { from: "Started", to: "full", stub: "add", taken: 2 },
+ *       { from: "full", to: "Started", stub: "clear", taken: 0 },
+ *     ],
+ *   }],
+ * };
+ * console.log(transitionCounts(report)); // { total: 2, taken: 1 }
+ * ```
+ */
+export function transitionCounts(report: Report): { total: number; taken: number } {
+  const transitions = (report.scenarios ?? []).flatMap((s) => s.transitions);
+  return { total: transitions.length, taken: transitions.filter((t) => t.taken > 0).length };
+}
+
+/** `Started → has-items via add-item`: a transition as the text and Markdown forms name it. */
+function transitionLabel(t: ReportTransition): string {
+  return `${t.from} → ${t.to} via ${t.stub}`;
+}
+
+/** Flow coverage for a terminal: per scenario, each transition with how often it was taken. */
+function flowText(scenarios: readonly ReportScenario[]): string[] {
+  const { total, taken } = transitionCounts({ scenarios } as Report);
+  const lines = [`Scenario transitions taken: ${taken}/${total}`];
+  for (const scenario of scenarios) {
+    if (scenario.transitions.length === 0) {
+      lines.push(`  ${scenario.name}: no stub sets a state`);
+      continue;
+    }
+    lines.push(`  ${scenario.name}:`);
+    for (const t of scenario.transitions) {
+      lines.push(`    ${transitionLabel(t)}: ${t.taken > 0 ? `taken ${t.taken}` : "never taken"}`);
+    }
+  }
+  return lines;
+}
+
+function flowMarkdown(scenarios: readonly ReportScenario[]): string[] {
+  const { total, taken } = transitionCounts({ scenarios } as Report);
+  const lines = ["", "### Scenario transitions", "", `Transitions taken: **${taken}/${total}**`, ""];
+  markdownTable(
+    lines,
+    ["Scenario", "From", "To", "Stub", "Taken"],
+    scenarios.flatMap((scenario) =>
+      scenario.transitions.map((t) => [
+        textCell(scenario.name),
+        codeCell(t.from),
+        codeCell(t.to),
+        codeCell(t.stub),
+        t.taken > 0 ? `✅ ${t.taken}` : "❌ 0",
+      ])
+    ),
+  );
+  return lines;
+}
+
 /** Lines joined for a terminal: each with its control and bidi characters escaped, so it stays one line. */
 function safeLines(lines: readonly string[]): string {
   return lines.map(escapeControls).join("\n") + "\n";
@@ -267,9 +343,17 @@ export function renderReport(report: Report, { format, openapi, ...html }: Rende
     case "json":
       return escapeJsonControls(JSON.stringify(openapi ? { ...report, openapi } : report, null, 2)) + "\n";
     case "github-summary":
-      return safeLines([...githubSummaryLines(report), ...(openapi ? driftMarkdown(openapi) : [])]);
+      return safeLines([
+        ...githubSummaryLines(report),
+        ...(report.scenarios ? flowMarkdown(report.scenarios) : []),
+        ...(openapi ? driftMarkdown(openapi) : []),
+      ]);
     case "text":
-      return safeLines([...textLines(report), ...(openapi ? driftText(openapi) : [])]);
+      return safeLines([
+        ...textLines(report),
+        ...(report.scenarios ? flowText(report.scenarios) : []),
+        ...(openapi ? driftText(openapi) : []),
+      ]);
     default:
       throw new TypeError(`unknown report format '${format}' (allowed: ${REPORT_FORMATS.join(", ")})`);
   }
@@ -286,6 +370,8 @@ function stubKey(stub: ReportStub): string {
  * stub (method + path + required query; the n-th duplicate in one report merges with the
  * n-th in another), stubs keep first-seen order, unmatched requests are concatenated in
  * time order, and the summary is recomputed (the unmatched total is the sum of totals).
+ * Scenario transitions are added per scenario + from + to + stub; the `scenarios` key is
+ * there when any of the reports has it.
  *
  * @example
  * ```ts
@@ -328,7 +414,7 @@ export function mergeReports(reports: readonly Report[]): Report {
   // Array#sort is stable, so requests with the same time keep file order.
   const unmatched = reports.flatMap((r) => r.unmatched_requests).sort((a, b) => time(a) - time(b));
   const unused = merged.filter((s) => s.hit_count === 0).map(({ hit_count: _, ...rest }) => rest);
-  return {
+  const result: Report = {
     summary: {
       total_stubs: merged.length,
       matched_stubs: merged.length - unused.length,
@@ -338,6 +424,37 @@ export function mergeReports(reports: readonly Report[]): Report {
     unused_stubs: unused,
     unmatched_requests: unmatched,
   };
+  const scenarios = mergeScenarios(reports);
+  if (scenarios.length) result.scenarios = scenarios;
+  return result;
+}
+
+/**
+ * The scenarios of several reports as one list: scenarios and transitions in first-seen
+ * order, `taken` added per scenario + from + to + stub (a transition one shard lacks counts
+ * as not taken there).
+ */
+function mergeScenarios(reports: readonly Report[]): ReportScenario[] {
+  const merged = new Map<string, { scenario: ReportScenario; byKey: Map<string, ReportTransition> }>();
+  for (const report of reports) {
+    for (const scenario of report.scenarios ?? []) {
+      let entry = merged.get(scenario.name);
+      if (!entry) {
+        merged.set(scenario.name, entry = { scenario: { name: scenario.name, transitions: [] }, byKey: new Map() });
+      }
+      for (const t of scenario.transitions) {
+        const key = JSON.stringify([t.from, t.to, t.stub]);
+        const same = entry.byKey.get(key);
+        if (same) same.taken += t.taken;
+        else {
+          const copy = { from: t.from, to: t.to, stub: t.stub, taken: t.taken };
+          entry.byKey.set(key, copy);
+          entry.scenario.transitions.push(copy);
+        }
+      }
+    }
+  }
+  return [...merged.values()].map((e) => e.scenario);
 }
 
 /**
@@ -378,6 +495,19 @@ export function checkReport(value: unknown): string | undefined {
   for (const [i, stub] of (value.unused_stubs as unknown[]).entries()) {
     if (!isObject(stub) || typeof stub.method !== "string" || typeof stub.path !== "string") {
       return `not a stubtool report: unused_stubs[${i}] needs method and path`;
+    }
+  }
+  if (value.scenarios === undefined) return undefined;
+  if (!Array.isArray(value.scenarios)) return "not a stubtool report: scenarios must be a list";
+  for (const [i, scenario] of value.scenarios.entries()) {
+    if (!isObject(scenario) || typeof scenario.name !== "string" || !Array.isArray(scenario.transitions)) {
+      return `not a stubtool report: scenarios[${i}] needs name and a list of transitions`;
+    }
+    for (const [j, t] of scenario.transitions.entries()) {
+      if (
+        !isObject(t) || typeof t.from !== "string" || typeof t.to !== "string" || typeof t.stub !== "string" ||
+        !Number.isInteger(t.taken)
+      ) return `not a stubtool report: scenarios[${i}].transitions[${j}] needs from, to, stub and taken`;
     }
   }
   return undefined;

@@ -1,15 +1,24 @@
 /**
  * The coverage report as one self-contained HTML page: a coverage bar, the stub table
- * (unused stubs marked), the requests that matched no stub with the stubs that nearly
- * matched and why, and the request journal. `stubtool report --format html` writes it as
- * a static file; the live dashboard (`GET /__stubtool__/`, src/report/dashboard.ts) serves the
- * same page with a refresh script. No external assets, no framework; every string that
- * came from a config, a request or a saved report is escaped.
+ * (unused stubs marked), the scenario transitions (never-taken ones marked), the requests
+ * that matched no stub with the stubs that nearly matched and why, and the request journal.
+ * `stubtool report --format html` writes it as a static file; the live dashboard
+ * (`GET /__stubtool__/`, src/report/dashboard.ts) serves the same page with a refresh script.
+ * No external assets, no framework; every string that came from a config, a request or a
+ * saved report is escaped.
  * @module
  */
 
 import type { OpenApiDrift } from "./openapi.ts";
-import type { ClosestStub, JournalEntry, JournalSnapshot, Report, ReportStub, UnmatchedRequest } from "./types.ts";
+import type {
+  ClosestStub,
+  JournalEntry,
+  JournalSnapshot,
+  Report,
+  ReportStub,
+  ReportTransition,
+  UnmatchedRequest,
+} from "./types.ts";
 import { VERSION } from "../version.ts";
 import { patternText, queryLabel } from "../stubs/model.ts";
 
@@ -257,6 +266,41 @@ function stubsSection(report: Report): string {
   return `<section id="stubs" aria-labelledby="stubs-heading"><h2 id="stubs-heading">Stubs</h2>${body}</section>`;
 }
 
+function transitionRow(scenario: string, t: ReportTransition): string {
+  const never = t.taken === 0;
+  return `<tr${never ? ' class="unused"' : ""}><th scope="row">${escapeHtml(scenario)}</th>` +
+    `<td><code>${escapeHtml(t.from)}</code> → <code>${escapeHtml(t.to)}</code></td>` +
+    `<td><code>${escapeHtml(t.stub)}</code></td>` +
+    `<td class="num${never ? " hits-0" : ""}">${t.taken}${never ? ' <span class="tag">never taken</span>' : ""}</td>` +
+    `</tr>`;
+}
+
+/**
+ * Flow coverage: every declared scenario transition and how often it was taken. Without
+ * scenarios the section is there but hidden, so the live page can fill it when stubs with
+ * a scenario arrive.
+ */
+function flowsSection(report: Report): string {
+  const scenarios = Array.isArray(report.scenarios) ? report.scenarios : [];
+  const open = `<section id="scenarios" aria-labelledby="scenarios-heading"`;
+  if (scenarios.length === 0) return `${open} hidden><h2 id="scenarios-heading">Scenarios</h2></section>`;
+  const rows = scenarios.flatMap((s) => s.transitions.map((t) => transitionRow(s.name, t)));
+  const never = scenarios.flatMap((s) => s.transitions).filter((t) => t.taken === 0).length;
+  const body = rows.length === 0
+    ? `<p class="muted">${
+      plural(scenarios.length, "scenario", "scenarios")
+    }, but no stub sets a state: there are no transitions to take.</p>`
+    : table(
+      "scenarios-table",
+      `${plural(rows.length, "declared transition", "declared transitions")} of ${
+        plural(scenarios.length, "scenario", "scenarios")
+      }; ${plural(never, "transition never taken is", "transitions never taken are")} highlighted`,
+      ["Scenario", "From → to", "Stub", "Taken|num"],
+      rows,
+    );
+  return `${open}><h2 id="scenarios-heading">Scenarios</h2>${body}</section>`;
+}
+
 function unmatchedRow(request: UnmatchedRequest): string {
   const target = request.query ? `${request.path}?${request.query}` : request.path;
   return `<tr role="row"><td role="cell" class="c-time">${timeCell(request.timestamp)}</td>` +
@@ -383,6 +427,8 @@ export const _LIVE_RENDERERS = {
     coverageSection,
     stubRow,
     stubsSection,
+    transitionRow,
+    flowsSection,
     unmatchedRow,
     unmatchedSection,
     duration,
@@ -439,13 +485,16 @@ ${
 <header>
 <h1>stubtool <span>${kind}</span></h1>
 ${meta}
-<nav aria-label="Sections"><ul><li><a href="#stubs">Stubs</a></li><li><a href="#unmatched">Unmatched requests</a></li>${
+<nav aria-label="Sections"><ul><li><a href="#stubs">Stubs</a></li>${
+    report.scenarios?.length ? `<li><a href="#scenarios">Scenarios</a></li>` : ""
+  }<li><a href="#unmatched">Unmatched requests</a></li>${
     openapi ? `<li><a href="#openapi">OpenAPI drift</a></li>` : ""
   }<li><a href="#journal">Recent requests</a></li></ul></nav>
 </header>
 <main id="content">
 ${coverageSection(report, journal)}
 ${stubsSection(report)}
+${flowsSection(report)}
 ${unmatchedSection(report)}
 ${openapi ? `${driftSection(openapi)}\n` : ""}${journalSection(journal)}
 </main>

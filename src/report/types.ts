@@ -85,6 +85,32 @@ export interface Report {
    * `--max-unmatched`: 1,000 by default).
    */
   unmatched_requests: UnmatchedRequest[];
+  /**
+   * Flow coverage: every scenario the stubs name, in the order they name them, with its
+   * declared transitions. Present only when at least one stub has a `scenario`, so a report
+   * of stubs without scenarios keeps exactly the four keys above.
+   */
+  scenarios?: ReportScenario[];
+}
+
+/** A scenario in the report: its name and every transition its stubs declare. */
+export interface ReportScenario {
+  /** The scenario's name (`scenario:`). */
+  name: string;
+  /** One per stub of the scenario that has a `set_state`, in declaration order (empty when none has). */
+  transitions: ReportTransition[];
+}
+
+/** A declared scenario transition and how often it was taken. */
+export interface ReportTransition {
+  /** The stub's `when_state`, or `*` for a stub that answers (and moves the scenario) in any state. */
+  from: string;
+  /** The stub's `set_state`. */
+  to: string;
+  /** The id of the stub that takes the transition. */
+  stub: string;
+  /** How often the transition was taken since start or the last reset (in the report's scope, when scoped). */
+  taken: number;
 }
 
 /** One request as `GET /__stubtool__/requests` lists it. */

@@ -204,7 +204,11 @@ export class StubHandler {
    */
   report(options: { scope?: string } = {}): Report {
     if (options.scope !== undefined && !this.#scopes) throw new Error(SCOPES_OFF);
-    return this.#recorder.report(this.registry.routes, options.scope);
+    const { scope } = options;
+    return this.#recorder.report(this.registry.routes, {
+      scope,
+      scenarios: this.registry.set.scenarios.coverage(scope),
+    });
   }
 
   /** The most recent requests, oldest first (`GET /__stubtool__/requests`), those that pass `filter`. */

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { ClosestStub, Report, ReportStub, UnmatchedRequest } from "../report/types.ts";
+import type { ClosestStub, Report, ReportScenario, ReportStub, UnmatchedRequest } from "../report/types.ts";
 import type { Route } from "./route.ts";
 import { usableScope } from "./scope.ts";
 
@@ -167,9 +167,14 @@ export class Recorder {
 
   /**
    * Builds the report for `routes` (in declaration order). With `scope`, only that scope's
-   * hits and unmatched requests count (an unknown scope has none).
+   * hits and unmatched requests count (an unknown scope has none). `scenarios` (the flow
+   * coverage, counted by the scenario states) becomes the `scenarios` key when it lists any;
+   * without scenarios the report has exactly its four keys.
    */
-  report(routes: readonly Route[], scope?: string): Report {
+  report(
+    routes: readonly Route[],
+    { scope, scenarios }: { scope?: string; scenarios?: ReportScenario[] } = {},
+  ): Report {
     const tally = scope === undefined ? undefined : this.#scopes.get(scope);
     const entries = routes.map((route): ReportStub => {
       const hits = scope === undefined ? route.hits : tally?.hits.get(route) ?? 0;
@@ -178,7 +183,7 @@ export class Recorder {
       return entry;
     });
     const unused = entries.filter((e) => e.hit_count === 0).map(({ hit_count: _, ...rest }) => rest);
-    return {
+    const report: Report = {
       summary: {
         total_stubs: entries.length,
         matched_stubs: entries.length - unused.length,
@@ -188,5 +193,7 @@ export class Recorder {
       unused_stubs: unused,
       unmatched_requests: this.#unmatchedList(scope),
     };
+    if (scenarios?.length) report.scenarios = scenarios;
+    return report;
   }
 }

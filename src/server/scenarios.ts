@@ -30,6 +30,7 @@
  * @module
  */
 
+import type { ReportScenario } from "../report/types.ts";
 import { type ScenarioStep, STARTED } from "../stubs/scenario_flow.ts";
 import { usableScope } from "./scope.ts";
 import type { Condition } from "./router.ts";
@@ -276,6 +277,23 @@ export class ScenarioStates {
       }
     }
     return out;
+  }
+
+  /**
+   * The report's flow coverage: every scenario in the order the stubs name them, each with
+   * its declared transitions and how often they were taken (in total, or in `scope` only).
+   */
+  coverage(scope?: string): ReportScenario[] {
+    const taken = scope === undefined ? this.#taken : this.#scopes.get(scope)?.taken;
+    return [...this.#scenarios].map(([name, scenario]) => ({
+      name,
+      transitions: scenario.moves.map((move) => ({
+        from: move.from,
+        to: move.to,
+        stub: move.id,
+        taken: taken?.get(move.key) ?? 0,
+      })),
+    }));
   }
 }
 

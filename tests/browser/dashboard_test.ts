@@ -259,12 +259,24 @@ Deno.test({
       await inPage(page, mark);
       assert.equal(await request(server, "GET", "/users/9"), 200);
       await waitFor(page, `!document.getElementById("stubs").marked`);
-      assert.deepEqual(await inPage(page, marked), [":false", "stubs:false", "unmatched:true", "journal:false"]);
+      assert.deepEqual(await inPage(page, marked), [
+        ":false",
+        "stubs:false",
+        "scenarios:true",
+        "unmatched:true",
+        "journal:false",
+      ]);
       // Idle refreshes: nothing is re-rendered, nothing is logged.
       await inPage(page, mark);
       const status = await text(page, "#live-status");
       await page.waitForTimeout(2500);
-      assert.deepEqual(await inPage(page, marked), [":true", "stubs:true", "unmatched:true", "journal:true"]);
+      assert.deepEqual(await inPage(page, marked), [
+        ":true",
+        "stubs:true",
+        "scenarios:true",
+        "unmatched:true",
+        "journal:true",
+      ]);
       assert.equal(await text(page, "#live-status"), status);
       assert.deepEqual(problems, [], "no script errors, console errors or CSP violations");
     });
@@ -339,5 +351,49 @@ Deno.test({
 
     if (failed || keep) console.log(`screenshots: ${shots}`);
     else await Deno.remove(shots, { recursive: true });
+  },
+});
+
+Deno.test({
+  name: "dashboard in headless Chromium: scenario transitions with their counts, live, and a flow added at runtime",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    await using server = await stubServer(0);
+    server.routes(get("/health").body({ ok: true }));
+    await using browser = await launch();
+    const page = await browser.context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    });
+    await page.goto(`${server.url}/__stubtool__/`);
+    // No scenario yet: the section is there for the live page to fill, but not shown.
+    assert.equal(await inPage(page, `document.getElementById("scenarios").hidden`), true);
+    assert.equal(await inPage(page, `document.getElementById("scenarios").offsetHeight`), 0);
+
+    server.routes(
+      post("/cart/items").id("add-item").inScenario("checkout").whenState("Started").setState("has-items"),
+      post("/cart/pay").id("pay").inScenario("checkout").whenState("has-items").setState("paid"),
+      del("/cart").id("clear").inScenario("checkout").whenState("paid").setState("Started"),
+    );
+    assert.equal(await request(server, "POST", "/cart/items"), 200);
+    await waitFor(page, `document.getElementById("scenarios-table") !== null`);
+    assert.equal(await inPage(page, `document.getElementById("scenarios").hidden`), false);
+    assert.deepEqual(await rows(page, "scenarios-table"), [
+      ["checkout", "Started → has-items", "add-item", "1"],
+      ["checkout", "has-items → paid", "pay", "0 never taken"],
+      ["checkout", "paid → Started", "clear", "0 never taken"],
+    ]);
+    assert.equal(
+      await text(page, "#scenarios-table caption"),
+      "3 declared transitions of 1 scenario; 2 transitions never taken are highlighted",
+    );
+
+    assert.equal(await request(server, "POST", "/cart/pay"), 200);
+    await waitFor(page, `document.querySelectorAll("#scenarios-table tr.unused").length === 1`);
+    assert.deepEqual((await rows(page, "scenarios-table")).map((r) => r[3]), ["1", "1", "0 never taken"]);
+    assert.deepEqual(problems, [], "no script errors and no CSP violations");
   },
 });
