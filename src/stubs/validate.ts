@@ -126,7 +126,11 @@ export function checkMethod(value: unknown): { method?: StubMethod; error?: stri
 /** Checks a status code. */
 export function checkStatus(value: unknown, field = "status"): string | undefined {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 100 || value > 599) {
-    return `${field} must be an integer from 100 to 599, got ${describe(value)}`;
+    // A status written as a template is rendered only in a template stub.
+    const hint = typeof value === "string" && value.includes("{{")
+      ? "; add template: true to render it per request"
+      : "";
+    return `${field} must be an integer from 100 to 599, got ${describe(value)}${hint}`;
   }
   if (value < 200) {
     return `${field} ${value} is informational (1xx) and cannot be a final response; use 200 to 599`;
