@@ -315,3 +315,24 @@ Deno.test("validate: a broken template is an error with its place (body, header,
       `add template: true to render it per request (at ${config}:21:5)`,
   );
 });
+
+Deno.test("regression: validate warned that templates were not available for {{…}} in a template stub's header", async () => {
+  await using dir = await tempDir();
+  const config = join(dir.path, "stubs.yaml");
+  await Deno.writeTextFile(
+    config,
+    `routes:
+  - method: GET
+    path: /users/{id}
+    template: true
+    headers: { location: "/users/{{params.id}}" }
+    body: { id: "{{params.id}}", plain: "{id}", other: "{uuid}" }
+`,
+  );
+  const result = await runCli(["validate", config]);
+  assert.deepEqual([result.code, result.stdout, result.stderr], [
+    0,
+    `[OK] ${config} is valid (1 route(s) defined)\n`,
+    "",
+  ]);
+});

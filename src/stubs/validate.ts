@@ -839,6 +839,8 @@ export function validateConfig(
     });
   });
   routes.forEach((stub, i) => {
+    // In a template stub {{…}} is rendered and {name} is plain text by design.
+    if (stub.template) return;
     stub.responses.forEach((response, entry) => {
       const stray = strayPlaceholder(response, captureNames(stub));
       if (!stray) return;
@@ -891,14 +893,14 @@ function strayPlaceholder(response: ResponseSpec, names: readonly string[]): str
     if (!text.includes("{")) return undefined;
     const template = HANDLEBARS.exec(text);
     if (template) {
-      return `${where} holds ${template[0]}, which is sent as written: {{…}} is template syntax, and ` +
-        "response templates (template: true) are not available yet; {name} fills in a capture of the stub";
+      return `${where} holds ${template[0]}, which is sent as written: {{…}} is template syntax, rendered only ` +
+        "in a stub with template: true; {name} fills in a capture of the stub";
     }
     const unknown = [...text.matchAll(PLACEHOLDER_ANYWHERE)].map((m) => m[1]).filter((n) => !names.includes(n));
     if (!unknown.length) return undefined;
     const captures = names.length ? `its captures are ${names.map((n) => `{${n}}`).join(", ")}` : "it captures none";
     return `${where} holds {${unknown[0]}}, which names no capture of this stub (${captures}), so it is sent as ` +
-      "written; values made per request (ids, times) are for response templates (template: true), not yet available";
+      "written; values made per request (ids, times) are for response templates (template: true)";
   };
   for (const [name, value] of Object.entries(response.headers ?? {})) {
     const values = Array.isArray(value) ? value : [value];
