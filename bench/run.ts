@@ -6,6 +6,7 @@
  *   npm run bench -- --smoke          # 1 round, 1 s: checks the harness, not the numbers
  *   npm run bench -- --rounds 1 --duration 8 --connections 32
  *   npm run bench -- --only "deno-bare,stubtool 20"
+ *   npm run bench -- --smoke --only "deno-bare,stubtool 20 +500 batches"   # S10: 500 batches of 20 stubs
  *
  * Every server is checked for the right answer before it is loaded; the table gives
  * req/s, p50, p99, errors, RSS after the run and startup time, each as a ratio to the
@@ -151,6 +152,33 @@ async function addRuntimeStubs(): Promise<void> {
   }
 }
 
+/** Batches of {@link addBatches}: a test run that adds 20 stubs per test over 500 tests. */
+const BATCHES = 500;
+
+/** S10: requests to a stub of an early, a middle and the last of {@link BATCHES} batches. */
+const S10 = [1, BATCHES / 2, BATCHES].map((batch, n): Scenario => ({
+  id: `S10${"abc"[n]}`,
+  label: `GET a batch-${batch} stub of ${BATCHES}×20`,
+  method: "GET",
+  path: `/t${batch}/users/7/42`,
+  check: expectJson(200, { batch, id: "42" }),
+}));
+
+/** Adds {@link BATCHES} batches of 20 stubs through the admin API, one `POST` each, as a test run would. */
+async function addBatches(): Promise<void> {
+  for (let batch = 1; batch <= BATCHES; batch++) {
+    const stubs = Array.from(
+      { length: 20 },
+      (_, i) => ({ method: "GET", path: `/t${batch}/users/${i}/{id}`, body: { batch, id: "{id}" } }),
+    );
+    const response = await fetch(`http://127.0.0.1:${PORT}/__stubtool__/stubs`, {
+      method: "POST",
+      body: JSON.stringify(stubs),
+    });
+    if (response.status !== 201) throw new Error(`admin POST answered ${response.status}: ${await response.text()}`);
+  }
+}
+
 const SERVERS: Server[] = [
   {
     name: "deno-bare",
@@ -179,6 +207,14 @@ const SERVERS: Server[] = [
     readyPath: "/__stubtool__/health",
     setup: addRuntimeStubs,
     scenarios: [S1],
+  },
+  {
+    name: "stubtool 20 +500 batches",
+    cmd: [DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--port", "{port}", "--config", "{config}"],
+    config: 20,
+    readyPath: "/__stubtool__/health",
+    setup: addBatches,
+    scenarios: [S1, ...S10],
   },
   {
     name: "deno-bare json",
@@ -542,7 +578,7 @@ function printTable(rows: Row[]): void {
     const rel = (field: Field) => versus(field, [server, scenario], bare);
     return [
       server,
-      `${scenario} ${[S1, S2, S3, S4, S5, S7, S8, S9].find((s) => s.id === scenario)?.label ?? ""}`,
+      `${scenario} ${[S1, S2, S3, S4, S5, S7, S8, S9, ...S10].find((s) => s.id === scenario)?.label ?? ""}`,
       fmt(pick("rps")),
       fmt(pick("p50"), 2),
       fmt(pick("p99"), 2),
@@ -564,6 +600,18 @@ function printTable(rows: Row[]): void {
     ["startup, stubtool 20 ÷ deno-bare", versus("startupMs", ["stubtool 20", "S1"], bare), "≤", 2],
     ["S1 req/s, stubtool node ÷ node-bare", versus("rps", ["stubtool node", "S1"], ["node-bare", "S1"]), "≥", 0.8],
     ["S1 req/s with 500 runtime stubs ÷ deno-bare", versus("rps", ["stubtool 20 +500 runtime", "S1"], bare), "≥", 0.9],
+    [
+      "S1 req/s (a config stub) with 500 batches of 20 ÷ deno-bare",
+      versus("rps", ["stubtool 20 +500 batches", "S1"], bare),
+      "≥",
+      0.9,
+    ],
+    ...S10.map((s): [string, number, string, number] => [
+      `${s.id} req/s (${s.label}) ÷ deno-bare`,
+      versus("rps", ["stubtool 20 +500 batches", s.id], bare),
+      "≥",
+      0.9,
+    ]),
     ["S7 req/s ÷ deno-bare json", versus("rps", ["stubtool payments", "S7"], ["deno-bare json", "S7"]), "≥", 0.8],
     ["S8 req/s ÷ deno-bare proxy", versus("rps", ["stubtool proxy", "S8"], ["deno-bare proxy", "S8"]), "≥", 0.85],
     // Time per request of the template stub as a multiple of S1's, same server, same run (S1 req/s ÷ S9 req/s).

@@ -4,7 +4,7 @@
  * helper (proxy upstream and webhook receiver) when a case needs it, copy the case with the
  * helper's port filled in, serve that copy, then `replayCase` lists every difference.
  *
- * ```ts
+ * ```ts ignore
  * for (const goldenCase of loadGoldenCases()) {
  *   await using upstream = await startUpstream();
  *   const copy = await materializeCase(goldenCase.dir, upstream.port);

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { get, stubServer } from "../mod.ts";
+import { get, post as postStub, stubServer } from "../mod.ts";
 import { NO_FILES } from "../src/server/admin.ts";
 import { ROOT, startServe } from "./_cli.ts";
 import { ADAPTERS, type Answer, send, serverTest } from "./_http.ts";
@@ -176,6 +176,35 @@ serverTest(
     assert.deepEqual((await send(server, "GET", "/flags")).json, { beta: true });
     await send(server, "DELETE", `/__stubtool__/stubs/${added.json.stubs[0].id}`);
     assert.deepEqual((await send(server, "GET", "/flags")).json, { beta: false });
+  },
+);
+
+serverTest(
+  "regression: a test's override lost to baseline stubs with header/json or query conditions, or a more specific path",
+  async (server) => {
+    server.handler.registry.replaceSource([
+      postStub("/orders").withHeader("authorization", "Bearer {token}").withJson({ total: 10 }).status(201).toStub(),
+      get("/orders").queryParams({ status: "open" }).body(["open"]).toStub(),
+      get("/orders/{id}/items/{item}").body("deep").toStub(),
+      postStub("/orders").withJson({ total: 0 }).priority(1).status(400).toStub(),
+    ], "config");
+    const added = await post(server, "/__stubtool__/stubs", [
+      { method: "POST", path: "/orders", status: 500 },
+      { method: "GET", path: "/orders", body: ["override"] },
+      { method: "ANY", path: "/orders/{rest*}", status: 503 },
+    ]);
+    assert.equal(added.status, 201);
+    const order = { body: '{"total":10}', headers: { authorization: "Bearer t", "content-type": "application/json" } };
+    assert.equal((await send(server, "POST", "/orders", order)).status, 500);
+    assert.deepEqual((await send(server, "GET", "/orders?status=open")).json, ["override"]);
+    assert.equal((await send(server, "GET", "/orders/1/items/2")).status, 503);
+    // Priority still comes before the batch.
+    assert.equal((await send(server, "POST", "/orders", { ...order, body: '{"total":0}' })).status, 400);
+    // Removed, the override gives the baseline back.
+    assert.equal((await send(server, "DELETE", "/__stubtool__/stubs")).status, 204);
+    assert.equal((await send(server, "POST", "/orders", order)).status, 201);
+    assert.deepEqual((await send(server, "GET", "/orders?status=open")).json, ["open"]);
+    assert.equal((await send(server, "GET", "/orders/1/items/2")).json, "deep");
   },
 );
 

@@ -31,7 +31,7 @@ Deno.test("main: serve in-process reads env, serves, and stops on the given sign
   const [, url] = await output.waitFor(/listening on (http:\/\/\S+)/);
   const response = await fetch(`${url}/users/5`);
   assert.deepEqual(await response.json(), { id: "5" });
-  await output.waitFor(/^GET \/users\/5 200 \[GET \/users\/\{id\}\] \d+\.\dms$/);
+  await output.waitFor(/^GET \/users\/5 200 \[stub-1: GET \/users\/\{id\}\] \d+\.\dms$/);
   stop.abort("test over");
   assert.equal(await running, 0);
   assert.equal(output.stdout.at(-2), "stopping (test over): no new connections; in-flight responses get up to 5s");
@@ -85,12 +85,16 @@ Deno.test("main: an unexpected error is one [ERROR] line without a stack; --debu
   assert.match(debug.stderr[1], /^Error: stdout is gone\nsecond line\n\s+at /);
 });
 
-Deno.test("logLine: METHOD TARGET STATUS [STUB] TIMEms, UNMATCHED when no stub matched", () => {
+Deno.test("logLine: METHOD TARGET STATUS [ID: STUB] TIMEms, UNMATCHED with the closest stubs' ids when no stub matched", () => {
   assert.equal(
-    logLine({ method: "GET", target: "/users/1?x=1", status: 200, stub: "GET /users/{id}", ms: 1.26 }),
-    "GET /users/1?x=1 200 [GET /users/{id}] 1.3ms",
+    logLine({ method: "GET", target: "/users/1?x=1", status: 200, stub: "GET /users/{id}", id: "get-user", ms: 1.26 }),
+    "GET /users/1?x=1 200 [get-user: GET /users/{id}] 1.3ms",
   );
   assert.equal(logLine({ method: "BREW", target: "/pot", status: 404, ms: 0.04 }), "BREW /pot 404 [UNMATCHED] 0.0ms");
+  assert.equal(
+    logLine({ method: "POST", target: "/payments", status: 404, closest: ["stub-1", "stub-2"], ms: 0.31 }),
+    "POST /payments 404 [UNMATCHED; closest: stub-1, stub-2] 0.3ms",
+  );
 });
 
 Deno.test("routeTable: aligned columns of method, path with query, response, source", async () => {

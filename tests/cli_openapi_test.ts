@@ -75,6 +75,7 @@ Deno.test("report --openapi: operations no stub covers and unmatched requests th
   await get(`${served.url}/v1/users/2/orders?page=2`); // under the server URL's path
   const report = JSON.parse((await get(`${served.url}/__stubtool__/report`)).text) as Report;
   const [orders, nope, v1] = report.unmatched_requests.map((r) => r.timestamp);
+  const [closest] = report.unmatched_requests[0].closest!;
   const spec = `${DIR}/users-3.0.yaml`;
 
   const text = await runCli(["report", "--url", served.url, "--openapi", spec]);
@@ -84,7 +85,7 @@ Deno.test("report --openapi: operations no stub covers and unmatched requests th
     [
       "Requests that matched no stub:",
       `  GET /users/1/orders [${orders}]`,
-      "    closest: GET /users/{id}/invoices " + `(${report.unmatched_requests[0].closest![0].reason})`,
+      `    closest: GET /users/{id}/invoices [stub-5, routes[4] of ${DIR}/clean.yaml] (${closest.reason})`,
       `  GET /nope [${nope}]`,
       `  GET /v1/users/2/orders?page=2 [${v1}]`,
       `OpenAPI drift against ${spec} (OpenAPI 3.0.3, 8 operation(s))`,

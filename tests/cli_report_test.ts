@@ -88,29 +88,43 @@ Deno.test("report: explained misses — each unmatched request names the closest
   const report = JSON.parse((await get(`${served.url}/__stubtool__/report`)).text) as Report;
   const [invoices, search, slash] = report.unmatched_requests.map((r) => r.timestamp);
   assert.deepEqual(report.unmatched_requests.map((r) => r.closest), [
-    [{ method: "GET", path: "/users/{id}/orders", reason: "segment 3 is 'invoices', stub has 'orders'" }],
+    [{
+      method: "GET",
+      path: "/users/{id}/orders",
+      reason: "segment 3 is 'invoices', stub has 'orders'",
+      id: "stub-1",
+      place: "--stub[0]",
+    }],
     [
       {
         method: "GET",
         path: "/search",
         reason: "query parameter 'sort' is 'desc', stub wants 'asc'",
         query_params: { sort: "asc" },
+        id: "stub-2",
+        place: "--stub[1]",
       },
-      { method: "POST", path: "/search", reason: "method differs (stub is POST)" },
+      { method: "POST", path: "/search", reason: "method differs (stub is POST)", id: "stub-3", place: "--stub[2]" },
     ],
-    [{ method: "GET", path: "/users/{id}/orders", reason: "trailing slash (stub has none)" }],
+    [{
+      method: "GET",
+      path: "/users/{id}/orders",
+      reason: "trailing slash (stub has none)",
+      id: "stub-1",
+      place: "--stub[0]",
+    }],
   ]);
 
   const text = await runCli(["report", "--url", served.url]);
   assert.deepEqual(lines(text.stdout).slice(-7), [
     "Requests that matched no stub:",
     `  GET /users/1/invoices [${invoices}]`,
-    "    closest: GET /users/{id}/orders (segment 3 is 'invoices', stub has 'orders')",
+    "    closest: GET /users/{id}/orders [stub-1, --stub[0]] (segment 3 is 'invoices', stub has 'orders')",
     `  GET /search?sort=desc [${search}]`,
     // The stub's query shows: /search and /search?sort=asc would otherwise look the same.
-    "    closest: GET /search?sort=asc (query parameter 'sort' is 'desc', stub wants 'asc') (+1 more)",
+    "    closest: GET /search?sort=asc [stub-2, --stub[1]] (query parameter 'sort' is 'desc', stub wants 'asc') (+1 more)",
     `  GET /users/1/orders/ [${slash}]`,
-    "    closest: GET /users/{id}/orders (trailing slash (stub has none))",
+    "    closest: GET /users/{id}/orders [stub-1, --stub[0]] (trailing slash (stub has none))",
   ]);
 
   const markdown = await runCli(["report", "--url", served.url, "--format", "github-summary"]);
@@ -567,8 +581,8 @@ Deno.test("report from a live server: a bidi override sent in a path is escaped 
   assert.deepEqual(lines(stdout).slice(-5), [
     "Requests that matched no stub:",
     `  GET /users/1/\\u202eorders [${raw}]`,
-    "    closest: GET /users/{id}/orders (segment 3 is '\\u202eorders', stub has 'orders')",
+    "    closest: GET /users/{id}/orders [stub-1, --stub[0]] (segment 3 is '\\u202eorders', stub has 'orders')",
     `  GET /users/2/%E2%80%AEsredro [${encoded}]`,
-    "    closest: GET /users/{id}/orders (segment 3 is '\\u202esredro', stub has 'orders')",
+    "    closest: GET /users/{id}/orders [stub-1, --stub[0]] (segment 3 is '\\u202esredro', stub has 'orders')",
   ]);
 });

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import type { Report } from "../src/report/types.ts";
 import { BANNER, CliProcess, fixture, freePort, get, lines, runCli, startServe, tempDir } from "./_cli.ts";
 
-/** A request-log line: METHOD TARGET STATUS [STUB or UNMATCHED] TIMEms. */
+/** A request-log line: METHOD TARGET STATUS [ID: STUB or UNMATCHED] TIMEms. */
 const logLine = (method: string, target: string, status: number, stub: string) =>
   new RegExp(`^${method} ${RegExp.escape(target)} ${status} \\[${RegExp.escape(stub)}\\] \\d+\\.\\dms$`, "m");
 
@@ -52,8 +52,8 @@ Deno.test("serve: banner with URL, config, inline count and route table; then on
   await served.process.waitForStdout(logLine("GET", "/nope", 404, "UNMATCHED"));
   const log = lines(served.process.stdout).slice(8);
   assert.equal(log.length, 3, "reserved endpoints are not logged");
-  assert.match(log[0], logLine("GET", "/users/42?x=1", 200, "GET /users/{id}"));
-  assert.match(log[1], logLine("POST", "/orders", 201, "POST /orders"));
+  assert.match(log[0], logLine("GET", "/users/42?x=1", 200, "stub-1: GET /users/{id}"));
+  assert.match(log[1], logLine("POST", "/orders", 201, "stub-3: POST /orders"));
   assert.match(log[2], logLine("GET", "/nope", 404, "UNMATCHED"));
   assert.equal(served.process.stderr, "");
 });
@@ -81,7 +81,9 @@ Deno.test("serve: a burst of requests gets every log line (buffered writes lose 
   await using _ = served.process;
   await Promise.all(Array.from({ length: 60 }, (_, i) => get(`${served.url}/n/${i}`)));
   await served.process.waitForStdout(/(^GET \/n\/\d+ 200 .*\n){60}/m);
-  for (let i = 0; i < 60; i++) assert.match(served.process.stdout, logLine("GET", `/n/${i}`, 200, "GET /n/{i}"));
+  for (let i = 0; i < 60; i++) {
+    assert.match(served.process.stdout, logLine("GET", `/n/${i}`, 200, "stub-1: GET /n/{i}"));
+  }
 });
 
 Deno.test("serve --quiet: no request log lines, the banner says so", async () => {

@@ -169,8 +169,9 @@ Deno.test("examples/stubs.yaml and examples/stubs.json are valid and define the 
   assert.equal(yaml.config.port, undefined, "the example leaves the port to --port / STUBTOOL_PORT");
   assert.ok(yaml.config.routes.length >= 8);
   // Compiled query patterns hold closures: compare what they are made of.
-  const plain = (value: unknown) => JSON.parse(JSON.stringify(value));
+  const plain = (routes: unknown[]) => JSON.parse(JSON.stringify(routes.map((r) => ({ ...r as object, place: 0 }))));
   assert.deepEqual(plain(json.config.routes), plain(yaml.config.routes));
+  assert.equal(yaml.config.routes[1].place, `routes[1] of ${ROOT}examples/stubs.yaml`, "each stub knows its place");
   // It shows every feature the README points to.
   const routes = yaml.config.routes;
   assert.ok(routes.some((s) => s.path.includes("{")), "placeholders");

@@ -124,7 +124,9 @@ serverTest(
           method: "PUT",
           target: "/users",
           status: 404,
-          closest: [{ method: "POST", path: "/users", reason: "method differs (stub is POST)" }],
+          closest: [
+            { method: "POST", path: "/users", reason: "method differs (stub is POST)", id: "stub-2", place: "api" },
+          ],
         },
         { method: "GET", target: "/nowhere", status: 404, closest: [] },
       ],
@@ -192,7 +194,7 @@ serverTest("the journal and the request log see the same requests", async (serve
   assert.deepEqual(logged.map((e) => [e.method, e.target, e.status, e.stub]), seen);
   assert.deepEqual(
     Object.keys(logged[0]),
-    ["method", "target", "status", "stub", "ms"],
+    ["method", "target", "status", "stub", "id", "closest", "ms"],
     "log entries keep their shape",
   );
 }, { onRequest: (entry) => logged.push(entry) });
@@ -238,7 +240,14 @@ serverTest(
     const [near, far] = (await server.report()).unmatched_requests;
     assert.deepEqual(near.closest, miss.json.closest);
     assert.deepEqual(near.closest, [
-      { method: "GET", path: "/search", reason: "missing query parameter 'q'", query_params: { q: "{term}" } },
+      {
+        method: "GET",
+        path: "/search",
+        reason: "missing query parameter 'q'",
+        query_params: { q: "{term}" },
+        id: "stub-1",
+        place: "api",
+      },
     ]);
     assert.deepEqual(Object.keys(far), ["method", "path", "timestamp"]);
   },

@@ -60,7 +60,7 @@ const stubArb: fc.Arbitrary<RefStub> = fc.record({
   header: fc.option(conditionArb, { nil: undefined, freq: 2 }),
   priority: fc.constantFrom(0, 0, 0, 1),
   scope: fc.option(fc.constant("w1"), { nil: undefined, freq: 4 }),
-  batch: fc.nat(2),
+  batch: fc.nat(3),
 });
 
 const requestArb: fc.Arbitrary<RefRequest> = fc.record({
@@ -86,10 +86,14 @@ function configOf(stub: RefStub): Record<string, unknown> {
 }
 
 /** P10.6 by brute force: every stub is tried; the best by the contract's order wins. */
-function reference(stubs: readonly RefStub[], request: RefRequest): { index: number; values: string[] } | undefined {
+function reference(
+  stubs: readonly (RefStub | undefined)[],
+  request: RefRequest,
+): { index: number; values: string[] } | undefined {
   type Candidate = { index: number; values: string[]; key: number[] };
   let best: Candidate | undefined;
   stubs.forEach((stub, index) => {
+    if (!stub) return;
     // Methods: the request's own, GET for HEAD (there are no HEAD stubs here), or ANY.
     const methodRank = stub.method === request.method
       ? 0
@@ -136,15 +140,15 @@ function reference(stubs: readonly RefStub[], request: RefRequest): { index: num
     }
     if (stub.header && !holds(stub.header, request.env === undefined ? [] : [request.env])) return;
     const weight = stub.query.length + (stub.header ? 1 : 0);
-    // Lower sorts first: scoped, higher priority, specificity, method, more conditions, later batch, first declared.
+    // Lower sorts first: scoped, higher priority, later batch, specificity, method, more conditions, first declared.
     const key = [
       stub.scope !== undefined ? 0 : 1,
       -stub.priority,
+      -stub.batch,
       ...kinds.map((k) => k),
       9, // ends the kinds: a shorter list with equal prefix does not happen for paths that both match
       methodRank,
       -weight,
-      -stub.batch,
       index,
     ];
     if (!best || lessThan(key, best.key)) best = { index, values, key };
@@ -167,23 +171,29 @@ function viewOf(request: RefRequest): RequestView {
   return view;
 }
 
-Deno.test("property: the router picks the stub P10.6 picks, with the same captures (scope, priority, specificity, ANY, conditions, batch, order)", () => {
+Deno.test("property: the router picks the stub P10.6 picks, with the same captures (scope, priority, batch, specificity, ANY, conditions, order)", () => {
   let matched = 0;
   fc.assert(
     fc.property(
       fc.array(stubArb, { maxLength: 12 }),
       fc.array(requestArb, { minLength: 1, maxLength: 8 }),
-      (stubs, requests) => {
+      fc.array(fc.boolean(), { maxLength: 12 }),
+      (stubs, requests, removing) => {
         // Batches arrive in order, each batch's stubs in declaration order.
         const order = stubs.map((_, i) => i).sort((a, b) => stubs[a].batch - stubs[b].batch || a - b);
         const router = new Router<Route>();
+        const routes: Route[] = [];
         for (const i of order) {
           const { stub, errors } = validateStub(configOf(stubs[i]));
           assert.deepEqual(errors, [], JSON.stringify(configOf(stubs[i])));
-          router.add(new Route(stub!, { id: String(i), source: "api", batch: stubs[i].batch, order: i }));
+          router.add(routes[i] = new Route(stub!, { id: String(i), source: "api", batch: stubs[i].batch, order: i }));
         }
+        // Some stubs are removed again (a test's cleanup): what is left routes as if they never were.
+        const removed = new Set(stubs.flatMap((_, i) => removing[i] ? [i] : []));
+        for (const i of removed) assert.ok(router.remove(routes[i]));
+        const left = stubs.map((stub, i) => removed.has(i) ? undefined : stub);
         for (const request of requests) {
-          const expected = reference(stubs, request);
+          const expected = reference(left, request);
           const found = router.match(viewOf(request));
           assert.notEqual(found, NEED_BODY);
           const actual = found && found !== NEED_BODY
@@ -202,5 +212,5 @@ Deno.test("property: the router picks the stub P10.6 picks, with the same captur
     ),
     { numRuns: RUNS, seed: SEED },
   );
-  assert.ok(matched > RUNS, `only ${matched} requests matched: the generators say too little`);
+  assert.ok(matched > RUNS / 2, `only ${matched} requests matched: the generators say too little`);
 });

@@ -176,6 +176,56 @@ Deno.test("a stub added later takes effect for the next lookup", () => {
   assert.equal(lookup(router, "GET /a/b")?.name, "GET /a/b");
 });
 
+Deno.test("a later batch wins over path specificity, a specific method and more conditions; the earlier one keeps the rest", () => {
+  const router = new Router<Route>();
+  router.add(routeOf({ method: "GET", path: "/orders", query_params: { status: "open" } }, 0, "baseline query", 0));
+  router.add(routeOf("GET /orders/{id}/items", 1, "baseline deep", 0));
+  router.add(routeOf("GET /orders/7/items", 2, "baseline static", 0));
+  const override = routeOf("GET /orders", 0, "override", 1);
+  const catchAll = routeOf("ANY /orders/{rest*}", 1, "override catch-all", 1);
+  router.add(override);
+  router.add(catchAll);
+  assert.equal(lookup(router, "GET /orders?status=open")?.name, "override");
+  assert.deepEqual(lookup(router, "GET /orders/7/items"), { name: "override catch-all", values: ["7/items"] });
+  // Within the later batch, specificity still decides; an earlier batch answers what the later one does not match.
+  const one = routeOf("GET /orders/{id}", 2, "override one", 1);
+  router.add(one);
+  assert.deepEqual(lookup(router, "GET /orders/7"), { name: "override one", values: ["7"] });
+  assert.equal(lookup(router, "POST /orders?status=open"), undefined);
+  router.add(routeOf("POST /other", 0, "unrelated", 2));
+  assert.deepEqual(lookup(router, "GET /orders/7"), { name: "override one", values: ["7"] });
+  // Removing the overrides gives the baseline back, most specific first.
+  for (const route of [override, catchAll, one]) assert.ok(router.remove(route));
+  assert.equal(lookup(router, "GET /orders?status=open")?.name, "baseline query");
+  assert.equal(lookup(router, "GET /orders/7/items")?.name, "baseline static");
+  assert.equal(lookup(router, "GET /orders/8/items")?.name, "baseline deep");
+});
+
+Deno.test("500 batches of 20 stubs: each request finds its own batch's stub, and the latest batch overrides them all", () => {
+  const router = new Router<Route>();
+  router.add(routeOf("GET /t/{n}/users/{i}/{id}", 0, "baseline", 0));
+  for (let batch = 1; batch <= 500; batch++) {
+    for (let i = 0; i < 20; i++) router.add(routeOf(`GET /t/${batch}/users/${i}/{id}`, i, `${batch}.${i}`, batch));
+  }
+  for (const batch of [1, 250, 500]) {
+    assert.deepEqual(lookup(router, `GET /t/${batch}/users/3/42`), { name: `${batch}.3`, values: ["42"] });
+  }
+  assert.deepEqual(lookup(router, "GET /t/9/users/20/42"), { name: "baseline", values: ["9", "20", "42"] });
+  const last = routeOf("GET /t/{n}/users/{i}/{id}", 0, "latest", 501);
+  router.add(last);
+  assert.deepEqual(lookup(router, "GET /t/1/users/3/42"), { name: "latest", values: ["1", "3", "42"] });
+  router.remove(last);
+  assert.deepEqual(lookup(router, "GET /t/1/users/3/42"), { name: "1.3", values: ["42"] });
+});
+
+Deno.test("a HEAD stub answers HEAD before a GET stub of a later batch", () => {
+  const router = new Router<Route>();
+  router.add(routeOf("HEAD /h", 0, "head", 0));
+  router.add(routeOf("GET /h", 0, "get", 1));
+  assert.equal(lookup(router, "HEAD /h")?.name, "head");
+  assert.equal(lookup(router, "GET /h")?.name, "get");
+});
+
 Deno.test("methods have separate tries; request methods are case-sensitive", () => {
   const router = routerOf("GET /a", "POST /a");
   assert.equal(lookup(router, "GET /a")?.name, "GET /a");

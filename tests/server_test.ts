@@ -334,31 +334,80 @@ serverTest("P4 no match: 404 JSON with method, path, query and up to 3 closest s
     error: "no stub matched",
     method: "GET",
     path: "/users/1",
-    closest: [{ method: "POST", path: "/users/{id}", reason: "method differs (stub is POST)" }],
+    closest: [{
+      method: "POST",
+      path: "/users/{id}",
+      reason: "method differs (stub is POST)",
+      id: "stub-1",
+      place: "api",
+    }],
   });
   const segment = await send(server, "GET", "/users/1/invoices");
   assert.deepEqual(segment.json.closest, [{
     method: "GET",
     path: "/users/{id}/orders",
     reason: "segment 3 is 'invoices', stub has 'orders'",
+    id: "stub-2",
+    place: "api",
   }]);
   const query = await send(server, "GET", "/search?page=1");
   assert.equal(query.json.query, "page=1");
   // The stub's query is part of the entry: /search and /search?q=… must tell apart.
-  assert.deepEqual(query.json.closest, [
-    { method: "GET", path: "/search", reason: "missing query parameter 'q'", query_params: { q: "{term}" } },
-  ]);
+  const search = {
+    method: "GET",
+    path: "/search",
+    reason: "missing query parameter 'q'",
+    query_params: { q: "{term}" },
+    id: "stub-3",
+    place: "api",
+  };
+  assert.deepEqual(query.json.closest, [search]);
   const slash = await send(server, "GET", "/items");
-  assert.deepEqual(slash.json.closest, [{ method: "GET", path: "/items/", reason: "trailing slash (stub has one)" }]);
+  assert.deepEqual(slash.json.closest, [
+    { method: "GET", path: "/items/", reason: "trailing slash (stub has one)", id: "stub-4", place: "api" },
+  ]);
   // HEAD answers carry no body (not even from the handler itself): the journal keeps the explanation.
   const head = await send(server, "HEAD", "/search");
   assert.equal(head.status, 404);
-  assert.deepEqual((await server.journal()).requests.at(-1)?.closest, [
-    { method: "GET", path: "/search", reason: "missing query parameter 'q'", query_params: { q: "{term}" } },
-  ]);
+  assert.deepEqual((await server.journal()).requests.at(-1)?.closest, [search]);
   const nothing = await send(server, "GET", "/completely/different/thing/here");
   assert.deepEqual(nothing.json.closest, []);
 });
+
+serverTest(
+  "regression: two stubs of one pattern gave two identical closest entries, and a miss by scope alone gave none",
+  async (server) => {
+    server.handler.registry.replaceSource([
+      post("/payments").withHeader("authorization", "Bearer {t}").status(201).toStub(),
+      { ...post("/payments").withJson({ amount: 0 }).status(400).toStub(), place: "routes[1] of payments.yaml" },
+    ], "config");
+    const [scoped] = server.routes(get("/who").scope("w1").body("w1"));
+    const payment = await send(server, "POST", "/payments", { body: '{"amount":1}' });
+    assert.deepEqual(payment.json.closest, [
+      { method: "POST", path: "/payments", reason: "missing header 'authorization'", id: "stub-1", place: "config" },
+      {
+        method: "POST",
+        path: "/payments",
+        reason: "body field /amount is 1, stub wants 0",
+        id: "stub-2",
+        place: "routes[1] of payments.yaml",
+      },
+    ]);
+    const reason = (scope?: string) =>
+      send(server, "GET", "/who", { headers: scope ? { "x-stubtool-scope": scope } : {} })
+        .then((answer) => [answer.status, answer.json.closest]);
+    const entry = { method: "GET", path: "/who", id: scoped, place: "api" };
+    assert.deepEqual(await reason(), [404, [{
+      ...entry,
+      reason: "scope differs (stub is for scope 'w1'; the request has no x-stubtool-scope)",
+    }]]);
+    assert.deepEqual(await reason("w2"), [404, [{
+      ...entry,
+      reason: "scope differs (stub is for scope 'w1'; the request's x-stubtool-scope is 'w2')",
+    }]]);
+    assert.equal((await send(server, "GET", "/who", { headers: { "x-stubtool-scope": "w1" } })).json, "w1");
+  },
+);
 
 // Node's HTTP parser rejects methods it does not know (400) before any handler runs, so
 // this rule holds on the Deno adapter only; see README "Choices".
@@ -367,7 +416,9 @@ Deno.test("[deno] P8.8 a method no stub can have is an ordinary unmatched reques
   server.routes(get("/pot").body("coffee"));
   const answer = await send(server, "BREW", "/pot");
   assert.equal(answer.status, 404);
-  assert.deepEqual(answer.json.closest, [{ method: "GET", path: "/pot", reason: "method differs (stub is GET)" }]);
+  assert.deepEqual(answer.json.closest, [
+    { method: "GET", path: "/pot", reason: "method differs (stub is GET)", id: "stub-1", place: "api" },
+  ]);
   const report = await server.report();
   assert.equal(report.unmatched_requests[0].method, "BREW");
 });
@@ -382,7 +433,7 @@ serverTest(
     // The explanation is kept per set of stubs: a new stub must show up for the same miss.
     server.routes(post("/users/{id}").status(201));
     assert.deepEqual((await send(server, "GET", "/users/1?x=1")).json.closest, [
-      { method: "POST", path: "/users/{id}", reason: "method differs (stub is POST)" },
+      { method: "POST", path: "/users/{id}", reason: "method differs (stub is POST)", id: "stub-2", place: "api" },
     ]);
     const report = await server.report();
     assert.equal(report.summary.unmatched_requests, 3);

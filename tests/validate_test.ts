@@ -959,6 +959,29 @@ Deno.test("findShadowedStubs: a later batch wins ties, so it shadows the earlier
   ]);
 });
 
+Deno.test("findShadowedStubs: a later batch shadows earlier stubs it covers, however specific or conditioned they are", () => {
+  const raws: Record<string, unknown>[] = [
+    { method: "POST", path: "/orders", request: { headers: { authorization: "Bearer {t}" }, json: { total: 10 } } },
+    { method: "GET", path: "/orders", query_params: { status: "open" } },
+    { method: "GET", path: "/orders/7/items" },
+    { method: "GET", path: "/orders/7/items", priority: 1 }, // another priority: not shadowed
+    { method: "GET", path: "/orders/7/items", scope: "w1" }, // another scope: not shadowed
+    { method: "GET", path: "/orders/" }, // `{rest*}` takes no empty remainder
+    { method: "PUT", path: "/orders", request: { headers: { "x-env": "dev" } } }, // the later stub wants more
+    { method: "POST", path: "/orders" },
+    { method: "GET", path: "/orders" },
+    { method: "ANY", path: "/orders/{rest*}" },
+    { method: "PUT", path: "/orders", request: { headers: { "x-env": "{e}", "x-id": "{id}" } } },
+  ];
+  const stubs = raws.map((raw) => validateStub(raw).stub!);
+  const places = raws.map((_, i) => i < 7 ? `routes[${i}]` : `--stub[${i - 7}]`);
+  assert.deepEqual(findShadowedStubs(stubs, places, (i) => i < 7 ? 0 : 1).map((p) => `${p.place}: ${p.message}`), [
+    "routes[0]: shadowed by --stub[0] (POST /orders), which matches every request it would; it can never match",
+    "routes[1]: shadowed by --stub[1] (GET /orders), which matches every request it would; it can never match",
+    "routes[2]: shadowed by --stub[2] (ANY /orders/{rest*}), which matches every request it would; it can never match",
+  ]);
+});
+
 Deno.test("findShadowedStubs: scope, priority and request conditions make other groups; equal conditions shadow", () => {
   const check = (...raws: Record<string, unknown>[]) =>
     findShadowedStubs(

@@ -27,8 +27,9 @@ const DEFAULT_PORT = 8080;
 const DEFAULT_HOST = "127.0.0.1";
 
 /**
- * One request-log line: `GET /users/42?x=1 200 [GET /users/{id}] 0.4ms`, or
- * `[UNMATCHED]` in place of the stub. Control and bidi characters a client sent in the
+ * One request-log line: `GET /users/42?x=1 200 [get-user: GET /users/{id}] 0.4ms`, or
+ * `[UNMATCHED]` in place of the stub, with the ids of the stubs that came closest
+ * (`[UNMATCHED; closest: stub-1, stub-2]`). Control and bidi characters a client sent in the
  * method or path are written out visibly (`\x1b`, `\u202e`), so a request cannot drive the
  * terminal or split the line.
  *
@@ -37,14 +38,19 @@ const DEFAULT_HOST = "127.0.0.1";
  * import { logLine } from "./serve.ts";
  * console.log(logLine({ method: "GET", target: "/nope", status: 404, ms: 0.21 }));
  * // "GET /nope 404 [UNMATCHED] 0.2ms"
+ * console.log(logLine({ method: "GET", target: "/user", status: 404, closest: ["get-user"], ms: 0.21 }));
+ * // "GET /user 404 [UNMATCHED; closest: get-user] 0.2ms"
  * console.log(logLine({ method: "GET", target: "/\x1b[2J", status: 404, ms: 0.21 }));
  * // "GET /\\x1b[2J 404 [UNMATCHED] 0.2ms"
  * ```
  */
 export function logLine(entry: RequestLogEntry): string {
-  return escapeControls(
-    `${entry.method} ${entry.target} ${entry.status} [${entry.stub ?? "UNMATCHED"}] ${entry.ms.toFixed(1)}ms`,
-  );
+  const stub = entry.stub === undefined
+    ? entry.closest?.length ? `UNMATCHED; closest: ${entry.closest.join(", ")}` : "UNMATCHED"
+    : entry.id === undefined
+    ? entry.stub
+    : `${entry.id}: ${entry.stub}`;
+  return escapeControls(`${entry.method} ${entry.target} ${entry.status} [${stub}] ${entry.ms.toFixed(1)}ms`);
 }
 
 function describeResponse(stub: Stub): string {

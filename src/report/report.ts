@@ -78,11 +78,16 @@ function closestOf(request: UnmatchedRequest): ClosestStub[] {
   );
 }
 
-/** `GET /users/{id}/orders (segment 3 is 'invoices', stub has 'orders')`, plus how many others came close. */
+/**
+ * `GET /users/{id}/orders [get-orders, routes[3] of stubs.yaml] (segment 3 is 'invoices', stub has 'orders')`,
+ * plus how many others came close.
+ */
 function closestLine(closest: readonly ClosestStub[]): string {
   const [first] = closest;
   const more = closest.length > 1 ? ` (+${closest.length - 1} more)` : "";
-  return `${first.method} ${stubTarget(first)} (${first.reason})${more}`.replace(/[\r\n]+/g, " ");
+  const which = [first.id, first.place].filter((s) => typeof s === "string" && s !== "").join(", ");
+  return `${first.method} ${stubTarget(first)}${which ? ` [${which}]` : ""} (${first.reason})${more}`
+    .replace(/[\r\n]+/g, " ");
 }
 
 function plural(n: number, one: string, many: string): string {

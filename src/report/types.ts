@@ -39,6 +39,10 @@ export interface ClosestStub {
   reason: string;
   /** The stub's required query parameters, when it has some (so `/users` and `/users?role=admin` tell apart). */
   query_params?: Record<string, unknown>;
+  /** The stub's id, so two stubs of one pattern tell apart. */
+  id?: string;
+  /** Where the stub came from: `routes[1] of stubs.yaml`, `--stub[0]`, `admin`, `api`. */
+  place?: string;
 }
 
 /** A request that matched no stub. */

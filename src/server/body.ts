@@ -36,9 +36,13 @@ export class BodyReader {
     this.maxBody = maxBody;
   }
 
-  /** The 413 answer. */
+  /**
+   * The 413 answer. It says `connection: close` on both runtimes: the rest of the body is
+   * read and dropped (up to a bound), then the connection ends, whether or not the runtime
+   * would have noticed the unread body by the time the answer went out.
+   */
   tooLarge(): ErrorAnswer {
-    return errorAnswer(413, tooLargeMessage(this.maxBody));
+    return errorAnswer(413, tooLargeMessage(this.maxBody), {}, { connection: "close" });
   }
 
   /** Does the request declare a body longer than `--max-body`? */

@@ -36,7 +36,8 @@ import {
   type JournalFilter,
   type JournalRecord,
 } from "./journal.ts";
-import { DEFAULT_MAX_UNMATCHED, Recorder, SCOPE_HEADER, scopeFrom } from "./recorder.ts";
+import { DEFAULT_MAX_UNMATCHED, Recorder } from "./recorder.ts";
+import { SCOPE_HEADER, scopeFrom } from "./scope.ts";
 import { type LogState, RequestLog, type RequestLogEntry } from "./request_log.ts";
 import { RequestView } from "./request_view.ts";
 import { headAnswer, type Respond, toResponse } from "./response.ts";
@@ -52,7 +53,7 @@ export type { StubChanges } from "../stubs/reload.ts";
 export type { RequestLogEntry } from "./request_log.ts";
 export { DEFAULT_MAX_BODY } from "./body.ts";
 export { SCOPES_OFF } from "./endpoints.ts";
-export { SCOPE_HEADER } from "./recorder.ts";
+export { SCOPE_HEADER } from "./scope.ts";
 export { DEFAULT_HANDLER_TIMEOUT_MS } from "./deadlines.ts";
 
 /** Options of {@link StubHandler}. */

@@ -9,7 +9,7 @@
 
 import type { ClosestStub, JournalEntry, JournalSnapshot } from "../report/types.ts";
 import { headerRecord, type HeaderSource } from "./incoming.ts";
-import { SCOPE_HEADER, scopeFrom } from "./recorder.ts";
+import { SCOPE_HEADER, scopeFrom } from "./scope.ts";
 
 /** How many requests the journal keeps by default (`--journal-size`, `journalSize`). */
 export const DEFAULT_JOURNAL_SIZE = 500;

@@ -8,14 +8,15 @@
 
 import type { ClosestStub, Report, ReportStub, UnmatchedRequest } from "../report/types.ts";
 import type { Route } from "./route.ts";
+import { usableScope } from "./scope.ts";
+
+export { MAX_SCOPE_LENGTH } from "./scope.ts";
 
 /** Default capacity of the unmatched list (`--max-unmatched`). */
 export const DEFAULT_MAX_UNMATCHED = 1000;
 
 /** Most scopes kept at once (`x-stubtool-scope`); starting one more drops the oldest. */
 export const MAX_SCOPES = 100;
-/** Longest scope name taken; a longer `x-stubtool-scope` value is ignored. */
-export const MAX_SCOPE_LENGTH = 200;
 /** Longest method, path or query an unmatched entry keeps (P13.1). */
 export const UNMATCHED_PART_MAX = 2048;
 
@@ -188,17 +189,4 @@ export class Recorder {
       unmatched_requests: this.#unmatchedList(scope),
     };
   }
-}
-
-/** Is this a scope name the recorder takes (non-empty, at most {@link MAX_SCOPE_LENGTH} characters)? */
-export function usableScope(name: string | null | undefined): name is string {
-  return name !== null && name !== undefined && name !== "" && name.length <= MAX_SCOPE_LENGTH;
-}
-
-/** The request header that files a request under a scope (`GET /__stubtool__/report?scope=NAME`). */
-export const SCOPE_HEADER = "x-stubtool-scope";
-
-/** A scope header's value as a scope: itself when usable, else null (no scope). */
-export function scopeFrom(value: string | null | undefined): string | null {
-  return usableScope(value) ? value : null;
 }

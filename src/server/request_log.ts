@@ -19,6 +19,10 @@ export interface RequestLogEntry {
   status: number;
   /** The matched stub (`GET /users/{id}`), or undefined when nothing matched. */
   stub?: string;
+  /** The matched stub's id. */
+  id?: string;
+  /** When nothing matched: the ids of the stubs that came closest (the 404's `closest`). */
+  closest?: string[];
   /** Time from arrival to the response, in milliseconds. */
   ms: number;
 }
@@ -81,7 +85,15 @@ export class RequestLog {
         log.status = head.status;
         if (log.since !== 0) log.ms = performance.now() - log.since;
         journal?.add(log);
-        onRequest?.({ method: log.method, target: log.target, status: log.status, stub: log.stub, ms: log.ms });
+        onRequest?.({
+          method: log.method,
+          target: log.target,
+          status: log.status,
+          stub: log.stub,
+          id: log.id,
+          closest: log.closest?.map((c) => c.id!),
+          ms: log.ms,
+        });
       }
       return respond(head, body);
     };

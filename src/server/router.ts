@@ -2,18 +2,21 @@
  * The router: which stub answers a request, and why the closest stubs did not (P3, P9.3,
  * P9.5, P10.5–P10.8).
  *
- * Precedence among the stubs whose every condition holds (P10.6): (1) a scoped stub for
- * the request's scope; (2) higher priority; (3) path specificity, earliest differing
- * segment first — static, then `{name}`, then `{name*}` — and a specific method before
- * `ANY`; (4) more conditions; (5) the later batch; (6) the first declared.
+ * Precedence among the stubs whose every condition holds: (1) a scoped stub for the
+ * request's scope; (2) higher priority; (3) the later batch, so a stub a test adds always
+ * beats the baseline's; (4) path specificity, earliest differing segment first — static,
+ * then `{name}`, then `{name*}` — and a specific method before `ANY`; (5) more conditions;
+ * (6) the first declared.
  *
  * (1) and (2) are layers tried in order. Within a layer, one trie per method (and one for
  * `ANY`) is walked depth first, static child before placeholder before catch-all, so the
- * first stub found in a trie is the most specific (3); the tries' findings are then
- * compared. Stubs ending at one node are kept in (4)-(5)-(6) order, and when there are
+ * stubs are met in order of path specificity (4). Every node knows the latest batch of the
+ * stubs at or below it: once a stub of batch B matched, only branches holding a later batch
+ * are entered, and a stub of the trie's latest batch ends the walk, so many batches cost no
+ * more than one. Stubs ending at one node are kept in (3)-(5)-(6) order, and when there are
  * many of them, an index on the literal values they require (a query parameter, a header,
  * a JSON field) picks out the few worth checking, so lookup cost follows the number of
- * segments and candidates, not the number of stubs (P3.2, P13.2).
+ * segments and candidates, not the number of stubs or batches.
  * @module
  */
 
@@ -36,7 +39,7 @@ export interface Dimension {
 
 /** One compiled condition of a stub: a query parameter, a header, a body field, a form field, a body text. */
 export interface Condition {
-  /** How many conditions it counts as for precedence (4): a JSON pattern counts its leaves. */
+  /** How many conditions it counts as for precedence (5): a JSON pattern counts its leaves. */
   readonly weight: number;
   /** It reads the body. */
   readonly needsBody: boolean;
@@ -79,10 +82,10 @@ export interface NearMiss<T> {
   reason: string;
 }
 
-/** Does `a` come before `b` among stubs of the same path: more conditions, later batch, first declared? */
+/** Does `a` come before `b` among stubs of the same path: later batch, more conditions, first declared? */
 function ranksBefore(a: Routable, b: Routable): boolean {
-  if (a.weight !== b.weight) return a.weight > b.weight;
   if (a.batch !== b.batch) return a.batch > b.batch;
+  if (a.weight !== b.weight) return a.weight > b.weight;
   return a.order < b.order;
 }
 
@@ -213,6 +216,17 @@ class Node<T extends Routable> {
   /** The node of a `{name*}` segment: it ends a path, so it only holds terminals. */
   rest: Node<T> | undefined;
   terminals: Candidates<T> | undefined;
+  /** The latest batch of the stubs ending here or below (-1: none): a walk skips branches that cannot win. */
+  maxBatch = -1;
+
+  /** Recomputes {@link Node.maxBatch} from the terminals and the children. */
+  refresh(): void {
+    let max = this.terminals?.list[0]?.batch ?? -1;
+    if (this.param && this.param.maxBatch > max) max = this.param.maxBatch;
+    if (this.rest && this.rest.maxBatch > max) max = this.rest.maxBatch;
+    for (const child of this.statics?.values() ?? []) if (child.maxBatch > max) max = child.maxBatch;
+    this.maxBatch = max;
+  }
 }
 
 /** The stubs of one scope (or none) and one priority: a trie per method, and one for `ANY`. */
@@ -228,6 +242,7 @@ class Layer<T extends Routable> {
   add(route: T): void {
     let node: Node<T> | undefined = this.tries.get(route.method);
     if (!node) this.tries.set(route.method, node = new Node<T>());
+    if (route.batch > node.maxBatch) node.maxBatch = route.batch;
     for (const segment of route.segments) {
       if (!segment.param) {
         let next: Node<T> | undefined = node.statics?.get(segment.value);
@@ -235,6 +250,7 @@ class Layer<T extends Routable> {
         node = next;
       } else if (segment.rest) node = node.rest ??= new Node();
       else node = node.param ??= new Node();
+      if (route.batch > node.maxBatch) node.maxBatch = route.batch;
     }
     (node.terminals ??= new Candidates()).add(route);
     this.size++;
@@ -242,11 +258,19 @@ class Layer<T extends Routable> {
 
   remove(route: T): boolean {
     let node: Node<T> | undefined = this.tries.get(route.method);
+    const path: Node<T>[] = [];
     for (const segment of route.segments) {
       if (!node) return false;
+      path.push(node);
       node = !segment.param ? node.statics?.get(segment.value) : segment.rest ? node.rest : node.param;
     }
     if (!node?.terminals?.remove(route)) return false;
+    path.push(node);
+    // Only a stub of a node's latest batch can lower it; the recount stops where nothing changes.
+    for (let i = path.length - 1; i >= 0 && path[i].maxBatch === route.batch; i--) {
+      path[i].refresh();
+      if (path[i].maxBatch === route.batch) break;
+    }
     this.size--;
     return true;
   }
@@ -261,6 +285,32 @@ function triesFor(method: string): readonly string[] {
 const HEAD_TRIES = ["HEAD", "GET", "ANY"];
 const GET_TRIES = ["GET", "ANY"];
 const ANY_TRIES = ["ANY"];
+
+/** A lookup in one layer: the best stub so far, its batch, and the trie being walked. */
+interface Search<T extends Routable> {
+  best: Match<T> | undefined;
+  /** The best stub's batch; -1 before one is found. */
+  batch: number;
+  /** The trie being walked. */
+  root: Node<T> | undefined;
+  /** The trie the best stub was found in. */
+  from?: Node<T>;
+}
+
+/**
+ * Can a stub at or below `node` beat the best so far? One of a later batch can; one of the
+ * same batch only from another trie (the walk meets a trie's stubs most specific first).
+ */
+function worthVisiting<T extends Routable>(node: Node<T>, search: Search<T>): boolean {
+  return node.maxBatch > search.batch || (node.maxBatch === search.batch && search.from !== search.root);
+}
+
+/** Does `route` (found in the trie being walked) beat the best so far? */
+function beats<T extends Routable>(route: T, search: Search<T>): boolean {
+  if (route.batch !== search.batch) return route.batch > search.batch;
+  // Same batch: within one trie the first found is the most specific; across tries, a tie keeps the earlier trie.
+  return search.from !== search.root && moreSpecific(route, search.best!.route);
+}
 
 const NEAR_MISS_VISIT_LIMIT = 2_000;
 
@@ -340,28 +390,33 @@ export class Router<T extends Routable> {
   }
 
   #matchLayer(layer: Layer<T>, view: RequestView): Match<T> | typeof NEED_BODY | undefined {
-    let best: Match<T> | undefined;
+    const search: Search<T> = { best: undefined, batch: -1, root: undefined };
     for (const method of triesFor(view.method)) {
       // P3.5: a GET stub answers HEAD only when no HEAD stub matches.
-      if (method === "GET" && view.method === "HEAD" && best?.route.method === "HEAD") continue;
+      if (method === "GET" && view.method === "HEAD" && search.best?.route.method === "HEAD") continue;
       const root = layer.tries.get(method);
-      if (!root) continue;
-      const found = this.#findAlong(root, view, 1, [], []);
-      if (found === NEED_BODY) return NEED_BODY;
-      // A tie keeps the earlier trie: the request's own method before GET-for-HEAD before ANY.
-      if (found && (!best || moreSpecific(found.route, best.route))) best = found;
+      // A trie whose latest batch is earlier than the best so far cannot win; an equal one
+      // can, with a more specific path (an ANY stub of the same batch as a GET stub).
+      if (!root || root.maxBatch < search.batch) continue;
+      search.root = root;
+      if (this.#findAlong(root, view, 1, [], [], search) === NEED_BODY) return NEED_BODY;
     }
-    return best;
+    return search.best;
   }
 
-  /** Depth-first along `view.pathname` from the segment that starts at `start`. */
+  /**
+   * Depth-first along `view.pathname` from the segment that starts at `start`, recording in
+   * `search` a stub that beats its best. Returns {@link NEED_BODY}, `true` when the walk of
+   * this trie is over (a stub of its latest batch matched), or undefined to go on.
+   */
   #findAlong(
     node: Node<T>,
     view: RequestView,
     start: number,
     values: string[],
     raw: string[],
-  ): Match<T> | typeof NEED_BODY | undefined {
+    search: Search<T>,
+  ): typeof NEED_BODY | boolean | undefined {
     const pathname = view.pathname;
     let end = pathname.indexOf("/", start);
     const last = end === -1;
@@ -369,28 +424,28 @@ export class Router<T extends Routable> {
     const sent = pathname.slice(start, end);
     const segment = sent.includes("%") ? decodeSegment(sent) : sent;
     const child = node.statics?.get(segment);
-    if (child) {
+    if (child && worthVisiting(child, search)) {
       const found = last
-        ? this.#terminal(child, view, values, raw)
-        : this.#findAlong(child, view, end + 1, values, raw);
+        ? this.#terminal(child, view, values, raw, search)
+        : this.#findAlong(child, view, end + 1, values, raw, search);
       if (found) return found;
     }
-    if (node.param && segment !== "") {
+    if (node.param && segment !== "" && worthVisiting(node.param, search)) {
       values.push(segment);
       raw.push(sent);
       const found = last
-        ? this.#terminal(node.param, view, values, raw)
-        : this.#findAlong(node.param, view, end + 1, values, raw);
+        ? this.#terminal(node.param, view, values, raw, search)
+        : this.#findAlong(node.param, view, end + 1, values, raw, search);
       if (found) return found;
       values.pop();
       raw.pop();
     }
-    if (node.rest) {
+    if (node.rest && worthVisiting(node.rest, search)) {
       const rest = pathname.slice(start);
       if (rest !== "") {
         values.push(decodeSegment(rest));
         raw.push(rest);
-        const found = this.#terminal(node.rest, view, values, raw);
+        const found = this.#terminal(node.rest, view, values, raw, search);
         if (found) return found;
         values.pop();
         raw.pop();
@@ -399,22 +454,23 @@ export class Router<T extends Routable> {
     return undefined;
   }
 
-  /** The first stub ending at `node` whose conditions all hold. */
+  /** The first stub ending at `node` whose conditions all hold, if it beats the best so far. */
   #terminal(
     node: Node<T>,
     view: RequestView,
     values: string[],
     raw: string[],
-  ): Match<T> | typeof NEED_BODY | undefined {
+    search: Search<T>,
+  ): typeof NEED_BODY | boolean | undefined {
     const terminals = node.terminals;
-    if (!terminals) return undefined;
+    if (!terminals || !terminals.list.length || !beats(terminals.list[0], search)) return undefined;
     const candidates = terminals.for(view);
     if (candidates === NEED_BODY) return NEED_BODY;
     for (let c = 0; c < candidates.length; c++) {
       const route = candidates[c];
+      // Candidates come latest batch first: the rest cannot beat the best so far.
+      if (!beats(route, search)) return undefined;
       const conditions = route.conditions;
-      // `values` is not touched again once a match returns, so it is handed over as is.
-      if (conditions.length === 0) return { route, values, raw };
       const kept = values.length;
       let holds = true;
       for (let i = 0; i < conditions.length && holds; i++) {
@@ -422,7 +478,18 @@ export class Router<T extends Routable> {
         if (condition.needsBody && view.body === undefined) return NEED_BODY;
         holds = condition.test(view, values, raw);
       }
-      if (holds) return { route, values, raw };
+      if (holds) {
+        // Nothing later in this trie can beat a stub of its latest batch: the walk ends and
+        // `values` is handed over as is; otherwise the walk goes on and changes them.
+        const over = route.batch === search.root!.maxBatch;
+        search.best = over ? { route, values, raw } : { route, values: values.slice(), raw: raw.slice() };
+        search.batch = route.batch;
+        search.from = search.root;
+        if (over) return true;
+        values.length = kept;
+        raw.length = kept;
+        return undefined;
+      }
       values.length = kept;
       raw.length = kept;
     }
@@ -446,8 +513,9 @@ export class Router<T extends Routable> {
   }
 
   /**
-   * Explains a miss: up to `limit` stubs that nearly matched, closest first — the path
-   * matched but a condition did not (query, header, body); the path matched under another
+   * Explains a miss: up to `limit` stubs that nearly matched, closest first — everything
+   * matched but the scope; the path matched but a condition did not (query, header, body);
+   * the path matched under another
    * method; only the trailing slash differs; exactly one segment of a path of two or more
    * differs. Bounded work; call it only on a miss. {@link NEED_BODY} as for {@link Router.match}.
    */
@@ -460,6 +528,24 @@ export class Router<T extends Routable> {
     const layers = [...(view.scope !== null ? this.#scoped.get(view.scope) ?? [] : []), ...this.#layers];
     const own = triesFor(view.method);
     let visits = 0;
+    // 0. Everything matches but the scope: a stub of another scope (or of one, for a request without).
+    if (this.#scoped.size) {
+      const has = view.scope === null
+        ? "the request has no x-stubtool-scope"
+        : `the request's x-stubtool-scope is ${quoteValue(view.scope)}`;
+      for (const [scope, scoped] of this.#scoped) {
+        if (scope === view.scope) continue;
+        if (++visits > NEAR_MISS_VISIT_LIMIT || found.length >= limit) break;
+        for (const layer of scoped) {
+          const match = this.#matchLayer(layer, view);
+          if (match === NEED_BODY) return NEED_BODY;
+          if (match) {
+            add(match.route, `scope differs (stub is for scope ${quoteValue(scope)}; ${has})`);
+            break;
+          }
+        }
+      }
+    }
     /** Calls `onEnd` for each node the segments reach exactly (static, placeholder and catch-all branches). */
     const walk = (root: Node<T>, path: readonly string[], onEnd: (node: Node<T>) => boolean | void): void => {
       const visit = (node: Node<T>, depth: number): boolean | void => {

@@ -31,7 +31,7 @@
  */
 
 import { type ScenarioStep, STARTED } from "../stubs/scenario_flow.ts";
-import { usableScope } from "./recorder.ts";
+import { usableScope } from "./scope.ts";
 import type { Condition } from "./router.ts";
 
 export { STARTED } from "../stubs/scenario_flow.ts";

@@ -100,6 +100,8 @@ export class UnmatchedAnswerer {
     const closest = misses.map(({ route, reason }): ClosestStub => {
       const entry: ClosestStub = { method: route.method, path: route.path, reason };
       if (route.stub.query) entry.query_params = { ...route.stub.query };
+      entry.id = route.id;
+      entry.place = route.stub.place ?? route.source;
       return entry;
     });
     if (cacheable) {

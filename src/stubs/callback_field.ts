@@ -6,20 +6,11 @@
  * @module
  */
 
-import { type HeaderMap, type Method, METHODS } from "./model.ts";
-import { checkHeaders, checkJsonValue, checkMethod, describe, unknownField } from "./validate.ts";
+import { type CallbackSpec, type Method, METHODS } from "./model.ts";
+import { checkHeaders, checkJsonValue, checkMethod, describe } from "./checks.ts";
+import { unknownField } from "./hint.ts";
 
-/** A checked callback of a stub. */
-export interface CallbackSpec {
-  method: Method;
-  /** As written; `{name}` placeholders or `{{…}}` templates only in the path and query. */
-  url: string;
-  headers?: HeaderMap;
-  /** Text as written, or a JSON value (a mapping, list, number…) to send as JSON. */
-  body?: unknown;
-  /** Milliseconds to wait after the answer before sending. */
-  delayMs?: number;
-}
+export type { CallbackSpec } from "./model.ts";
 
 /** A problem of a `callbacks:` value: where (`callbacks`, `callbacks[1]`) and what, with the fix. */
 export interface CallbackProblem {

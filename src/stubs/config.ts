@@ -244,6 +244,8 @@ export async function validateParsedConfig(
     uniqueIds: true,
   });
   const located = problems.length ? await locateProblems(problems, text, file) : problems;
+  // Each stub knows its place, so a 404 can say which of the file's stubs came close.
+  config?.routes.forEach((stub, i) => stub.place = `routes[${i}] of ${file}`);
   return {
     config,
     problems: [...parsed.problems, ...located.map((p) => ({ ...p, place: p.place ?? file }))],

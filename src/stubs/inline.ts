@@ -189,7 +189,7 @@ export async function inlineStubs(
   for (const [i, text] of texts.entries()) {
     const { stub, errors } = await inlineStub(text);
     for (const message of errors) problems.push({ level: "error", place: `--stub[${i}]`, message });
-    if (stub) stubs.push(stub);
+    if (stub) stubs.push({ ...stub, place: `--stub[${i}]` });
   }
   if (problems.length) return { stubs: [], problems };
   const count = before.stubs.length;

@@ -5,7 +5,6 @@
 
 import type { Segment } from "./path.ts";
 import type { JsonPattern, ValuePattern, ValuePatternSpec } from "./patterns.ts";
-import type { CallbackSpec } from "./callback_field.ts";
 
 /** HTTP methods a stub may use (P2), sorted as the validator lists them. */
 export const METHODS = ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"] as const;
@@ -99,10 +98,27 @@ export type ResponseFunc<P = any> = (
   args: ResponseFuncArgs<P>,
 ) => ResponseFuncResult | Promise<ResponseFuncResult>;
 
+/** A checked callback of a stub. */
+export interface CallbackSpec {
+  method: Method;
+  /** As written; `{name}` placeholders or `{{…}}` templates only in the path and query. */
+  url: string;
+  headers?: HeaderMap;
+  /** Text as written, or a JSON value (a mapping, list, number…) to send as JSON. */
+  body?: unknown;
+  /** Milliseconds to wait after the answer before sending. */
+  delayMs?: number;
+}
+
 /** A validated stub, ready for the router. */
 export interface Stub {
   /** The id given (`id:`, `.id()`); the server makes one up when there is none (P9.1). */
   id?: string;
+  /**
+   * Where it was declared, for near-miss explanations: `routes[1] of stubs.yaml`, `--stub[0]`.
+   * Absent for stubs added with `routes()` or over HTTP (their source says enough).
+   */
+  place?: string;
   /** Answer only requests that carry `x-stubtool-scope: <scope>` (P9.5). */
   scope?: string;
   /** Higher wins over path specificity (P10.6); default 0. */

@@ -5,7 +5,8 @@
  * @module
  */
 
-import { describe, didYouMean } from "./validate.ts";
+import { describe } from "./checks.ts";
+import { didYouMean } from "./hint.ts";
 
 /** The state every scenario starts in, and returns to on reset. */
 export const STARTED = "Started";

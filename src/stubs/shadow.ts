@@ -1,9 +1,12 @@
 /**
  * Stubs that can never answer (P6 `[WARN]`, issue: "validate warns about stubs that can
  * never win"): another stub matches every request this one would, and wins each time by
- * the precedence order (P10.6) — same scope, priority, method and path shape, the same
- * conditions (each one at least as permissive), and an earlier place: a later batch
- * (`--stub` over the config file, P9.3), or the same batch and declared first.
+ * the precedence order. Within one batch that takes the same scope, priority, method and
+ * path shape, the same conditions (each one at least as permissive), declared first. A
+ * stub of a later batch (`--stub` over the config file) wins whatever its path and
+ * conditions, so it shadows every earlier stub of the same scope and priority whose
+ * requests it all matches: a path at least as general, the same method or `ANY`, and a
+ * subset of the conditions, each at least as permissive.
  * @module
  */
 
@@ -95,9 +98,80 @@ function signature(keys: readonly Key[]): string {
 }
 
 /**
+ * The stubs of later batches, by scope and priority, in a trie of path shapes: static
+ * segments by value, then `{name}`, then `{name*}`.
+ */
+class Later {
+  readonly statics = new Map<string, Later>();
+  param: Later | undefined;
+  rest: Later | undefined;
+  readonly ends: [index: number, keys: Key[]][] = [];
+}
+
+/** Puts stub `index` of a later batch into `root`. */
+function addLater(root: Later, stub: Stub, index: number, keys: Key[]): void {
+  let node = root;
+  for (const segment of stub.segments) {
+    if (!segment.param) {
+      let next = node.statics.get(segment.value);
+      if (!next) node.statics.set(segment.value, next = new Later());
+      node = next;
+    } else if (segment.rest) node = node.rest ??= new Later();
+    else node = node.param ??= new Later();
+  }
+  node.ends.push([index, keys]);
+}
+
+/** Past this many trie nodes and comparisons for one stub, the later batches are not searched further. */
+const MAX_LATER_WORK = 256;
+
+/** Does `winner` ask for a subset of `keys`' conditions, each at least as permissive? */
+function coversSubset(winner: readonly Key[], keys: readonly Key[]): boolean {
+  return winner.every((w) => keys.some((k) => k.on === w.on && (k.text === w.text || (w.any && k.text !== "!"))));
+}
+
+/** A stub of a later batch (in `root`) that matches every request `stub` would, if one is found. */
+function laterCover(root: Later, stub: Stub, keys: readonly Key[], stubs: readonly Stub[]): number | undefined {
+  const segments = stub.segments;
+  let work = 0;
+  const fits = (ends: Later["ends"]): number | undefined => {
+    for (const [index, winner] of ends) {
+      if (++work > MAX_LATER_WORK) return undefined;
+      const method = stubs[index].method;
+      if ((method === stub.method || method === "ANY") && coversSubset(winner, keys)) return index;
+    }
+    return undefined;
+  };
+  const visit = (node: Later, depth: number): number | undefined => {
+    if (++work > MAX_LATER_WORK) return undefined;
+    // A `{name*}` of the later stub takes whatever is left, unless that is nothing (or one empty segment).
+    const last = segments[segments.length - 1];
+    const nothingLeft = depth === segments.length ||
+      (depth === segments.length - 1 && !last.param && last.value === "");
+    if (node.rest && !nothingLeft) {
+      const found = fits(node.rest.ends);
+      if (found !== undefined) return found;
+    }
+    if (depth === segments.length) return fits(node.ends);
+    const segment = segments[depth];
+    if (segment.param && segment.rest) return undefined;
+    if (!segment.param) {
+      const child = node.statics.get(segment.value);
+      const found = child && visit(child, depth + 1);
+      if (found !== undefined) return found;
+    }
+    // `{name}` takes any one segment but an empty one.
+    if (node.param && (segment.param || segment.value !== "")) return visit(node.param, depth + 1);
+    return undefined;
+  };
+  return visit(root, 0);
+}
+
+/**
  * Warnings for stubs that can never answer: for each, the stub that always wins over it.
- * `batchOf(i)` is the batch of stub `i` (a later batch wins ties, P9.3); by default all
- * are one batch. Work per stub does not grow with the number of stubs.
+ * `batchOf(i)` is the batch of stub `i` (a later batch wins, whatever its path and
+ * conditions); by default all are one batch. Work per stub does not grow with the number
+ * of stubs.
  */
 export function findShadowedStubs(
   stubs: readonly Stub[],
@@ -109,17 +183,33 @@ export function findShadowedStubs(
   const order = stubs.map((_, i) => i).sort((a, b) => batchOf(b) - batchOf(a) || a - b);
   const groups = new Map<string, { bySignature: Map<string, number>; members: [number, Key[]][] }>();
   const found: { index: number; by: number }[] = [];
+  /** Stubs of the batches later than the one being visited, by scope and priority. */
+  const later = new Map<string, Later>();
+  let pending: [number, Key[]][] = [];
   for (const i of order) {
     const stub = stubs[i];
+    if (pending.length && batchOf(pending[0][0]) !== batchOf(i)) {
+      for (const [j, keys] of pending) {
+        const layer = `${stubs[j].scope ?? ""}\u0001${stubs[j].priority ?? 0}`;
+        let root = later.get(layer);
+        if (!root) later.set(layer, root = new Later());
+        addLater(root, stubs[j], j, keys);
+      }
+      pending = [];
+    }
     const keys = conditionKeys(stub);
+    pending.push([i, keys]);
     const name = [stub.scope ?? "", stub.priority ?? 0, stub.method, pathShape(stub), keys.map((k) => k.on).join(",")]
       .join("\u0001");
     let group = groups.get(name);
     if (!group) groups.set(name, group = { bySignature: new Map(), members: [] });
     const signatures = covering(keys);
-    const by = signatures
-      ? signatures.map((c) => group!.bySignature.get(c)).find((j) => j !== undefined)
-      : group.members.find(([, other]) => covers(other, keys))?.[0];
+    const root = later.get(`${stub.scope ?? ""}\u0001${stub.priority ?? 0}`);
+    const by = (signatures
+      ? signatures.map((c) =>
+        group!.bySignature.get(c)
+      ).find((j) => j !== undefined)
+      : group.members.find(([, other]) => covers(other, keys))?.[0]) ?? (root && laterCover(root, stub, keys, stubs));
     if (by !== undefined) found.push({ index: i, by });
     const own = signature(keys);
     if (!group.bySignature.has(own)) group.bySignature.set(own, i);

@@ -362,6 +362,8 @@ describe("npm package: stubServer() on Node (P5)", { concurrency: true }, () => 
         method: "GET",
         path: "/items",
         reason: "method differs (stub is GET)",
+        id: "stub-1",
+        place: "api",
       });
       const missing = await send(server, "GET", "/search");
       assert.ok(missing.json.closest.some((c) => c.path === "/search" && /missing query parameter 'q'/.test(c.reason)));

@@ -44,12 +44,22 @@ describe("npm package: contents and manifest", () => {
     assert.equal(manifest.type, "module");
     assert.equal(manifest.license, "MIT");
     assert.deepEqual(manifest.exports["."], { types: "./esm/mod.d.ts", default: "./esm/mod.js" });
+    assert.deepEqual(manifest.exports["./handler"], { types: "./esm/handler.d.ts", default: "./esm/handler.js" });
     assert.equal(manifest.types, "./esm/mod.d.ts");
     assert.deepEqual(manifest.engines, { node: ">=20" });
     assert.deepEqual(manifest.bin, { stubtool: "esm/cli.js" });
     // yaml for configs; the OpenAPI parser and the schema validator for --openapi (loaded only then);
-    // node-forge for a self-signed TLS certificate (loaded only then).
-    const runtime = ["@readme/openapi-parser", "ajv", "ajv-formats", "node-forge", "yaml"];
+    // node-forge for a self-signed TLS certificate (loaded only then); handlebars and
+    // jsonpath-plus for response templates.
+    const runtime = [
+      "@readme/openapi-parser",
+      "ajv",
+      "ajv-formats",
+      "handlebars",
+      "jsonpath-plus",
+      "node-forge",
+      "yaml",
+    ];
     assert.deepEqual(manifest.dependencies, Object.fromEntries(runtime.map((n) => [n, devManifest.dependencies[n]])));
     assert.equal(manifest.devDependencies, undefined);
     assert.equal(manifest.private, undefined);

@@ -1,0 +1,21 @@
+/**
+ * Scopes: the `x-stubtool-scope` header files a request under a name (scoped stubs,
+ * scoped coverage, per-scope scenario states). What makes a name usable lives here, once.
+ * @module
+ */
+
+/** The request header that files a request under a scope (`GET /__stubtool__/report?scope=NAME`). */
+export const SCOPE_HEADER = "x-stubtool-scope";
+
+/** The longest scope name kept. */
+export const MAX_SCOPE_LENGTH = 200;
+
+/** Is this a usable scope name (non-empty, at most {@link MAX_SCOPE_LENGTH} characters)? */
+export function usableScope(name: string | null | undefined): name is string {
+  return name !== null && name !== undefined && name !== "" && name.length <= MAX_SCOPE_LENGTH;
+}
+
+/** A scope header's value as a scope: itself when usable, else null (no scope). */
+export function scopeFrom(value: string | null | undefined): string | null {
+  return usableScope(value) ? value : null;
+}
