@@ -16,19 +16,39 @@ export const S1_STUB = {
   body: { id: "{id}", name: "Ada", profile: { roles: ["admin", "dev"], links: { self: "/users/{id}" } } },
 };
 
+/** The S9 request body: the template reads its `sku`. */
+export const S9_BODY = '{"sku":"a-1","qty":2}';
+
+/** The S9 stub: a template reading a path capture, a JSON body field and the clock. */
+export const S9_STUB = {
+  method: "POST",
+  path: "/orders/{id}",
+  template: true,
+  body: { id: "{{params.id}}", sku: "{{request.json.sku}}", at: "{{now format='epoch'}}", kind: "order" },
+};
+
+/** Stubs of part three that S1's requests never reach, so S1 is measured with them present. */
+const FLOW_STUBS: Record<string, unknown>[] = [
+  { method: "GET", path: "/flow/cart", scenario: "cart", when_state: "Started", body: { items: [] } },
+  { method: "POST", path: "/flow/cart", scenario: "cart", set_state: "has-item", status: 201 },
+  S9_STUB,
+];
+
 /**
  * A config with `total` stubs: static `GET /r/<n>` stubs (as real configs have many
- * sibling resources), some with placeholders below them, plus the S1 stub last.
+ * sibling resources), some with placeholders below them, a scenario and the S9 template
+ * stub, plus the S1 stub last.
  */
 export function makeConfig(total: number): { routes: Record<string, unknown>[] } {
   const routes: Record<string, unknown>[] = [];
-  for (let i = 0; routes.length < total - 1; i++) {
+  const own = total - 1 - FLOW_STUBS.length;
+  for (let i = 0; routes.length < own; i++) {
     routes.push({ method: "GET", path: `/r/${i}`, body: { n: i } });
-    if (routes.length < total - 1 && i % 10 === 0) {
+    if (routes.length < own && i % 10 === 0) {
       routes.push({ method: "POST", path: `/r/${i}/items/{item}`, status: 201, body: { item: "{item}" } });
     }
   }
-  routes.push(S1_STUB);
+  routes.push(...FLOW_STUBS, S1_STUB);
   return { routes };
 }
 

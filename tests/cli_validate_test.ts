@@ -251,10 +251,10 @@ Deno.test("validate: {uuid}, {now} and {{…}} in an answer are sent as written,
   const { code, stdout, stderr } = await runCli(["validate", file]);
   assert.equal(code, 0, stderr);
   assert.equal(stdout, `[OK] ${file} is valid (3 route(s) defined)\n`);
-  const later = "values made per request (ids, times) are for response templates (template: true), not yet available";
+  const later = "values made per request (ids, times) are for response templates (template: true)";
   assert.deepEqual(lines(stderr), [
     `[WARN] routes[0]: body.token holds {uuid}, which names no capture of this stub (its captures are {id}), so it is sent as written; ${later} (at ${file}:4:25)`,
     `[WARN] routes[1]: headers.x-at holds {now}, which names no capture of this stub (it captures none), so it is sent as written; ${later} (at ${file}:7:16)`,
-    `[WARN] routes[2].sequence[1]: body holds {{request.query.name}}, which is sent as written: {{…}} is template syntax, and response templates (template: true) are not available yet; {name} fills in a capture of the stub (at ${file}:13:9)`,
+    `[WARN] routes[2].sequence[1]: body holds {{request.query.name}}, which is sent as written: {{…}} is template syntax, rendered only in a stub with template: true; {name} fills in a capture of the stub (at ${file}:13:9)`,
   ]);
 });

@@ -92,9 +92,11 @@ async function setState<R>(
     return respond(...errorAnswer(404, `no scenario is named '${name}'`, { scenarios: known }));
   }
   if (result === "unknown state") {
-    const states = host.scenarios().find((s) => s.name === name)?.states ?? [];
+    // 422 as WireMock answers it: the body is well formed, but no stub of the scenario names that state.
+    const declared = host.scenarios().find((s) => s.name === name)?.states ?? [];
+    const states = declared.includes("Started") ? declared : ["Started", ...declared];
     return respond(
-      ...errorAnswer(400, `scenario '${name}' has no state '${state}' (its stubs name: Started, ${states.join(", ")})`),
+      ...errorAnswer(422, `scenario '${name}' has no state '${state}' (its states: ${states.join(", ")})`, { states }),
     );
   }
   const entry = { name, state, ...(scope ? { scope } : {}) };

@@ -69,8 +69,15 @@ export class StubBuilder<P extends string = string> {
     throw new TypeError(`${this.#name}.${call}: ${problem}; ${instead}`);
   }
 
-  /** Sets the response status (default 200). */
-  status(code: number): this {
+  /**
+   * Sets the response status (default 200). A template stub (`.template()`) may give it as a
+   * Handlebars template that renders to a status code, such as `"{{#if request.json.bad}}400{{else}}201{{/if}}"`.
+   */
+  status(code: number | string): this {
+    if (typeof code === "string" && code.includes("{{")) {
+      this.#fields.status = code; // checked with the rest of the stub: it needs template: true
+      return this;
+    }
     const problem = checkStatus(code);
     if (problem) this.#fail(`status(${describe(code)})`, problem, "write for example .status(404)");
     this.#fields.status = code;

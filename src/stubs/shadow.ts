@@ -21,7 +21,7 @@ function pathShape(stub: Stub): string {
 
 /** One condition as the check compares them: what it is on, and its pattern. */
 interface Key {
-  /** `q name`, `h name`, `f name`, `j`, `b`. */
+  /** `q name`, `h name`, `f name`, `j`, `b`, `s` (scenario state). */
   on: string;
   /** The pattern's exact text (`literal`, `{}` for a whole capture, `!` for absent, `/re/`), or JSON for json/body. */
   text: string;
@@ -57,6 +57,10 @@ function conditionKeys(stub: Stub): Key[] {
   if (match?.form) { for (const [name, p] of match.form) keys.push(patternKey(`f ${name}`, p)); }
   if (stub.request?.json !== undefined) keys.push({ on: "j", text: JSON.stringify(stub.request.json), any: false });
   if (match?.bodyContains !== undefined) keys.push({ on: "b", text: match.bodyContains, any: false });
+  // A when_state is a condition too: stubs for other states of the same request each answer in their turn.
+  if (stub.whenState !== undefined) {
+    keys.push({ on: "s", text: JSON.stringify([stub.scenario, stub.whenState]), any: false });
+  }
   return keys.sort((a, b) => a.on < b.on ? -1 : a.on > b.on ? 1 : 0);
 }
 

@@ -102,7 +102,11 @@ function isMapping(value: unknown): value is Record<string, unknown> {
 /** Checks a status code. */
 export function checkStatus(value: unknown, field = "status"): string | undefined {
   if (typeof value !== "number" || !Number.isInteger(value) || value < 100 || value > 599) {
-    return `${field} must be an integer from 100 to 599, got ${describe(value)}`;
+    // A status written as a template is rendered only in a template stub.
+    const hint = typeof value === "string" && value.includes("{{")
+      ? "; add template: true to render it per request"
+      : "";
+    return `${field} must be an integer from 100 to 599, got ${describe(value)}${hint}`;
   }
   if (value < 200) {
     return `${field} ${value} is informational (1xx) and cannot be a final response; use 200 to 599`;
@@ -695,6 +699,8 @@ export function validateConfig(
     });
   });
   routes.forEach((stub, i) => {
+    // In a template stub {{…}} is rendered and {name} is plain text by design.
+    if (stub.template) return;
     stub.responses.forEach((response, entry) => {
       const stray = strayPlaceholder(response, captureNames(stub));
       if (!stray) return;
@@ -747,14 +753,14 @@ function strayPlaceholder(response: ResponseSpec, names: readonly string[]): str
     if (!text.includes("{")) return undefined;
     const template = HANDLEBARS.exec(text);
     if (template) {
-      return `${where} holds ${template[0]}, which is sent as written: {{…}} is template syntax, and ` +
-        "response templates (template: true) are not available yet; {name} fills in a capture of the stub";
+      return `${where} holds ${template[0]}, which is sent as written: {{…}} is template syntax, rendered only ` +
+        "in a stub with template: true; {name} fills in a capture of the stub";
     }
     const unknown = [...text.matchAll(PLACEHOLDER_ANYWHERE)].map((m) => m[1]).filter((n) => !names.includes(n));
     if (!unknown.length) return undefined;
     const captures = names.length ? `its captures are ${names.map((n) => `{${n}}`).join(", ")}` : "it captures none";
     return `${where} holds {${unknown[0]}}, which names no capture of this stub (${captures}), so it is sent as ` +
-      "written; values made per request (ids, times) are for response templates (template: true), not yet available";
+      "written; values made per request (ids, times) are for response templates (template: true)";
   };
   for (const [name, value] of Object.entries(response.headers ?? {})) {
     const values = Array.isArray(value) ? value : [value];

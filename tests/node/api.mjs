@@ -2,6 +2,7 @@
 // over real HTTP on port 0. Every test starts its own servers, so they run concurrently.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -733,5 +734,107 @@ describe("npm package: Node adapter robustness (P7)", { concurrency: true }, () 
         payload: { small: 1 },
       });
     }, { maxBody: 1024 });
+  });
+});
+
+describe("npm package: scenarios, templates and callbacks on Node", { concurrency: true }, () => {
+  it("walks a scenario per x-stubtool-scope and answers the scenarios endpoints", async () => {
+    await withServer(async (server) => {
+      const { get, post } = api;
+      server.routes(
+        get("/cart").inScenario("cart").whenState("Started").body({ items: [] }),
+        post("/cart").inScenario("cart").whenState("Started").setState("has-item").status(201),
+        get("/cart").inScenario("cart").whenState("has-item").body({ items: ["book"] }),
+      );
+      const scoped = (scope) => ({ headers: { "x-stubtool-scope": scope } });
+      assert.equal((await send(server, "POST", "/cart", scoped("w1"))).status, 201);
+      assert.deepEqual((await send(server, "GET", "/cart", scoped("w1"))).json, { items: ["book"] });
+      assert.deepEqual((await send(server, "GET", "/cart", scoped("w2"))).json, { items: [] });
+      assert.deepEqual((await send(server, "GET", "/cart")).json, { items: [] });
+      assert.deepEqual((await send(server, "GET", "/__stubtool__/scenarios")).json, {
+        scenarios: [
+          { name: "cart", state: "Started", states: ["Started", "has-item"] },
+          { name: "cart", state: "has-item", states: ["Started", "has-item"], scope: "w1" },
+        ],
+      });
+      const put = await send(server, "PUT", "/__stubtool__/scenarios/cart", { body: '{"state":"has-item"}' });
+      assert.deepEqual([put.status, put.text], [200, '{"name":"cart","state":"has-item"}']);
+      assert.equal((await send(server, "PUT", "/__stubtool__/scenarios/nope", { body: '{"state":"x"}' })).status, 404);
+      assert.equal((await send(server, "PUT", "/__stubtool__/scenarios/cart", { body: '{"state":"x"}' })).status, 422);
+      assert.deepEqual((await send(server, "GET", "/cart")).json, { items: ["book"] });
+      assert.equal((await send(server, "POST", "/__stubtool__/scenarios/reset")).status, 204);
+      assert.deepEqual((await send(server, "GET", "/cart", scoped("w1"))).json, { items: [] });
+      assert.deepEqual(await server.scenarios(), [{ name: "cart", state: "Started", states: ["Started", "has-item"] }]);
+    });
+  });
+
+  it("renders a template stub (request model, helpers, status) and answers 500 naming a failing helper", async () => {
+    await withServer(async (server) => {
+      const { get, post } = api;
+      server.routes(
+        post("/shops/{shop}/orders").template().status("{{#if request.json.sku}}201{{else}}400{{/if}}")
+          .header("x-shop", "{{params.shop}}")
+          .body({
+            shop: "{{params.shop}}",
+            sku: "{{upper request.json.sku}}",
+            q: "{{request.query.a.[1]}}",
+            plain: "{shop}",
+          }),
+        get("/ratio").template().body({ r: "{{math request.query.a '/' request.query.b}}" }),
+      );
+      const made = await send(server, "POST", "/shops/paris/orders?a=1&a=2", { body: '{"sku":"a-1"}' });
+      assert.deepEqual([made.status, made.headers.get("x-shop"), made.json], [201, "paris", {
+        shop: "paris",
+        sku: "A-1",
+        q: "2",
+        plain: "{shop}",
+      }]);
+      assert.equal((await send(server, "POST", "/shops/paris/orders", { body: "{}" })).status, 400);
+      const failed = await send(server, "GET", "/ratio?a=1&b=0");
+      assert.equal(failed.status, 500);
+      assert.deepEqual(failed.json, {
+        error: "template failed: math: division by zero",
+        stub: "GET /ratio",
+        helper: "math",
+      });
+    });
+  });
+
+  it("sends a callback to a second server after the answer and records it", async () => {
+    const received = [];
+    const receiver = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk) => body += chunk);
+      req.on("end", () => {
+        received.push({ method: req.method, url: req.url, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    try {
+      const base = `http://127.0.0.1:${receiver.address().port}`;
+      await withServer(async (server) => {
+        server.routes(
+          api.post("/orders/{id}").id("order-created").status(202)
+            .callback("POST", `${base}/hooks/{id}?e=created`, { body: { id: "{id}" } }),
+        );
+        assert.equal((await send(server, "POST", "/orders/o-1")).status, 202);
+        let records = [];
+        while (records.length === 0) {
+          await sleep(10);
+          records = (await send(server, "GET", "/__stubtool__/callbacks")).json.callbacks;
+        }
+        assert.deepEqual(received, [{ method: "POST", url: "/hooks/o-1?e=created", body: '{"id":"o-1"}' }]);
+        assert.deepEqual(Object.keys(records[0]), ["stub", "method", "url", "status", "duration_ms", "at"]);
+        assert.deepEqual([records[0].stub, records[0].method, records[0].url, records[0].status], [
+          "order-created",
+          "POST",
+          `${base}/hooks/o-1?e=created`,
+          204,
+        ]);
+      });
+    } finally {
+      receiver.close();
+    }
   });
 });

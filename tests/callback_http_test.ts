@@ -1,0 +1,292 @@
+/**
+ * Callbacks (webhooks) end to end: a stub's `callbacks` sent to a second server on port 0
+ * after the answer, on both adapters; captures and templates in them; the literal
+ * scheme/host/port rule; `GET /__stubtool__/callbacks`; the request log line and the stop
+ * (in-flight callbacks finish within the grace, or are dropped with a `[WARN]`) through the real `serve` CLI.
+ */
+import assert from "node:assert/strict";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { join } from "node:path";
+import { get, post, stubServer } from "../mod.ts";
+import { ADAPTERS, send, serverTest } from "./_http.ts";
+import { freePort, runCli, startServe, tempDir } from "./_cli.ts";
+
+/** What the receiver got. */
+interface Received {
+  method: string;
+  url: string;
+  headers: IncomingMessage["headers"];
+  body: string;
+}
+
+/**
+ * A bare HTTP server on port 0 that records every request. Paths under `/hold/` get no answer
+ * until {@link Receiver.release}; `/never/` never; everything else `200 ok` at once.
+ */
+class Receiver implements AsyncDisposable {
+  readonly received: Received[] = [];
+  readonly #held: ServerResponse[] = [];
+  readonly #waiters: (() => void)[] = [];
+  readonly #server = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8");
+    req.on("data", (chunk: string) => body += chunk);
+    req.on("end", () => {
+      this.received.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      for (const wake of this.#waiters.splice(0)) wake();
+      if (req.url!.startsWith("/hold/")) this.#held.push(res);
+      else if (!req.url!.startsWith("/never/")) res.end("ok");
+    });
+  });
+  port = 0;
+
+  static async start(): Promise<Receiver> {
+    const receiver = new Receiver();
+    await new Promise<void>((resolve) => receiver.#server.listen(0, "127.0.0.1", resolve));
+    receiver.port = (receiver.#server.address() as { port: number }).port;
+    return receiver;
+  }
+
+  get base(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  /** Resolves once `count` requests have arrived. */
+  async arrived(count: number): Promise<Received[]> {
+    while (this.received.length < count) await new Promise<void>((resolve) => this.#waiters.push(resolve));
+    return this.received;
+  }
+
+  /** Answers every held request with `status`. */
+  release(status = 200): void {
+    for (const res of this.#held.splice(0)) res.writeHead(status).end();
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    this.release();
+    this.#server.closeAllConnections();
+    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+/** Polls `GET /__stubtool__/callbacks` until it lists `count` records (the callback finishes after its answer). */
+async function records(url: string, count: number) {
+  for (;;) {
+    const listed = (await (await fetch(`${url}/__stubtool__/callbacks`)).json()).callbacks;
+    if (listed.length >= count) return listed;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+serverTest(
+  "a callback goes out after the answer, never delaying it; {name} captures fill its path, query and body",
+  async (server) => {
+    await using receiver = await Receiver.start();
+    server.routes(
+      post("/orders/{id}").id("order-created").status(202).body({ accepted: "{id}" })
+        .callback("POST", `${receiver.base}/hold/orders/{id}?event=created&id={id}`, {
+          headers: { "content-type": "application/json", "x-order": "{id}" },
+          body: { id: "{id}", status: "created" },
+        }),
+    );
+    // The receiver holds the callback unanswered: the client has its answer all the same.
+    const answer = await send(server, "POST", "/orders/o%201");
+    assert.deepEqual([answer.status, answer.json], [202, { accepted: "o 1" }]);
+    const [got] = await receiver.arrived(1);
+    assert.deepEqual(
+      [got.method, got.url, got.headers["x-order"], got.headers["content-type"], JSON.parse(got.body)],
+      ["POST", "/hold/orders/o%201?event=created&id=o%201", "o 1", "application/json", {
+        id: "o 1",
+        status: "created",
+      }],
+    );
+    // Unanswered, it is not recorded yet.
+    assert.deepEqual((await send(server, "GET", "/__stubtool__/callbacks")).json, { callbacks: [] });
+    receiver.release(204);
+    const [record] = await records(server.url, 1);
+    assert.deepEqual(Object.keys(record), ["stub", "method", "url", "status", "duration_ms", "at"]);
+    assert.deepEqual(
+      { ...record, duration_ms: typeof record.duration_ms, at: typeof record.at },
+      {
+        stub: "order-created",
+        method: "POST",
+        url: `${receiver.base}/hold/orders/o%201?event=created&id=o%201`,
+        status: 204,
+        duration_ms: "number",
+        at: "string",
+      },
+    );
+    assert.match(record.at, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    assert.ok(record.duration_ms >= 0);
+  },
+);
+
+serverTest(
+  "in a template stub the callback's url, headers and body are templates; {name} is plain text there",
+  async (server) => {
+    await using receiver = await Receiver.start();
+    server.routes(
+      post("/payments/{id}").template().status(201).body({ id: "{{params.id}}" })
+        .callback("PUT", `${receiver.base}/hooks/{{params.id}}?sku={{request.json.sku}}`, {
+          headers: { "x-amount": "{{request.json.amount}}" },
+          body: { payment: "{{params.id}}", sku: "{{upper request.json.sku}}", raw: "{id}" },
+        }),
+    );
+    const answer = await send(server, "POST", "/payments/p-9", { body: '{"sku":"a-1","amount":12}' });
+    assert.deepEqual([answer.status, answer.json], [201, { id: "p-9" }]);
+    const [got] = await receiver.arrived(1);
+    assert.deepEqual(
+      [got.method, got.url, got.headers["x-amount"], JSON.parse(got.body)],
+      ["PUT", "/hooks/p-9?sku=a-1", "12", { payment: "p-9", sku: "A-1", raw: "{id}" }],
+    );
+    const [record] = await records(server.url, 1);
+    assert.deepEqual([record.stub, record.method, record.url, record.status], [
+      "stub-1",
+      "PUT",
+      `${receiver.base}/hooks/p-9?sku=a-1`,
+      200,
+    ]);
+  },
+);
+
+serverTest("a receiver that refuses the connection is recorded with an error and no status", async (server) => {
+  const closed = freePort();
+  server.routes(get("/ping").id("ping").callback("POST", `http://127.0.0.1:${closed}/hook`));
+  assert.equal((await send(server, "GET", "/ping")).status, 200);
+  const [record] = await records(server.url, 1);
+  assert.deepEqual(Object.keys(record), ["stub", "method", "url", "error", "duration_ms", "at"]);
+  assert.deepEqual([record.stub, record.method, record.url, record.error], [
+    "ping",
+    "POST",
+    `http://127.0.0.1:${closed}/hook`,
+    "connection refused",
+  ]);
+});
+
+Deno.test("the scheme, host and port of a callback url are written out: a capture or template there is refused", () => {
+  assert.throws(() => post("/hooks/{host}").callback("POST", "http://{host}/x").toStub(), {
+    name: "TypeError",
+    message: 'post("/hooks/{host}"): callbacks[0]: url must write the scheme, host and port out ' +
+      '(a {name} or {{…}} may fill only the path and query), got "http://{host}/x"',
+  });
+  assert.throws(
+    () => post("/hooks").template().callback("POST", "http://127.0.0.1:{{request.query.port}}/x").toStub(),
+    /callbacks\[0\]: url must write the scheme, host and port out/,
+  );
+});
+
+Deno.test("validate: a callback url whose host is a capture is an error with its place", async () => {
+  await using dir = await tempDir();
+  const config = join(dir.path, "stubs.yaml");
+  await Deno.writeTextFile(
+    config,
+    `routes:
+  - method: POST
+    path: /hooks/{host}
+    callbacks:
+      - method: POST
+        url: "http://{host}/x"
+`,
+  );
+  const result = await runCli(["validate", config]);
+  assert.equal(result.code, 1);
+  assert.equal(
+    result.stderr,
+    `[ERROR] routes[0]: callbacks[0]: url must write the scheme, host and port out (a {name} or {{…}} may fill ` +
+      `only the path and query), got "http://{host}/x" (at ${config}:5:9)\n`,
+  );
+});
+
+for (const adapter of ADAPTERS) {
+  Deno.test(`[${adapter}] shutdown() waits for a callback in flight to finish within the grace period`, async () => {
+    await using receiver = await Receiver.start();
+    const lines: string[] = [];
+    const server = await stubServer(0, { adapter, onCallback: (line) => lines.push(line) });
+    server.routes(get("/ping").id("ping").callback("POST", `${receiver.base}/hold/ping`));
+    assert.equal((await send(server, "GET", "/ping")).status, 200);
+    await receiver.arrived(1);
+    let stopped = false;
+    const stopping = server.shutdown().then(() => stopped = true);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.equal(stopped, false, "shutdown waits for the callback in flight");
+    receiver.release(201);
+    await stopping;
+    assert.equal(lines.length, 1);
+    assert.match(lines[0], new RegExp(`^callback POST ${receiver.base}/hold/ping 201 \\[ping\\] \\d+\\.\\dms$`));
+    assert.deepEqual(server.handler.callbackRecords().map((r) => [r.stub, r.status]), [["ping", 201]]);
+  });
+
+  Deno.test(`[${adapter}] callbacks still in flight when the grace ends are dropped, with one [WARN] naming how many`, async () => {
+    await using receiver = await Receiver.start();
+    const lines: string[] = [];
+    await using server = await stubServer(0, { adapter, onCallback: (line) => lines.push(line) });
+    server.routes(
+      get("/ping").id("ping").callback("POST", `${receiver.base}/never/1`).callback(
+        "POST",
+        `${receiver.base}/never/2`,
+      ),
+    );
+    assert.equal((await send(server, "GET", "/ping")).status, 200);
+    await receiver.arrived(2);
+    // The server's own stop gives 5 s; its handler's drain takes any grace period.
+    assert.deepEqual(await server.handler.drainCallbacks(50), { dropped: 2 });
+    // Each aborted callback has its line, then one warning counts them.
+    assert.deepEqual(lines.map((line) => line.replace(/\] \d+\.\dms$/, "] <ms>")), [
+      `callback POST ${receiver.base}/never/1 error: aborted at shutdown [ping] <ms>`,
+      `callback POST ${receiver.base}/never/2 error: aborted at shutdown [ping] <ms>`,
+      "[WARN] 2 callback(s) dropped at shutdown: still on their way when the grace period ended",
+    ]);
+    assert.deepEqual(server.handler.callbackRecords().map((r) => [r.url, r.error]), [
+      [`${receiver.base}/never/1`, "aborted at shutdown"],
+      [`${receiver.base}/never/2`, "aborted at shutdown"],
+    ]);
+  });
+}
+
+Deno.test("serve logs one line per callback, and on SIGTERM lets one finish within the grace and drops a stuck one with [WARN]", async () => {
+  await using receiver = await Receiver.start();
+  const closed = freePort();
+  const served = await startServe([
+    "--port",
+    "0",
+    "--stub",
+    `{id: order, method: POST, path: "/orders/{id}", status: 202, callbacks: [{method: POST, url: "${receiver.base}/orders/{id}"}]}`,
+    "--stub",
+    `{id: refused, method: GET, path: /refused, callbacks: [{method: GET, url: "http://127.0.0.1:${closed}/x"}]}`,
+    "--stub",
+    `{id: slow, method: GET, path: /slow, callbacks: [{method: POST, url: "${receiver.base}/hold/slow"}]}`,
+    "--stub",
+    `{id: stuck, method: GET, path: /stuck, callbacks: [{method: POST, url: "${receiver.base}/never/stuck"}]}`,
+  ]);
+  try {
+    assert.equal(await fetch(`${served.url}/orders/o-1`, { method: "POST" }).then((r) => r.body?.cancel()), undefined);
+    await served.process.waitForStdout(/^callback POST .*\/orders\/o-1 200 \[order\] \d+\.\dms$/m);
+    await (await fetch(`${served.url}/refused`)).body?.cancel();
+    await served.process.waitForStdout(
+      new RegExp(
+        `^callback GET http://127\\.0\\.0\\.1:${closed}/x error: connection refused \\[refused\\] \\d+\\.\\dms$`,
+        "m",
+      ),
+    );
+    await (await fetch(`${served.url}/slow`)).body?.cancel();
+    await (await fetch(`${served.url}/stuck`)).body?.cancel();
+    await receiver.arrived(3);
+    served.process.kill("SIGTERM");
+    await served.process.waitForStdout(/^stopping \(SIGTERM\)/m);
+    receiver.release(200); // the slow one answers within the grace
+    const result = await served.process.result();
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /^callback POST http:\/\/127\.0\.0\.1:\d+\/hold\/slow 200 \[slow\] \d+\.\dms$/m);
+    assert.match(
+      result.stdout,
+      /^callback POST http:\/\/127\.0\.0\.1:\d+\/never\/stuck error: aborted at shutdown \[stuck\] \d+\.\dms$/m,
+    );
+    assert.match(result.stdout, /^stopped: 4\/4 stubs exercised, 0 unmatched request\(s\)$/m);
+    assert.equal(
+      result.stderr,
+      "[WARN] 1 callback(s) dropped at shutdown: still on their way when the grace period ended\n",
+    );
+  } finally {
+    await served.process[Symbol.asyncDispose]();
+  }
+});

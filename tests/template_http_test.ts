@@ -1,0 +1,338 @@
+/**
+ * Response templates end to end: `template: true` stubs answering real HTTP on both adapters
+ * (the request model, WireMock's helpers, a status, headers, a text body and a `body_file`
+ * rendered per request), `{name}` as plain text in them, a request-time failure's 500, request
+ * data that looks like a template staying data, and `validate` of broken templates through the real CLI.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { get, post } from "../mod.ts";
+import { send, serverTest } from "./_http.ts";
+import { runCli, tempDir } from "./_cli.ts";
+
+serverTest(
+  "a template reads the request model: method, url, path, segments, query, headers, cookies, body, json, params",
+  async (server) => {
+    server.routes(
+      post("/shops/{shop}/orders").template().body({
+        method: "{{request.method}}",
+        url: "{{request.url}}",
+        path: "{{request.path}}",
+        segment: "{{request.pathSegments.[1]}}",
+        query: "{{request.query.tag}}",
+        second: "{{request.query.tag.[1]}}",
+        tags: "{{size request.query.tag}}",
+        header: "{{request.headers.x-client}}",
+        cookie: "{{request.cookies.session}}",
+        body: "{{request.body}}",
+        sku: "{{request.json.items.[0].sku}}",
+        shop: "{{params.shop}}",
+        missing: "{{request.query.nope}}{{request.json.nope}}",
+      }),
+    );
+    const body = '{"items":[{"sku":"a-1"}]}';
+    const answer = await send(server, "POST", "/shops/caf%C3%A9/orders?tag=new&tag=gift", {
+      body,
+      headers: { "X-Client": "shop-app", cookie: "theme=dark; session=s-42" },
+    });
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get("content-type"), "application/json");
+    assert.deepEqual(answer.json, {
+      method: "POST",
+      url: "/shops/caf%C3%A9/orders?tag=new&tag=gift",
+      path: "/shops/café/orders",
+      segment: "café",
+      query: "new",
+      second: "gift",
+      tags: "2",
+      header: "shop-app",
+      cookie: "s-42",
+      body,
+      sku: "a-1",
+      shop: "café",
+      missing: "",
+    });
+    // A body that is not JSON: request.json is null, request.body the text.
+    const text = await send(server, "POST", "/shops/x/orders", { body: "not json" });
+    assert.equal(text.json.body, "not json");
+    assert.equal(text.json.sku, "");
+  },
+);
+
+serverTest("WireMock's helpers answer in real responses", async (server) => {
+  server.routes(
+    post("/helpers").template().body({
+      jsonPath: "{{jsonPath request.body '$.items[1].sku'}}",
+      jsonObject: "{{jsonPath request.body '$.items[0]'}}",
+      math: "{{math request.json.qty '*' 3}}",
+      base64: "{{base64 request.json.name}}",
+      decoded: "{{base64 'aGk=' decode=true}}",
+      urlEncode: "{{urlEncode 'a b&c'}}",
+      trim: "{{trim '  x  '}}",
+      upper: "{{upper request.json.name}}",
+      lower: "{{lower 'ABC'}}",
+      size: "{{size request.json.items}}",
+      join: "{{join 'a' 'b' 'c' '-'}}",
+      contains: "{{#if (contains request.json.name 'nn')}}yes{{else}}no{{/if}}",
+      eq: "{{#eq request.method 'POST'}}post{{else}}other{{/eq}}",
+      ne: "{{#ne request.json.qty 2}}ne{{else}}same{{/ne}}",
+      gt: "{{#gt request.json.qty 1}}many{{else}}one{{/gt}}",
+      lt: "{{#lt request.json.qty 1}}none{{else}}some{{/lt}}",
+      formatJson: `{{formatJson '{"a":1}'}}`,
+      toJson: "{{toJson request.json.items}}",
+      each: "{{#each request.json.items}}{{sku}};{{/each}}",
+      with: "{{#with request.json}}{{name}}{{/with}}",
+      lookup: "{{lookup request.json 'name'}}",
+      day: "{{now format='yyyy-MM-dd'}}",
+      later: "{{now offset='3 days' format='epoch'}}",
+      hex: "{{randomValue length=6 type='HEXADECIMAL' uppercase=true}}",
+      uuid: "{{randomValue type='UUID'}}",
+      int: "{{randomInt lower=5 upper=6}}",
+    }),
+  );
+  const before = Date.now();
+  const answer = await send(server, "POST", "/helpers", {
+    body: JSON.stringify({ name: "Ann", qty: 2, items: [{ sku: "a-1" }, { sku: "b-2" }] }),
+  });
+  const after = Date.now();
+  assert.equal(answer.status, 200);
+  const { day, later, hex, uuid, ...fixed } = answer.json;
+  assert.deepEqual(fixed, {
+    jsonPath: "b-2",
+    jsonObject: '{\n  "sku" : "a-1"\n}',
+    math: "6",
+    base64: "QW5u",
+    decoded: "hi",
+    urlEncode: "a+b%26c",
+    trim: "x",
+    upper: "ANN",
+    lower: "abc",
+    size: "2",
+    join: "a-b-c",
+    contains: "yes",
+    eq: "post",
+    ne: "same",
+    gt: "many",
+    lt: "some",
+    formatJson: '{\n  "a" : 1\n}',
+    toJson: '[ {\n  "sku" : "a-1"\n}, {\n  "sku" : "b-2"\n} ]',
+    each: "a-1;b-2;",
+    with: "Ann",
+    lookup: "Ann",
+    int: "5",
+  });
+  const days = [before, after].map((ms) => new Date(ms).toISOString().slice(0, 10));
+  assert.ok(days.includes(day), `${day} is not one of ${days}`);
+  const threeDays = 3 * 24 * 3600 * 1000;
+  assert.ok(Number(later) >= before + threeDays && Number(later) <= after + threeDays, later);
+  assert.match(hex, /^[0-9A-F]{6}$/);
+  assert.match(uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+});
+
+serverTest(
+  "a status written as a template is rendered per request; one that renders no status answers 500",
+  async (server) => {
+    server.routes(
+      post("/orders").template().status("{{#if request.json.sku}}201{{else}}400{{/if}}").body({
+        sku: "{{request.json.sku}}",
+      }),
+      get("/code").template().status("{{request.query.code}}"),
+    );
+    const created = await send(server, "POST", "/orders", { body: '{"sku":"a-1"}' });
+    assert.deepEqual([created.status, created.json], [201, { sku: "a-1" }]);
+    assert.equal((await send(server, "POST", "/orders", { body: "{}" })).status, 400);
+    assert.equal((await send(server, "GET", "/code?code=418")).status, 418);
+    const bad = await send(server, "GET", "/code?code=abc");
+    assert.equal(bad.status, 500);
+    assert.deepEqual(bad.json, {
+      error: 'template failed: status rendered to "abc", not a status code from 100 to 599',
+      stub: "GET /code",
+      helper: null,
+    });
+  },
+);
+
+serverTest(
+  "header values, a text body and a body_file are templates; {name} stays plain text in a template stub",
+  async (server) => {
+    await using dir = await tempDir();
+    const page = join(dir.path, "page.html");
+    await Deno.writeTextFile(page, "<p>Hello {{request.query.name}}, order {{params.id}} ({id})</p>\n");
+    server.routes(
+      get("/pages/{id}").template().bodyFile(page),
+      get("/text/{id}").template()
+        .header("content-type", "text/plain")
+        .header("x-order", "{{params.id}}-{id}")
+        .body("id={{params.id}} plain={id} first={{request.query.a}} second={{request.query.a.[1]}}"),
+      // The same text in a stub without template: true: {id} is a capture, {{…}} plain text.
+      get("/plain/{id}").header("content-type", "text/plain").header("x-order", "{id}").body("id={id} {{params.id}}"),
+    );
+    const html = await send(server, "GET", "/pages/7?name=Ann");
+    assert.equal(html.status, 200);
+    assert.equal(html.headers.get("content-type"), "text/html; charset=utf-8");
+    assert.equal(html.text, "<p>Hello Ann, order 7 ({id})</p>\n");
+
+    const text = await send(server, "GET", "/text/9?a=x&a=y");
+    assert.equal(text.headers.get("x-order"), "9-{id}");
+    assert.equal(text.text, "id=9 plain={id} first=x second=y");
+
+    const plain = await send(server, "GET", "/plain/9");
+    assert.equal(plain.headers.get("x-order"), "9");
+    assert.equal(plain.text, "id=9 {{params.id}}");
+  },
+);
+
+serverTest("a helper that fails at request time answers 500 JSON naming the stub and the helper", async (server) => {
+  server.routes(get("/ratio").template().body({ ratio: "{{math request.query.a '/' request.query.b}}" }));
+  assert.deepEqual((await send(server, "GET", "/ratio?a=6&b=3")).json, { ratio: "2" });
+  const failed = await send(server, "GET", "/ratio?a=6&b=0");
+  assert.equal(failed.status, 500);
+  assert.equal(failed.headers.get("content-type"), "application/json");
+  assert.deepEqual(failed.json, {
+    error: "template failed: math: division by zero",
+    stub: "GET /ratio",
+    helper: "math",
+  });
+});
+
+serverTest("a template stub added through POST /__stubtool__/stubs renders as a builder's does", async (server) => {
+  const added = await send(server, "POST", "/__stubtool__/stubs", {
+    headers: { "content-type": "application/yaml" },
+    body: `- method: GET
+  path: /users/{id}
+  template: true
+  status: "{{#eq params.id 'gone'}}410{{else}}200{{/eq}}"
+  headers: {x-user: "{{params.id}}"}
+  body: {id: "{{params.id}}", name: "{{upper request.query.name}}", raw: "{id}"}
+`,
+  });
+  assert.equal(added.status, 201, added.text);
+  const found = await send(server, "GET", "/users/u1?name=ann");
+  assert.deepEqual([found.status, found.headers.get("x-user"), found.json], [200, "u1", {
+    id: "u1",
+    name: "ANN",
+    raw: "{id}",
+  }]);
+  assert.equal((await send(server, "GET", "/users/gone")).status, 410);
+  const listed = (await send(server, "GET", "/__stubtool__/stubs")).json.stubs[0];
+  assert.equal(listed.template, true);
+  assert.equal(listed.status, "{{#eq params.id 'gone'}}410{{else}}200{{/eq}}");
+});
+
+serverTest("request data that looks like a template comes back as text and reaches nothing", async (server) => {
+  server.routes(
+    post("/echo/{id}").template()
+      .header("x-echo", "{{request.headers.x-text}}")
+      .body({
+        id: "{{params.id}}",
+        segment: "{{request.pathSegments.[1]}}",
+        header: "{{request.headers.x-text}}",
+        name: "{{request.json.name}}",
+        body: "{{request.body}}",
+        constructor: "{{request.json.constructor}}|{{params.constructor}}|{{request.query.constructor}}",
+        proto: "{{request.headers.__proto__}}|{{params.__proto__}}|{{lookup request '__proto__'}}",
+        ctorName: "{{request.constructor.name}}",
+      }),
+  );
+  const tricky = "{{#each request}}{{@key}}{{/each}} {{request.method}} {{> partial}}";
+  const raw = `{"name":${JSON.stringify(tricky)},"__proto__":{"polluted":"yes"}}`;
+  const answer = await send(server, "POST", "/echo/%7B%7Brequest.method%7D%7D", {
+    body: raw,
+    headers: { "x-text": "{{now}} {{request.method}}" },
+  });
+  assert.equal(answer.status, 200);
+  assert.equal(answer.headers.get("x-echo"), "{{now}} {{request.method}}");
+  assert.deepEqual(answer.json, {
+    id: "{{request.method}}",
+    segment: "{{request.method}}",
+    header: "{{now}} {{request.method}}",
+    name: tricky,
+    body: raw,
+    constructor: "||",
+    proto: "||",
+    ctorName: "",
+  });
+  for (const path of ["/echo/__proto__", "/echo/constructor"]) {
+    const segment = path.slice("/echo/".length);
+    const echoed = await send(server, "POST", path, { body: "{}" });
+    assert.deepEqual([echoed.json.id, echoed.json.segment, echoed.json.constructor], [segment, segment, "||"]);
+  }
+  // Nothing reached Object.prototype.
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+Deno.test("validate: a broken template is an error with its place (body, header, body_file, status), exit 1", async () => {
+  await using dir = await tempDir();
+  const config = join(dir.path, "stubs.yaml");
+  await Deno.writeTextFile(join(dir.path, "broken.txt"), "Hello {{#each items}}\n");
+  await Deno.writeTextFile(
+    config,
+    `routes:
+  - method: GET
+    path: /body
+    template: true
+    body: {greeting: "{{#if name}}Hi"}
+  - method: GET
+    path: /header
+    template: true
+    headers:
+      x-a: "{{nosuch 1}}"
+  - method: GET
+    path: /file
+    template: true
+    body_file: broken.txt
+  - method: GET
+    path: /status
+    template: true
+    status: "{{math 1 '%%' 2}}"
+  - method: GET
+    path: /not-a-template
+    status: "{{request.query.code}}"
+`,
+  );
+  const result = await runCli(["validate", config]);
+  assert.equal(result.code, 1);
+  assert.equal(result.stdout, "");
+  const lines = result.stderr.trimEnd().split("\n");
+  assert.equal(lines.length, 5, result.stderr);
+  assert.match(
+    lines[0],
+    /^\[ERROR\] routes\[0\]: body\.greeting: broken template: line 1: .*\(at .*stubs\.yaml:5:12\)$/,
+  );
+  assert.match(
+    lines[1],
+    /^\[ERROR\] routes\[1\]: headers\.x-a: broken template: line 1, column 1: unknown helper 'nosuch' \(helpers: .*\) \(at .*stubs\.yaml:10:7\)$/,
+  );
+  assert.match(lines[2], /^\[ERROR\] routes\[2\]: body_file: broken template: line 2: .*\(at .*stubs\.yaml:14:5\)$/);
+  assert.equal(
+    lines[3],
+    `[ERROR] routes[3]: status: broken template: line 1, column 1: math: unknown operator "%%" ` +
+      `(use '+', '-', '*', '/' or '%') (at ${config}:18:5)`,
+  );
+  assert.equal(
+    lines[4],
+    `[ERROR] routes[4]: status must be an integer from 100 to 599, got "{{request.query.code}}"; ` +
+      `add template: true to render it per request (at ${config}:21:5)`,
+  );
+});
+
+Deno.test("regression: validate warned that templates were not available for {{…}} in a template stub's header", async () => {
+  await using dir = await tempDir();
+  const config = join(dir.path, "stubs.yaml");
+  await Deno.writeTextFile(
+    config,
+    `routes:
+  - method: GET
+    path: /users/{id}
+    template: true
+    headers: { location: "/users/{{params.id}}" }
+    body: { id: "{{params.id}}", plain: "{id}", other: "{uuid}" }
+`,
+  );
+  const result = await runCli(["validate", config]);
+  assert.deepEqual([result.code, result.stdout, result.stderr], [
+    0,
+    `[OK] ${config} is valid (1 route(s) defined)\n`,
+    "",
+  ]);
+});
