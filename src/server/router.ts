@@ -64,6 +64,8 @@ export interface Routable {
   readonly order: number;
   readonly priority: number;
   readonly scope: string | undefined;
+  /** True for a `GET` stub that does not answer `HEAD` (`head: false`). */
+  readonly noHead?: boolean;
 }
 
 /** A successful lookup: the stub and its captures, decoded and as sent, in capture order. */
@@ -348,6 +350,8 @@ export class Router<T extends Routable> {
       if (!root) continue;
       const found = this.#findAlong(root, view, 1, [], []);
       if (found === NEED_BODY) return NEED_BODY;
+      // A GET stub with `head: false` leaves HEAD requests unanswered (WireMock's rule).
+      if (found && method === "GET" && view.method === "HEAD" && found.route.noHead) continue;
       // A tie keeps the earlier trie: the request's own method before GET-for-HEAD before ANY.
       if (found && (!best || moreSpecific(found.route, best.route))) best = found;
     }
