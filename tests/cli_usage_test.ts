@@ -109,11 +109,11 @@ Deno.test("usage errors: missing values, values on boolean flags, stray argument
   );
   assert.equal(
     await usageError(["validate"]),
-    "[ERROR] validate: missing FILE (usage: stubtool validate FILE); run stubtool validate --help",
+    "[ERROR] validate: missing FILE (usage: stubtool validate FILE, or --wiremock DIR); run stubtool validate --help",
   );
   assert.equal(
     await usageError(["validate", "a.yaml", "b.yaml"]),
-    "[ERROR] validate: unexpected extra argument 'b.yaml' (usage: stubtool validate FILE); run stubtool validate --help",
+    "[ERROR] validate: unexpected extra argument 'b.yaml' (usage: stubtool validate [FILE]); run stubtool validate --help",
   );
   assert.equal(
     await usageError(["serve", "extra"]),

@@ -30,7 +30,9 @@ Deno.test("stubtool schema prints schema/stubtool.schema.json exactly (regenerat
 });
 
 Deno.test("schema: every config in examples/ passes it", async () => {
-  for (const name of await readdir(join(ROOT, "examples"))) {
+  // Folders there (examples/wiremock/) are not configs.
+  const entries = await readdir(join(ROOT, "examples"), { withFileTypes: true });
+  for (const name of entries.filter((e) => e.isFile()).map((e) => e.name)) {
     const text = await readFile(join(ROOT, "examples", name), "utf8");
     const { config } = await loadConfigText(text, join(ROOT, "examples", name));
     assert.ok(config, `${name} is valid`);

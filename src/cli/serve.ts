@@ -17,6 +17,7 @@ import { hostName, isLoopbackName } from "../server/guard.ts";
 import { folderProblem, SHUTDOWN_GRACE_MS, type StubServer, stubServer } from "../server/server.ts";
 import { checkUpstream, type Config, type Problem } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
+import type { WireMockFolders } from "../formats/wiremock/load.ts";
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
 import { errorLine, type Output, printProblems, warnLine } from "./output.ts";
@@ -360,7 +361,8 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   const settings = readSettings(values, ctx);
   const sources = configSource(values.config as string | undefined, ctx);
   const inlineTexts = (values.stub as string[] | undefined) ?? [];
-  if (settings.watch && sources.file === undefined) {
+  const wiremockFlags = (values.wiremock as string[] | undefined) ?? [];
+  if (settings.watch && sources.file === undefined && wiremockFlags.length === 0) {
     throw new UsageError(`--watch needs a config file to follow (--config FILE; ${sources.note})`, "serve");
   }
 
@@ -370,6 +372,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   let configPort: number | undefined;
   let configCors: Config["cors"];
   let configProxy: string | undefined;
+  let configWireMock: string[] | undefined;
   let configOk = true;
   let loadedText: string | undefined;
   let locate: ((problems: readonly Problem[]) => Promise<Problem[]>) | undefined;
@@ -381,6 +384,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
     configPort = loaded.config?.port;
     configCors = loaded.config?.cors;
     configProxy = loaded.config?.proxyUnmatched;
+    configWireMock = loaded.config?.wiremock;
     locate = loaded.locate;
   }
   // Places are written out only for the stubs a message or the route table names.
@@ -389,6 +393,24 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   const inline = await inlineStubs(inlineTexts, { stubs: configStubs, places: placeOf });
   problems.push(...locate ? await locate(inline.problems) : inline.problems); // a config stub's line
   locate = undefined; // it holds the parsed file: not for the server's whole life
+  // WireMock folders: the config's `wiremock:`, then --wiremock; one batch each, after the config's stubs.
+  const wiremockDirs = [
+    ...(configWireMock ?? []).map((dir) => ({ dir, place: `${sources.file} wiremock` })),
+    ...wiremockFlags.map((dir) => ({ dir, place: `--wiremock ${dir}` })),
+  ];
+  const wiremockOptions = {
+    strict: values.strict === true,
+    globalTemplating: values["wiremock-global-templating"] === true,
+  };
+  let wiremock: WireMockFolders | undefined;
+  if (wiremockDirs.length) {
+    const { loadWireMockFolders } = await import("../formats/wiremock/load.ts");
+    const takenIds = new Set(
+      [...configStubs, ...inline.stubs].flatMap((stub) => stub.id === undefined ? [] : [stub.id]),
+    );
+    wiremock = loadWireMockFolders(wiremockDirs, { ...wiremockOptions, takenIds });
+    problems.push(...wiremock.problems);
+  }
   const tls = await readTls(settings.tls);
   if (tls !== undefined && "problem" in tls) problems.push(tls.problem);
   if (settings.filesRoot !== undefined) {
@@ -413,13 +435,21 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
     port = configPort;
   }
 
-  const stubs = [...configStubs, ...inline.stubs];
+  const wiremockStubs = wiremock?.batches.flat() ?? [];
+  const stubs = [...configStubs, ...wiremockStubs, ...inline.stubs];
+  const tablePlace = (i: number) =>
+    i < configCount
+      ? `routes[${i}]`
+      : i < configCount + wiremockStubs.length
+      ? `wiremock ${wiremockStubs[i - configCount].name}`
+      : `--stub[${i - configCount - wiremockStubs.length}]`;
   let server: StubServer;
   try {
     server = await stubServer(port, {
       hostname: settings.hostname,
       stubs: configStubs,
       inline: inline.stubs,
+      wiremock: wiremock?.batches,
       maxUnmatched: settings.maxUnmatched,
       maxBody: settings.maxBody,
       handlerTimeout: settings.handlerTimeoutMs,
@@ -448,6 +478,13 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   const banner: string[] = [];
   if (sources.file !== undefined) banner.push(`config: ${sources.file} (${configStubs.length} route(s))`);
   else banner.push(`config: none (${sources.note})`);
+  if (wiremock) {
+    const left = new Set(wiremock.problems.map((p) => p.place)).size;
+    banner.push(
+      `wiremock: ${wiremockDirs.map((d) => d.dir).join(", ")} (${wiremock.stubs} stub(s) from ${wiremock.files} ` +
+        `mapping file(s)${left ? `, ${left} mapping(s) or file(s) left out: see the warnings` : ""})`,
+    );
+  }
   if (inline.stubs.length) banner.push(`inline: ${inline.stubs.length} stub(s) from --stub`);
   const cors = settings.cors || configCors;
   if (cors) {
@@ -487,7 +524,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   }
   if (stubs.length === 0) {
     banner.push("no stubs defined: every request gets 404 and is recorded as unmatched (add --config or --stub)");
-  } else banner.push(...routeTable(stubs, placeOf));
+  } else banner.push(...routeTable(stubs, tablePlace));
 
   let stopWatching = () => {};
   if (settings.watch && sources.file !== undefined) {
@@ -501,6 +538,16 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
       started: { cors: configCors, proxyUnmatched: configProxy },
     });
     banner.push(`watching ${sources.file}: changes reload the stubs (--watch)`);
+  }
+  if (settings.watch && wiremockDirs.length) {
+    const { watchWireMock } = await import("./watch.ts");
+    const stopConfig = stopWatching;
+    const stopFolders = watchWireMock(wiremockDirs, { handler: server.handler, output, options: wiremockOptions });
+    stopWatching = () => {
+      stopConfig();
+      stopFolders();
+    };
+    banner.push(`watching ${wiremockDirs.map((d) => d.dir).join(", ")}: mapping and __files changes reload (--watch)`);
   }
 
   // A second signal cuts in-flight responses short and lets them go out briefly; a third stops waiting at once.

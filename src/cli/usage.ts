@@ -108,10 +108,29 @@ export const COMMANDS: readonly CommandSpec[] = [
           "repeatable; a later batch than the config's stubs",
       },
       {
+        name: "wiremock",
+        type: "string",
+        multiple: true,
+        value: "DIR",
+        help: "serve a WireMock root folder's mappings (DIR/mappings/**/*.json, DIR/__files) as stubs, repeatable; " +
+          "a mapping that does not convert is left out with a [WARN] line",
+      },
+      {
+        name: "wiremock-global-templating",
+        type: "boolean",
+        help: "render every WireMock mapping as a template (WireMock's --global-response-templating)",
+      },
+      {
+        name: "strict",
+        type: "boolean",
+        help: "a WireMock mapping left out is an error: exit 1 instead of serving without it",
+      },
+      {
         name: "watch",
         short: "w",
         type: "boolean",
-        help: "reload the config file when it changes (a config with errors is reported and the stubs stay)",
+        help: "reload the config file (and WireMock folders) when it changes (a config with errors is reported " +
+          "and the stubs stay)",
       },
       { name: "quiet", short: "q", type: "boolean", help: "no per-request log lines" },
       { name: "report-file", type: "string", value: "FILE", help: "write the final report as JSON on shutdown" },
@@ -228,8 +247,8 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "validate",
-    args: "FILE",
-    positionals: { min: 1, max: 1 },
+    args: "[FILE]",
+    positionals: { min: 0, max: 1 },
     summary: "check a config file without starting a server",
     description: "Print [ERROR] and [WARN] lines (stderr) for every problem, or [OK] (stdout).\n" +
       "With --openapi, also check each stub against an OpenAPI 3.0/3.1 document: a method and path with no\n" +
@@ -242,8 +261,25 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: "SPEC",
         help: "OpenAPI 3.0 or 3.1 document (YAML or JSON) the stubs must agree with",
       },
+      {
+        name: "wiremock",
+        type: "string",
+        multiple: true,
+        value: "DIR",
+        help: "also check a WireMock root folder: one [WARN] per mapping feature that does not convert, repeatable",
+      },
+      {
+        name: "wiremock-global-templating",
+        type: "boolean",
+        help: "read every WireMock mapping as a template (WireMock's --global-response-templating)",
+      },
+      { name: "strict", type: "boolean", help: "a WireMock mapping left out is an error (exit 1)" },
     ],
-    examples: ["stubtool validate stubs.yaml", "stubtool validate stubs.yaml --openapi openapi.yaml"],
+    examples: [
+      "stubtool validate stubs.yaml",
+      "stubtool validate stubs.yaml --openapi openapi.yaml",
+      "stubtool validate --wiremock ./wiremock --strict",
+    ],
   },
   {
     name: "report",

@@ -5,25 +5,59 @@
  */
 
 import { loadConfigFile } from "../stubs/config.ts";
+import type { Config } from "../stubs/validate.ts";
 import type { CliContext } from "./context.ts";
 import { printProblems } from "./output.ts";
-import type { ParsedArgs } from "./usage.ts";
+import { type ParsedArgs, UsageError } from "./usage.ts";
 
 /**
  * Prints every problem (`[ERROR]`/`[WARN]` on stderr, a stub's as `<file>:<line>:<col>:
  * routes[i]: …`) or `[OK] <file> is valid (<n> route(s) defined)` on stdout. Returns 0 when
  * valid (warnings allowed), 1 when not. With `--openapi SPEC`, a stub the spec does not
  * describe is an `[ERROR] <file>:<line>:<col>: routes[i]` line too,
- * and a spec that cannot be read is an `[ERROR] <spec>` line.
+ * and a spec that cannot be read is an `[ERROR] <spec>` line. With `--wiremock DIR` (and a
+ * config's `wiremock:`), each WireMock mapping left out is a `[WARN] FILE mappings[i]` line
+ * (`--strict`: `[ERROR]`, exit 1).
  */
 export async function validateCommand(
   { positionals, values }: ParsedArgs,
   { output }: CliContext,
 ): Promise<number> {
-  const file = positionals[0];
-  const { config, problems, locate } = await loadConfigFile(file);
-  printProblems(output, problems, file);
-  if (!config) return 1;
+  const file = positionals[0] as string | undefined;
+  const wiremockDirs = (values.wiremock as string[] | undefined) ?? [];
+  if (file === undefined && wiremockDirs.length === 0) {
+    throw new UsageError("validate: missing FILE (usage: stubtool validate FILE, or --wiremock DIR)", "validate");
+  }
+  let config: Config = { routes: [] };
+  let locate: Awaited<ReturnType<typeof loadConfigFile>>["locate"];
+  if (file !== undefined) {
+    const loaded = await loadConfigFile(file);
+    printProblems(output, loaded.problems, file);
+    if (!loaded.config) return 1;
+    config = loaded.config;
+    locate = loaded.locate;
+  }
+  const dirs = [
+    ...(config.wiremock ?? []).map((dir) => ({ dir, place: `${file} wiremock` })),
+    ...wiremockDirs.map((dir) => ({ dir, place: `--wiremock ${dir}` })),
+  ];
+  if (dirs.length) {
+    const { loadWireMockFolders } = await import("../formats/wiremock/load.ts");
+    const takenIds = new Set(config.routes.flatMap((stub) => stub.id === undefined ? [] : [stub.id]));
+    const loaded = loadWireMockFolders(dirs, {
+      takenIds,
+      strict: values.strict === true,
+      globalTemplating: values["wiremock-global-templating"] === true,
+    });
+    printProblems(output, loaded.problems, "wiremock");
+    if (loaded.problems.some((p) => p.level === "error")) return 1;
+    const left = new Set(loaded.problems.map((p) => p.place)).size;
+    output.out(
+      `[OK] ${dirs.map((d) => d.dir).join(", ")}: ${loaded.stubs} stub(s) from ${loaded.files} mapping file(s)` +
+        (left ? `, ${left} mapping(s) or file(s) left out (see the warnings)` : ""),
+    );
+  }
+  if (file === undefined) return 0;
   const specFile = values.openapi as string | undefined;
   if (specFile !== undefined) {
     // The OpenAPI parser and the schema validator load only when a spec is asked for.

@@ -24,6 +24,7 @@ import { inlineStubs } from "../stubs/inline.ts";
 import type { Stub } from "../stubs/model.ts";
 import { describeChanges } from "../stubs/reload.ts";
 import { errorLine, type Output, printProblems, warnLine } from "./output.ts";
+import { wireMockFiles as wireMockFilesOf } from "../formats/wiremock/load.ts";
 
 /** How often the file is checked. */
 export const WATCH_POLL_MS = 100;
@@ -208,6 +209,64 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
       // Never stop watching over one bad reload: say what happened and go on.
       output.err(errorLine(file, `reload failed: ${error instanceof Error ? error.message : String(error)}`));
       output.err(`[watch] ${file}: keeping the previous ${handler.registry.stubs.length} stub(s); still watching`);
+      return true;
+    }
+  });
+}
+
+/** What following WireMock folders needs. */
+export interface WireMockWatchOptions {
+  handler: StubHandler;
+  output: Output;
+  /** `--strict` and `--wiremock-global-templating`, as at start. */
+  options: { strict?: boolean; globalTemplating?: boolean };
+}
+
+/**
+ * Follows WireMock folders (`serve --wiremock DIR --watch`): a mapping file or a `__files`
+ * file added, changed or removed reloads every folder's mappings, printing the warnings again
+ * and `[watch] DIR: +1 -0 ~2 stubs (…)`. Under `--strict`, a mapping left out keeps the
+ * previous stubs. Returns what stops watching.
+ */
+export function watchWireMock(
+  dirs: readonly { dir: string; place: string }[],
+  { handler, output, options }: WireMockWatchOptions,
+): () => void {
+  const label = dirs.map((d) => d.dir).join(", ");
+  const followed = () => dirs.flatMap(({ dir }) => wireMockFilesOf(dir));
+  let loadedFiles = followed().join("\n");
+  let loadedPrints: Promise<string> = fingerprints(followed());
+  const reload = async (): Promise<boolean> => {
+    const files = followed();
+    const before = await fingerprints(files);
+    if (before === await loadedPrints && files.join("\n") === loadedFiles) return true;
+    const { loadWireMockFolders } = await import("../formats/wiremock/load.ts");
+    const others = handler.registry.routes.filter((r) => r.source !== "wiremock");
+    const takenIds = new Set(others.flatMap((r) => r.stub.id === undefined ? [] : [r.stub.id]));
+    const loaded = loadWireMockFolders(dirs, { ...options, takenIds });
+    // Written to again while it was read: wait until it settles again.
+    if (await fingerprints(followed()) !== before) return false;
+    loadedFiles = files.join("\n");
+    loadedPrints = Promise.resolve(before);
+    printProblems(output, loaded.problems, "wiremock");
+    if (loaded.problems.some((p) => p.level === "error")) {
+      output.err(`[watch] ${label} has errors: keeping the previous ${handler.registry.stubs.length} stub(s)`);
+      return true;
+    }
+    const stubs = loaded.batches.flat();
+    const previous = handler.registry.routes.filter((r) => r.source === "wiremock").map((r) => r.stub);
+    const changes = handler.registry.replaceSource(stubs, "wiremock");
+    output.out(
+      `[watch] ${label}: ${describeChanges(changes, previous, stubs)}; ${handler.registry.routes.length} stub(s) now`,
+    );
+    return true;
+  };
+  return watchFile(followed, async () => {
+    try {
+      return await reload();
+    } catch (error) {
+      output.err(errorLine(label, `reload failed: ${error instanceof Error ? error.message : String(error)}`));
+      output.err(`[watch] ${label}: keeping the previous ${handler.registry.stubs.length} stub(s); still watching`);
       return true;
     }
   });

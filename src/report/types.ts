@@ -9,6 +9,8 @@
 export interface ReportStub {
   /** The stub's id: given in the config or API, or made up by the server (P9.1). */
   id?: string;
+  /** The stub's display name, when it has one (a WireMock mapping's `name`, or its file and index). */
+  name?: string;
   /** The stub's method, upper-case (`GET`). */
   method: string;
   /** The path template without any `?query`. */

@@ -84,6 +84,8 @@ export interface HandlerOptions extends GuardOptions {
   source?: StubSource;
   /** Stubs from `--stub` flags: a batch after the constructor's stubs, so they win ties with them. */
   inline?: readonly Stub[];
+  /** Stubs converted from WireMock folders (`serve --wiremock`): one batch per folder, after the config's stubs. */
+  wiremock?: readonly (readonly Stub[])[];
   /** CORS for browser apps: `true` for any origin, or `{ origins: [...] }`. Off by default. */
   cors?: boolean | { origins: readonly string[] };
   /** Where requests no stub matches are passed on; they are still recorded as unmatched. */
@@ -187,9 +189,12 @@ export class StubHandler {
       callbacks: () => this.callbackRecords(),
       filesRoot: options.filesRoot,
     }, new ReservedGuard(options));
-    for (const [batch, source] of [[stubs, options.source ?? "config"], [options.inline ?? [], "inline"]] as const) {
-      if (batch.length) this.registry.load(batch, source);
-    }
+    const batches: [readonly Stub[], StubSource][] = [
+      [stubs, options.source ?? "config"],
+      ...(options.wiremock ?? []).map((batch): [readonly Stub[], StubSource] => [batch, "wiremock"]),
+      [options.inline ?? [], "inline"],
+    ];
+    for (const [batch, source] of batches) if (batch.length) this.registry.load(batch, source);
     this.registry.set.markBaseline();
   }
 

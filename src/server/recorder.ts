@@ -178,7 +178,9 @@ export class Recorder {
     const tally = scope === undefined ? undefined : this.#scopes.get(scope);
     const entries = routes.map((route): ReportStub => {
       const hits = scope === undefined ? route.hits : tally?.hits.get(route) ?? 0;
-      const entry: ReportStub = { id: route.id, method: route.method, path: route.path, hit_count: hits };
+      const entry: ReportStub = route.stub.name === undefined
+        ? { id: route.id, method: route.method, path: route.path, hit_count: hits }
+        : { id: route.id, name: route.stub.name, method: route.method, path: route.path, hit_count: hits };
       if (route.stub.query) entry.query_params = { ...route.stub.query };
       return entry;
     });

@@ -54,6 +54,7 @@ export class Route implements Routable {
   readonly weight: number;
   readonly priority: number;
   readonly scope: string | undefined;
+  readonly noHead: boolean;
   /** How it answers. */
   readonly answer: Answer;
   /** How its answers go out (delay, fault, throttle; a canned response's delay is its own). */
@@ -80,6 +81,7 @@ export class Route implements Routable {
     this.segments = stub.segments;
     this.priority = stub.priority ?? 0;
     this.scope = stub.scope;
+    this.noHead = stub.head === false;
     const conditions: NamedCondition[] = stub.match === undefined && stub.query === undefined
       ? (NO_NAMES as never[])
       : buildConditions(stub.match, stub.query);

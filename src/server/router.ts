@@ -67,6 +67,8 @@ export interface Routable {
   readonly order: number;
   readonly priority: number;
   readonly scope: string | undefined;
+  /** True for a `GET` stub that does not answer `HEAD` (`head: false`). */
+  readonly noHead?: boolean;
 }
 
 /** A successful lookup: the stub and its captures, decoded and as sent, in capture order. */
@@ -470,6 +472,8 @@ export class Router<T extends Routable> {
       const route = candidates[c];
       // Candidates come latest batch first: the rest cannot beat the best so far.
       if (!beats(route, search)) return undefined;
+      // A GET stub with `head: false` leaves HEAD requests unanswered (WireMock's rule).
+      if (route.noHead && view.method === "HEAD" && route.method === "GET") continue;
       const conditions = route.conditions;
       const kept = values.length;
       let holds = true;

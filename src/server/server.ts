@@ -65,6 +65,7 @@ const OPTION_NAMES: Record<keyof StubServerOptions, true> = {
   scopes: true,
   source: true,
   inline: true,
+  wiremock: true,
   cors: true,
   proxyUnmatched: true,
   proxyTap: true,

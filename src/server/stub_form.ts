@@ -35,7 +35,9 @@ function response(spec: ResponseSpec, withDelay: boolean): Record<string, unknow
 export function stubInfo(route: Route): StubInfo {
   const stub = route.stub;
   const info: StubInfo = { id: route.id, source: route.source, hit_count: route.hits };
+  if (stub.name !== undefined) info.name = stub.name;
   info.method = stub.method;
+  if (stub.head === false) info.head = false;
   info.path = stub.path;
   if (stub.query) info.query_params = { ...stub.query };
   if (stub.request) info.request = stub.request;

@@ -315,7 +315,9 @@ async function locateProblems(problems: readonly Problem[], text: string, file: 
       const offset = offsetOf([unknownTop[1]]);
       return offset === undefined ? problem : { ...problem, message: `${problem.message} (at ${place(offset)})` };
     }
-    if (problem.place === undefined || !/^(routes\[\d+\]|port|cors|proxy_unmatched)(?![^.[])/.test(problem.place)) {
+    if (
+      problem.place === undefined || !/^(routes\[\d+\]|port|cors|proxy_unmatched|wiremock)(?![^.[])/.test(problem.place)
+    ) {
       return problem;
     }
     const steps = stepsOf(problem.place);

@@ -16,7 +16,7 @@ export type Method = typeof METHODS[number];
 export type StubMethod = Method | "ANY";
 
 /** Where a stub came from (P9.2 `source`). */
-export type StubSource = "config" | "inline" | "api" | "admin";
+export type StubSource = "config" | "inline" | "api" | "admin" | "wiremock";
 
 /** A stub's request conditions, compiled (P10.1–P10.4); each list keeps the order written. */
 export interface RequestMatch {
@@ -119,6 +119,8 @@ export interface Stub {
    * Absent for stubs added with `routes()` or over HTTP (their source says enough).
    */
   place?: string;
+  /** A display name for the report (a WireMock mapping's `name`, or its file and index). */
+  name?: string;
   /** Answer only requests that carry `x-stubtool-scope: <scope>` (P9.5). */
   scope?: string;
   /** Higher wins over path specificity (P10.6); default 0. */
@@ -128,6 +130,8 @@ export interface Stub {
    * `HEAD` stub matches.
    */
   method: StubMethod;
+  /** `false`: a `GET` stub does not answer `HEAD` (as in WireMock). */
+  head?: false;
   /** Path template without the query part, percent-decoded. */
   path: string;
   /** The path split into segments (parsed once, at validation). */

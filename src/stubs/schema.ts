@@ -155,6 +155,8 @@ const STUB: SchemasOf<typeof STUB_FIELDS> = {
   scenario: { ...NAME, description: "the scenario (a state machine starting in Started) this stub takes part in" },
   when_state: { ...NAME, description: "answer only while the scenario is in this state" },
   set_state: { ...NAME, description: "move the scenario to this state when this stub answers" },
+  name: { ...NAME, description: "a display name for the report (set for WireMock mappings)" },
+  head: { const: false, description: "false: a GET stub does not answer HEAD requests (as in WireMock)" },
   template: { type: "boolean", description: "render body strings, header values and a string status as Handlebars" },
   callbacks: {
     type: "array",
@@ -190,6 +192,10 @@ const CONFIG: SchemasOf<typeof CONFIG_FIELDS> = {
     ],
   },
   proxy_unmatched: UPSTREAM,
+  wiremock: {
+    description: "WireMock root folder(s) whose mappings load as stubs, relative to this file",
+    anyOf: [{ type: "string", minLength: 1 }, { type: "array", items: { type: "string", minLength: 1 } }],
+  },
 };
 
 /**

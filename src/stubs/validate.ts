@@ -85,6 +85,8 @@ export const STUB_FIELDS = [
   "set_state",
   "template",
   "callbacks",
+  "name",
+  "head",
 ] as const;
 const STUB_FIELDS_WITH_FUNC = [...STUB_FIELDS, "response_func"] as const;
 /** The fields of a `sequence` entry. */
@@ -412,6 +414,17 @@ export function validateStubInFull(
     if (problem) errors.push(problem);
   }
 
+  if (raw.name !== undefined && (typeof raw.name !== "string" || raw.name === "" || raw.name.length > 200)) {
+    errors.push(`name must be text of 1 to 200 characters, got ${describe(raw.name)}`);
+  }
+  if (raw.head !== undefined && (raw.head !== false || method !== "GET")) {
+    errors.push(
+      raw.head !== false
+        ? `head can only be false (a GET stub then does not answer HEAD), got ${describe(raw.head)}`
+        : "head: false applies to GET stubs only (other methods never answer HEAD)",
+    );
+  }
+
   const isSequence = raw.sequence !== undefined;
   // Where response functions are not allowed, `response_func` is only an unknown field.
   const responseFunc = options?.allowResponseFunc ? raw.response_func : undefined;
@@ -524,6 +537,8 @@ export function validateStubInFull(
   };
   if (query) stub.query = query;
   if (raw.id !== undefined) stub.id = raw.id as string;
+  if (raw.name !== undefined) stub.name = raw.name as string;
+  if (raw.head === false) stub.head = false;
   if (raw.scope !== undefined) stub.scope = raw.scope as string;
   if (raw.priority !== undefined && raw.priority !== 0) stub.priority = raw.priority as number;
   if (compiled?.request) stub.request = compiled.request;
@@ -572,10 +587,12 @@ export interface Config {
   cors?: CorsSetting;
   /** `proxy_unmatched:` (P12.2): where requests no stub matches go. */
   proxyUnmatched?: string;
+  /** `wiremock:`: WireMock root folders whose mappings load as stubs, made absolute against the config's folder. */
+  wiremock?: string[];
 }
 
 /** The top-level keys of a config file. */
-export const CONFIG_FIELDS = ["routes", "port", "cors", "proxy_unmatched"] as const;
+export const CONFIG_FIELDS = ["routes", "port", "cors", "proxy_unmatched", "wiremock"] as const;
 
 /** An origin `cors:` may list: scheme, host and port, no path. */
 export const ORIGIN = /^[A-Za-z][A-Za-z0-9+.-]*:\/\/[^/?#\s]+$/;
@@ -646,7 +663,20 @@ export function validateConfig(
     if (problem) problems.push({ level: "error", place: "cors", message: problem });
     else cors = raw.cors as CorsSetting;
   }
-  if (!Array.isArray(raw.routes)) {
+  let wiremock: string[] | undefined;
+  if (raw.wiremock !== undefined) {
+    const list = typeof raw.wiremock === "string" ? [raw.wiremock] : raw.wiremock;
+    if (!Array.isArray(list) || list.length === 0 || list.some((dir) => typeof dir !== "string" || dir === "")) {
+      problems.push({
+        level: "error",
+        place: "wiremock",
+        message: `must be a WireMock root folder (or a list of them), got ${describe(raw.wiremock)}`,
+      });
+    } else wiremock = (list as string[]).map((dir) => absolutePath(dir, options?.baseDir));
+  }
+  // A config that only names WireMock folders needs no routes.
+  const items = raw.routes === undefined && raw.wiremock !== undefined ? [] : raw.routes;
+  if (!Array.isArray(items)) {
     problems.push({
       level: "error",
       message: raw.routes === undefined
@@ -656,7 +686,6 @@ export function validateConfig(
     return { problems };
   }
   const routes: Stub[] = [];
-  const items = raw.routes;
   /** Where each id was first given, when ids must be unique. */
   const holders = options?.uniqueIds ? new Map<string, [index: number, stub: Stub]>() : undefined;
   for (let i = 0; i < items.length; i++) {
@@ -725,6 +754,7 @@ export function validateConfig(
   const config: Config = { routes, port };
   if (cors !== undefined) config.cors = cors;
   if (proxyUnmatched !== undefined) config.proxyUnmatched = proxyUnmatched;
+  if (wiremock !== undefined) config.wiremock = wiremock;
   return { config, problems };
 }
 

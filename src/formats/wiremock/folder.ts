@@ -31,6 +31,8 @@ export interface WireMockFolder {
   bodyFiles: FolderBodyFile[];
   /** How many mapping files were read. */
   files: number;
+  /** Where each stub's mapping is: its file and its index in that file (`FILE mappings[i]`). */
+  origins: [file: string, index: number][];
 }
 
 /** Every `*.json` file under `dir`, sorted by path, so that the result does not depend on the file system. */
@@ -72,7 +74,7 @@ export function readWireMockFolder(
     const parent = dirname(root);
     filesDir = basename(parent) === "mappings" ? join(parent, "..", "__files") : join(parent, "__files");
   }
-  const result: WireMockFolder = { routes: [], warnings: [], bodyFiles: [], files: files.length };
+  const result: WireMockFolder = { routes: [], warnings: [], bodyFiles: [], files: files.length, origins: [] };
   const priorities: number[] = [];
   const takenIds = new Set<string>();
   let filesReal: string | undefined;
@@ -121,6 +123,7 @@ export function readWireMockFolder(
       }
       renumber.set(i, result.routes.length);
       result.routes.push(route);
+      result.origins.push([file, converted.indexes[i]]);
       priorities.push(converted.wiremockPriorities[i]);
     });
     for (const body of converted.bodyFiles) {

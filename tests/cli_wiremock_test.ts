@@ -1,0 +1,74 @@
+// serve/validate --wiremock: what WireMock's server does around a mapping (no HEAD for a GET
+// mapping, Matched-Stub-Id/Name), the report's names, --strict, a config's wiremock:, --watch.
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fixture, runCli, startServe, tempDir } from "./_cli.ts";
+
+const EXAMPLE = join(fixture(".."), "..", "examples", "wiremock");
+
+Deno.test("serve --wiremock: GET mappings do not answer HEAD, answers carry Matched-Stub-Id/Name, the report names each mapping", async () => {
+  const served = await startServe(["--port", "0", "--quiet", "--wiremock", EXAMPLE]);
+  await using _ = served.process;
+  const get = await fetch(`${served.url}/users/42`);
+  assert.equal(get.status, 200);
+  assert.equal(get.headers.get("matched-stub-id"), "3f0c1a52-6f1e-4c1b-9a53-1d2f6f2c9b10");
+  assert.equal(get.headers.get("matched-stub-name"), "get user");
+  assert.deepEqual(await get.json(), { id: 42, name: "Ada" });
+  const head = await fetch(`${served.url}/users/42`, { method: "HEAD" });
+  assert.equal(head.status, 404);
+  const post = await fetch(`${served.url}/users`, { method: "POST", headers: { "content-type": "application/json" } });
+  await post.body?.cancel();
+  assert.equal(post.status, 201);
+  assert.match(
+    post.headers.get("matched-stub-id")!,
+    /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/,
+  );
+  assert.equal(post.headers.get("matched-stub-name"), null);
+  const report = await (await fetch(`${served.url}/__stubtool__/report`)).json();
+  assert.deepEqual(report.stubs.map((s: { name: string; id: string }) => [s.name, s.id]), [
+    ["catalog", "catalog"],
+    ["get user", "3f0c1a52-6f1e-4c1b-9a53-1d2f6f2c9b10"],
+    [`${EXAMPLE}/mappings/users.json mappings[1]`, "stub-1"],
+  ]);
+  const stubs = await (await fetch(`${served.url}/__stubtool__/stubs`)).json();
+  assert.deepEqual(stubs.stubs.map((s: { source: string }) => s.source), ["wiremock", "wiremock", "wiremock"]);
+  assert.match(
+    served.process.stderr,
+    /^\[WARN\] \S+\/mappings\/health\.json mappings\[0\]: 'url \(exact query\)' is not supported: /m,
+  );
+});
+
+Deno.test("serve --wiremock --strict: a mapping left out is an error, exit 1; validate --strict too", async () => {
+  const serve = await runCli(["serve", "--port", "0", "--wiremock", EXAMPLE, "--strict"]);
+  assert.equal(serve.code, 1);
+  assert.match(serve.stderr, /^\[ERROR\] \S+health\.json mappings\[0\]: 'url \(exact query\)' is not supported/m);
+  const validate = await runCli(["validate", "--wiremock", EXAMPLE, "--strict"]);
+  assert.equal(validate.code, 1);
+  const lenient = await runCli(["validate", "--wiremock", EXAMPLE]);
+  assert.equal(lenient.code, 0);
+  const missing = await runCli(["validate", "--wiremock", "/no/such/wiremock"]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /^\[ERROR\] --wiremock \/no\/such\/wiremock: no such folder/m);
+});
+
+Deno.test("a config's wiremock: folder is relative to the config, and --watch reloads when a mapping is added or removed", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "wm");
+  await Deno.mkdir(join(root, "mappings"), { recursive: true });
+  const mapping = (path: string) =>
+    JSON.stringify({ request: { method: "GET", urlPath: path }, response: { body: "hi" } });
+  await Deno.writeTextFile(join(root, "mappings", "a.json"), mapping("/a"));
+  await Deno.writeTextFile(join(dir.path, "stubs.yaml"), "wiremock: wm\nroutes:\n  - {method: GET, path: /own}\n");
+  const served = await startServe(["--port", "0", "--quiet", "--config", join(dir.path, "stubs.yaml"), "--watch"]);
+  await using _ = served.process;
+  assert.equal(await (await fetch(`${served.url}/a`)).text(), "hi");
+  await Deno.writeTextFile(join(root, "mappings", "b.json"), mapping("/b"));
+  await served.process.waitForStdout(/^\[watch\] .*wm: \+1 /m);
+  assert.equal((await fetch(`${served.url}/b`)).status, 200);
+  await Deno.remove(join(root, "mappings", "a.json"));
+  await served.process.waitForStdout(/^\[watch\] .*wm: \+0 -1 /m);
+  const gone = await fetch(`${served.url}/a`);
+  await gone.body?.cancel();
+  assert.equal(gone.status, 404);
+  assert.equal(await (await fetch(`${served.url}/own`)).status, 200);
+});
