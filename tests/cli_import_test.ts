@@ -99,7 +99,7 @@ Deno.test("import: an unknown format is a usage error, a missing source a one-li
   assert.equal(format.code, 2);
   assert.equal(
     format.stderr,
-    "[ERROR] import: unknown format 'mockoon' (formats: wiremock); run stubtool import --help\n",
+    "[ERROR] import: unknown format 'mockoon' (formats: wiremock, har); run stubtool import --help\n",
   );
   await using dir = await tempDir();
   const missing = join(dir.path, "nope");
