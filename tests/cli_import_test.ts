@@ -290,3 +290,21 @@ Deno.test("import har: a file that is not a HAR, and flags that do not apply, ar
   assert.equal(wiremock.code, 2);
   assert.match(wiremock.stderr, /^\[ERROR\] import wiremock: --keep-delay applies to import har \(and record\) only/);
 });
+
+Deno.test("import har: README's command writes tests/fixtures/har/shop.yaml, the config README then serves", async () => {
+  await using dir = await tempDir();
+  const out = join(dir.path, "shop.yaml");
+  const { code, stderr } = await runCli([
+    "import",
+    "har",
+    "tests/fixtures/har/shop.har",
+    "-o",
+    out,
+    "--origin",
+    SHOP,
+    "--keep-request-header",
+    "authorization",
+  ]);
+  assert.equal(code, 0, stderr);
+  assert.equal(await readFile(out, "utf8"), await readFile(fixture("har/shop.yaml"), "utf8"));
+});

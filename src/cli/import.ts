@@ -112,7 +112,8 @@ async function importHar({ positionals, values }: ParsedArgs, { output }: CliCon
     ...(har.otherOrigin ? [`${har.otherOrigin} sent to other origins skipped`] : []),
   ];
   output.out(
-    `imported ${har.exchanges.length} request(s) as ${writtenSummary(written)} → ${out}` +
+    // The path as given: the user's own words (the wiremock summary names the resolved path).
+    `imported ${har.exchanges.length} request(s) as ${writtenSummary(written)} → ${values.out ?? "stubs.yaml"}` +
       (notes.length ? ` (${notes.join("; ")})` : ""),
   );
   return values.strict === true && left > 0 ? 1 : 0;
