@@ -1,5 +1,5 @@
 /**
- * `stubtool record` (P12.3) end to end: a real upstream on 127.0.0.1, the CLI as a
+ * `stubtool record` end to end: a real upstream on 127.0.0.1, the CLI as a
  * subprocess recording through it, the file it writes on SIGINT checked by `validate`, then
  * served: the same statuses and the same body bytes as the upstream's.
  */
@@ -133,4 +133,108 @@ Deno.test("record: --target is required and must be an http(s) URL; usage errors
   const bad = await runCli(["record", "--target", "ftp://x"]);
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /^\[ERROR\] --target: must be an http:\/\/ or https:\/\/ URL/);
+});
+
+Deno.test("record: requests to one path that differ by JSON body or a kept request header each replay their own answer", async () => {
+  const upstream = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => body += chunk);
+    req.on("end", () => {
+      const send = (status: number, value: unknown) => {
+        res.writeHead(status, { "content-type": "application/json", date: new Date().toUTCString() });
+        res.end(JSON.stringify(value));
+      };
+      if (req.url === "/slow") return void setTimeout(() => send(200, { slow: true }), 60);
+      if (req.headers.authorization !== "Bearer tok") return send(401, { error: "login required" });
+      send(201, { id: JSON.parse(body).sku === "b-1" ? "o-1" : "o-2" });
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  const dir = await Deno.makeTempDir({ prefix: "stubtool-record-" });
+  try {
+    const out = `${dir}/orders.yaml`;
+    const recorder = new CliProcess([
+      "record",
+      "--target",
+      target,
+      "--port",
+      "0",
+      "--out",
+      out,
+      "--keep-request-header",
+      "authorization",
+      "--keep-delay",
+      "--quiet",
+    ]);
+    const [, url] = await recorder.waitForStdout(/recording \S+ on (http:\/\/127\.0\.0\.1:\d+)/);
+    const order = async (base: string, sku: string, authorised: boolean) => {
+      const headers: Record<string, string> = { "content-type": "application/json" };
+      if (authorised) headers.authorization = "Bearer tok";
+      const response = await fetch(`${base}/orders`, { method: "POST", headers, body: JSON.stringify({ sku }) });
+      return `${response.status} ${await response.text()}`;
+    };
+    const recorded = [await order(url, "b-1", true), await order(url, "p-2", true), await order(url, "b-1", false)];
+    assert.deepEqual(recorded, ['201 {"id":"o-1"}', '201 {"id":"o-2"}', '401 {"error":"login required"}']);
+    await (await fetch(`${url}/slow`)).body?.cancel();
+    recorder.kill("SIGINT");
+    const { code, stdout } = await recorder.result();
+    assert.equal(code, 0);
+    assert.match(stdout, /^recorded 4 request\(s\) as 4 stub\(s\) → .*orders\.yaml$/m);
+    const doc = parse(await Deno.readTextFile(out)) as { routes: Record<string, unknown>[] };
+    assert.deepEqual(doc.routes.slice(0, 3).map((r) => [r.request, r.status]), [
+      [{ headers: { authorization: "Bearer tok" }, json: { sku: "b-1" } }, 201],
+      [{ headers: { authorization: "Bearer tok" }, json: { sku: "p-2" } }, 201],
+      [{ headers: { authorization: { absent: true } }, json: { sku: "b-1" } }, 401],
+    ]);
+    assert.ok((doc.routes[3].delay as number) >= 60, `the upstream's 60 ms are kept, got ${doc.routes[3].delay}`);
+    assert.deepEqual(doc.routes[3].headers, { "content-type": "application/json" }, "date is dropped");
+
+    const validated = await runCli(["validate", out]);
+    assert.equal(validated.code, 0, validated.stderr);
+    upstream.close();
+    const served = await startServe(["--port", "0", "--quiet", "--config", out]);
+    await using _ = served.process;
+    const replayed = [
+      await order(served.url, "b-1", true),
+      await order(served.url, "p-2", true),
+      await order(served.url, "b-1", false),
+    ];
+    assert.deepEqual(replayed, recorded);
+  } finally {
+    upstream.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("record: --ignore-body keeps one stub per method + path, as before (the answers a sequence)", async () => {
+  const upstream = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => body += chunk);
+    req.on("end", () => {
+      res.writeHead(201, { "content-type": "application/json" });
+      res.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  const dir = await Deno.makeTempDir({ prefix: "stubtool-record-" });
+  try {
+    const out = `${dir}/echo.yaml`;
+    const recorder = new CliProcess(["record", "--target", target, "--port", "0", "--out", out, "--ignore-body"]);
+    const [, url] = await recorder.waitForStdout(/recording \S+ on (http:\/\/127\.0\.0\.1:\d+)/);
+    for (const n of [1, 2]) {
+      const init = { method: "POST", headers: { "content-type": "application/json" }, body: `{"n":${n}}` };
+      await (await fetch(`${url}/echo`, init)).body?.cancel();
+    }
+    recorder.kill("SIGINT");
+    assert.equal((await recorder.result()).code, 0);
+    const doc = parse(await Deno.readTextFile(out)) as { routes: Record<string, unknown>[] };
+    assert.equal(doc.routes.length, 1);
+    assert.equal(doc.routes[0].request, undefined);
+    assert.deepEqual((doc.routes[0].sequence as { body: unknown }[]).map((s) => s.body), [{ n: 1 }, { n: 2 }]);
+  } finally {
+    upstream.close();
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -1,26 +1,127 @@
 /**
  * `stubtool import wiremock DIR|FILE [-o FILE] [--strict]`: WireMock mappings written as a
  * stubtool config (src/formats/wiremock/), body files copied into a folder beside it.
+ * `stubtool import har FILE [-o FILE]`: a HAR recording (src/formats/har.ts) written as
+ * `stubtool record` writes its exchanges (src/cli/record.ts).
  * @module
  */
 
-import { copyFile, mkdir } from "node:fs/promises";
+import { copyFile, mkdir, readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
 import { errorLine, warnLine } from "./output.ts";
-import { type ParsedArgs, UsageError } from "./usage.ts";
+import { type ParsedArgs, urlValue, UsageError } from "./usage.ts";
 
 /**
  * Converts, prints one `[WARN]` line per mapping feature left out (stderr), writes the config
  * and its body files, and says what it wrote (stdout). Returns 0, or 1 when the source cannot
  * be read or the file not written, and with `--strict` when anything was left out.
  */
-export async function importCommand({ positionals, values }: ParsedArgs, { output }: CliContext): Promise<number> {
-  const [kind, source] = positionals;
-  if (kind !== "wiremock") throw new UsageError(`import: unknown format '${kind}' (formats: wiremock)`, "import");
+export async function importCommand(args: ParsedArgs, ctx: CliContext): Promise<number> {
+  const [kind] = args.positionals;
+  if (kind === "har") return await importHar(args, ctx);
+  if (kind !== "wiremock") throw new UsageError(`import: unknown format '${kind}' (formats: wiremock, har)`, "import");
+  for (const flag of HAR_ONLY) {
+    if (args.values[flag] !== undefined) {
+      throw new UsageError(`import wiremock: --${flag} applies to import har (and record) only`, "import");
+    }
+  }
+  return await importWireMock(args, ctx);
+}
+
+/** Flags that say how recorded exchanges become stubs: meaningless for WireMock mappings. */
+const HAR_ONLY = ["keep-header", "keep-request-header", "ignore-body", "keep-delay", "origin"];
+
+/** Response headers that describe the bytes on the wire, not the decoded body a HAR keeps. */
+const WIRE_HEADERS = ["content-encoding", "content-length", "transfer-encoding"];
+
+/**
+ * Converts a HAR file, prints one `[WARN]` line per entry left out or converted with less
+ * than it held, writes the config as `record` does. Returns 0, or 1 when the file cannot
+ * be read or written, and with `--strict` when any entry was left out.
+ */
+async function importHar({ positionals, values }: ParsedArgs, { output }: CliContext): Promise<number> {
+  const source = positionals[1];
+  const { recordingOptions, writeRecording, writtenSummary } = await import("./record.ts");
+  const options = recordingOptions(values);
+  for (const name of options.keep ?? []) {
+    if (WIRE_HEADERS.includes(name.toLowerCase())) {
+      throw new UsageError(
+        `import har: --keep-header ${name} cannot be kept: a HAR holds the decoded body, so the header would not describe it`,
+        "import",
+      );
+    }
+  }
+  let origin: string | undefined;
+  if (values.origin !== undefined) origin = urlValue(values.origin as string, "--origin", "import").origin;
+  const checked = checkOutputPath((values.out as string | undefined) ?? "stubs.yaml");
+  if ("problem" in checked) {
+    output.err(errorLine("--out", checked.problem));
+    return 1;
+  }
+  const out = checked.path;
+  let doc: unknown;
+  try {
+    doc = JSON.parse(await readFile(source, "utf8"));
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    output.err(errorLine(
+      source,
+      code === "ENOENT"
+        ? "does not exist (give a HAR file exported from a browser or proxy)"
+        : error instanceof SyntaxError
+        ? `is not JSON: ${error.message} (a HAR file is JSON)`
+        : `cannot be read: ${describeWriteError(error)}`,
+    ));
+    return 1;
+  }
+  const { harExchanges } = await import("../formats/har.ts");
+  let har;
+  try {
+    har = harExchanges(doc, source, { origin });
+  } catch (error) {
+    output.err(errorLine(source, (error as Error).message));
+    return 1;
+  }
+  for (const warning of har.warnings) output.err(warnLine(warning.place, warning.message));
+  if (har.origins.length > 1) {
+    output.err(warnLine(
+      source,
+      `entries sent to ${har.origins.length} origins (${har.origins.join(", ")}) are written as stubs of one ` +
+        "server; --origin URL keeps one",
+    ));
+  }
+  let written;
+  try {
+    written = await writeRecording(
+      har.exchanges,
+      options,
+      out,
+      `Imported by stubtool ${VERSION} from the HAR recording ${source}`,
+    );
+  } catch (error) {
+    output.err(errorLine(out, `cannot write the config: ${describeWriteError(error)}`));
+    return 1;
+  }
+  const left = har.entries - har.exchanges.length - har.otherOrigin;
+  const notes = [
+    ...(left ? [`${left} entries left out, see the warnings`] : []),
+    ...(har.otherOrigin ? [`${har.otherOrigin} sent to other origins skipped`] : []),
+  ];
+  output.out(
+    // The path as given: the user's own words (the wiremock summary names the resolved path).
+    `imported ${har.exchanges.length} request(s) as ${writtenSummary(written)} → ${values.out ?? "stubs.yaml"}` +
+      (notes.length ? ` (${notes.join("; ")})` : ""),
+  );
+  return values.strict === true && left > 0 ? 1 : 0;
+}
+
+/** `import wiremock`: mappings written as a config, body files copied beside it. */
+async function importWireMock({ positionals, values }: ParsedArgs, { output }: CliContext): Promise<number> {
+  const source = positionals[1];
   const checked = checkOutputPath((values.out as string | undefined) ?? "stubs.yaml");
   if ("problem" in checked) {
     output.err(errorLine("--out", checked.problem));

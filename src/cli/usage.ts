@@ -40,6 +40,30 @@ const COMMON_FLAGS: FlagSpec[] = [
   { name: "debug", type: "boolean", help: "show stack traces of unexpected errors" },
 ];
 
+/** How `record` and `import har` turn exchanges into stubs. */
+const RECORDING_FLAGS: FlagSpec[] = [
+  {
+    name: "keep-header",
+    type: "string",
+    multiple: true,
+    value: "NAME",
+    help: "a response header to keep besides content-type, repeatable",
+  },
+  {
+    name: "keep-request-header",
+    type: "string",
+    multiple: true,
+    value: "NAME",
+    help: "a request header that tells requests apart: stubs require the value seen (or its absence), repeatable",
+  },
+  {
+    name: "ignore-body",
+    type: "boolean",
+    help: "one stub per method + path + query even when JSON or form request bodies differ",
+  },
+  { name: "keep-delay", type: "boolean", help: "write each answer's recorded latency as its delay" },
+];
+
 /** How `wait`, `report` and `stubs` reach a server. */
 const SERVER_FLAGS: FlagSpec[] = [
   {
@@ -347,9 +371,10 @@ export const COMMANDS: readonly CommandSpec[] = [
     positionals: { min: 0, max: 0 },
     summary: "record a real service's answers as stubs",
     description: "Pass every request on to --target and record its answers. On SIGINT/SIGTERM, write a config file\n" +
-      "with one stub per distinct method + path + query (a request answered differently over time becomes a\n" +
-      "sequence): JSON bodies as YAML values, text bodies as strings, binary bodies as body_base64. The file\n" +
-      "passes validate, and serve --config FILE answers as the service did.",
+      "with one stub per distinct request: method + path + query, and the JSON or form body where requests to\n" +
+      "one path differ by it (a request: json|form condition). A request answered differently over time\n" +
+      "becomes a sequence. JSON bodies as YAML values, text bodies as strings, binary bodies as body_base64.\n" +
+      "The file passes validate, and serve --config FILE answers as the service did.",
     flags: [
       { name: "target", type: "string", value: "URL", help: "the service to record (http:// or https://)" },
       {
@@ -372,13 +397,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: "FILE",
         help: "the config file to write (default: stubs.yaml)",
       },
-      {
-        name: "keep-header",
-        type: "string",
-        multiple: true,
-        value: "NAME",
-        help: "a response header to keep besides content-type, repeatable",
-      },
+      ...RECORDING_FLAGS,
       { name: "quiet", short: "q", type: "boolean", help: "no line per recorded request" },
     ],
     examples: [
@@ -388,13 +407,16 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "import",
-    args: "wiremock DIR|FILE",
+    args: "wiremock DIR|FILE | har FILE",
     positionals: { min: 2, max: 2 },
-    summary: "convert WireMock mappings into a stubtool config",
-    description: "Read a WireMock folder (DIR/mappings/**/*.json and DIR/__files; a DIR without mappings/ is the\n" +
-      "mappings folder itself) or one mapping file, and write the stubs as a YAML config, body files copied\n" +
-      "beside it. A mapping stubtool cannot answer exactly as WireMock would is left out with one\n" +
-      "[WARN] FILE mappings[i]: 'X' is not supported: ... line per feature (docs/wiremock.md).",
+    summary: "convert WireMock mappings or a HAR recording into a stubtool config",
+    description: "wiremock: read a WireMock folder (DIR/mappings/**/*.json and DIR/__files; a DIR without mappings/\n" +
+      "is the mappings folder itself) or one mapping file, and write the stubs as a YAML config, body files\n" +
+      "copied beside it. A mapping stubtool cannot answer exactly as WireMock would is left out with one\n" +
+      "[WARN] FILE mappings[i]: 'X' is not supported: ... line per feature (docs/wiremock.md).\n" +
+      "har: read a browser's or proxy's HAR recording and write it as record does: one stub per distinct\n" +
+      "request, sequences for repeated ones. An entry that cannot be replayed exactly (no response, a\n" +
+      "WebSocket, not http(s), a body the HAR leaves out) is left out with a [WARN] FILE entries[i]: line.",
     flags: [
       {
         name: "out",
@@ -403,9 +425,24 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: "FILE",
         help: "the config file to write (default: stubs.yaml)",
       },
-      { name: "strict", type: "boolean", help: "exit 1 when any mapping was left out (the file is still written)" },
+      {
+        name: "strict",
+        type: "boolean",
+        help: "exit 1 when any mapping or entry was left out (the file is still written)",
+      },
+      ...RECORDING_FLAGS.map((flag) => ({ ...flag, help: `har: ${flag.help}` })),
+      {
+        name: "origin",
+        type: "string",
+        value: "URL",
+        help: "har: keep only the entries sent to this origin (https://api.example.com)",
+      },
     ],
-    examples: ["stubtool import wiremock ./wiremock -o stubs.yaml", "stubtool import wiremock mappings/users.json"],
+    examples: [
+      "stubtool import wiremock ./wiremock -o stubs.yaml",
+      "stubtool import wiremock mappings/users.json",
+      "stubtool import har session.har -o stubs.yaml --keep-request-header authorization",
+    ],
   },
   {
     name: "stubs",

@@ -92,8 +92,8 @@ export interface HandlerOptions extends GuardOptions {
   proxyUnmatched?: string;
   /** Gets one line per callback sent (the request log), and a `[WARN]` line when callbacks are dropped. */
   onCallback?: (line: string) => void;
-  /** Watches every proxied exchange (`stubtool record`): the request's method and target give its tap. */
-  proxyTap?: (method: string, target: string) => ForwardTap | undefined;
+  /** Watches every proxied exchange (`stubtool record`): the request's method, target and headers give its tap. */
+  proxyTap?: (method: string, target: string, headers: Record<string, string>) => ForwardTap | undefined;
   /**
    * The folder whose files stubs added over the admin API may name in `body_file` (symbolic
    * links followed, nothing outside it). Without it the admin API reads no file of this machine.

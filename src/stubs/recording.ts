@@ -1,10 +1,12 @@
 /**
- * Turning recorded exchanges into a config file (P12.3, `stubtool record`): one stub per
- * distinct method + path + query; a request answered differently over time becomes a
- * `sequence`. JSON bodies become YAML values (when written back compactly they are the
- * same bytes; otherwise the exact bytes go to a body file), text bodies strings with their
- * content type, binary bodies `body_base64`. Response headers kept: `content-type` and
- * those asked for.
+ * Turning recorded exchanges into a config file (`stubtool record`, `stubtool import har`):
+ * one stub per distinct request; a request answered differently over time becomes a
+ * `sequence`. Requests to one method + path + query that differ by JSON or form body get a
+ * stub each with a `request: json|form` condition, as do requests that differ by a request
+ * header asked for. JSON bodies become YAML values (when written back compactly they are
+ * the same bytes; otherwise the exact bytes go to a body file), text bodies strings with
+ * their content type, binary bodies `body_base64`. Response headers kept: `content-type`
+ * and those asked for; the recorded latency becomes `delay` when asked for.
  * @module
  */
 
@@ -20,6 +22,27 @@ export interface Exchange {
   headers: Record<string, string | string[]>;
   /** The whole response body (empty for none). */
   body: Uint8Array;
+  /** What was sent, when known: headers (names lower-cased) and the whole body (empty for none). */
+  request?: { headers: Record<string, string>; body: Uint8Array };
+  /** Milliseconds from sending the request to the answer's head, when known. */
+  latency?: number;
+}
+
+/** How {@link recordedConfig} writes stubs. */
+export interface RecordingOptions {
+  /** Response headers to keep besides `content-type`. */
+  keep?: readonly string[];
+  /** The folder (relative to the config) body files go to. Default `bodies`. */
+  bodies?: string;
+  /**
+   * Request headers that tell requests apart: where one request to a method + path + query
+   * carried the header, each of its stubs requires the value seen (or its absence).
+   */
+  keepRequestHeaders?: readonly string[];
+  /** Do not tell requests apart by their JSON or form body (one stub per method + path + query). */
+  ignoreBody?: boolean;
+  /** Write each answer's recorded latency as its `delay` (a stub's several equal answers: their median). */
+  keepDelay?: boolean;
 }
 
 /** What {@link recordedConfig} makes. */
@@ -110,14 +133,121 @@ function answer(
   return out;
 }
 
+/** `{name}` in text: a value pattern would read it as a capture. */
+const PLACEHOLDER = /\{[A-Za-z0-9_]+\}/;
+
+/** A value pattern that matches exactly `value`: the text itself, or a regex when it holds `{name}`. */
+function literalValue(value: string): string | { regex: string } {
+  return PLACEHOLDER.test(value) ? { regex: value.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&") } : value;
+}
+
 /**
- * The config for a list of exchanges, oldest first. `keep` names response headers to keep
- * besides `content-type`; `bodies` is the folder (relative to the config) body files go to.
+ * A `json:` pattern that the recorded body matches exactly, leaf for leaf. A string holding
+ * `{name}` cannot be written literally in a JSON pattern: its object key is left out (other
+ * keys still tell bodies apart), and a list holding one cannot be written at all (undefined).
  */
-export function recordedConfig(
-  exchanges: readonly Exchange[],
-  options: { keep?: readonly string[]; bodies?: string } = {},
-): RecordedConfig {
+function literalJson(value: unknown): unknown {
+  if (typeof value === "string") return PLACEHOLDER.test(value) ? undefined : value;
+  if (Array.isArray(value)) {
+    const items = value.map(literalJson);
+    return items.includes(undefined) ? undefined : items;
+  }
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) {
+      const literal = literalJson(item);
+      if (literal !== undefined) out[key] = literal;
+    }
+    return out;
+  }
+  return value;
+}
+
+const FORM_TYPE = /^\s*application\/x-www-form-urlencoded\s*(;|$)/i;
+
+/** The `request:` body condition a request's JSON or form body makes, if it has one. */
+function bodyCondition(request: Exchange["request"]): Record<string, unknown> | undefined {
+  if (!request || request.body.byteLength === 0) return undefined;
+  const type = request.headers["content-type"] ?? "";
+  let text: string;
+  try {
+    text = utf8.decode(request.body);
+  } catch {
+    return undefined;
+  }
+  if (JSON_TYPE.test(type)) {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      return undefined;
+    }
+    const json = literalJson(value);
+    return json === undefined ? undefined : { json };
+  }
+  if (FORM_TYPE.test(type)) {
+    const form: Record<string, unknown> = {};
+    for (const [name, value] of new URLSearchParams(text)) {
+      if (!Object.hasOwn(form, name)) form[name] = literalValue(value);
+    }
+    return Object.keys(form).length ? { form } : undefined;
+  }
+  return undefined;
+}
+
+/** The middle value (the lower of the two middle ones), so the delay written is one that was seen. */
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)];
+}
+
+/** Exchanges of one method + target that the written stub tells apart from the others, with their conditions. */
+interface Variant {
+  headers: Record<string, unknown>;
+  body: Record<string, unknown> | undefined;
+  exchanges: Exchange[];
+}
+
+/**
+ * Splits the exchanges of one method + target by the conditions that tell them apart: a
+ * kept request header that one of them carried (its value, or `{absent: true}`), and the
+ * JSON or form body when they carried more than one.
+ */
+function variants(list: readonly Exchange[], options: RecordingOptions): Variant[] {
+  const headerNames = (options.keepRequestHeaders ?? []).map((name) => name.toLowerCase())
+    .filter((name) => list.some((exchange) => exchange.request?.headers[name] !== undefined));
+  const bodies = list.map((exchange) => options.ignoreBody ? undefined : bodyCondition(exchange.request));
+  const bodyMatters = new Set(bodies.map((body) => JSON.stringify(body ?? null))).size > 1;
+  const out = new Map<string, Variant>();
+  list.forEach((exchange, i) => {
+    const headers: Record<string, unknown> = {};
+    for (const name of headerNames) {
+      const value = exchange.request?.headers[name];
+      headers[name] = value === undefined ? { absent: true } : literalValue(value);
+    }
+    const body = bodyMatters ? bodies[i] : undefined;
+    const key = JSON.stringify([headers, body ?? null]);
+    const found = out.get(key);
+    if (found) found.exchanges.push(exchange);
+    else out.set(key, { headers, body, exchanges: [exchange] });
+  });
+  return [...out.values()];
+}
+
+/**
+ * The config for a list of exchanges, oldest first (see {@link RecordingOptions}).
+ *
+ * @example
+ * ```ts
+ * import { recordedConfig } from "./recording.ts";
+ * const body = new TextEncoder().encode('{"id":1}');
+ * const { config } = recordedConfig([
+ *   { method: "GET", target: "/users/1", status: 200, headers: { "content-type": "application/json" }, body },
+ * ]);
+ * console.log(config.routes[0].body); // { id: 1 }
+ * ```
+ */
+export function recordedConfig(exchanges: readonly Exchange[], options: RecordingOptions = {}): RecordedConfig {
   const keep = options.keep ?? [];
   const folder = options.bodies ?? "bodies";
   const files = new Map<string, Uint8Array>();
@@ -141,20 +271,32 @@ export function recordedConfig(
     else byRequest.set(key, [exchange]);
   }
   const routes: Record<string, unknown>[] = [];
-  for (const list of byRequest.values()) {
-    const [first] = list;
-    const q = first.target.indexOf("?");
-    const stub: Record<string, unknown> = {
-      method: first.method,
-      path: literalPath(q === -1 ? first.target : first.target.slice(0, q)),
-    };
-    const query = literalQuery(q === -1 ? "" : first.target.slice(q + 1));
-    if (query) stub.query_params = query;
-    const answers = list.map((exchange) => answer(exchange, keep, file));
-    const distinct = new Set(answers.map((a) => JSON.stringify(a)));
-    if (distinct.size === 1) Object.assign(stub, answers[0]);
-    else stub.sequence = answers;
-    routes.push(stub);
+  for (const sameRequest of byRequest.values()) {
+    for (const { headers, body, exchanges: list } of variants(sameRequest, options)) {
+      const [first] = list;
+      const q = first.target.indexOf("?");
+      const stub: Record<string, unknown> = {
+        method: first.method,
+        path: literalPath(q === -1 ? first.target : first.target.slice(0, q)),
+      };
+      const query = literalQuery(q === -1 ? "" : first.target.slice(q + 1));
+      if (query) stub.query_params = query;
+      if (Object.keys(headers).length || body) {
+        stub.request = { ...(Object.keys(headers).length ? { headers } : {}), ...body };
+      }
+      const answers = list.map((exchange) => answer(exchange, keep, file));
+      const delays = list.map((exchange) => Math.max(0, Math.round(exchange.latency ?? 0)));
+      const distinct = new Set(answers.map((a) => JSON.stringify(a)));
+      if (distinct.size === 1) {
+        Object.assign(stub, answers[0]);
+        const delay = median(delays);
+        if (options.keepDelay && delay > 0) stub.delay = delay;
+      } else {
+        if (options.keepDelay) answers.forEach((a, i) => delays[i] > 0 && (a.delay = delays[i]));
+        stub.sequence = answers;
+      }
+      routes.push(stub);
+    }
   }
   return { config: { routes }, files };
 }

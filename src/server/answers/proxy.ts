@@ -10,8 +10,8 @@ import { forward, type ForwardTap } from "../proxy.ts";
 import type { RequestView } from "../request_view.ts";
 import { errorAnswer, type Respond } from "../response.ts";
 
-/** Watches every proxied exchange (`stubtool record`). */
-export type ProxyTap = (method: string, target: string) => ForwardTap | undefined;
+/** Watches every proxied exchange (`stubtool record`): the request's method, target and headers give its tap. */
+export type ProxyTap = (method: string, target: string, headers: Record<string, string>) => ForwardTap | undefined;
 
 /** Passes requests on to upstreams within the server's deadlines. */
 export class ProxyAnswerer {
@@ -39,7 +39,7 @@ export class ProxyAnswerer {
     const result = await forward(base, incoming, view.pathname, view.rawQuery, {
       timeoutMs: this.#deadlines.handlerTimeout,
       signal: this.#deadlines.signal,
-      tap: this.#tap?.(view.method, incoming.target),
+      tap: this.#tap?.(view.method, incoming.target, incoming.headers()),
     });
     if ("message" in result) {
       onStatus?.(undefined);
