@@ -29,3 +29,4 @@ export type {
 export type { BodyRead, HeaderSource } from "./src/server/incoming.ts";
 export type { ForwardTap } from "./src/server/proxy.ts";
 export type { StubRegistry } from "./src/server/registry.ts";
+export type { CallbackRecord } from "./src/server/callbacks.ts";

@@ -39,6 +39,7 @@ export type { FoundRequests, StubServerOptions } from "./src/server/server.ts";
 export type { GuardOptions } from "./src/server/guard.ts";
 export type { HandlerOptions, RequestLogEntry } from "./src/server/handler.ts";
 export type { ForwardTap } from "./src/server/proxy.ts";
+export type { ScenarioEntry } from "./src/server/scenarios.ts";
 export type {
   ClosestStub,
   JournalEntry,
@@ -52,6 +53,7 @@ export type {
 } from "./src/report/types.ts";
 export { METHODS } from "./src/stubs/model.ts";
 export type {
+  CallbackSpec,
   Delay,
   HeaderMap,
   Method,

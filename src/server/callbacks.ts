@@ -23,9 +23,13 @@ export interface OutgoingCallback {
 export interface CallbackRecord {
   /** The id of the stub whose callback it is. */
   stub: string;
+  /** The callback's method. */
   method: string;
+  /** Where it went (without credentials). */
   url: string;
+  /** The receiver's status, when it answered. */
   status?: number;
+  /** Why it got no answer (refused, timed out, dropped), when it did not. */
   error?: string;
   /** From sending to the answer's status line (or the error), to 0.1 ms. */
   duration_ms: number;

@@ -47,10 +47,13 @@ export interface DeclaredStep extends ScenarioStep {
 
 /** One scenario's state: unscoped, or in one scope (`scope` set). */
 export interface ScenarioEntry {
+  /** The scenario's name. */
   name: string;
+  /** The state it is in now. */
   state: string;
   /** Every state the scenario's stubs name (`when_state`, `set_state`), in declaration order. */
   states: string[];
+  /** The `x-stubtool-scope` this state belongs to; absent for the unscoped state. */
   scope?: string;
 }
 

@@ -100,9 +100,11 @@ export type ResponseFunc<P = any> = (
 
 /** A checked callback of a stub. */
 export interface CallbackSpec {
+  /** The method of the callback request. */
   method: Method;
   /** As written; `{name}` placeholders or `{{…}}` templates only in the path and query. */
   url: string;
+  /** Headers of the callback request; values may hold placeholders or templates. */
   headers?: HeaderMap;
   /** Text as written, or a JSON value (a mapping, list, number…) to send as JSON. */
   body?: unknown;
