@@ -33,7 +33,20 @@ export interface RequestMatch {
   form?: [name: string, pattern: ValuePattern][];
   /** Text the body must contain. */
   bodyContains?: string;
+  /** The query string as sent (without `?`) must be exactly this; `""`: no query (a bare `?` too). */
+  queryString?: string;
+  /** A regex the whole path as sent (percent-encoded, without the query) must match. */
+  pathRegex?: ValuePattern;
+  /** A regex the whole path and query as sent (`/a/b?x=1`; no `?` without a query) must match. */
+  urlRegex?: ValuePattern;
+  /** A JSON document the body must equal. */
+  jsonEquals?: { value: unknown; ignore: readonly JsonIgnore[] };
+  /** JSONPath expressions the body must satisfy: a value pattern, or `present` (found and not null). */
+  jsonPath?: [path: string, pattern: ValuePattern | "present"][];
 }
+
+/** What `json_ignore` relaxes in `json_equals`. */
+export type JsonIgnore = "array_order" | "extra_fields" | "extra_items";
 
 export { RESERVED_PREFIX } from "./path.ts";
 
