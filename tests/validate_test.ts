@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { ResponseFunc, Stub } from "../src/stubs/model.ts";
+import { queryLabel, type ResponseFunc, type Stub } from "../src/stubs/model.ts";
 import {
   checkJsonValue,
   describe,
@@ -1144,4 +1144,8 @@ Deno.test("findShadowedStubs: a stub whose pattern takes a missing value is not 
   assert.deepEqual(findShadowedStubs(stubs, stubs.map((_, i) => `routes[${i}]`)).map((p) => p.message), [
     "duplicate of routes[2] (GET /a); it can never match",
   ]);
+});
+
+Deno.test("regression: a query value operator showed as [object Object] in stub labels", () => {
+  assert.equal(queryLabel({ q: { contains: "a" }, v: { not_regex: "[0-9]+" } }), "q=(contains a)&v=(not_regex [0-9]+)");
 });

@@ -175,6 +175,11 @@ export function patternText(spec: unknown): string {
   if (typeof spec === "string") return spec;
   if (typeof spec === "object" && spec !== null && "regex" in spec) return `/${(spec as { regex: unknown }).regex}/`;
   if (typeof spec === "object" && spec !== null && "absent" in spec) return "(absent)";
+  if (typeof spec === "object" && spec !== null) {
+    // `{contains: x}` and the other operators as `(contains x)`.
+    const [key, value] = Object.entries(spec)[0] ?? [];
+    if (key !== undefined) return `(${key} ${String(value)})`;
+  }
   return String(spec);
 }
 
