@@ -32,6 +32,7 @@ import { route, type StubBuilder } from "./src/stubs/builder.ts";
 export { route, StubBuilder } from "./src/stubs/builder.ts";
 export type { PathOnly, PathParams, PlaceholderNames, SequenceEntry } from "./src/stubs/builder.ts";
 export type { ValuePatternSpec } from "./src/stubs/patterns.ts";
+export type { JsonIgnore } from "./src/stubs/model.ts";
 export type { StubInfo } from "./src/server/stub_form.ts";
 export type { JournalFilter } from "./src/server/journal.ts";
 export { StubServer, stubServer } from "./src/server/server.ts";

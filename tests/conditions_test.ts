@@ -225,3 +225,126 @@ serverTest("a response function returning [204, null] sends no body (null means 
   assert.equal(empty.text, "");
   assert.equal(empty.headers.get("content-type"), null);
 });
+
+// ---------------------------------------------------------------- exact query, path and URL regexes
+
+serverTest("query_string: the query exactly as sent (order and encoding count); empty means none", async (server) => {
+  server.routes(
+    get("/u").withQueryString("a=1&b=2").body("with query"),
+    get("/u").withQueryString("").body("no query"),
+    get("/s").withQueryString("q=a%20b").body("encoded"),
+  );
+  assert.equal((await send(server, "GET", "/u?a=1&b=2")).json, "with query");
+  assert.equal((await send(server, "GET", "/u")).json, "no query");
+  assert.equal((await send(server, "GET", "/u?")).json, "no query", "a bare ? is no query");
+  assert.equal((await send(server, "GET", "/s?q=a%20b")).json, "encoded");
+  const reasons = async (path: string) =>
+    (await send(server, "GET", path)).json.closest.map((c: { reason: string }) => c.reason);
+  assert.deepEqual(await reasons("/u?b=2&a=1"), [
+    "query is 'b=2&a=1', stub wants exactly 'a=1&b=2'",
+    "query must be empty, is 'b=2&a=1'",
+  ]);
+  assert.deepEqual(await reasons("/s?q=a+b"), ["query is 'q=a+b', stub wants exactly 'q=a%20b'"]);
+  assert.deepEqual(await reasons("/s"), ["query is empty, stub wants exactly 'q=a%20b'"]);
+});
+
+serverTest(
+  "path_regex and url_regex match the whole path (and query) as sent; named groups capture",
+  async (server) => {
+    server.routes(
+      get("/users/{rest*}").withPathRegex("/users/(?<id>[0-9]+)").body({ id: "{id}" }),
+      get("/search/{rest*}").withUrlRegex("/search/[a-z]+\\?q=[0-9]+").body("url regex"),
+      get("/enc/{rest*}").withPathRegex("/enc/a%20b").body("raw path"),
+    );
+    assert.deepEqual((await send(server, "GET", "/users/42?x=1")).json, { id: "42" });
+    assert.equal((await send(server, "GET", "/users/42a")).status, 404, "anchored");
+    assert.equal((await send(server, "GET", "/search/abc?q=12")).json, "url regex");
+    assert.equal((await send(server, "GET", "/search/abc?q=12&z=1")).status, 404, "the query counts");
+    assert.equal((await send(server, "GET", "/search/abc")).status, 404, "no query: no ?");
+    assert.equal((await send(server, "GET", "/enc/a%20b")).json, "raw path");
+    const miss = await send(server, "GET", "/users/x");
+    assert.deepEqual(miss.json.closest.map((c: { reason: string }) => c.reason), [
+      "path '/users/x' does not match the regex /users/(?<id>[0-9]+)",
+    ]);
+    assert.equal(
+      (await send(server, "GET", "/search/abc?q=x")).json.closest[0].reason,
+      "path and query '/search/abc?q=x' do not match the regex /search/[a-z]+\\?q=[0-9]+",
+    );
+  },
+);
+
+serverTest(
+  "value operators: contains, equals_ignore_case, and negations that a missing value meets",
+  async (server) => {
+    server.routes(
+      get("/h").withHeader("accept", { contains: "json" }).body("json"),
+      get("/ci").withHeader("x-mode", { equals_ignore_case: "Fast" }).body("fast"),
+      get("/neg").withHeader("x-debug", { not_contains: "on" }).queryParams({ v: { not_regex: "[0-9]+" } }).body("neg"),
+    );
+    assert.equal((await send(server, "GET", "/h", { headers: { accept: "application/json" } })).json, "json");
+    assert.equal((await send(server, "GET", "/ci", { headers: { "x-mode": "fAST" } })).json, "fast");
+    assert.equal((await send(server, "GET", "/neg")).json, "neg", "both values missing");
+    assert.equal((await send(server, "GET", "/neg?v=x", { headers: { "x-debug": "off" } })).json, "neg");
+    const reasons = async (path: string, headers: Record<string, string> = {}) =>
+      (await send(server, "GET", path, { headers })).json.closest.map((c: { reason: string }) => c.reason);
+    assert.deepEqual(await reasons("/neg?v=12"), [
+      "query parameter 'v' is '12', stub wants a value not matching /[0-9]+/",
+    ]);
+    assert.deepEqual(await reasons("/neg", { "x-debug": "on" }), [
+      "header 'x-debug' is 'on', stub wants text not containing 'on'",
+    ]);
+    assert.deepEqual(await reasons("/h", { accept: "text/html" }), [
+      "header 'accept' is 'text/html', stub wants text containing 'json'",
+    ]);
+    assert.deepEqual(await reasons("/ci", { "x-mode": "slow" }), [
+      "header 'x-mode' is 'slow', stub wants 'Fast' in any letter case",
+    ]);
+  },
+);
+
+serverTest("json_equals: exact keys, numbers by value, types strict; json_ignore relaxes it", async (server) => {
+  server.routes(
+    post("/strict").withJsonEquals({ id: 1, tags: ["a", "b"] }).body("strict"),
+    post("/loose").withJsonEquals([{ id: 1 }, { id: 2 }], ["array_order", "extra_items", "extra_fields"]).body("loose"),
+  );
+  assert.equal((await send(server, "POST", "/strict", json({ tags: ["a", "b"], id: 1.0 }))).json, "strict");
+  assert.equal((await send(server, "POST", "/loose", json([{ id: 2, x: 0 }, { id: 3 }, { id: 1 }]))).json, "loose");
+  const reasons = async (path: string, body: string) =>
+    (await send(server, "POST", path, { body })).json.closest.map((c: { reason: string }) => c.reason);
+  assert.deepEqual(await reasons("/strict", '{"id":1,"tags":["a","b"],"x":0}'), [
+    "body has a field the stub does not list: /x",
+  ]);
+  assert.deepEqual(await reasons("/strict", '{"id":"1","tags":["a","b"]}'), ["body field /id is '1', stub wants 1"]);
+  assert.deepEqual(await reasons("/strict", '{"id":1,"tags":["b","a"]}'), [
+    "body field /tags/0 is 'b', stub wants 'a'",
+  ]);
+  assert.deepEqual(await reasons("/loose", '[{"id":2},{"id":3}]'), [
+    "body field / has no item for /0 of the stub's list (in any order)",
+  ]);
+  assert.deepEqual(await reasons("/strict", "nope"), ["body is not JSON"]);
+});
+
+serverTest(
+  "json_path: found and not null, or a value pattern on what it finds (Jayway root filters)",
+  async (server) => {
+    server.routes(
+      post("/exists").withJsonPath("$.user.id").body("exists"),
+      post("/filter").withJsonPath("$[?(@.kind == 'order')]").body("root filter"),
+      post("/num").withJsonPath("$.id", { regex: "[0-9]+" }).body("number text"),
+      post("/tags").withJsonPath("$.tags", { contains: "blue" }).body("list text"),
+      post("/absent").withJsonPath("$.debug", { absent: true }).body("absent"),
+    );
+    const answer = async (path: string, body: unknown) => (await send(server, "POST", path, json(body))).json;
+    assert.equal(await answer("/exists", { user: { id: 7 } }), "exists");
+    assert.equal(await answer("/filter", { kind: "order" }), "root filter");
+    assert.equal(await answer("/filter", [{ kind: "refund" }, { kind: "order" }]), "root filter");
+    assert.equal(await answer("/num", { id: 123 }), "number text");
+    assert.equal(await answer("/tags", { tags: ["red", "blue"] }), "list text");
+    assert.equal(await answer("/absent", { x: 1 }), "absent");
+    const reason = async (path: string, body: unknown) => (await answer(path, body)).closest[0].reason;
+    assert.equal(await reason("/exists", { user: { id: null } }), "body has nothing at $.user.id");
+    assert.equal(await reason("/num", { id: "12a" }), "body at $.id is '12a', stub wants /[0-9]+/");
+    assert.equal(await reason("/absent", { debug: true }), "body has a value at $.debug, stub wants none");
+    assert.equal(await reason("/filter", { kind: "refund" }), "body has nothing at $[?(@.kind == 'order')]");
+  },
+);

@@ -4,7 +4,14 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { compileJsonPattern, compileValuePattern, jsonLeaves, matchJson } from "../src/stubs/patterns.ts";
+import {
+  compileJsonPattern,
+  compileValuePattern,
+  equalsIgnoreCase,
+  jsonLeaves,
+  matchJson,
+  wants,
+} from "../src/stubs/patterns.ts";
 
 function pattern(spec: unknown) {
   const { pattern, problem } = compileValuePattern(spec);
@@ -56,6 +63,46 @@ Deno.test("value pattern: {absent: true} never matches a value", () => {
   assert.equal(p.match(""), undefined);
 });
 
+Deno.test("value pattern operators: contains, not_contains, not_regex, equals_ignore_case; only the negations take a missing value", () => {
+  const contains = pattern({ contains: "json" });
+  assert.deepEqual(contains.match("application/json; charset=utf-8"), []);
+  assert.equal(contains.match("text/plain"), undefined);
+  assert.equal(contains.missingMatches, undefined);
+  assert.equal(contains.literal, undefined);
+  assert.equal(wants(contains), "text containing 'json'");
+
+  const notContains = pattern({ not_contains: "debug" });
+  assert.deepEqual(notContains.match("info"), []);
+  assert.equal(notContains.match("x-debug-y"), undefined);
+  assert.equal(notContains.missingMatches, true);
+  assert.equal(wants(notContains), "text not containing 'debug'");
+
+  const notRegex = pattern({ not_regex: "[0-9]+" });
+  assert.deepEqual(notRegex.match("12a"), [], "anchored: a value that is not all digits does not match the regex");
+  assert.equal(notRegex.match("12"), undefined);
+  assert.equal(notRegex.missingMatches, true);
+  assert.equal(wants(notRegex), "a value not matching /[0-9]+/");
+
+  const ci = pattern({ equals_ignore_case: "Straße" });
+  assert.deepEqual(ci.match("STRAßE"), []);
+  assert.equal(ci.match("STRASSE"), undefined, "ß has no one-letter upper case: Java does not fold it to SS");
+  assert.equal(ci.missingMatches, undefined);
+  assert.equal(wants(ci), "'Straße' in any letter case");
+  assert.deepEqual(pattern({ contains: 5 }).match("150"), [], "a number is its text");
+});
+
+Deno.test("equalsIgnoreCase follows Java: per letter, simple case mappings, same length", () => {
+  assert.equal(equalsIgnoreCase("Bearer", "bEARER"), true);
+  assert.equal(equalsIgnoreCase("k", "\u212A"), true, "the Kelvin sign lower-cases to k");
+  assert.equal(equalsIgnoreCase("s", "\u017F"), true, "long s upper-cases to S");
+  assert.equal(equalsIgnoreCase("i", "\u0130"), true, "İ lower-cases to i in Java's simple mapping");
+  assert.equal(equalsIgnoreCase("\u1F80", "\u1F88"), true, "ᾀ upper-cases to the title-case ᾈ");
+  assert.equal(equalsIgnoreCase("ﬀ", "FF"), false);
+  assert.equal(equalsIgnoreCase("\u{10428}", "\u{10400}"), true, "Deseret letters outside the BMP");
+  assert.equal(equalsIgnoreCase("ab", "abc"), false);
+  assert.equal(equalsIgnoreCase("a", "b"), false);
+});
+
 Deno.test("value pattern problems say what to write", () => {
   const problem = (spec: unknown) => compileValuePattern(spec).problem;
   assert.equal(
@@ -67,9 +114,14 @@ Deno.test("value pattern problems say what to write", () => {
   assert.equal(problem({ absent: false }), "absent must be true (leave the condition out to allow any value)");
   assert.equal(
     problem({ regex: "a", absent: true }),
-    "must be text, {regex: PATTERN} or {absent: true}, got a mapping with 'regex', 'absent'",
+    "must be text or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, got a mapping with 'regex', 'absent'",
   );
-  assert.equal(problem(null), "must be text (with {name} captures), {regex: PATTERN} or {absent: true}, got null");
+  assert.equal(
+    problem(null),
+    "must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, got null",
+  );
+  assert.equal(problem({ contains: null }), "contains must be a string, got null");
+  assert.match(problem({ not_regex: "[" })!, /^not_regex "\[" is not a valid JavaScript regular expression: /);
   assert.equal(problem(5), undefined, "a number is its text");
 });
 

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { ResponseFunc, Stub } from "../src/stubs/model.ts";
+import { queryLabel, type ResponseFunc, type Stub } from "../src/stubs/model.ts";
 import {
   checkJsonValue,
   describe,
@@ -465,7 +465,7 @@ Deno.test("validateStub: query_params must be a mapping of strings", () => {
     'query_params must be a mapping of names to values (text, {name}, {regex: …} or {absent: true}), got "q=1"',
   ]);
   assert.deepEqual(errorsOf(get({ query_params: { q: null } })), [
-    "query_params.q must be text (with {name} captures), {regex: PATTERN} or {absent: true}, got null",
+    "query_params.q must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, got null",
   ]);
 });
 
@@ -686,7 +686,7 @@ Deno.test("validateStub: returns every problem, in field-check order", () => {
       `invalid method 'FETCH' ${ALLOWED}`,
       "path segment 'x{y}' is not a placeholder: write a whole segment as {name} (letters, digits, _)",
       "path query parameter 'q' appears twice",
-      "query_params.s must be text (with {name} captures), {regex: PATTERN} or {absent: true}, got a list",
+      "query_params.s must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, got a list",
       'delay must be milliseconds (250) or a range ({min: 100, max: 300}), got "slow"',
       "status must be an integer from 100 to 599, got 700",
       "headers: 'bad name' is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)",
@@ -1120,4 +1120,55 @@ Deno.test("regression: a JSON body written as a string went out double-encoded w
     { level: "warn", place: "routes[0]", message },
     { level: "warn", place: "routes[1].sequence[1]", message },
   ]);
+});
+
+Deno.test("validateStub: query_string, path_regex, url_regex, json_equals, json_ignore, json_path say what to write", () => {
+  assert.deepEqual(errorsOf(get({ request: { query_string: "?a=1" } })), [
+    `request.query_string must be the query as sent, without '?' ("a=1&b=2"; "" for no query), got "?a=1"`,
+  ]);
+  assert.deepEqual(errorsOf(get({ request: { path_regex: "(" } })).length, 1);
+  assert.match(
+    errorsOf(get({ request: { path_regex: "(" } }))[0],
+    /^request\.path_regex "\(" is not a valid JavaScript regular expression: /,
+  );
+  assert.deepEqual(errorsOf(get({ request: { url_regex: 5 } })), [
+    "request.url_regex must be a regular expression (text), got 5",
+  ]);
+  assert.deepEqual(errorsOf(get({ request: { json_ignore: ["array_order"] } })), [
+    "request.json_ignore relaxes request.json_equals; add json_equals or remove json_ignore",
+  ]);
+  assert.deepEqual(errorsOf(get({ request: { json_equals: {}, json_ignore: ["order"] } })), [
+    "request.json_ignore must be a list of array_order, extra_fields, extra_items, got a list",
+  ]);
+  assert.deepEqual(errorsOf(get({ request: { json_path: { "user.id": true } } })), [
+    'request.json_path.user.id: a JSONPath expression starts with $ ("$.user.id")',
+  ]);
+  assert.deepEqual(errorsOf(get({ request: { json_path: { "$.id": "{id}" } } })), [
+    "request.json_path.$.id captures nothing: leave out {name} placeholders and named groups",
+  ]);
+  const text = stubOf(get({ request: { json_path: { "$.id": false } } })).match?.jsonPath?.[0][1];
+  assert.equal(typeof text === "object" && text.literal, "false", "false is the text 'false', as in other patterns");
+  assert.deepEqual(errorsOf(get({ request: { headers: { "x-a": { contains: "a", regex: "b" } } } })), [
+    "request.headers.x-a must be text or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, got a mapping with 'contains', 'regex'",
+  ]);
+  const stub = stubOf(get({ request: { path_regex: "/a(?<x>.*)", query_string: "", json_equals: [1] } }));
+  assert.deepEqual(stub.request, { path_regex: "/a(?<x>.*)", query_string: "", json_equals: [1] });
+  assert.deepEqual(stub.match?.pathRegex?.names, ["x"]);
+});
+
+Deno.test("findShadowedStubs: a stub whose pattern takes a missing value is not shadowed by a whole capture", () => {
+  const stubs = [
+    stubOf(get({ request: { headers: { "x-a": "{any}" } } })),
+    stubOf(get({ request: { headers: { "x-a": { not_contains: "b" } } } })),
+    stubOf(get({ request: { query_string: "a=1" } })),
+    stubOf(get({ request: { query_string: "a=2" } })),
+    stubOf(get({ request: { query_string: "a=1" } })),
+  ];
+  assert.deepEqual(findShadowedStubs(stubs, stubs.map((_, i) => `routes[${i}]`)).map((p) => p.message), [
+    "duplicate of routes[2] (GET /a); it can never match",
+  ]);
+});
+
+Deno.test("regression: a query value operator showed as [object Object] in stub labels", () => {
+  assert.equal(queryLabel({ q: { contains: "a" }, v: { not_regex: "[0-9]+" } }), "q=(contains a)&v=(not_regex [0-9]+)");
 });

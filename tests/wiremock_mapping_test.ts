@@ -103,6 +103,9 @@ Deno.test("wiremock mapping: a missing method is ANY; request conditions become 
         d: { absent: true },
         e: { equalTo: "hello", caseInsensitive: true },
         f: { equalTo: "{literal}" },
+        g: { doesNotContain: "x" },
+        h: { doesNotMatch: "[0-9]+" },
+        i: { equalTo: "grüße", caseInsensitive: true },
       },
       headers: { "X-Env": { equalTo: "prod" } },
     },
@@ -115,14 +118,48 @@ Deno.test("wiremock mapping: a missing method is ANY; request conditions become 
     query_params: {
       a: "1",
       b: { regex: "[0-9]{3}" },
-      c: { regex: "[\\s\\S]*a\\.b[\\s\\S]*" },
+      c: { contains: "a.b" },
       d: { absent: true },
-      e: { regex: "[hH][eE][lL][lL][oO]" },
+      e: { equals_ignore_case: "hello" },
       f: { regex: "\\{literal\\}" },
+      g: { not_contains: "x" },
+      h: { not_regex: "[0-9]+" },
+      i: { equals_ignore_case: "grüße" },
     },
     request: { headers: { "x-env": "prod" } },
     status: 204,
   }]);
+});
+
+Deno.test("wiremock mapping: url is a path and query_string; urlPathPattern / urlPattern a regex under a literal prefix", () => {
+  const request = (r: Record<string, unknown>) => {
+    const { routes, warnings } = one({ request: { method: "GET", ...r } });
+    assert.deepEqual(warnings, []);
+    const { path, request } = routes[0];
+    return { path, request };
+  };
+  assert.deepEqual(request({ url: "/a/b?x=1&y=2" }), { path: "/a/b", request: { query_string: "x=1&y=2" } });
+  assert.deepEqual(request({ url: "/a/b" }), { path: "/a/b", request: { query_string: "" } });
+  assert.deepEqual(request({ url: "/a/b%20c?q" }), {
+    path: "/a/{wiremock_path*}",
+    request: { query_string: "q", path_regex: "\\/a\\/b%20c" },
+  });
+  assert.deepEqual(request({ urlPathPattern: "/api/v1/users/[0-9]+" }), {
+    path: "/api/v1/users/{wiremock_path*}",
+    request: { path_regex: "\\/api\\/v1\\/users\\/[0-9]+" },
+  });
+  assert.deepEqual(request({ urlPattern: "/api/.*" }), {
+    path: "/{wiremock_path*}",
+    request: { url_regex: "\\/api\\/[\\s\\S]*" },
+  }, "the pattern matches /api/ itself: one segment up");
+  assert.deepEqual(request({ urlPathPattern: "/a|/b/c" }), {
+    path: "/{wiremock_path*}",
+    request: { path_regex: "\\/a|\\/b\\/c" },
+  }, "an alternation has no common prefix");
+  assert.deepEqual(request({ urlPath: "/trailing/" }), {
+    path: "/{wiremock_path*}",
+    request: { path_regex: "\\/trailing\\/" },
+  });
 });
 
 Deno.test("wiremock mapping: equalToJson converts only where stubtool's json rule means the same", () => {
@@ -136,6 +173,25 @@ Deno.test("wiremock mapping: equalToJson converts only where stubtool's json rul
   assert.deepEqual(extra.routes[0].request, { json: { a: { b: 1 } } });
   const strictArray = one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [{ equalToJson: [1, 2] }] } });
   assert.deepEqual(strictArray.routes[0].request, { json: [1, 2] });
+  const body = (pattern: Record<string, unknown>) =>
+    one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [pattern] } }).routes[0].request;
+  assert.deepEqual(body({ equalToJson: { a: 1 } }), { json_equals: { a: 1 } }, "strict: no other field");
+  assert.deepEqual(body({ equalToJson: { a: [1] }, ignoreExtraElements: true }), {
+    json_equals: { a: [1] },
+    json_ignore: ["extra_fields", "extra_items"],
+  });
+  assert.deepEqual(body({ equalToJson: [1, 2], ignoreArrayOrder: true }), {
+    json_equals: [1, 2],
+    json_ignore: ["array_order"],
+  });
+  assert.deepEqual(body({ equalToJson: { a: "{b}" }, ignoreExtraElements: true }), {
+    json_equals: { a: "{b}" },
+    json_ignore: ["extra_fields", "extra_items"],
+  }, "{b} is text to json_equals, a capture to json");
+  assert.deepEqual(body({ matchesJsonPath: "$.a" }), { json_path: { "$.a": true } });
+  assert.deepEqual(body({ matchesJsonPath: { expression: "$.id", matches: "[0-9]+" } }), {
+    json_path: { "$.id": { regex: "[0-9]+" } },
+  });
   const contains = one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [{ contains: "urgent" }] } });
   assert.deepEqual(contains.routes[0].request, { body_contains: "urgent" });
 });
@@ -143,70 +199,42 @@ Deno.test("wiremock mapping: equalToJson converts only where stubtool's json rul
 Deno.test("wiremock mapping: the refusals, each with its feature and reason", () => {
   const cases: [Record<string, unknown>, string][] = [
     [
-      { request: { method: "GET", url: "/x?a=1" } },
-      "'url (exact query)' is not supported: WireMock's url must equal the path and the whole query string; stubtool cannot say 'no other query parameters' (urlPath converts)",
-    ],
-    [
-      { request: { method: "GET", urlPattern: "/x.*" } },
-      "'urlPattern' is not supported: a regular expression over the path and query; stubtool paths are not regular expressions",
-    ],
-    [
-      { request: { method: "GET", urlPathPattern: "/x/.*" } },
-      "'urlPathPattern' is not supported: a regular expression over the path; stubtool paths are not regular expressions",
-    ],
-    [
       { request: { method: "GET" } },
       "'any URL' is not supported: a mapping without a URL matches every path; a stubtool stub has one path",
-    ],
-    [
-      { request: { method: "GET", urlPath: "/a/{b}" } },
-      `'urlPath' is not supported: "/a/{b}" holds characters stubtool reads differently (braces, %-escapes, empty or dot segments)`,
     ],
     [
       { request: { method: "PURGE", urlPath: "/x" } },
       "'method PURGE' is not supported: stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT or ANY",
     ],
     [
-      { request: { method: "GET", urlPath: "/x", headers: { "X-A": { doesNotContain: "b" } } } },
-      "'headers.X-A doesNotContain' is not supported: stubtool has no negated value patterns",
+      { request: { method: "GET", urlPathPattern: "/.*" } },
+      `'urlPathPattern' is not supported: the pattern matches "/", where stubtool's catch-all segment {wiremock_path*} needs one character or more`,
     ],
     [
-      { request: { method: "GET", urlPath: "/x", queryParameters: { a: { doesNotMatch: "b" } } } },
-      "'queryParameters.a doesNotMatch' is not supported: stubtool has no negated value patterns",
-    ],
-    [
-      { request: { method: "GET", urlPath: "/x", headers: { "X-A": { matches: "a++" } } } },
-      `'headers.X-A matches' is not supported: the Java pattern "a++" uses a possessive quantifier`,
-    ],
-    [
-      { request: { method: "GET", urlPath: "/x", headers: { "X-A": { equalTo: "grüße", caseInsensitive: true } } } },
-      "'headers.X-A equalTo caseInsensitive' is not supported: the value holds non-ASCII characters, whose Java case folding is not reproduced",
-    ],
-    [
-      { request: { method: "GET", urlPath: "/x", cookies: { s: { equalTo: "1" } } } },
-      "'cookies' is not supported: stubtool has no cookie conditions (a Cookie header pattern would not parse cookies)",
-    ],
-    [
-      { request: { method: "POST", urlPath: "/x", bodyPatterns: [{ equalToJson: { a: 1 } }] } },
-      "'bodyPatterns[0] equalToJson (strict)' is not supported: without ignoreExtraElements an extra field is a miss; stubtool's json pattern allows extra fields",
+      { request: { method: "GET", urlPath: "/x", headers: { "X-A": { hasExactly: [{ equalTo: "a" }] } } } },
+      "'headers.X-A hasExactly' is not supported: stubtool has no equivalent (it has equalTo, caseInsensitive, contains, doesNotContain, matches, doesNotMatch and absent)",
     ],
     [
       {
         request: {
           method: "POST",
           urlPath: "/x",
-          bodyPatterns: [{ equalToJson: { a: [1] }, ignoreExtraElements: true }],
+          bodyPatterns: [{ matchesJsonPath: { expression: "$.a", equalToJson: { b: 1 } } }],
         },
       },
-      "'bodyPatterns[0] equalToJson ignoreExtraElements (arrays)' is not supported: WireMock then also ignores extra array items; stubtool's arrays must have the same length",
+      "'bodyPatterns[0] matchesJsonPath equalToJson' is not supported: stubtool's json_path takes a value pattern (equalTo, contains, matches, absent, …)",
     ],
     [
-      { request: { method: "POST", urlPath: "/x", bodyPatterns: [{ equalToJson: [1, 2], ignoreArrayOrder: true }] } },
-      "'bodyPatterns[0] equalToJson ignoreArrayOrder' is not supported: stubtool compares arrays element by element, in order",
+      { request: { method: "POST", urlPath: "/x", bodyPatterns: [{ equalToJson: { a: "${json-unit.any-string}" } }] } },
+      "'bodyPatterns[0] equalToJson (placeholder text)' is not supported: a string holds ${json-unit.…} (a JsonUnit placeholder)",
     ],
     [
-      { request: { method: "POST", urlPath: "/x", bodyPatterns: [{ matchesJsonPath: "$.a" }] } },
-      "'bodyPatterns[0] matchesJsonPath' is not supported: stubtool's body conditions are json (a sub-document) and body_contains",
+      { request: { method: "GET", urlPath: "/x", headers: { "X-A": { matches: "a++" } } } },
+      `'headers.X-A matches' is not supported: the Java pattern "a++" uses a possessive quantifier`,
+    ],
+    [
+      { request: { method: "GET", urlPath: "/x", cookies: { s: { equalTo: "1" } } } },
+      "'cookies' is not supported: stubtool has no cookie conditions (a Cookie header pattern would not parse cookies)",
     ],
     [
       { response: { status: 200, statusMessage: "Fine" } },
@@ -240,10 +268,11 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
 
 Deno.test("wiremock mapping: a mapping is refused with one warning per unsupported feature", () => {
   assert.deepEqual(
-    one({ request: { method: "GET", url: "/x", cookies: {} }, response: { statusMessage: "m" } }).warnings.map((w) =>
-      w.feature
-    ),
-    ["url (exact query)", "cookies", "response.statusMessage"],
+    one({
+      request: { method: "GET", urlPath: "/x", queryParameters: { a: { and: [] } }, cookies: {} },
+      response: { statusMessage: "m" },
+    }).warnings.map((w) => w.feature),
+    ["queryParameters.a and", "cookies", "response.statusMessage"],
   );
 });
 

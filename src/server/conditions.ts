@@ -7,9 +7,11 @@
  */
 
 import type { RequestMatch } from "../stubs/model.ts";
+import { evaluatePath } from "../stubs/jsonpath.ts";
 import {
   atPointer,
   compileValuePattern,
+  equalJson,
   jsonKey,
   jsonLeaves,
   jsonLiterals,
@@ -64,6 +66,8 @@ function jsonDimension(pointer: string): Dimension {
 
 const NONE: readonly never[] = [];
 
+const queryStringDimension = dimension("qs", false, (view) => [view.rawQuery]);
+
 /**
  * A condition on the values of a name in a list of fields (query parameters, form fields):
  * a literal matches when any value equals it; a pattern takes the first value it matches.
@@ -87,7 +91,7 @@ function fieldCondition(
       const params = fields(view);
       const given = params?.all(name);
       if (pattern.absent) return given === undefined;
-      if (given === undefined) return false;
+      if (given === undefined) return pattern.missingMatches === true;
       if (pattern.literal !== undefined) return given.includes(pattern.literal);
       for (let i = 0; i < given.length; i++) {
         const found = pattern.match(given[i]);
@@ -157,7 +161,7 @@ function headerCondition(name: string, pattern: ValuePattern): NamedCondition {
     test(view, values, raw) {
       const value = view.header(name);
       if (pattern.absent) return value === null;
-      if (value === null) return false;
+      if (value === null) return pattern.missingMatches === true;
       const found = pattern.match(value);
       if (!found) return false;
       for (const v of found) {
@@ -213,8 +217,118 @@ function containsCondition(text: string): NamedCondition {
   };
 }
 
+/** `query_string`: the query as sent, exactly (indexed: many `url` stubs share a path and differ by query). */
+function queryStringCondition(text: string): NamedCondition {
+  return {
+    weight: 1,
+    needsBody: false,
+    literals: [{ dimension: queryStringDimension, key: text }],
+    names: NONE,
+    test: (view) => view.rawQuery === text,
+    reason(view) {
+      if (text === "") return `query must be empty, is ${quoteValue(view.rawQuery)}`;
+      if (view.rawQuery === "") return `query is empty, stub wants exactly ${quoteValue(text)}`;
+      return `query is ${quoteValue(view.rawQuery)}, stub wants exactly ${quoteValue(text)}`;
+    },
+  };
+}
+
+/** `path_regex` / `url_regex`: a regex on the path (and query) as sent; its named groups capture. */
+function regexCondition(pattern: ValuePattern, withQuery: boolean): NamedCondition {
+  const subject = (view: RequestView) =>
+    withQuery && view.rawQuery !== "" ? `${view.pathname}?${view.rawQuery}` : view.pathname;
+  return {
+    weight: 1,
+    needsBody: false,
+    literals: NONE,
+    names: pattern.names,
+    test(view, values, raw) {
+      const found = pattern.match(subject(view));
+      if (!found) return false;
+      for (const v of found) {
+        values.push(v);
+        raw.push(v);
+      }
+      return true;
+    },
+    reason: (view) =>
+      `${withQuery ? "path and query" : "path"} ${quoteValue(subject(view))} ${
+        withQuery ? "do" : "does"
+      } not match the regex ${pattern.display.slice(1, -1)}`,
+  };
+}
+
+function parsedBody(view: RequestView): { value: unknown } | string {
+  const parsed = view.body!.json();
+  if (parsed) return parsed;
+  return view.body!.tooDeep ? `body is nested deeper than ${MAX_JSON_DEPTH} levels` : "body is not JSON";
+}
+
+/** `json_equals` (+ `json_ignore`): the body is this JSON document. */
+function jsonEqualsCondition(spec: NonNullable<RequestMatch["jsonEquals"]>): NamedCondition {
+  const relax = {
+    extraFields: spec.ignore.includes("extra_fields"),
+    extraItems: spec.ignore.includes("extra_items"),
+    arrayOrder: spec.ignore.includes("array_order"),
+  };
+  const check = (view: RequestView) => {
+    const parsed = parsedBody(view);
+    return typeof parsed === "string" ? parsed : equalJson(spec.value, parsed.value, relax);
+  };
+  return {
+    weight: 1,
+    needsBody: true,
+    literals: NONE,
+    names: NONE,
+    test: (view) => check(view) === undefined,
+    reason: (view) => check(view) ?? "body does not match",
+  };
+}
+
+/** What a JSONPath result offers a value pattern: strings as they are, other values as JSON text; null is nothing. */
+function pathTexts(document: unknown, path: string): string[] {
+  let result;
+  try {
+    result = evaluatePath(document, path);
+  } catch {
+    return [];
+  }
+  const values = result.kind === "none" ? [] : result.kind === "value" ? [result.value] : result.values;
+  const out: string[] = [];
+  for (const value of values) {
+    if (value === null || value === undefined) continue;
+    out.push(typeof value === "string" ? value : JSON.stringify(value));
+  }
+  return out;
+}
+
+/** One `json_path` entry: something found (not null), or a found value that matches the pattern. */
+function jsonPathCondition(path: string, pattern: ValuePattern | "present"): NamedCondition {
+  const check = (view: RequestView): string | undefined => {
+    const parsed = parsedBody(view);
+    if (typeof parsed === "string") return parsed;
+    const texts = pathTexts(parsed.value, path);
+    if (pattern === "present") return texts.length ? undefined : `body has nothing at ${path}`;
+    if (pattern.absent) return texts.length ? `body has a value at ${path}, stub wants none` : undefined;
+    if (texts.length === 0) return pattern.missingMatches ? undefined : `body has nothing at ${path}`;
+    if (texts.some((t) => pattern.match(t) !== undefined)) return undefined;
+    return `body at ${path} is ${quoteValue(texts[0])}${
+      texts.length > 1 ? ` (and ${texts.length - 1} more)` : ""
+    }, stub wants ${wants(pattern)}`;
+  };
+  return {
+    weight: 1,
+    needsBody: true,
+    literals: NONE,
+    names: NONE,
+    test: (view) => check(view) === undefined,
+    reason: (view) => check(view) ?? "body does not match",
+  };
+}
+
 /**
- * The conditions of a stub, in capture order (query, headers, JSON, form, body text).
+ * The conditions of a stub, in capture order (exact query, path and URL regexes, query
+ * parameters, headers, JSON, form, body text, JSON equality, JSONPath).
  * `query` may be given as written (name → literal or `{name}`), for stubs whose query was
  * not compiled by the validator.
  */
@@ -223,6 +337,10 @@ export function buildConditions(
   query?: Readonly<Record<string, unknown>>,
 ): NamedCondition[] {
   const conditions: NamedCondition[] = [];
+  // The cheap checks on the request line first.
+  if (match?.queryString !== undefined) conditions.push(queryStringCondition(match.queryString));
+  if (match?.pathRegex) conditions.push(regexCondition(match.pathRegex, false));
+  if (match?.urlRegex) conditions.push(regexCondition(match.urlRegex, true));
   if (match?.query) { for (const [name, pattern] of match.query) conditions.push(queryCondition(name, pattern)); }
   else if (query) {
     for (const name in query) {
@@ -234,5 +352,7 @@ export function buildConditions(
   if (match?.json) conditions.push(jsonCondition(match.json, match.jsonNames ?? NONE));
   if (match?.form) { for (const [name, pattern] of match.form) conditions.push(formCondition(name, pattern)); }
   if (match?.bodyContains !== undefined) conditions.push(containsCondition(match.bodyContains));
+  if (match?.jsonEquals) conditions.push(jsonEqualsCondition(match.jsonEquals));
+  for (const [path, pattern] of match?.jsonPath ?? []) conditions.push(jsonPathCondition(path, pattern));
   return conditions;
 }

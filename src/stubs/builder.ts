@@ -7,6 +7,7 @@
 
 import type { Delay, HeaderMap, ResponseFunc, SequenceMode, Stub, StubMethod } from "./model.ts";
 import type { ValuePatternSpec } from "./patterns.ts";
+import type { JsonIgnore } from "./model.ts";
 import { checkId, checkPriority, checkScope } from "./request.ts";
 import { parsePathTemplate } from "./path.ts";
 import {
@@ -261,6 +262,44 @@ export class StubBuilder<P extends string = string> {
       );
     }
     this.#request().body_contains = text;
+    return this;
+  }
+
+  /** Requires the query exactly as sent, without `?` (`"a=1&b=2"`; `""`: no query, or a bare `?`). */
+  withQueryString(text: string): this {
+    this.#request().query_string = text;
+    return this;
+  }
+
+  /** Requires the whole path as sent (percent-encoded, no query) to match a regular expression. */
+  withPathRegex(regex: string): this {
+    this.#request().path_regex = regex;
+    return this;
+  }
+
+  /** Requires the whole path and query as sent (`/a?x=1`) to match a regular expression. */
+  withUrlRegex(regex: string): this {
+    this.#request().url_regex = regex;
+    return this;
+  }
+
+  /**
+   * Requires a JSON body equal to `value` (key order and spacing aside, numbers by value);
+   * `ignore` relaxes it: `extra_fields`, `extra_items`, `array_order`.
+   */
+  withJsonEquals(value: unknown, ignore: JsonIgnore[] = []): this {
+    const problem = value === undefined ? "the document is undefined" : checkJsonValue(value, "json_equals");
+    if (problem) this.#fail("withJsonEquals(…)", problem, "pass a JSON value such as .withJsonEquals({ id: 1 })");
+    this.#request().json_equals = value;
+    if (ignore.length) this.#request().json_ignore = ignore;
+    else delete this.#request().json_ignore;
+    return this;
+  }
+
+  /** Requires a JSONPath expression to find a value (not null), or one that matches `pattern`. */
+  withJsonPath(path: string, pattern: ValuePatternSpec | true = true): this {
+    const request = this.#request();
+    request.json_path = { ...(request.json_path as Record<string, unknown> | undefined), [path]: pattern };
     return this;
   }
 

@@ -32,7 +32,20 @@ export interface RequestMatch {
   form?: [name: string, pattern: ValuePattern][];
   /** Text the body must contain. */
   bodyContains?: string;
+  /** The query string as sent (without `?`) must be exactly this; `""`: no query (a bare `?` too). */
+  queryString?: string;
+  /** A regex the whole path as sent (percent-encoded, without the query) must match. */
+  pathRegex?: ValuePattern;
+  /** A regex the whole path and query as sent (`/a/b?x=1`; no `?` without a query) must match. */
+  urlRegex?: ValuePattern;
+  /** A JSON document the body must equal. */
+  jsonEquals?: { value: unknown; ignore: readonly JsonIgnore[] };
+  /** JSONPath expressions the body must satisfy: a value pattern, or `present` (found and not null). */
+  jsonPath?: [path: string, pattern: ValuePattern | "present"][];
 }
+
+/** What `json_ignore` relaxes in `json_equals`. */
+export type JsonIgnore = "array_order" | "extra_fields" | "extra_items";
 
 export { RESERVED_PREFIX } from "./path.ts";
 
@@ -184,6 +197,11 @@ export function patternText(spec: unknown): string {
   if (typeof spec === "string") return spec;
   if (typeof spec === "object" && spec !== null && "regex" in spec) return `/${(spec as { regex: unknown }).regex}/`;
   if (typeof spec === "object" && spec !== null && "absent" in spec) return "(absent)";
+  if (typeof spec === "object" && spec !== null) {
+    // `{contains: x}` and the other operators as `(contains x)`.
+    const [key, value] = Object.entries(spec)[0] ?? [];
+    if (key !== undefined) return `(${key} ${String(value)})`;
+  }
   return String(spec);
 }
 

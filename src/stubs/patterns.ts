@@ -8,8 +8,26 @@
 
 import { quoteValue } from "./quote.ts";
 
-/** A value pattern as a config file writes it: text with `{name}` captures, `{regex}` or `{absent: true}`. */
-export type ValuePatternSpec = string | { regex: string } | { absent: true };
+/**
+ * A value pattern as a config file writes it: text with `{name}` captures, `{regex}`,
+ * `{absent: true}`, or one of the operators `{contains}`, `{not_contains}`, `{not_regex}`,
+ * `{equals_ignore_case}`.
+ */
+export type ValuePatternSpec =
+  | string
+  | { regex: string }
+  | { absent: true }
+  | { contains: string }
+  | { not_contains: string }
+  | { not_regex: string }
+  | { equals_ignore_case: string };
+
+/** How messages list the mapping forms. */
+const ONE_OF =
+  "one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}";
+
+/** The operator keys of a value pattern mapping, in the order messages list them. */
+export const PATTERN_KEYS = ["regex", "absent", "contains", "not_contains", "not_regex", "equals_ignore_case"] as const;
 
 /** A compiled value pattern. */
 export interface ValuePattern {
@@ -23,6 +41,10 @@ export interface ValuePattern {
   readonly literal: string | undefined;
   /** True for a whole `"{name}"`: any value, as long as one is present. */
   readonly anyValue: boolean;
+  /** True for `{not_contains}` and `{not_regex}`: a missing value matches too (as in WireMock). */
+  readonly missingMatches?: boolean;
+  /** How a reason shows what it wants, when not the display quoted (`containing 'x'`). */
+  readonly wanted?: string;
   /** The captured values when `value` matches (empty for no captures), else undefined. */
   match(value: string): string[] | undefined;
 }
@@ -45,25 +67,32 @@ export function compileValuePattern(spec: unknown): { pattern?: ValuePattern; pr
   if (typeof spec === "string") return compileText(spec);
   if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {
     return {
-      problem: `must be text (with {name} captures), {regex: PATTERN} or {absent: true}, got ${
+      problem: `must be text (with {name} captures) or ${ONE_OF}, got ${
         spec === null ? "null" : Array.isArray(spec) ? "a list" : typeof spec
       }`,
     };
   }
   const keys = Object.keys(spec);
-  if (keys.length !== 1 || (keys[0] !== "regex" && keys[0] !== "absent")) {
+  if (keys.length !== 1 || !(PATTERN_KEYS as readonly string[]).includes(keys[0])) {
     return {
-      problem: `must be text, {regex: PATTERN} or {absent: true}, got a mapping with ${
+      problem: `must be text or ${ONE_OF}, got a mapping with ${
         keys.length ? keys.map((k) => `'${k}'`).join(", ") : "no keys"
       }`,
     };
   }
-  const value = (spec as Record<string, unknown>)[keys[0]];
-  if (keys[0] === "absent") {
+  const key = keys[0] as typeof PATTERN_KEYS[number];
+  const value = (spec as Record<string, unknown>)[key];
+  if (key === "absent") {
     if (value !== true) return { problem: `absent must be true (leave the condition out to allow any value)` };
     return { pattern: ABSENT };
   }
-  if (typeof value !== "string") return { problem: `regex must be a string, got ${typeof value}` };
+  if (key !== "regex" && (typeof value === "number" || typeof value === "boolean")) {
+    return compileOperator(key, String(value));
+  }
+  if (typeof value !== "string") {
+    return { problem: `${key} must be a string, got ${value === null ? "null" : typeof value}` };
+  }
+  if (key !== "regex") return compileOperator(key, value);
   let regex: RegExp;
   try {
     regex = new RegExp(`^(?:${value})$`, "u");
@@ -96,6 +125,111 @@ const ABSENT: ValuePattern = {
   anyValue: false,
   match: () => undefined,
 };
+
+/** `{contains}`, `{not_contains}`, `{not_regex}`, `{equals_ignore_case}`: no captures, never indexed. */
+function compileOperator(
+  key: "contains" | "not_contains" | "not_regex" | "equals_ignore_case",
+  value: string,
+): { pattern?: ValuePattern; problem?: string } {
+  const base = { names: NONE, absent: false, literal: undefined, anyValue: false };
+  const yes = (test: (v: string) => boolean) => (v: string) => test(v) ? NONE as string[] : undefined;
+  switch (key) {
+    case "contains":
+      return {
+        pattern: {
+          ...base,
+          display: `{contains: ${value}}`,
+          wanted: `text containing ${quoteValue(value)}`,
+          match: yes((v) => v.includes(value)),
+        },
+      };
+    case "not_contains":
+      return {
+        pattern: {
+          ...base,
+          display: `{not_contains: ${value}}`,
+          wanted: `text not containing ${quoteValue(value)}`,
+          missingMatches: true,
+          match: yes((v) => !v.includes(value)),
+        },
+      };
+    case "equals_ignore_case":
+      return {
+        pattern: {
+          ...base,
+          display: `{equals_ignore_case: ${value}}`,
+          wanted: `${quoteValue(value)} in any letter case`,
+          match: yes((v) => equalsIgnoreCase(v, value)),
+        },
+      };
+    case "not_regex": {
+      let regex: RegExp;
+      try {
+        regex = new RegExp(`^(?:${value})$`, "u");
+      } catch (error) {
+        const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: /, "") : error;
+        return {
+          problem: `not_regex ${JSON.stringify(value)} is not a valid JavaScript regular expression: ${reason}`,
+        };
+      }
+      return {
+        pattern: {
+          ...base,
+          display: `{not_regex: ${value}}`,
+          wanted: `a value not matching /${value}/`,
+          missingMatches: true,
+          match: yes((v) => !regex.test(v)),
+        },
+      };
+    }
+  }
+}
+
+/**
+ * Java's `String.equalsIgnoreCase`: the same length in UTF-16 units, and per unit (per code
+ * point for a surrogate pair) equal, or equal once both are upper-cased, or once both are
+ * upper-cased and then lower-cased — with Java's one-character (simple) case mappings, so
+ * `ß` does not equal `SS` and `ﬀ` not `FF`.
+ */
+export function equalsIgnoreCase(a: string, b: string): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length;) {
+    const ca = a.codePointAt(i)!, cb = b.codePointAt(i)!;
+    const width = ca > 0xffff ? 2 : 1;
+    if ((cb > 0xffff ? 2 : 1) !== width && ca !== cb) return false;
+    i += width;
+    if (ca === cb) continue;
+    const ua = simpleUpper(ca), ub = simpleUpper(cb);
+    if (ua === ub) continue;
+    if (simpleLower(ua) === simpleLower(ub)) continue;
+    return false;
+  }
+  return true;
+}
+
+/** Greek letters with ypogegrammeni, whose simple upper case is the title-case letter (JavaScript's is two letters). */
+function greekUpper(c: number): number | undefined {
+  if ((c >= 0x1f80 && c <= 0x1f87) || (c >= 0x1f90 && c <= 0x1f97) || (c >= 0x1fa0 && c <= 0x1fa7)) return c + 8;
+  if (c === 0x1fb3 || c === 0x1fc3 || c === 0x1ff3) return c + 9;
+  return undefined;
+}
+
+/** Java's `Character.toUpperCase(int)`: a one-character mapping, or the character itself. */
+function simpleUpper(c: number): number {
+  const greek = greekUpper(c);
+  if (greek !== undefined) return greek;
+  const upper = String.fromCodePoint(c).toUpperCase();
+  const u = upper.codePointAt(0)!;
+  return upper.length === (u > 0xffff ? 2 : 1) ? u : c;
+}
+
+/** Java's `Character.toLowerCase(int)`: `İ` (U+0130) is `i`; else a one-character mapping or the character. */
+function simpleLower(c: number): number {
+  if (c === 0x130) return 0x69;
+  const lower = String.fromCodePoint(c).toLowerCase();
+  const l = lower.codePointAt(0)!;
+  return lower.length === (l > 0xffff ? 2 : 1) ? l : c;
+}
 
 /** Text with `{name}` captures: each matches one or more characters; a whole `{name}` any value. */
 function compileText(text: string): { pattern?: ValuePattern; problem?: string } {
@@ -156,6 +290,7 @@ function compileText(text: string): { pattern?: ValuePattern; problem?: string }
 
 /** `'dev'` or `/v[0-9]+/`: how a reason shows what the stub wants. */
 export function wants(pattern: ValuePattern): string {
+  if (pattern.wanted !== undefined) return pattern.wanted;
   return pattern.display.startsWith("/") && !pattern.literal ? pattern.display : quoteValue(pattern.display);
 }
 
@@ -348,4 +483,83 @@ export function atPointer(value: unknown, pointer: string): unknown {
     current = (current as Record<string, unknown>)[key];
   }
   return current;
+}
+
+// ---------------------------------------------------------------- whole-document JSON equality
+
+/** What {@link equalJson} may relax: other object keys, more array items, array order. */
+export interface JsonRelax {
+  extraFields: boolean;
+  extraItems: boolean;
+  arrayOrder: boolean;
+}
+
+/**
+ * Compares a parsed body with a JSON document (`json_equals`): objects with exactly the
+ * listed keys (any order), arrays the same length in order, numbers by value (`1.0` is `1`),
+ * types strict (`"1"` is not `1`); `relax` allows other keys, more items, or any order
+ * (each listed item then matches a different item of the body). Returns undefined when it
+ * matches, else the reason.
+ */
+export function equalJson(expected: unknown, actual: unknown, relax: JsonRelax, pointer = ""): string | undefined {
+  const at = pointer || "/";
+  if (Array.isArray(expected)) {
+    if (!Array.isArray(actual)) return `body field ${at} is ${shown(actual)}, stub wants a list`;
+    if (actual.length < expected.length || (!relax.extraItems && actual.length !== expected.length)) {
+      return `body field ${at} is a list of ${actual.length}, stub wants ${
+        relax.extraItems ? "at least " : ""
+      }${expected.length}`;
+    }
+    if (!relax.arrayOrder) {
+      for (let i = 0; i < expected.length; i++) {
+        const reason = equalJson(expected[i], actual[i], relax, pointer + pointerStep(i));
+        if (reason) return reason;
+      }
+      return undefined;
+    }
+    // Any order: each listed item takes a different item of the body (augmenting paths).
+    const owner: number[] = new Array(actual.length).fill(-1);
+    const fits = expected.map((e) => actual.map((a) => equalJson(e, a, relax) === undefined));
+    const place = (i: number, seen: boolean[]): boolean => {
+      for (let j = 0; j < actual.length; j++) {
+        if (!fits[i][j] || seen[j]) continue;
+        seen[j] = true;
+        if (owner[j] === -1 || place(owner[j], seen)) {
+          owner[j] = i;
+          return true;
+        }
+      }
+      return false;
+    };
+    for (let i = 0; i < expected.length; i++) {
+      if (!place(i, new Array(actual.length).fill(false))) {
+        return `body field ${at} has no item for ${pointer + pointerStep(i)} of the stub's list (in any order)`;
+      }
+    }
+    return undefined;
+  }
+  if (typeof expected === "object" && expected !== null) {
+    if (typeof actual !== "object" || actual === null || Array.isArray(actual)) {
+      return `body field ${at} is ${shown(actual)}, stub wants an object`;
+    }
+    for (const key of Object.keys(expected)) {
+      if (!Object.hasOwn(actual, key)) return `body has no field ${pointer + pointerStep(key)}`;
+      const reason = equalJson(
+        (expected as Record<string, unknown>)[key],
+        (actual as Record<string, unknown>)[key],
+        relax,
+        pointer + pointerStep(key),
+      );
+      if (reason) return reason;
+    }
+    if (!relax.extraFields) {
+      for (const key of Object.keys(actual)) {
+        if (!Object.hasOwn(expected, key)) {
+          return `body has a field the stub does not list: ${pointer + pointerStep(key)}`;
+        }
+      }
+    }
+    return undefined;
+  }
+  return actual === expected ? undefined : `body field ${at} is ${shown(actual)}, stub wants ${shown(expected)}`;
 }

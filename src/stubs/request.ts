@@ -6,10 +6,11 @@
  * @module
  */
 
-import type { RequestMatch } from "./model.ts";
+import type { JsonIgnore, RequestMatch } from "./model.ts";
 import type { Segment } from "./path.ts";
 import { unknownField } from "./hint.ts";
 import { compileJsonPattern, compileValuePattern, type ValuePattern } from "./patterns.ts";
+import { evaluatePath } from "./jsonpath.ts";
 
 /** Longest scope name (the same bound as `x-stubtool-scope` values the recorder takes). */
 export const MAX_SCOPE_LENGTH = 200;
@@ -20,7 +21,20 @@ const CONTROL = /[\x00-\x1f\x7f]/;
 export const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** The keys of `request:`. */
-export const REQUEST_FIELDS = ["headers", "json", "form", "body_contains"] as const;
+export const REQUEST_FIELDS = [
+  "headers",
+  "json",
+  "form",
+  "body_contains",
+  "query_string",
+  "path_regex",
+  "url_regex",
+  "json_equals",
+  "json_ignore",
+  "json_path",
+] as const;
+/** What `json_ignore` may list. */
+export const JSON_IGNORES: readonly JsonIgnore[] = ["array_order", "extra_fields", "extra_items"];
 
 function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -115,6 +129,7 @@ export function compileRequest(
       }
     }
     const { headers, json, form, body_contains: contains } = request;
+    compileMore(request, match, written, claim, errors);
     if (headers !== undefined) {
       if (!isMapping(headers)) {
         errors.push(`request.headers must be a mapping of header names to patterns, got ${shown(headers)}`);
@@ -161,8 +176,129 @@ export function compileRequest(
       }
     }
   }
-  if (!match.query && !match.headers && !match.json && !match.form && match.bodyContains === undefined) {
+  if (
+    !match.query && !match.headers && !match.json && !match.form && match.bodyContains === undefined &&
+    match.queryString === undefined && !match.pathRegex && !match.urlRegex && !match.jsonEquals && !match.jsonPath
+  ) {
     return { match: {}, request: written };
   }
   return { match, request: written };
+}
+
+/** A JSON body as `json_equals` takes it: plain JSON values only. */
+function plainJson(value: unknown, depth = 0): boolean {
+  if (depth > 100) return false;
+  if (value === null || typeof value === "string" || typeof value === "boolean") return true;
+  if (typeof value === "number") return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every((v) => plainJson(v, depth + 1));
+  if (typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype) {
+    return Object.values(value).every((v) => plainJson(v, depth + 1));
+  }
+  return false;
+}
+
+/** `query_string`, `path_regex`, `url_regex`, `json_equals` (+ `json_ignore`) and `json_path`. */
+function compileMore(
+  request: Record<string, unknown>,
+  match: RequestMatch,
+  written: Record<string, unknown>,
+  claim: (names: readonly string[], where: string) => void,
+  errors: string[],
+): void {
+  const {
+    query_string: queryString,
+    path_regex: pathRegex,
+    url_regex: urlRegex,
+    json_equals: jsonEquals,
+    json_ignore: jsonIgnore,
+    json_path: jsonPath,
+  } = request;
+  if (queryString !== undefined) {
+    if (typeof queryString !== "string" || queryString.startsWith("?") || /[\s#]/.test(queryString)) {
+      errors.push(
+        `request.query_string must be the query as sent, without '?' ("a=1&b=2"; "" for no query), got ${
+          shown(queryString)
+        }`,
+      );
+    } else {
+      match.queryString = queryString;
+      written.query_string = queryString;
+    }
+  }
+  for (const [field, value] of [["path_regex", pathRegex], ["url_regex", urlRegex]] as const) {
+    if (value === undefined) continue;
+    if (typeof value !== "string" || value === "") {
+      errors.push(`request.${field} must be a regular expression (text), got ${shown(value)}`);
+      continue;
+    }
+    const { pattern, problem } = compileValuePattern({ regex: value });
+    if (!pattern) {
+      errors.push(`request.${field} ${problem!.replace(/^regex /, "")}`);
+      continue;
+    }
+    claim(pattern.names, `request.${field}`);
+    if (field === "path_regex") match.pathRegex = pattern;
+    else match.urlRegex = pattern;
+    written[field] = value;
+  }
+  if (jsonEquals !== undefined) {
+    if (!plainJson(jsonEquals)) {
+      errors.push("request.json_equals must be a JSON value (at most 100 levels deep)");
+    } else written.json_equals = jsonEquals;
+  }
+  let ignore: JsonIgnore[] = [];
+  if (jsonIgnore !== undefined) {
+    if (
+      !Array.isArray(jsonIgnore) || jsonIgnore.some((v) => !(JSON_IGNORES as readonly unknown[]).includes(v))
+    ) {
+      errors.push(`request.json_ignore must be a list of ${JSON_IGNORES.join(", ")}, got ${shown(jsonIgnore)}`);
+    } else if (jsonEquals === undefined) {
+      errors.push("request.json_ignore relaxes request.json_equals; add json_equals or remove json_ignore");
+    } else {
+      ignore = [...new Set(jsonIgnore as JsonIgnore[])];
+      written.json_ignore = jsonIgnore;
+    }
+  }
+  if (written.json_equals !== undefined) match.jsonEquals = { value: jsonEquals, ignore };
+  if (jsonPath !== undefined) {
+    if (!isMapping(jsonPath) || Object.keys(jsonPath).length === 0) {
+      errors.push(
+        `request.json_path must be a mapping of JSONPath expressions to true (found, not null) or value patterns, got ${
+          shown(jsonPath)
+        }`,
+      );
+      return;
+    }
+    const list: [string, ValuePattern | "present"][] = [];
+    for (const [path, spec] of Object.entries(jsonPath)) {
+      const place = `request.json_path.${path}`;
+      if (!path.startsWith("$")) {
+        errors.push(`${place}: a JSONPath expression starts with $ ("$.user.id")`);
+        continue;
+      }
+      try {
+        evaluatePath({}, path);
+        evaluatePath([{}], path);
+      } catch (error) {
+        errors.push(`${place} is not a JSONPath expression stubtool reads: ${(error as Error).message}`);
+        continue;
+      }
+      if (spec === true) {
+        list.push([path, "present"]);
+        continue;
+      }
+      const { pattern, problem } = compileValuePattern(spec);
+      if (!pattern) {
+        errors.push(`${place} must be true (found, not null) or a value pattern: ${problem}`);
+        continue;
+      }
+      if (pattern.names.length) {
+        errors.push(`${place} captures nothing: leave out {name} placeholders and named groups`);
+        continue;
+      }
+      list.push([path, pattern]);
+    }
+    match.jsonPath = list;
+    written.json_path = jsonPath;
+  }
 }

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { ID, MAX_SCOPE_LENGTH, type REQUEST_FIELDS } from "./request.ts";
+import { ID, JSON_IGNORES, MAX_SCOPE_LENGTH, type REQUEST_FIELDS } from "./request.ts";
 import {
   BASE64,
   type CONFIG_FIELDS,
@@ -37,12 +37,25 @@ function anyCase(word: string): string {
 /** Scalars YAML users write where text is meant (`x-count: 5`, `page: 2`). */
 const TEXT_LIKE = { type: ["string", "number", "boolean"] };
 
+/** `{key: text}`: one operator of a value pattern. */
+const operator = (key: string, value: JsonSchema = TEXT_LIKE): JsonSchema => ({
+  type: "object",
+  properties: { [key]: value },
+  required: [key],
+  additionalProperties: false,
+});
+
 const VALUE_PATTERN: JsonSchema = {
-  description: "text (with {name} captures), {regex: PATTERN} or {absent: true}",
+  description:
+    "text (with {name} captures), {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN} or {equals_ignore_case: TEXT}",
   anyOf: [
     TEXT_LIKE,
-    { type: "object", properties: { regex: { type: "string" } }, required: ["regex"], additionalProperties: false },
-    { type: "object", properties: { absent: { const: true } }, required: ["absent"], additionalProperties: false },
+    operator("regex", { type: "string" }),
+    operator("absent", { const: true }),
+    operator("contains"),
+    operator("not_contains"),
+    operator("not_regex"),
+    operator("equals_ignore_case"),
   ],
 };
 
@@ -110,6 +123,28 @@ const REQUEST: SchemasOf<typeof REQUEST_FIELDS> = {
   json: { description: "a JSON pattern the request body must contain" },
   form: PATTERN_MAP("form field"),
   body_contains: { type: "string", minLength: 1, description: "text the request body must contain" },
+  query_string: {
+    type: "string",
+    pattern: "^[^?#\\s][^#\\s]*$|^$",
+    description: 'the query exactly as sent, without ? ("a=1&b=2"; "" for no query)',
+  },
+  path_regex: { type: "string", minLength: 1, description: "a regular expression the whole path as sent must match" },
+  url_regex: {
+    type: "string",
+    minLength: 1,
+    description: "a regular expression the whole path and query as sent (/a?x=1) must match",
+  },
+  json_equals: { description: "a JSON document the request body must equal (key order and spacing aside)" },
+  json_ignore: {
+    type: "array",
+    items: { enum: [...JSON_IGNORES] },
+    description: "what json_equals allows: extra_fields, extra_items, array_order",
+  },
+  json_path: {
+    type: "object",
+    description: "JSONPath expressions to true (found, not null) or a value pattern",
+    additionalProperties: { anyOf: [{ const: true }, { $ref: "#/$defs/valuePattern" }] },
+  },
 };
 
 const STUB: SchemasOf<typeof STUB_FIELDS> = {

@@ -31,6 +31,8 @@ interface Key {
 
 function patternKey(on: string, pattern: ValuePattern): Key {
   if (pattern.absent) return { on, text: "!", any: false };
+  // A pattern that also matches a missing value is covered only by the same pattern.
+  if (pattern.missingMatches) return { on, text: `\0~${pattern.display}`, any: false };
   if (pattern.anyValue) return { on, text: "{}", any: true };
   // Capture names do not change what matches: `Bearer {a}` and `Bearer {b}` are the same.
   return { on, text: pattern.display.replace(/\{[A-Za-z0-9_]+\}/g, "{}"), any: false };
@@ -61,6 +63,10 @@ function conditionKeys(stub: Stub): Key[] {
   if (stub.whenState !== undefined) {
     keys.push({ on: "s", text: JSON.stringify([stub.scenario, stub.whenState]), any: false });
   }
+  for (const field of ["query_string", "path_regex", "url_regex", "json_equals", "json_ignore", "json_path"]) {
+    const value = stub.request?.[field];
+    if (value !== undefined) keys.push({ on: field, text: JSON.stringify(value), any: false });
+  }
   return keys.sort((a, b) => a.on < b.on ? -1 : a.on > b.on ? 1 : 0);
 }
 
@@ -75,7 +81,7 @@ const MAX_COVERS = 256;
 function covering(keys: readonly Key[]): string[] | undefined {
   let out = [""];
   for (const key of keys) {
-    const options = key.any || key.text === "!" ? [key.text] : [key.text, "{}"];
+    const options = key.any || key.text === "!" || key.text.startsWith("\0~") ? [key.text] : [key.text, "{}"];
     if (out.length * options.length > MAX_COVERS) return undefined;
     out = out.flatMap((prefix) => options.map((text) => `${prefix}${key.on}=${text}\n`));
   }
@@ -84,7 +90,9 @@ function covering(keys: readonly Key[]): string[] | undefined {
 
 /** Does a stub with `winner`'s conditions match every request one with `keys` does (same targets)? */
 function covers(winner: readonly Key[], keys: readonly Key[]): boolean {
-  return winner.every((w, i) => w.text === keys[i].text || (w.any && keys[i].text !== "!"));
+  return winner.every((w, i) =>
+    w.text === keys[i].text || (w.any && keys[i].text !== "!" && !keys[i].text.startsWith("\0~"))
+  );
 }
 
 /** The query as written, in any key order (capture names kept): tells a duplicate from a shadow. */

@@ -768,6 +768,7 @@ function captureNames(stub: Stub): string[] {
     for (const [, pattern] of list ?? []) names.push(...pattern.names);
   }
   names.push(...match.jsonNames ?? []);
+  names.push(...match.pathRegex?.names ?? [], ...match.urlRegex?.names ?? []);
   return names;
 }
 

@@ -10,7 +10,8 @@
  */
 
 import { PLACEHOLDER_ANYWHERE } from "../../stubs/path.ts";
-import { caseInsensitiveRegex, escapeRegex, javaRegexToJs } from "./regex.ts";
+import { escapeRegex, javaRegexToJs } from "./regex.ts";
+import { evaluatePath } from "../../stubs/jsonpath.ts";
 
 /** A mapping (or a file) left out: where, which feature, and the line to print. */
 export interface WireMockWarning {
@@ -279,29 +280,40 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
   else if (method === "ANY" || METHODS.has(method)) route.method = method;
   else ctx.refuse(`method ${method}`, "stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT or ANY");
 
+  const conditions: Record<string, unknown> = {};
   if (request.url !== undefined) {
-    ctx.refuse(
-      "url (exact query)",
-      "WireMock's url must equal the path and the whole query string; stubtool cannot say 'no other query parameters' (urlPath converts)",
-    );
+    const url = request.url;
+    const q = typeof url === "string" ? url.indexOf("?") : -1;
+    const path = typeof url === "string" ? (q === -1 ? url : url.slice(0, q)) : undefined;
+    if (path === undefined || !path.startsWith("/") || url === undefined || /[#\s]/.test(url as string)) {
+      ctx.refuse("url", `${shown(url)} is not a path with an optional query`);
+    } else {
+      // WireMock compares the query string as sent: order and encoding count, an empty `?` is none.
+      conditions.query_string = q === -1 ? "" : (url as string).slice(q + 1);
+      // A path stubtool reads differently (a %-escape, braces) is matched as sent, by a regex.
+      if (plainPath(path, false)) route.path = path;
+      else regexPath("url", escapeRegex(path), "path_regex", route, conditions, ctx);
+    }
   }
-  if (request.urlPattern !== undefined) {
-    ctx.refuse(
-      "urlPattern",
-      "a regular expression over the path and query; stubtool paths are not regular expressions",
-    );
-  }
-  if (request.urlPathPattern !== undefined) {
-    ctx.refuse("urlPathPattern", "a regular expression over the path; stubtool paths are not regular expressions");
+  for (const key of ["urlPathPattern", "urlPattern"] as const) {
+    const pattern = request[key];
+    if (pattern === undefined) continue;
+    if (typeof pattern !== "string") {
+      ctx.refuse(key, `expected a regular expression, got ${shown(pattern)}`);
+      continue;
+    }
+    const js = javaRegexToJs(pattern);
+    if ("problem" in js) ctx.refuse(key, `the Java pattern ${shown(pattern)} uses ${js.problem}`);
+    else regexPath(key, js.source, key === "urlPattern" ? "url_regex" : "path_regex", route, conditions, ctx);
   }
   if (request.urlPath !== undefined) {
     const path = request.urlPath;
-    if (typeof path !== "string" || !plainPath(path, false)) {
-      ctx.refuse(
-        "urlPath",
-        `${shown(path)} holds characters stubtool reads differently (braces, %-escapes, empty or dot segments)`,
-      );
-    } else route.path = path;
+    if (typeof path !== "string" || !path.startsWith("/") || /[?#]/.test(path)) {
+      ctx.refuse("urlPath", `${shown(path)} is not a path`);
+    } else if (plainPath(path, false)) route.path = path;
+    // WireMock compares the path as sent; a path stubtool reads differently (braces, %-escapes,
+    // empty, dot or trailing segments) is compared the same way, by a regex.
+    else regexPath("urlPath", escapeRegex(path), "path_regex", route, conditions, ctx);
   }
   if (request.urlPathTemplate !== undefined) {
     const path = request.urlPathTemplate;
@@ -327,7 +339,6 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
     const query = fieldPatterns("queryParameters", request.queryParameters, ctx);
     if (query) route.query_params = query;
   }
-  const conditions: Record<string, unknown> = {};
   if (request.headers !== undefined) {
     const headers = fieldPatterns("headers", request.headers, ctx);
     if (headers) {
@@ -349,6 +360,53 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
   }
   if (request.bodyPatterns !== undefined) convertBodyPatterns(request.bodyPatterns, conditions, ctx);
   if (Object.keys(conditions).length) route.request = conditions;
+}
+
+/** The name of the catch-all a path regex stub sits under (a capture no other condition of a converted stub takes). */
+const REGEX_REST = "wiremock_path";
+
+/**
+ * A path regex as a stub: the regex's leading literal segments become the stub's `path`,
+ * ended by a catch-all (`/api/users/{wiremock_path*}`), so the router looks at the stub only
+ * under that prefix; the regex itself (on the path as sent, or path and query) decides.
+ * A catch-all takes one character at least: a regex that matches the bare prefix is refused.
+ */
+function regexPath(
+  feature: string,
+  source: string,
+  field: "path_regex" | "url_regex",
+  route: Record<string, unknown>,
+  conditions: Record<string, unknown>,
+  ctx: Context,
+): void {
+  let prefix = "/";
+  if (source.startsWith("\\/") && !source.includes("|")) {
+    const literal = /^(?:\\\/|\\\.|[A-Za-z0-9_~-])(?![?*+{])/;
+    let rest = source, text = "";
+    for (let m = literal.exec(rest); m; m = literal.exec(rest)) {
+      text += m[0].startsWith("\\") ? m[0].slice(1) : m[0];
+      rest = rest.slice(m[0].length);
+      if (text.endsWith("/")) prefix = text;
+    }
+  }
+  if (prefix.split("/").some((segment, i, all) => (i > 0 && i < all.length - 1) && /^\.\.?$/.test(segment))) {
+    prefix = "/";
+  }
+  // Every path the regex matches starts with the prefix; the catch-all takes what follows
+  // when that is one character or more. A regex that matches the bare prefix moves up a segment.
+  const regex = new RegExp(`^(?:${source})$`, "u");
+  while (regex.test(prefix)) {
+    if (prefix === "/") {
+      ctx.refuse(
+        feature,
+        `the pattern matches "/", where stubtool's catch-all segment {${REGEX_REST}*} needs one character or more`,
+      );
+      return;
+    }
+    prefix = prefix.slice(0, prefix.lastIndexOf("/", prefix.length - 2) + 1);
+  }
+  route.path = `${prefix}{${REGEX_REST}*}`;
+  conditions[field] = source;
 }
 
 /** A path of literal segments (and `{name}` parameters when `template`) that stubtool reads exactly as written. */
@@ -405,42 +463,35 @@ function valuePattern(place: string, matcher: unknown, ctx: Context): unknown {
   if (typeof value !== "string") {
     ctx.refuse(
       `${place} ${kind}`,
-      kind === "equalTo" || kind === "contains" || kind === "matches"
+      ["equalTo", "contains", "matches", "doesNotContain", "doesNotMatch"].includes(kind)
         ? `expected text, got ${shown(value)}`
-        : "stubtool has no equivalent (it has literal text, {regex} and {absent: true})",
+        : "stubtool has no equivalent (it has equalTo, caseInsensitive, contains, doesNotContain, matches, doesNotMatch and absent)",
     );
     return undefined;
   }
   switch (kind) {
     case "equalTo":
-      if (ci) {
-        const source = caseInsensitiveRegex(value);
-        if (source === undefined) {
-          ctx.refuse(
-            `${place} equalTo caseInsensitive`,
-            "the value holds non-ASCII characters, whose Java case folding is not reproduced",
-          );
-          return undefined;
-        }
-        return { regex: source };
-      }
+      // Java's equalsIgnoreCase, which equals_ignore_case reproduces.
+      if (ci) return { equals_ignore_case: value };
       return HAS_PLACEHOLDER.test(value) ? { regex: escapeRegex(value) } : value;
     case "contains":
-      return { regex: `[\\s\\S]*${escapeRegex(value)}[\\s\\S]*` };
-    case "matches": {
+      return { contains: value };
+    case "doesNotContain":
+      return { not_contains: value };
+    case "matches":
+    case "doesNotMatch": {
       const js = javaRegexToJs(value);
       if ("problem" in js) {
-        ctx.refuse(`${place} matches`, `the Java pattern ${shown(value)} uses ${js.problem}`);
+        ctx.refuse(`${place} ${kind}`, `the Java pattern ${shown(value)} uses ${js.problem}`);
         return undefined;
       }
-      return { regex: js.source };
+      return kind === "matches" ? { regex: js.source } : { not_regex: js.source };
     }
-    case "doesNotContain":
-    case "doesNotMatch":
-      ctx.refuse(`${place} ${kind}`, "stubtool has no negated value patterns");
-      return undefined;
     default:
-      ctx.refuse(`${place} ${kind}`, "stubtool has no equivalent (it has literal text, {regex} and {absent: true})");
+      ctx.refuse(
+        `${place} ${kind}`,
+        "stubtool has no equivalent (it has equalTo, caseInsensitive, contains, doesNotContain, matches, doesNotMatch and absent)",
+      );
       return undefined;
   }
 }
@@ -459,8 +510,23 @@ function convertBodyPatterns(spec: unknown, conditions: Record<string, unknown>,
     if (pattern.equalToJson !== undefined) {
       const json = equalToJson(place, pattern, ctx);
       if (json === undefined) return;
-      if (conditions.json !== undefined) ctx.refuse(`${place} equalToJson`, "stubtool takes one json pattern per stub");
-      conditions.json = json;
+      if (conditions.json !== undefined || conditions.json_equals !== undefined) {
+        ctx.refuse(`${place} equalToJson`, "stubtool takes one json pattern per stub");
+      }
+      Object.assign(conditions, json);
+      return;
+    }
+    if (pattern.matchesJsonPath !== undefined) {
+      const found = jsonPathCondition(place, pattern, ctx);
+      if (found === undefined) return;
+      const paths = (conditions.json_path ??= {}) as Record<string, unknown>;
+      if (Object.hasOwn(paths, found[0])) {
+        ctx.refuse(
+          `${place} matchesJsonPath`,
+          "the same expression twice: stubtool takes one condition per expression",
+        );
+      }
+      paths[found[0]] = found[1];
       return;
     }
     const keys = Object.keys(pattern);
@@ -479,10 +545,56 @@ function convertBodyPatterns(spec: unknown, conditions: Record<string, unknown>,
 }
 
 /**
- * `equalToJson` as a `json` pattern, when stubtool's rule (objects: listed keys, others
- * allowed; arrays: same length, element by element; numbers by value) means the same thing.
+ * `matchesJsonPath` as a `json_path` entry: an expression alone (found, not null), or an
+ * expression with a value matcher applied to what it finds.
  */
-function equalToJson(place: string, pattern: Record<string, unknown>, ctx: Context): unknown {
+function jsonPathCondition(
+  place: string,
+  pattern: Record<string, unknown>,
+  ctx: Context,
+): [string, unknown] | undefined {
+  const extra = Object.keys(pattern).filter((k) => k !== "matchesJsonPath");
+  if (extra.length) {
+    ctx.refuse(`${place} matchesJsonPath + ${extra.join(", ")}`, "expected matchesJsonPath alone");
+    return undefined;
+  }
+  const spec = pattern.matchesJsonPath;
+  const expression = typeof spec === "string" ? spec : isObject(spec) ? spec.expression : undefined;
+  if (typeof expression !== "string" || !expression.trim().startsWith("$")) {
+    ctx.refuse(`${place} matchesJsonPath`, `expected a JSONPath expression starting with $, got ${shown(expression)}`);
+    return undefined;
+  }
+  try {
+    evaluatePath({}, expression);
+    evaluatePath([{}], expression);
+  } catch {
+    ctx.refuse(`${place} matchesJsonPath`, `stubtool does not read the expression ${shown(expression)}`);
+    return undefined;
+  }
+  if (typeof spec === "string") return [expression, true];
+  const { expression: _, ...matcher } = spec as Record<string, unknown>;
+  if (matcher.equalToJson !== undefined || Object.keys(matcher).length === 0) {
+    ctx.refuse(
+      `${place} matchesJsonPath ${Object.keys(matcher).join(" + ") || "{expression}"}`,
+      "stubtool's json_path takes a value pattern (equalTo, contains, matches, absent, …)",
+    );
+    return undefined;
+  }
+  const value = valuePattern(`${place} matchesJsonPath`, matcher, ctx);
+  return value === undefined ? undefined : [expression, value];
+}
+
+/**
+ * `equalToJson` as a `json` pattern where stubtool's rule (objects: listed keys, others
+ * allowed; arrays: same length, element by element; numbers by value) means the same
+ * thing (`ignoreExtraElements` without arrays), else as `json_equals` with `json_ignore`
+ * for WireMock's flags (`ignoreExtraElements` also ignores extra array items).
+ */
+function equalToJson(
+  place: string,
+  pattern: Record<string, unknown>,
+  ctx: Context,
+): Record<string, unknown> | undefined {
   for (const key of Object.keys(pattern)) {
     if (!["equalToJson", "ignoreExtraElements", "ignoreArrayOrder"].includes(key)) {
       ctx.refuse(`${place} equalToJson ${key}`, "stubtool has no equivalent");
@@ -498,33 +610,19 @@ function equalToJson(place: string, pattern: Record<string, unknown>, ctx: Conte
       return undefined;
     }
   }
+  if (contains(value, (v) => typeof v === "string" && v.includes("${json-unit."))) {
+    ctx.refuse(`${place} equalToJson (placeholder text)`, "a string holds ${json-unit.…} (a JsonUnit placeholder)");
+    return undefined;
+  }
   const extra = pattern.ignoreExtraElements === true;
-  if (pattern.ignoreArrayOrder === true && contains(value, Array.isArray)) {
-    ctx.refuse(`${place} equalToJson ignoreArrayOrder`, "stubtool compares arrays element by element, in order");
-    return undefined;
-  }
-  if (!extra && contains(value, isObject)) {
-    ctx.refuse(
-      `${place} equalToJson (strict)`,
-      "without ignoreExtraElements an extra field is a miss; stubtool's json pattern allows extra fields",
-    );
-    return undefined;
-  }
-  if (extra && contains(value, Array.isArray)) {
-    ctx.refuse(
-      `${place} equalToJson ignoreExtraElements (arrays)`,
-      "WireMock then also ignores extra array items; stubtool's arrays must have the same length",
-    );
-    return undefined;
-  }
-  if (contains(value, (v) => typeof v === "string" && (HAS_PLACEHOLDER.test(v) || v.includes("${json-unit.")))) {
-    ctx.refuse(
-      `${place} equalToJson (placeholder text)`,
-      "a string holds {name} (a capture to stubtool) or ${json-unit.…} (a JsonUnit placeholder)",
-    );
-    return undefined;
-  }
-  return value;
+  const order = pattern.ignoreArrayOrder === true;
+  // The readable (and indexed) json pattern, where it means the same: no {name} text, no
+  // array WireMock would match out of order or with extra items, no object a strict match closes.
+  const arrays = contains(value, Array.isArray);
+  const placeholder = contains(value, (v) => typeof v === "string" && HAS_PLACEHOLDER.test(v));
+  if (!placeholder && !(order && arrays) && (extra ? !arrays : !contains(value, isObject))) return { json: value };
+  const ignore = [...(order ? ["array_order"] : []), ...(extra ? ["extra_fields", "extra_items"] : [])];
+  return ignore.length ? { json_equals: value, json_ignore: ignore } : { json_equals: value };
 }
 
 /** Whether `test` holds for the value or anything nested in it. */
