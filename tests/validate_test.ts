@@ -15,7 +15,7 @@ import {
 
 const ALLOWED = "(allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
 const STUB_FIELDS =
-  "method, path, status, headers, body, query_params, delay, sequence, sequence_mode, id, scope, priority, request, body_file, body_base64, proxy, fault, throttle, scenario, when_state, set_state, template, callbacks";
+  "method, path, status, headers, body, query_params, delay, sequence, sequence_mode, id, scope, priority, request, body_file, body_base64, proxy, fault, throttle, scenario, when_state, set_state, template, callbacks, name, head";
 
 /** The errors of a stub that must be invalid (and then yields no stub). */
 function errorsOf(raw: unknown, options?: ValidateStubOptions): string[] {
@@ -733,7 +733,7 @@ Deno.test("validateConfig: a __proto__ key at the top level is an unknown key, n
   assert.equal(config, undefined);
   assert.deepEqual(problems, [{
     level: "error",
-    message: "unknown top-level key '__proto__' (allowed: routes, port, cors, proxy_unmatched)",
+    message: "unknown top-level key '__proto__' (allowed: routes, port, cors, proxy_unmatched, wiremock)",
   }]);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
   assert.equal(({} as Record<string, unknown>).routes, undefined);
@@ -776,7 +776,7 @@ Deno.test("validateConfig: an unknown top-level key, with and without a hint", (
     { level: "error", message: "unknown top-level key 'ports' (did you mean 'port'?)" },
   ]);
   assert.deepEqual(validateConfig({ routes: [], stubs: [] }).problems, [
-    { level: "error", message: "unknown top-level key 'stubs' (allowed: routes, port, cors, proxy_unmatched)" },
+    { level: "error", message: "unknown top-level key 'stubs' (allowed: routes, port, cors, proxy_unmatched, wiremock)" },
   ]);
 });
 
@@ -828,7 +828,7 @@ Deno.test("validateConfig: returns every problem in order: top-level keys, port,
   });
   assert.equal(config, undefined);
   assert.deepEqual(problems, [
-    { level: "error", message: "unknown top-level key 'extra' (allowed: routes, port, cors, proxy_unmatched)" },
+    { level: "error", message: "unknown top-level key 'extra' (allowed: routes, port, cors, proxy_unmatched, wiremock)" },
     { level: "error", place: "port", message: 'must be an integer from 0 to 65535, got "x"' },
     { level: "error", place: "routes[0]", message: `invalid method 'FETCH' ${ALLOWED}` },
     { level: "error", place: "routes[0]", message: `path must start with '/', got "x"` },

@@ -364,7 +364,37 @@ export function validateStubInFull(
   for (const key in raw) { // for-in with hasOwn: Object.keys without the array
     if (Object.hasOwn(raw, key) && !known.includes(key)) errors.push(unknownField("field", key, known));
   }
+  const request = checkRequestPart(raw, errors);
+  const answer = checkAnswerPart(raw, errors, options);
+  const delivery = checkDeliveryPart(raw, errors, answer);
+  if (behaviour.template) {
+    if (answer.responseFunc !== undefined || answer.proxy !== undefined) {
+      errors.push(
+        `template applies to a stub's own answer, not to a ${
+          answer.proxy !== undefined ? "proxy" : "response function"
+        }`,
+      );
+    }
+    answer.responses.forEach((response, i) => {
+      if (statusTemplates[i] !== undefined) response.statusTemplate = statusTemplates[i];
+    });
+    checkResponseTemplates(answer.responses, answer.isSequence, errors);
+  }
+  if (errors.length) return { errors };
+  return { stub: buildStub(raw, request, answer, delivery, behaviour), errors };
+}
 
+/** What a stub's request part (method, path, query, conditions, identity) checks out to. */
+interface RequestPart {
+  method?: StubMethod;
+  segments: Segment[];
+  path: string;
+  query?: Record<string, ValuePatternSpec>;
+  compiled: ReturnType<typeof compileRequest>;
+}
+
+/** Checks what a stub matches: method, path, query parameters, request conditions, id, scope, priority, name, head. */
+function checkRequestPart(raw: Record<string, unknown>, errors: string[]): RequestPart {
   const { method, error: methodError } = checkMethod(raw.method);
   if (methodError) errors.push(methodError);
 
@@ -382,29 +412,7 @@ export function validateStubInFull(
     for (const problem of parsed.problems) errors.push(problem);
     if (parsed.template) ({ segments, path, query } = parsed.template);
   }
-
-  if (raw.query_params !== undefined) {
-    const extra = isMapping(raw.query_params) ? raw.query_params as Record<string, ValuePatternSpec> : undefined;
-    if (!extra) {
-      errors.push(
-        `query_params must be a mapping of names to values (text, {name}, {regex: …} or {absent: true}), got ${
-          describe(raw.query_params)
-        }`,
-      );
-    } else {
-      query ??= Object.create(null) as Record<string, ValuePatternSpec>;
-      for (const [key, given] of Object.entries(extra)) {
-        // YAML users write `page: 2` and mean the text "2".
-        const value = typeof given === "number" || typeof given === "boolean" ? String(given) : given;
-        if (key === "") {
-          errors.push("query_params has an empty parameter name");
-        } else if (Object.hasOwn(query, key)) {
-          errors.push(`query parameter '${key}' is set both in path and in query_params; keep one`);
-        } else query[key] = value;
-      }
-      if (Object.keys(query).length === 0) query = undefined;
-    }
-  }
+  query = mergeQueryParams(raw.query_params, query, errors);
 
   // Query values, request conditions and their captures (one name, one capture).
   const compiled = compileRequest(segments, query, raw.request, errors);
@@ -413,7 +421,6 @@ export function validateStubInFull(
     const problem = check(raw[field]);
     if (problem) errors.push(problem);
   }
-
   if (raw.name !== undefined && (typeof raw.name !== "string" || raw.name === "" || raw.name.length > 200)) {
     errors.push(`name must be text of 1 to 200 characters, got ${describe(raw.name)}`);
   }
@@ -424,7 +431,55 @@ export function validateStubInFull(
         : "head: false applies to GET stubs only (other methods never answer HEAD)",
     );
   }
+  return { method, segments, path, query, compiled };
+}
 
+/** `query_params` merged into the path's `?query` part (the same name in both is an error). */
+function mergeQueryParams(
+  given: unknown,
+  query: Record<string, ValuePatternSpec> | undefined,
+  errors: string[],
+): Record<string, ValuePatternSpec> | undefined {
+  if (given === undefined) return query;
+  const extra = isMapping(given) ? given as Record<string, ValuePatternSpec> : undefined;
+  if (!extra) {
+    errors.push(
+      `query_params must be a mapping of names to values (text, {name}, {regex: …} or {absent: true}), got ${
+        describe(given)
+      }`,
+    );
+    return query;
+  }
+  query ??= Object.create(null) as Record<string, ValuePatternSpec>;
+  for (const [key, value] of Object.entries(extra)) {
+    if (key === "") {
+      errors.push("query_params has an empty parameter name");
+    } else if (Object.hasOwn(query, key)) {
+      errors.push(`query parameter '${key}' is set both in path and in query_params; keep one`);
+    } else {
+      // YAML users write `page: 2` and mean the text "2".
+      query[key] = typeof value === "number" || typeof value === "boolean" ? String(value) : value;
+    }
+  }
+  return Object.keys(query).length === 0 ? undefined : query;
+}
+
+/** What a stub's answer checks out to: one of written responses (maybe a sequence), a function, a proxy. */
+interface AnswerPart {
+  responses: ResponseSpec[];
+  isSequence: boolean;
+  sequenceMode: SequenceMode;
+  delay?: Delay;
+  proxy?: string;
+  responseFunc?: unknown;
+}
+
+/** Checks how a stub answers: `proxy`, `response_func`, `sequence` or a plain response, never two of them. */
+function checkAnswerPart(
+  raw: Record<string, unknown>,
+  errors: string[],
+  options: ValidateStubOptions | undefined,
+): AnswerPart {
   const isSequence = raw.sequence !== undefined;
   // Where response functions are not allowed, `response_func` is only an unknown field.
   const responseFunc = options?.allowResponseFunc ? raw.response_func : undefined;
@@ -454,36 +509,7 @@ export function validateStubInFull(
     if (hasPlain.length) errors.push(`a response function computes the response; remove ${hasPlain.join(", ")}`);
     checkUnusedResponse(raw, errors, options);
   } else if (isSequence) {
-    const hasPlain = plainResponseFields(raw);
-    if (hasPlain.length) {
-      errors.push(`use either sequence or ${hasPlain.join("/")}, not both: move them into the sequence entries`);
-      checkUnusedResponse(raw, errors, options);
-    }
-    if (!Array.isArray(raw.sequence) || raw.sequence.length === 0) {
-      errors.push(
-        `sequence must be a non-empty list of responses ({status, headers, body, delay}), got ${
-          describe(raw.sequence)
-        }`,
-      );
-    } else {
-      raw.sequence.forEach((entry, i) => {
-        const prefix = `sequence[${i}].`;
-        if (!isMapping(entry)) {
-          errors.push(
-            `${prefix.slice(0, -1)} must be a mapping like {status: 200, body: {...}}, got ${describe(entry)}`,
-          );
-          return;
-        }
-        for (const key of Object.keys(entry)) {
-          if (!(ENTRY_FIELDS as readonly string[]).includes(key)) {
-            errors.push(`${prefix.slice(0, -1)}: ${unknownField("field", key, ENTRY_FIELDS)}`);
-          }
-        }
-        const response = checkResponse(entry, prefix, errors, true, options);
-        response.delay ??= delay;
-        responses.push(response);
-      });
-    }
+    responses = checkSequence(raw, delay, errors, options);
   } else {
     const response = checkResponse(raw, "", errors, false, options);
     response.delay = delay;
@@ -498,7 +524,52 @@ export function validateStubInFull(
       errors.push("sequence_mode only applies to a stub with a sequence; add sequence or remove sequence_mode");
     } else sequenceMode = raw.sequence_mode as SequenceMode;
   }
+  return { responses, isSequence, sequenceMode, delay, proxy, responseFunc };
+}
 
+/** Checks a `sequence` and its entries; an entry without its own delay takes the stub's. */
+function checkSequence(
+  raw: Record<string, unknown>,
+  delay: Delay | undefined,
+  errors: string[],
+  options: ValidateStubOptions | undefined,
+): ResponseSpec[] {
+  const responses: ResponseSpec[] = [];
+  const hasPlain = plainResponseFields(raw);
+  if (hasPlain.length) {
+    errors.push(`use either sequence or ${hasPlain.join("/")}, not both: move them into the sequence entries`);
+    checkUnusedResponse(raw, errors, options);
+  }
+  if (!Array.isArray(raw.sequence) || raw.sequence.length === 0) {
+    errors.push(
+      `sequence must be a non-empty list of responses ({status, headers, body, delay}), got ${describe(raw.sequence)}`,
+    );
+    return responses;
+  }
+  raw.sequence.forEach((entry, i) => {
+    const prefix = `sequence[${i}].`;
+    if (!isMapping(entry)) {
+      errors.push(`${prefix.slice(0, -1)} must be a mapping like {status: 200, body: {...}}, got ${describe(entry)}`);
+      return;
+    }
+    for (const key of Object.keys(entry)) {
+      if (!(ENTRY_FIELDS as readonly string[]).includes(key)) {
+        errors.push(`${prefix.slice(0, -1)}: ${unknownField("field", key, ENTRY_FIELDS)}`);
+      }
+    }
+    const response = checkResponse(entry, prefix, errors, true, options);
+    response.delay ??= delay;
+    responses.push(response);
+  });
+  return responses;
+}
+
+/** Checks how the answer goes out: `fault` and `throttle`, which apply to a stub's own answer only. */
+function checkDeliveryPart(
+  raw: Record<string, unknown>,
+  errors: string[],
+  answer: AnswerPart,
+): { fault?: Stub["fault"]; throttle?: number } {
   const fault = raw.fault;
   if (fault !== undefined && fault !== "disconnect" && fault !== "truncate") {
     errors.push(`fault must be 'disconnect' or 'truncate', got ${describe(fault)}`);
@@ -507,34 +578,36 @@ export function validateStubInFull(
   if (throttle !== undefined && (typeof throttle !== "number" || !Number.isInteger(throttle) || throttle < 1)) {
     errors.push(`throttle must be a whole number of bytes per second (1 or more), got ${describe(throttle)}`);
   }
-  if ((fault !== undefined || throttle !== undefined) && (proxy !== undefined || responseFunc !== undefined)) {
+  if (
+    (fault !== undefined || throttle !== undefined) && (answer.proxy !== undefined || answer.responseFunc !== undefined)
+  ) {
     errors.push(
       `${fault !== undefined ? "fault" : "throttle"} applies to a stub's own answer, not to a ${
-        proxy !== undefined ? "proxy" : "response function"
+        answer.proxy !== undefined ? "proxy" : "response function"
       }`,
     );
   }
+  return { fault: fault as Stub["fault"], throttle: throttle as number | undefined };
+}
 
-  if (behaviour.template) {
-    if (responseFunc !== undefined || proxy !== undefined) {
-      errors.push(
-        `template applies to a stub's own answer, not to a ${proxy !== undefined ? "proxy" : "response function"}`,
-      );
-    }
-    responses.forEach((response, i) => {
-      if (statusTemplates[i] !== undefined) response.statusTemplate = statusTemplates[i];
-    });
-    checkResponseTemplates(responses, isSequence, errors);
-  }
-  if (errors.length) return { errors };
+/** The stub from its checked parts (only called when there were no errors). */
+function buildStub(
+  raw: Record<string, unknown>,
+  request: RequestPart,
+  answer: AnswerPart,
+  delivery: { fault?: Stub["fault"]; throttle?: number },
+  behaviour: ReturnType<typeof checkBehaviour>,
+): Stub {
+  const { responseFunc, proxy, delay } = answer;
   const stub: Stub = {
-    method: method!,
-    path,
-    segments,
-    responses: responseFunc || proxy ? [] : responses,
-    isSequence,
-    sequenceMode,
+    method: request.method!,
+    path: request.path,
+    segments: request.segments,
+    responses: responseFunc || proxy ? [] : answer.responses,
+    isSequence: answer.isSequence,
+    sequenceMode: answer.sequenceMode,
   };
+  const { query, compiled } = request;
   if (query) stub.query = query;
   if (raw.id !== undefined) stub.id = raw.id as string;
   if (raw.name !== undefined) stub.name = raw.name as string;
@@ -551,8 +624,8 @@ export function validateStubInFull(
     stub.proxy = proxy;
     stub.delay = delay;
   }
-  if (fault !== undefined) stub.fault = fault as Stub["fault"];
-  if (throttle !== undefined) stub.throttle = throttle as number;
+  if (delivery.fault !== undefined) stub.fault = delivery.fault;
+  if (delivery.throttle !== undefined) stub.throttle = delivery.throttle;
   if (behaviour.step) {
     stub.scenario = behaviour.step.scenario;
     if (behaviour.step.whenState !== undefined) stub.whenState = behaviour.step.whenState;
@@ -560,7 +633,7 @@ export function validateStubInFull(
   }
   if (behaviour.template) stub.template = true;
   if (behaviour.callbacks) stub.callbacks = behaviour.callbacks;
-  return { stub, errors };
+  return stub;
 }
 
 /** A copy of `raw` whose template statuses (`"{{…}}"`, its own and its sequence entries') read 200; each kept by entry. */
