@@ -20,6 +20,7 @@ import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
 import { errorLine, type Output, printProblems, warnLine } from "./output.ts";
+import { openApiServe } from "./serve_openapi.ts";
 import { stopRequests } from "./signals.ts";
 import { countValue, DEFAULT_CONFIG_PATH, type ParsedArgs, portValue, secondsValue, UsageError } from "./usage.ts";
 
@@ -383,6 +384,8 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   const inline = await inlineStubs(inlineTexts, { stubs: configStubs, places: placeOf });
   problems.push(...locate ? await locate(inline.problems) : inline.problems); // a config stub's line
   locate = undefined; // it holds the parsed file: not for the server's whole life
+  const openapi = await openApiServe(values, [...configStubs, ...inline.stubs], placeOf);
+  if (openapi) problems.push(...openapi.problems);
   const tls = await readTls(settings.tls);
   if (tls !== undefined && "problem" in tls) problems.push(tls.problem);
   if (settings.filesRoot !== undefined) {
@@ -407,13 +410,16 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
     port = configPort;
   }
 
-  const stubs = [...configStubs, ...inline.stubs];
+  const mocked = openapi?.stubs ?? [];
+  const stubs = [...configStubs, ...inline.stubs, ...mocked];
+  const listed = configCount + inline.stubs.length;
+  const tablePlace = (i: number) => i < listed ? placeOf(i) : openapi!.places[i - listed];
   let server: StubServer;
   try {
     server = await stubServer(port, {
       hostname: settings.hostname,
       stubs: configStubs,
-      inline: inline.stubs,
+      inline: mocked.length ? [...inline.stubs, ...mocked] : inline.stubs,
       maxUnmatched: settings.maxUnmatched,
       maxBody: settings.maxBody,
       handlerTimeout: settings.handlerTimeoutMs,
@@ -443,6 +449,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   if (sources.file !== undefined) banner.push(`config: ${sources.file} (${configStubs.length} route(s))`);
   else banner.push(`config: none (${sources.note})`);
   if (inline.stubs.length) banner.push(`inline: ${inline.stubs.length} stub(s) from --stub`);
+  if (openapi) banner.push(...openapi.banner);
   const cors = settings.cors || configCors;
   if (cors) {
     banner.push(`cors: answering browser apps on ${cors === true ? "any origin" : cors.origins.join(", ")}`);
@@ -481,7 +488,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   }
   if (stubs.length === 0) {
     banner.push("no stubs defined: every request gets 404 and is recorded as unmatched (add --config or --stub)");
-  } else banner.push(...routeTable(stubs, placeOf));
+  } else banner.push(...routeTable(stubs, tablePlace));
 
   let stopWatching = () => {};
   if (settings.watch && sources.file !== undefined) {

@@ -205,6 +205,23 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: "stubs added over the admin API may use body_file, for files inside DIR only (symbolic links " +
           "followed); without it the admin API reads no file (default: $STUBTOOL_FILES_ROOT)",
       },
+      {
+        name: "openapi",
+        type: "string",
+        value: "SPEC",
+        help: "check the stubs against an OpenAPI 3.0/3.1 document at start ([WARN] lines for each drift)",
+      },
+      {
+        name: "mock",
+        type: "boolean",
+        help: "with --openapi: also answer every operation of SPEC (Swagger 2.0 too) from its examples or " +
+          "schemas; configured stubs win",
+      },
+      {
+        name: "strict-requests",
+        type: "boolean",
+        help: "with --mock: required query parameters and headers become conditions",
+      },
     ],
     examples: [
       "stubtool serve --config stubs.yaml",
@@ -212,6 +229,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       "STUBTOOL_PORT=9000 stubtool serve --config stubs.json --report-file coverage.json",
       "stubtool serve --config stubs.yaml --watch",
       "stubtool serve --config stubs.yaml --tls-self-signed --tls-cert-out stubtool.pem",
+      "stubtool serve --openapi openapi.yaml --mock",
     ],
   },
   {
@@ -348,13 +366,17 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "import",
-    args: "wiremock DIR|FILE",
+    args: "wiremock DIR|FILE | openapi SPEC",
     positionals: { min: 2, max: 2 },
-    summary: "convert WireMock mappings into a stubtool config",
-    description: "Read a WireMock folder (DIR/mappings/**/*.json and DIR/__files; a DIR without mappings/ is the\n" +
-      "mappings folder itself) or one mapping file, and write the stubs as a YAML config, body files copied\n" +
+    summary: "convert WireMock mappings or an OpenAPI description into a stubtool config",
+    description:
+      "wiremock: read a WireMock folder (DIR/mappings/**/*.json and DIR/__files; a DIR without mappings/ is\n" +
+      "the mappings folder itself) or one mapping file, and write the stubs as a YAML config, body files copied\n" +
       "beside it. A mapping stubtool cannot answer exactly as WireMock would is left out with one\n" +
-      "[WARN] FILE mappings[i]: 'X' is not supported: ... line per feature (docs/wiremock.md).",
+      "[WARN] FILE mappings[i]: 'X' is not supported: ... line per feature (docs/wiremock.md).\n" +
+      "openapi: read an OpenAPI 3.0/3.1 or Swagger 2.0 description and write one stub per operation, answering\n" +
+      "its first 2xx response with the example, else a value generated from the schema. An operation that\n" +
+      "cannot convert is left out with one [WARN] SPEC paths./x.get: 'X' is not supported: ... line.",
     flags: [
       {
         name: "out",
@@ -363,9 +385,22 @@ export const COMMANDS: readonly CommandSpec[] = [
         value: "FILE",
         help: "the config file to write (default: stubs.yaml)",
       },
-      { name: "strict", type: "boolean", help: "exit 1 when any mapping was left out (the file is still written)" },
+      {
+        name: "strict",
+        type: "boolean",
+        help: "exit 1 when any mapping or operation was left out (the file is still written)",
+      },
+      {
+        name: "strict-requests",
+        type: "boolean",
+        help: "openapi: required query parameters and headers become conditions (present, any value)",
+      },
     ],
-    examples: ["stubtool import wiremock ./wiremock -o stubs.yaml", "stubtool import wiremock mappings/users.json"],
+    examples: [
+      "stubtool import wiremock ./wiremock -o stubs.yaml",
+      "stubtool import wiremock mappings/users.json",
+      "stubtool import openapi openapi.yaml -o stubs.yaml",
+    ],
   },
   {
     name: "stubs",
