@@ -11,6 +11,7 @@
  */
 
 import { sample } from "openapi-sampler";
+import * as randexp from "randexp";
 import { ID } from "../stubs/request.ts";
 
 type Json = Record<string, unknown>;
@@ -70,6 +71,74 @@ function captureName(raw: string, taken: Set<string>): string {
   return name;
 }
 
+/** randexp is CommonJS: its module is the class, which the types call the default export. */
+const RandExp = ((randexp as { default?: unknown }).default ?? randexp) as new (pattern: string) => {
+  max: number;
+  randInt(low: number, high: number): number;
+  gen(): string;
+};
+
+/** Keys under which a document holds values, not schemas: never looked into for patterns. */
+const VALUE_KEYS = new Set(["example", "examples", "default", "enum", "const"]);
+
+/**
+ * A string matching `pattern` within the schema's lengths: the shortest one randexp builds
+ * (each quantifier at its least, each alternative the first), else one of a few seeded ones;
+ * undefined when none fits (or the pattern is not a JavaScript regular expression).
+ */
+function patternSample(pattern: string, minLength = 0, maxLength = Infinity): string | undefined {
+  let regex: RegExp;
+  try {
+    regex = new RegExp(pattern, "u");
+  } catch {
+    return undefined;
+  }
+  let state = 1;
+  const next = () => state = (state * 1103515245 + 12345) % 2 ** 31;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    try {
+      const generator = new RandExp(pattern);
+      generator.max = Math.max(4, minLength);
+      generator.randInt = attempt === 0
+        ? (low: number) => low
+        : (low: number, high: number) => low + next() % (high - low + 1);
+      const text = generator.gen();
+      if (regex.test(text) && text.length >= minLength && text.length <= maxLength) return text;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Gives each string schema with a `pattern` (and no example, default, enum or const) an
+ * `example` that matches it, in place: the sampler's own pattern strings often do not.
+ */
+function addPatternExamples(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) addPatternExamples(item);
+    return;
+  }
+  if (!isObject(node)) return;
+  const type = node.type;
+  if (
+    typeof node.pattern === "string" && node.example === undefined && node.default === undefined &&
+    node.enum === undefined && node.const === undefined &&
+    (type === undefined || type === "string" || (Array.isArray(type) && type.includes("string")))
+  ) {
+    const text = patternSample(
+      node.pattern,
+      typeof node.minLength === "number" ? node.minLength : undefined,
+      typeof node.maxLength === "number" ? node.maxLength : undefined,
+    );
+    if (text !== undefined) node.example = text;
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if (!VALUE_KEYS.has(key) && !key.startsWith("x-")) addPatternExamples(value);
+  }
+}
+
 class Converter {
   readonly #doc: Json;
   readonly #file: string;
@@ -79,7 +148,9 @@ class Converter {
   readonly result: OpenApiConversion;
 
   constructor(doc: Json, file: string, options: OpenApiImportOptions) {
-    this.#doc = doc;
+    // A copy: the caller's document stays as it was.
+    this.#doc = structuredClone(doc);
+    addPatternExamples(this.#doc);
     this.#file = file;
     this.#options = options;
     this.#swagger = doc.swagger !== undefined;
