@@ -177,3 +177,81 @@ for (const { file, operations, converted } of SPECS) {
     assert.ok(await checkAnswers(served.url, doc!, expected) > 0, "some answers have a schema to check");
   });
 }
+
+for (const { file, converted } of SPECS) {
+  const name = file.slice(file.lastIndexOf(file.includes("oas-examples") ? "oas-examples" : "tests"));
+  for (const adapter of ADAPTERS) {
+    Deno.test(`[${adapter}] openApiToConfig ${name}: stubServer answers every operation as its schema says`, async () => {
+      const { doc } = await readOpenApiDocument(file, { swagger: true });
+      const { routes, warnings } = openApiToConfig(doc!, file);
+      assert.equal(routes.length, converted);
+      assert.equal(warnings.every((w) => w.message.startsWith(`${w.place}: 'responses' is not supported: `)), true);
+      const { config, problems } = validateConfig({ routes });
+      assert.deepEqual(problems.filter((p) => p.level === "error"), []);
+      await using server = await stubServer(0, { adapter, stubs: config!.routes });
+      assert.ok(await checkAnswers(server.url, doc!, expectations(doc!).expected) > 0);
+    });
+  }
+}
+
+Deno.test("serve --openapi SPEC --mock: the spec's operations answer, configured stubs win, their drift is warned", async () => {
+  await using dir = await tempDir();
+  const spec = join(ROOT, "tests/fixtures/openapi/petstore.yaml");
+  const config = join(dir.path, "stubs.yaml");
+  // Less specific than the spec's /pets/{petId}, yet it wins: the spec's stubs come below every configured one.
+  await Deno.writeTextFile(config, "routes:\n  - method: GET\n    path: /{kind}/{id}\n    body: { id: 7 }\n");
+  const served = await startServe([
+    "--port",
+    "0",
+    "--quiet",
+    "--config",
+    config,
+    "--openapi",
+    spec,
+    "--mock",
+    "--stub",
+    'GET /pets -> 200 [{"id": 1, "name": "Rex"}]',
+  ]);
+  await using _ = served.process;
+  const banner = served.process.stdout.split("\n");
+  assert.ok(
+    banner.includes(
+      `openapi: ${spec} (OpenAPI 3.0.0, 3 operation(s)): 3 mocked (configured stubs win); ` +
+        "2 configured stub(s) checked: 1 drift(s), see the warnings",
+    ),
+    served.process.stdout,
+  );
+  assert.ok(banner.includes(`  POST  /pets          201  ${spec} paths./pets.post`), served.process.stdout);
+  assert.equal(
+    served.process.stderr,
+    "[WARN] routes[0]: GET /{kind}/{id}: body lacks the required property 'name' (spec: GET /pets/{petId} 200)\n",
+  );
+  const pets = await fetch(`${served.url}/pets`);
+  assert.deepEqual(await pets.json(), [{ id: 1, name: "Rex" }]);
+  const pet = await fetch(`${served.url}/pets/3`);
+  assert.deepEqual(await pet.json(), { id: 7 });
+  const created = await fetch(`${served.url}/pets`, { method: "POST", body: '{"id": 2, "name": "Tom"}' });
+  assert.equal(created.status, 201);
+  assert.equal(await created.text(), "");
+});
+
+Deno.test("serve --openapi SPEC --mock reads Swagger 2.0; without --mock a Swagger spec is refused, and --mock needs --openapi", async () => {
+  const swagger = join(EXAMPLES, "2.0/json/petstore.json");
+  const served = await startServe(["--port", "0", "--quiet", "--openapi", swagger, "--mock"]);
+  await using _ = served.process;
+  assert.match(served.process.stdout, /^openapi: .*petstore\.json \(Swagger 2\.0, 20 operation\(s\)\): 13 mocked/m);
+  assert.equal(lines(served.process.stderr).length, 7, served.process.stderr);
+  const inventory = await fetch(`${served.url}/store/inventory`);
+  assert.equal(inventory.status, 200);
+  assert.deepEqual(await inventory.json(), { property1: 0, property2: 0 });
+
+  const refused = await runCli(["serve", "--port", "0", "--openapi", swagger]);
+  assert.equal(refused.code, 1);
+  assert.equal(
+    refused.stderr,
+    `[ERROR] ${swagger}: OpenAPI 2.0 (Swagger) is not supported: convert it to OpenAPI 3.0 or 3.1\n`,
+  );
+  const usage = await runCli(["serve", "--port", "0", "--mock"]);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /^\[ERROR\] --mock answers the operations of an OpenAPI document: add --openapi SPEC/);
+});
