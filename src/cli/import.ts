@@ -107,7 +107,8 @@ async function importOpenApi(
   }
   const left = converted.warnings.length;
   output.out(
-    `imported ${converted.routes.length} stub(s) from ${converted.operations} operation(s) of ${source} → ${out}` +
+    `imported ${converted.routes.length} stub(s) from ${converted.operations} operation(s) of ${source} → ` +
+      `${(values.out as string | undefined) ?? "stubs.yaml"}` +
       (left ? ` (${left} operation(s) left out, see the warnings)` : ""),
   );
   return values.strict === true && left > 0 ? 1 : 0;
