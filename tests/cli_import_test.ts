@@ -9,6 +9,7 @@ import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { fixture, lines, runCli, startServe, tempDir } from "./_cli.ts";
+import { VERSION } from "../src/version.ts";
 
 async function wiremockFolder(root: string): Promise<void> {
   await mkdir(join(root, "mappings", "users"), { recursive: true });
@@ -105,7 +106,7 @@ Deno.test("import: an unknown format is a usage error, a missing source a one-li
   assert.equal(format.code, 2);
   assert.equal(
     format.stderr,
-    "[ERROR] import: unknown format 'mockoon' (formats: wiremock, har); run stubtool import --help\n",
+    "[ERROR] import: unknown format 'mockoon' (formats: wiremock, openapi, har); run stubtool import --help\n",
   );
   await using dir = await tempDir();
   const missing = join(dir.path, "nope");
@@ -310,4 +311,83 @@ Deno.test("import har: README's command writes tests/fixtures/har/shop.yaml, the
   ]);
   assert.equal(code, 0, stderr);
   assert.equal(await readFile(out, "utf8"), await readFile(fixture("har/shop.yaml"), "utf8"));
+});
+
+Deno.test("import openapi: one stub per operation, written as a config that validates against its spec", async () => {
+  await using dir = await tempDir();
+  const spec = "tests/fixtures/openapi/petstore.yaml";
+  const out = join(dir.path, "pets.yaml");
+  const { code, stdout, stderr } = await runCli(["import", "openapi", spec, "-o", out]);
+  assert.equal(code, 0, stderr);
+  assert.equal(stderr, "");
+  assert.equal(stdout, `imported 3 stub(s) from 3 operation(s) of ${spec} → ${out}\n`);
+  assert.equal(
+    await readFile(out, "utf8"),
+    [
+      `# Imported by stubtool ${VERSION} from OpenAPI 3.0.0 ${spec}`,
+      "routes:",
+      "  - method: GET",
+      "    path: /pets",
+      "    id: listPets",
+      "    status: 200",
+      "    headers:",
+      "      content-type: application/json",
+      "    body:",
+      "      - id: 0",
+      "        name: string",
+      "        tag: string",
+      "  - method: POST",
+      "    path: /pets",
+      "    id: createPets",
+      "    status: 201",
+      "  - method: GET",
+      "    path: /pets/{petId}",
+      "    id: showPetById",
+      "    status: 200",
+      "    headers:",
+      "      content-type: application/json",
+      "    body:",
+      "      id: 0",
+      "      name: string",
+      "      tag: string",
+      "",
+    ].join("\n"),
+  );
+  const checked = await runCli(["validate", out, "--openapi", spec]);
+  assert.equal(checked.code, 0, checked.stderr);
+  assert.deepEqual(lines(checked.stdout), [
+    `[OK] ${out} is valid (3 route(s) defined)`,
+    `[OK] every stub agrees with ${spec} (OpenAPI 3.0.0, 3 operation(s))`,
+  ]);
+});
+
+Deno.test("import openapi: operations left out are [WARN] lines; --strict exits 1; a spec that is not one is an [ERROR]", async () => {
+  await using dir = await tempDir();
+  const spec = join(dir.path, "api.yaml");
+  await writeFile(
+    spec,
+    "openapi: 3.1.0\ninfo: {title: t, version: '1'}\npaths:\n" +
+      "  /a: {get: {responses: {'200': {description: ok}}}}\n" +
+      "  /b: {post: {responses: {'405': {description: no}}}}\n",
+  );
+  const out = join(dir.path, "out.yaml");
+  const strict = await runCli(["import", "openapi", spec, "-o", out, "--strict"]);
+  assert.equal(strict.code, 1);
+  assert.equal(
+    strict.stderr,
+    `[WARN] ${spec} paths./b.post: 'responses' is not supported: the operation declares no 2xx or default response to answer with (declared: 405)\n`,
+  );
+  assert.equal(
+    strict.stdout,
+    `imported 1 stub(s) from 2 operation(s) of ${spec} → ${out} (1 operation(s) left out, see the warnings)\n`,
+  );
+  assert.equal((await runCli(["import", "openapi", spec, "-o", out])).code, 0);
+
+  await writeFile(spec, "routes: []\n");
+  const bad = await runCli(["import", "openapi", spec, "-o", out]);
+  assert.equal(bad.code, 1);
+  assert.equal(bad.stderr, `[ERROR] ${spec}: not an OpenAPI document: it has no 'openapi' version field\n`);
+  const usage = await runCli(["import", "wiremock", dir.path, "--strict-requests"]);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /^\[ERROR\] --strict-requests is for import openapi/);
 });

@@ -776,7 +776,10 @@ Deno.test("validateConfig: an unknown top-level key, with and without a hint", (
     { level: "error", message: "unknown top-level key 'ports' (did you mean 'port'?)" },
   ]);
   assert.deepEqual(validateConfig({ routes: [], stubs: [] }).problems, [
-    { level: "error", message: "unknown top-level key 'stubs' (allowed: routes, port, cors, proxy_unmatched, wiremock)" },
+    {
+      level: "error",
+      message: "unknown top-level key 'stubs' (allowed: routes, port, cors, proxy_unmatched, wiremock)",
+    },
   ]);
 });
 
@@ -828,7 +831,10 @@ Deno.test("validateConfig: returns every problem in order: top-level keys, port,
   });
   assert.equal(config, undefined);
   assert.deepEqual(problems, [
-    { level: "error", message: "unknown top-level key 'extra' (allowed: routes, port, cors, proxy_unmatched, wiremock)" },
+    {
+      level: "error",
+      message: "unknown top-level key 'extra' (allowed: routes, port, cors, proxy_unmatched, wiremock)",
+    },
     { level: "error", place: "port", message: 'must be an integer from 0 to 65535, got "x"' },
     { level: "error", place: "routes[0]", message: `invalid method 'FETCH' ${ALLOWED}` },
     { level: "error", place: "routes[0]", message: `path must start with '/', got "x"` },

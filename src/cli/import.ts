@@ -3,6 +3,8 @@
  * stubtool config (src/formats/wiremock/), body files copied into a folder beside it.
  * `stubtool import har FILE [-o FILE]`: a HAR recording (src/formats/har.ts) written as
  * `stubtool record` writes its exchanges (src/cli/record.ts).
+ * `stubtool import openapi SPEC [-o FILE] [--strict-requests] [--strict]`: one stub per
+ * operation of an OpenAPI description (src/formats/openapi_import.ts).
  * @module
  */
 
@@ -12,7 +14,7 @@ import { basename, dirname, join } from "node:path";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
-import { errorLine, warnLine } from "./output.ts";
+import { errorLine, printProblems, warnLine } from "./output.ts";
 import { type ParsedArgs, urlValue, UsageError } from "./usage.ts";
 
 /**
@@ -22,8 +24,26 @@ import { type ParsedArgs, urlValue, UsageError } from "./usage.ts";
  */
 export async function importCommand(args: ParsedArgs, ctx: CliContext): Promise<number> {
   const [kind] = args.positionals;
+  if (kind !== "wiremock" && kind !== "har" && kind !== "openapi") {
+    throw new UsageError(`import: unknown format '${kind}' (formats: wiremock, openapi, har)`, "import");
+  }
+  if (kind !== "openapi" && args.values["strict-requests"] === true) {
+    throw new UsageError("--strict-requests is for import openapi (the other formats say what they require)", "import");
+  }
   if (kind === "har") return await importHar(args, ctx);
-  if (kind !== "wiremock") throw new UsageError(`import: unknown format '${kind}' (formats: wiremock, har)`, "import");
+  if (kind === "openapi") {
+    for (const flag of HAR_ONLY) {
+      if (args.values[flag] !== undefined) {
+        throw new UsageError(`import openapi: --${flag} applies to import har (and record) only`, "import");
+      }
+    }
+    const checked = checkOutputPath((args.values.out as string | undefined) ?? "stubs.yaml");
+    if ("problem" in checked) {
+      ctx.output.err(errorLine("--out", checked.problem));
+      return 1;
+    }
+    return await importOpenApi(args.positionals[1], checked.path, args.values, ctx.output);
+  }
   for (const flag of HAR_ONLY) {
     if (args.values[flag] !== undefined) {
       throw new UsageError(`import wiremock: --${flag} applies to import har (and record) only`, "import");
@@ -164,6 +184,45 @@ async function importWireMock({ positionals, values }: ParsedArgs, { output }: C
     `imported ${folder.routes.length} stub(s) from ${folder.files} mapping file(s)` +
       (copies.length ? `, ${copies.length} body file(s)` : "") + ` → ${out}` +
       (left ? ` (${left} mapping(s) or file(s) left out, see the warnings)` : ""),
+  );
+  return values.strict === true && left > 0 ? 1 : 0;
+}
+
+/**
+ * `import openapi`: reads the spec as `validate --openapi` does (Swagger 2.0 too), prints one
+ * `[WARN] SPEC paths./x.get: 'X' is not supported: …` line per operation left out, writes the
+ * config. Returns 0, or 1 when the spec cannot be used or the file not written, and with
+ * `--strict` when an operation was left out.
+ */
+async function importOpenApi(
+  source: string,
+  out: string,
+  values: ParsedArgs["values"],
+  output: CliContext["output"],
+): Promise<number> {
+  const { readOpenApiDocument } = await import("../report/openapi.ts");
+  const { doc, problems } = await readOpenApiDocument(source, { swagger: true });
+  printProblems(output, problems, source);
+  if (!doc) return 1;
+  const { openApiToConfig } = await import("../formats/openapi_import.ts");
+  const converted = openApiToConfig(doc, source, { strictRequests: values["strict-requests"] === true });
+  for (const warning of converted.warnings) {
+    output.err(warnLine(warning.place, warning.message.slice(warning.place.length + 2)));
+  }
+  const { stringify } = await import("yaml");
+  const text = `# Imported by stubtool ${VERSION} from ${converted.version} ${source}\n` +
+    stringify({ routes: converted.routes }, { lineWidth: 0 });
+  try {
+    await writeFileAtomic(out, text);
+  } catch (error) {
+    output.err(errorLine(out, `cannot write the config: ${describeWriteError(error)}`));
+    return 1;
+  }
+  const left = converted.warnings.length;
+  output.out(
+    `imported ${converted.routes.length} stub(s) from ${converted.operations} operation(s) of ${source} → ` +
+      `${(values.out as string | undefined) ?? "stubs.yaml"}` +
+      (left ? ` (${left} operation(s) left out, see the warnings)` : ""),
   );
   return values.strict === true && left > 0 ? 1 : 0;
 }

@@ -21,6 +21,7 @@ import type { WireMockFolders } from "../formats/wiremock/load.ts";
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
 import { errorLine, type Output, printProblems, warnLine } from "./output.ts";
+import { openApiServe } from "./serve_openapi.ts";
 import { stopRequests } from "./signals.ts";
 import { countValue, DEFAULT_CONFIG_PATH, type ParsedArgs, portValue, secondsValue, UsageError } from "./usage.ts";
 
@@ -411,6 +412,8 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
     wiremock = loadWireMockFolders(wiremockDirs, { ...wiremockOptions, takenIds });
     problems.push(...wiremock.problems);
   }
+  const openapi = await openApiServe(values, [...configStubs, ...inline.stubs], placeOf);
+  if (openapi) problems.push(...openapi.problems);
   const tls = await readTls(settings.tls);
   if (tls !== undefined && "problem" in tls) problems.push(tls.problem);
   if (settings.filesRoot !== undefined) {
@@ -436,19 +439,23 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   }
 
   const wiremockStubs = wiremock?.batches.flat() ?? [];
-  const stubs = [...configStubs, ...wiremockStubs, ...inline.stubs];
+  const mocked = openapi?.stubs ?? [];
+  const stubs = [...configStubs, ...wiremockStubs, ...inline.stubs, ...mocked];
+  const beforeMocked = configCount + wiremockStubs.length + inline.stubs.length;
   const tablePlace = (i: number) =>
     i < configCount
       ? `routes[${i}]`
       : i < configCount + wiremockStubs.length
       ? `wiremock ${wiremockStubs[i - configCount].name}`
-      : `--stub[${i - configCount - wiremockStubs.length}]`;
+      : i < beforeMocked
+      ? `--stub[${i - configCount - wiremockStubs.length}]`
+      : openapi!.places[i - beforeMocked];
   let server: StubServer;
   try {
     server = await stubServer(port, {
       hostname: settings.hostname,
       stubs: configStubs,
-      inline: inline.stubs,
+      inline: mocked.length ? [...inline.stubs, ...mocked] : inline.stubs,
       wiremock: wiremock?.batches,
       maxUnmatched: settings.maxUnmatched,
       maxBody: settings.maxBody,
@@ -486,6 +493,7 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
     );
   }
   if (inline.stubs.length) banner.push(`inline: ${inline.stubs.length} stub(s) from --stub`);
+  if (openapi) banner.push(...openapi.banner);
   const cors = settings.cors || configCors;
   if (cors) {
     banner.push(`cors: answering browser apps on ${cors === true ? "any origin" : cors.origins.join(", ")}`);

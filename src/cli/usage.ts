@@ -248,6 +248,23 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: "stubs added over the admin API may use body_file, for files inside DIR only (symbolic links " +
           "followed); without it the admin API reads no file (default: $STUBTOOL_FILES_ROOT)",
       },
+      {
+        name: "openapi",
+        type: "string",
+        value: "SPEC",
+        help: "check the stubs against an OpenAPI 3.0/3.1 document at start ([WARN] lines for each drift)",
+      },
+      {
+        name: "mock",
+        type: "boolean",
+        help: "with --openapi: also answer every operation of SPEC (Swagger 2.0 too) from its examples or " +
+          "schemas; configured stubs win",
+      },
+      {
+        name: "strict-requests",
+        type: "boolean",
+        help: "with --mock: required query parameters and headers become conditions",
+      },
     ],
     examples: [
       "stubtool serve --config stubs.yaml",
@@ -255,6 +272,7 @@ export const COMMANDS: readonly CommandSpec[] = [
       "STUBTOOL_PORT=9000 stubtool serve --config stubs.json --report-file coverage.json",
       "stubtool serve --config stubs.yaml --watch",
       "stubtool serve --config stubs.yaml --tls-self-signed --tls-cert-out stubtool.pem",
+      "stubtool serve --openapi openapi.yaml --mock",
     ],
   },
   {
@@ -407,13 +425,16 @@ export const COMMANDS: readonly CommandSpec[] = [
   },
   {
     name: "import",
-    args: "wiremock DIR|FILE | har FILE",
+    args: "wiremock DIR|FILE | openapi SPEC | har FILE",
     positionals: { min: 2, max: 2 },
-    summary: "convert WireMock mappings or a HAR recording into a stubtool config",
+    summary: "convert WireMock mappings, an OpenAPI description or a HAR recording into a stubtool config",
     description: "wiremock: read a WireMock folder (DIR/mappings/**/*.json and DIR/__files; a DIR without mappings/\n" +
       "is the mappings folder itself) or one mapping file, and write the stubs as a YAML config, body files\n" +
       "copied beside it. A mapping stubtool cannot answer exactly as WireMock would is left out with one\n" +
       "[WARN] FILE mappings[i]: 'X' is not supported: ... line per feature (docs/wiremock.md).\n" +
+      "openapi: read an OpenAPI 3.0/3.1 or Swagger 2.0 description and write one stub per operation, answering\n" +
+      "its first 2xx response with the example, else a value generated from the schema. An operation that\n" +
+      "cannot convert is left out with one [WARN] SPEC paths./x.get: 'X' is not supported: ... line.\n" +
       "har: read a browser's or proxy's HAR recording and write it as record does: one stub per distinct\n" +
       "request, sequences for repeated ones. An entry that cannot be replayed exactly (no response, a\n" +
       "WebSocket, not http(s), a body the HAR leaves out) is left out with a [WARN] FILE entries[i]: line.",
@@ -428,7 +449,12 @@ export const COMMANDS: readonly CommandSpec[] = [
       {
         name: "strict",
         type: "boolean",
-        help: "exit 1 when any mapping or entry was left out (the file is still written)",
+        help: "exit 1 when any mapping, operation or entry was left out (the file is still written)",
+      },
+      {
+        name: "strict-requests",
+        type: "boolean",
+        help: "openapi: required query parameters and headers become conditions (present, any value)",
       },
       ...RECORDING_FLAGS.map((flag) => ({ ...flag, help: `har: ${flag.help}` })),
       {
@@ -441,6 +467,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     examples: [
       "stubtool import wiremock ./wiremock -o stubs.yaml",
       "stubtool import wiremock mappings/users.json",
+      "stubtool import openapi openapi.yaml -o stubs.yaml",
       "stubtool import har session.har -o stubs.yaml --keep-request-header authorization",
     ],
   },

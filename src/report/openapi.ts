@@ -570,17 +570,22 @@ function eachSchema(doc: Json, visit: (schema: unknown) => void): void {
 
 /**
  * Reads an OpenAPI 3.0 or 3.1 document (YAML or JSON; `$ref`s to other files are bundled
- * in) and checks that it is a valid one. Problems are placed at the file:
- * `api.yaml: no such file`, `api.yaml: not a valid OpenAPI document: …`.
+ * in, internal `$ref`s kept) and checks that it is a valid one; with `swagger: true`, a
+ * Swagger 2.0 document too. Problems are placed at the file: `api.yaml: no such file`,
+ * `api.yaml: not a valid OpenAPI document: …`. `stubtool import openapi` and
+ * `serve --openapi` read specs through this, as {@link loadOpenApi} does.
  *
  * @example
  * ```ts
- * import { loadOpenApi } from "./openapi.ts";
- * const { spec, problems } = await loadOpenApi("missing.yaml");
- * console.log(spec, problems[0].message); // undefined "no such file"
+ * import { readOpenApiDocument } from "./openapi.ts";
+ * const { doc, problems } = await readOpenApiDocument("missing.yaml");
+ * console.log(doc, problems[0].message); // undefined "no such file"
  * ```
  */
-export async function loadOpenApi(file: string): Promise<{ spec?: OpenApiSpec; problems: Problem[] }> {
+export async function readOpenApiDocument(
+  file: string,
+  options: { swagger?: boolean } = {},
+): Promise<{ doc?: Record<string, unknown>; problems: Problem[] }> {
   const fail = (message: string) => ({ problems: [{ level: "error" as const, place: file, message }] });
   try {
     await readFile(file);
@@ -588,16 +593,14 @@ export async function loadOpenApi(file: string): Promise<{ spec?: OpenApiSpec; p
     return fail(describeReadError(error));
   }
   const parser = await import("@readme/openapi-parser");
-  let doc: Json;
   try {
     const raw = await parser.parse(file) as unknown;
     if (isObject(raw) && raw.swagger !== undefined) {
-      return fail("OpenAPI 2.0 (Swagger) is not supported: convert it to OpenAPI 3.0 or 3.1");
-    }
-    if (!isObject(raw) || raw.openapi === undefined) {
+      if (!options.swagger) return fail("OpenAPI 2.0 (Swagger) is not supported: convert it to OpenAPI 3.0 or 3.1");
+      if (String(raw.swagger) !== "2.0") return fail(`Swagger ${raw.swagger} is not supported: stubtool reads 2.0`);
+    } else if (!isObject(raw) || raw.openapi === undefined) {
       return fail("not an OpenAPI document: it has no 'openapi' version field");
-    }
-    if (!/^3\.[01]\./.test(String(raw.openapi))) {
+    } else if (!/^3\.[01]\./.test(String(raw.openapi))) {
       return fail(`OpenAPI ${raw.openapi} is not supported: stubtool reads OpenAPI 3.0 and 3.1`);
     }
     const checked = await parser.validate(file);
@@ -609,7 +612,7 @@ export async function loadOpenApi(file: string): Promise<{ spec?: OpenApiSpec; p
       }));
       return { problems };
     }
-    doc = await parser.bundle(file) as unknown as Json;
+    return { doc: await parser.bundle(file) as unknown as Json, problems: [] };
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).split("\n")[0];
     // `Error parsing api.yaml: missed comma between flow collection entries (3:10)`
@@ -621,6 +624,30 @@ export async function loadOpenApi(file: string): Promise<{ spec?: OpenApiSpec; p
     }
     return fail(`cannot read the OpenAPI document: ${message}`);
   }
+}
+
+/**
+ * Reads an OpenAPI 3.0 or 3.1 document (see {@link readOpenApiDocument}) and compiles it
+ * for the checks of {@link OpenApiSpec}.
+ *
+ * @example
+ * ```ts
+ * import { loadOpenApi } from "./openapi.ts";
+ * const { spec, problems } = await loadOpenApi("missing.yaml");
+ * console.log(spec, problems[0].message); // undefined "no such file"
+ * ```
+ */
+export async function loadOpenApi(file: string): Promise<{ spec?: OpenApiSpec; problems: Problem[] }> {
+  const { doc, problems } = await readOpenApiDocument(file);
+  if (!doc) return { problems };
+  return { spec: await compileOpenApi(file, doc), problems: [] };
+}
+
+/**
+ * An {@link OpenApiSpec} of a document {@link readOpenApiDocument} read (OpenAPI 3.0 or 3.1).
+ * Its 3.0 schemas are rewritten in place for ajv: convert the document to stubs first.
+ */
+export async function compileOpenApi(file: string, doc: Record<string, unknown>): Promise<OpenApiSpec> {
   const version = String(doc.openapi);
   const options = { strict: false, allErrors: true, logger: false as const, validateSchema: false };
   let ajv: AjvLike;
@@ -640,5 +667,5 @@ export async function loadOpenApi(file: string): Promise<{ spec?: OpenApiSpec; p
   (typeof formats.default === "function" ? formats.default : formats.default.default)(ajv);
   for (const [name, format] of Object.entries(OPENAPI_FORMATS)) ajv.addFormat(name, format);
   ajv.addSchema(doc, SPEC_KEY);
-  return { spec: new OpenApiSpec(file, doc, ajv), problems: [] };
+  return new OpenApiSpec(file, doc, ajv);
 }

@@ -82,6 +82,26 @@ describe("npm package: the stubtool bin", () => {
     }
   });
 
+  it("imports an OpenAPI spec and mocks it with serve --openapi --mock under Node (openapi-sampler and randexp ship)", async () => {
+    const spec = new URL("../fixtures/openapi/petstore.yaml", import.meta.url).pathname;
+    const imported = run(bin, ["import", "openapi", spec, "-o", "pets.yaml"], pkg.dir);
+    assert.equal(imported.stdout, `imported 3 stub(s) from 3 operation(s) of ${spec} → pets.yaml\n`);
+    assert.match(run(bin, ["validate", "pets.yaml"], pkg.dir).stdout, /^\[OK\] pets\.yaml is valid \(3 route/);
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const server = start(bin, ["serve", "--port", String(port), "--openapi", spec, "--mock"], pkg.dir);
+    try {
+      await waitForHealth(url, server.exited);
+      assert.deepEqual(await (await fetch(`${url}/pets/42`)).json(), { id: 0, name: "string", tag: "string" });
+      assert.equal((await fetch(`${url}/pets`, { method: "POST", body: "{}" })).status, 201);
+    } finally {
+      server.child.kill("SIGTERM");
+    }
+    const { code, stdout, stderr } = await server.exited;
+    assert.equal(code, 0, `exit ${code}\n${stdout}\n${stderr}`);
+    assert.match(stdout, /^openapi: \S+petstore\.yaml \(OpenAPI 3\.0\.0, 3 operation\(s\)\): 3 mocked/m);
+  });
+
   it("serves config and inline stubs, and exits 0 on SIGTERM after writing the report file", async () => {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}`;

@@ -49,8 +49,8 @@ describe("npm package: contents and manifest", () => {
     assert.deepEqual(manifest.engines, { node: ">=20" });
     assert.deepEqual(manifest.bin, { stubtool: "esm/cli.js" });
     // yaml for configs; the OpenAPI parser and the schema validator for --openapi (loaded only then);
-    // node-forge for a self-signed TLS certificate (loaded only then); handlebars and
-    // jsonpath-plus for response templates.
+    // node-forge for a self-signed TLS certificate (loaded only then); handlebars and jsonpath-plus for
+    // response templates; openapi-sampler and randexp for import openapi and serve --mock (loaded only then).
     const runtime = [
       "@readme/openapi-parser",
       "ajv",
@@ -58,6 +58,8 @@ describe("npm package: contents and manifest", () => {
       "handlebars",
       "jsonpath-plus",
       "node-forge",
+      "openapi-sampler",
+      "randexp",
       "yaml",
     ];
     assert.deepEqual(manifest.dependencies, Object.fromEntries(runtime.map((n) => [n, devManifest.dependencies[n]])));

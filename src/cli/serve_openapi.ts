@@ -1,0 +1,90 @@
+/**
+ * `serve --openapi SPEC [--mock [--strict-requests]]`: the configured stubs checked against an
+ * OpenAPI document at start (each drift a `[WARN]` line, as `validate --openapi` words it),
+ * and with `--mock` one stub per operation of the spec (src/formats/openapi_import.ts), served
+ * in memory below every configured stub, so one command mocks a whole API.
+ * @module
+ */
+
+import type { Stub } from "../stubs/model.ts";
+import { type Problem, validateConfig } from "../stubs/validate.ts";
+import type { ParsedArgs } from "./usage.ts";
+import { UsageError } from "./usage.ts";
+
+/** The priority of the spec's stubs: below every configured stub (default 0), whatever its path. */
+const MOCK_PRIORITY = -1;
+
+/** What `--openapi` adds to serve. */
+export interface OpenApiServe {
+  /** The spec's stubs (`--mock`), each with its place (`SPEC paths./pets.get`). */
+  stubs: Stub[];
+  places: string[];
+  /** The spec's own problems (errors), operations left out and drifts of configured stubs (warnings). */
+  problems: Problem[];
+  /** Lines for the start banner. */
+  banner: string[];
+}
+
+/**
+ * Reads `--openapi SPEC` for serve; undefined without it. `configured` are the stubs of the
+ * config file and `--stub`s, in order, `placeOf` names them (`routes[2]`, `--stub[0]`).
+ */
+export async function openApiServe(
+  values: ParsedArgs["values"],
+  configured: readonly Stub[],
+  placeOf: (index: number) => string,
+): Promise<OpenApiServe | undefined> {
+  const file = values.openapi as string | undefined;
+  const mock = values.mock === true;
+  if (file === undefined) {
+    if (mock) throw new UsageError("--mock answers the operations of an OpenAPI document: add --openapi SPEC", "serve");
+    if (values["strict-requests"] === true) {
+      throw new UsageError("--strict-requests shapes the stubs of --openapi SPEC --mock: add them", "serve");
+    }
+    return undefined;
+  }
+  if (values["strict-requests"] === true && !mock) {
+    throw new UsageError("--strict-requests shapes the stubs --mock makes: add --mock", "serve");
+  }
+  const { compileOpenApi, readOpenApiDocument } = await import("../report/openapi.ts");
+  const { doc, problems } = await readOpenApiDocument(file, { swagger: mock });
+  if (!doc) return { stubs: [], places: [], problems, banner: [] };
+  const result: OpenApiServe = { stubs: [], places: [], problems: [], banner: [] };
+  let summary = "";
+  if (mock) {
+    const { openApiToConfig } = await import("../formats/openapi_import.ts");
+    const converted = openApiToConfig(doc, file, { strictRequests: values["strict-requests"] === true });
+    for (const { place, message } of converted.warnings) {
+      result.problems.push({ level: "warn", place, message: message.slice(place.length + 2) });
+    }
+    // An operationId a configured stub already uses as its id stays unnamed here.
+    const taken = new Set(configured.flatMap((stub) => stub.id === undefined ? [] : [stub.id]));
+    for (const route of converted.routes) {
+      if (typeof route.id === "string" && taken.has(route.id)) delete route.id;
+      route.priority = MOCK_PRIORITY;
+    }
+    const { config, problems: invalid } = validateConfig({ routes: converted.routes }, { uniqueIds: true });
+    for (const problem of invalid) {
+      const index = /^routes\[(\d+)\]/.exec(problem.place ?? "")?.[1];
+      result.problems.push({ ...problem, place: index === undefined ? file : converted.places[Number(index)] });
+    }
+    result.stubs = config?.routes ?? [];
+    result.places = config ? converted.places : [];
+    summary = `${converted.version}, ${converted.operations} operation(s)): ${result.stubs.length} mocked ` +
+      `(configured stubs win)` +
+      (converted.warnings.length ? `, ${converted.warnings.length} left out (see the warnings)` : "");
+  }
+  if (doc.openapi !== undefined) {
+    // After the conversion: compiling rewrites the document's 3.0 schemas for the validator.
+    const spec = await compileOpenApi(file, doc);
+    const drift = spec.checkStubs(configured, placeOf);
+    result.problems.push(...drift.map((problem) => ({ ...problem, level: "warn" as const })));
+    if (!mock) summary = `OpenAPI ${spec.version}, ${spec.operations.length} operation(s))`;
+    if (configured.length) {
+      summary += `; ${configured.length} configured stub(s) checked: ` +
+        (drift.length ? `${drift.length} drift(s), see the warnings` : "no drift");
+    }
+  }
+  result.banner.push(`openapi: ${file} (${summary}`);
+  return result;
+}

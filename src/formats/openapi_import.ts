@@ -1,0 +1,374 @@
+/**
+ * An OpenAPI description as stubtool stubs: every operation of an OpenAPI 3.0/3.1 or
+ * Swagger 2.0 document (as `readOpenApiDocument` reads it: internal `$ref`s kept) becomes
+ * one config-form stub, exactly what a user would write in `stubs.yaml`, so the one
+ * validator checks it, `stubtool import openapi` writes it out and `serve --openapi --mock`
+ * serves it. The stub keeps the path template (`{param}` segments capture), and answers the
+ * operation's first 2xx response with its example, else a value generated from its schema
+ * (`openapi-sampler`), under the response's content type. An operation the stub language
+ * cannot carry is left out with one warning that says why.
+ * @module
+ */
+
+import { sample } from "openapi-sampler";
+import * as randexp from "randexp";
+import { ID } from "../stubs/request.ts";
+
+type Json = Record<string, unknown>;
+
+/** An operation left out: where, which feature, and the line to print. */
+export interface OpenApiWarning {
+  /** `SPEC paths./pets.get`. */
+  place: string;
+  /** The feature, as the message quotes it (`trace`, `application/xml`). */
+  feature: string;
+  /** `SPEC paths./pets.get: 'X' is not supported: why`. */
+  message: string;
+}
+
+/** What a document converts to. */
+export interface OpenApiConversion {
+  /** Config-form stubs, one per converted operation, in document order. */
+  routes: Json[];
+  /** The place of each stub's operation: `SPEC paths./pets.get`. */
+  places: string[];
+  /** One per operation left out. */
+  warnings: OpenApiWarning[];
+  /** How many operations the document has. */
+  operations: number;
+  /** `OpenAPI 3.0.3`, `Swagger 2.0`. */
+  version: string;
+}
+
+/** Options of {@link openApiToConfig}. */
+export interface OpenApiImportOptions {
+  /** Required query parameters and headers become request conditions (`{name}`: present, any value). */
+  strictRequests?: boolean;
+}
+
+/** The keys of a path item that hold operations, as OpenAPI spells them. */
+const OPERATION_KEYS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"];
+/** The operations a stub can answer. */
+const STUB_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch"]);
+/** Header parameters OpenAPI says to ignore: the request's media types and credentials are described elsewhere. */
+const IGNORED_HEADERS = new Set(["accept", "content-type", "authorization"]);
+
+function isObject(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Media types whose bodies are JSON: `application/json`, `application/problem+json`. */
+function isJsonMediaType(type: string): boolean {
+  return /^[^/]+\/(?:[^/;]+\+)?json\s*(?:;|$)/i.test(type.trim());
+}
+
+/** A stub's capture name for a parameter: `{user-id}` → `user_id`, unique among `taken`. */
+function captureName(raw: string, taken: Set<string>): string {
+  const base = raw.replace(/[^A-Za-z0-9_]/g, "_") || "param";
+  let name = base;
+  for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
+  taken.add(name);
+  return name;
+}
+
+/** randexp is CommonJS: its module is the class, which the types call the default export. */
+const RandExp = ((randexp as { default?: unknown }).default ?? randexp) as new (pattern: string) => {
+  max: number;
+  randInt(low: number, high: number): number;
+  gen(): string;
+};
+
+/** Keys under which a document holds values, not schemas: never looked into for patterns. */
+const VALUE_KEYS = new Set(["example", "examples", "default", "enum", "const"]);
+
+/**
+ * A string matching `pattern` within the schema's lengths: the shortest one randexp builds
+ * (each quantifier at its least, each alternative the first), else one of a few seeded ones;
+ * undefined when none fits (or the pattern is not a JavaScript regular expression).
+ */
+function patternSample(pattern: string, minLength = 0, maxLength = Infinity): string | undefined {
+  let regex: RegExp;
+  try {
+    regex = new RegExp(pattern, "u");
+  } catch {
+    return undefined;
+  }
+  let state = 1;
+  const next = () => state = (state * 1103515245 + 12345) % 2 ** 31;
+  for (let attempt = 0; attempt < 20; attempt++) {
+    try {
+      const generator = new RandExp(pattern);
+      generator.max = Math.max(4, minLength);
+      generator.randInt = attempt === 0
+        ? (low: number) => low
+        : (low: number, high: number) => low + next() % (high - low + 1);
+      const text = generator.gen();
+      if (regex.test(text) && text.length >= minLength && text.length <= maxLength) return text;
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Gives each string schema with a `pattern` (and no example, default, enum or const) an
+ * `example` that matches it, in place: the sampler's own pattern strings often do not.
+ */
+function addPatternExamples(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) addPatternExamples(item);
+    return;
+  }
+  if (!isObject(node)) return;
+  const type = node.type;
+  if (
+    typeof node.pattern === "string" && node.example === undefined && node.default === undefined &&
+    node.enum === undefined && node.const === undefined &&
+    (type === undefined || type === "string" || (Array.isArray(type) && type.includes("string")))
+  ) {
+    const text = patternSample(
+      node.pattern,
+      typeof node.minLength === "number" ? node.minLength : undefined,
+      typeof node.maxLength === "number" ? node.maxLength : undefined,
+    );
+    if (text !== undefined) node.example = text;
+  }
+  for (const [key, value] of Object.entries(node)) {
+    if (!VALUE_KEYS.has(key) && !key.startsWith("x-")) addPatternExamples(value);
+  }
+}
+
+class Converter {
+  readonly #doc: Json;
+  readonly #file: string;
+  readonly #options: OpenApiImportOptions;
+  readonly #swagger: boolean;
+  readonly #ids = new Set<string>();
+  readonly result: OpenApiConversion;
+
+  constructor(doc: Json, file: string, options: OpenApiImportOptions) {
+    // A copy: the caller's document stays as it was.
+    this.#doc = structuredClone(doc);
+    addPatternExamples(this.#doc);
+    this.#file = file;
+    this.#options = options;
+    this.#swagger = doc.swagger !== undefined;
+    this.result = {
+      routes: [],
+      places: [],
+      warnings: [],
+      operations: 0,
+      version: this.#swagger ? `Swagger ${doc.swagger}` : `OpenAPI ${doc.openapi}`,
+    };
+  }
+
+  /** Follows an internal `$ref` (`#/components/responses/Pet`), a few hops at most; an external one gives undefined. */
+  resolve(value: unknown): unknown {
+    for (let hops = 0; hops < 20 && isObject(value) && typeof value.$ref === "string"; hops++) {
+      if (!value.$ref.startsWith("#")) return undefined;
+      let target: unknown = this.#doc;
+      for (const raw of value.$ref.slice(1).split("/").slice(1)) {
+        const key = decodeURIComponent(raw).replaceAll("~1", "/").replaceAll("~0", "~");
+        target = isObject(target) ? target[key] : Array.isArray(target) ? target[Number(key)] : undefined;
+      }
+      value = target;
+    }
+    return value;
+  }
+
+  run(): OpenApiConversion {
+    const paths = isObject(this.#doc.paths) ? this.#doc.paths : {};
+    for (const [path, rawItem] of Object.entries(paths)) {
+      const item = this.resolve(rawItem);
+      if (!isObject(item)) continue;
+      for (const method of Object.keys(item)) {
+        if (!OPERATION_KEYS.includes(method)) continue;
+        const operation = this.resolve(item[method]);
+        if (!isObject(operation)) continue;
+        this.result.operations++;
+        const place = `${this.#file} paths.${path}.${method}`;
+        const converted = this.#operation(path, method, item, operation);
+        if ("refused" in converted) {
+          const [feature, why] = converted.refused;
+          this.result.warnings.push({ place, feature, message: `${place}: '${feature}' is not supported: ${why}` });
+          continue;
+        }
+        this.result.routes.push(converted.stub);
+        this.result.places.push(place);
+      }
+    }
+    return this.result;
+  }
+
+  #operation(
+    path: string,
+    method: string,
+    item: Json,
+    operation: Json,
+  ): { stub: Json } | { refused: [string, string] } {
+    if (!STUB_METHODS.has(method)) {
+      return {
+        refused: [method, "stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST and PUT requests"],
+      };
+    }
+    const captures = new Set<string>();
+    const segments: string[] = [];
+    for (const piece of path.replace(/^\//, "").split("/")) {
+      const whole = /^\{([^{}]+)\}$/.exec(piece);
+      if (whole) segments.push(`{${captureName(whole[1], captures)}}`);
+      else if (piece.includes("{")) {
+        return {
+          refused: [
+            "path template",
+            `segment ${JSON.stringify(piece)} mixes text and a parameter; a stub's placeholder is a whole segment`,
+          ],
+        };
+      } else segments.push(piece);
+    }
+    const stub: Json = { method: method.toUpperCase(), path: `/${segments.join("/")}` };
+    const id = operation.operationId;
+    if (typeof id === "string" && ID.test(id) && !this.#ids.has(id)) {
+      this.#ids.add(id);
+      stub.id = id;
+    }
+    if (this.#options.strictRequests) this.#conditions(stub, item, operation, captures);
+
+    const responses = this.resolve(operation.responses);
+    const keys = isObject(responses) ? Object.keys(responses) : [];
+    const key = keys.find((k) => /^2(?:\d\d|XX)$/i.test(k)) ?? keys.find((k) => k === "default");
+    if (key === undefined) {
+      return {
+        refused: [
+          "responses",
+          `the operation declares no 2xx or default response to answer with (declared: ${keys.join(", ") || "none"})`,
+        ],
+      };
+    }
+    stub.status = /^\d{3}$/.test(key) ? Number(key) : 200;
+    const response = this.resolve((responses as Json)[key]);
+    const answer = isObject(response)
+      ? this.#swagger ? this.#swaggerBody(response, operation) : this.#body(response)
+      : {};
+    if (answer.type !== undefined && answer.body !== undefined) {
+      const json = isJsonMediaType(answer.type);
+      let type = answer.type;
+      if (type.includes("*")) type = typeof answer.body === "string" ? "text/plain" : "application/json";
+      else if (!json && typeof answer.body !== "string") {
+        if (typeof answer.body === "number" || typeof answer.body === "boolean") answer.body = String(answer.body);
+        else {
+          return {
+            refused: [type, "only JSON and text bodies can be written, and the response has no text example for it"],
+          };
+        }
+      }
+      stub.headers = { "content-type": type };
+      stub.body = answer.body;
+    }
+    return { stub };
+  }
+
+  /** Required query parameters and headers as conditions: present, any value (captured). */
+  #conditions(stub: Json, item: Json, operation: Json, captures: Set<string>): void {
+    const byKey = new Map<string, Json>();
+    for (const list of [item.parameters, operation.parameters]) {
+      for (const raw of Array.isArray(list) ? list : []) {
+        const parameter = this.resolve(raw);
+        if (isObject(parameter) && typeof parameter.name === "string") {
+          byKey.set(`${parameter.in}:${parameter.name}`, parameter);
+        }
+      }
+    }
+    const query: Json = {};
+    const headers: Json = {};
+    for (const parameter of byKey.values()) {
+      if (parameter.required !== true) continue;
+      const name = parameter.name as string;
+      if (parameter.in === "query") query[name] = `{${captureName(name, captures)}}`;
+      else if (parameter.in === "header" && !IGNORED_HEADERS.has(name.toLowerCase())) {
+        headers[name.toLowerCase()] = `{${captureName(name, captures)}}`;
+      }
+    }
+    if (Object.keys(query).length) stub.query_params = query;
+    if (Object.keys(headers).length) stub.request = { headers };
+  }
+
+  /** An OpenAPI 3 response's media type and body: JSON preferred, else the first listed. */
+  #body(response: Json): { type?: string; body?: unknown } {
+    const content = this.resolve(response.content);
+    if (!isObject(content)) return {};
+    const types = Object.keys(content);
+    const type = types.find(isJsonMediaType) ?? types[0];
+    if (type === undefined) return {};
+    const media = this.resolve(content[type]);
+    if (!isObject(media)) return {};
+    if (media.example !== undefined) return { type, body: media.example };
+    if (isObject(media.examples)) {
+      for (const raw of Object.values(media.examples)) {
+        const example = this.resolve(raw);
+        if (isObject(example) && example.value !== undefined) return { type, body: example.value };
+      }
+    }
+    return { type, body: this.#fromSchema(media.schema) };
+  }
+
+  /** A Swagger 2.0 response's media type (from `produces`) and body. */
+  #swaggerBody(response: Json, operation: Json): { type?: string; body?: unknown } {
+    const produces = [operation.produces, this.#doc.produces].find(Array.isArray) as unknown[] | undefined;
+    const types = (produces ?? ["application/json"]).filter((t): t is string => typeof t === "string");
+    const examples = isObject(response.examples) ? response.examples : {};
+    const type = types.find(isJsonMediaType) ?? types[0] ?? "application/json";
+    if (examples[type] !== undefined) return { type, body: examples[type] };
+    if (response.schema === undefined) return {};
+    return { type, body: this.#fromSchema(response.schema) };
+  }
+
+  /** The schema's own example (`example`, first of `examples`, `default`), else a generated value. */
+  #fromSchema(raw: unknown): unknown {
+    const schema = this.resolve(raw);
+    if (!isObject(schema)) return undefined;
+    if (schema.example !== undefined) return schema.example;
+    if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
+    if (schema.default !== undefined) return schema.default;
+    if (schema.type === "file") return undefined;
+    try {
+      // deno-lint-ignore no-explicit-any -- the sampler's JSONSchema7 type does not know OpenAPI's keywords
+      return sample(schema as any, { skipWriteOnly: true, quiet: true }, this.#doc);
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
+ * Converts an OpenAPI 3.0/3.1 or Swagger 2.0 document into config-form stubs, one per
+ * operation, and a warning per operation left out. Pure: `file` only names places.
+ *
+ * @example
+ * ```ts
+ * import { openApiToConfig } from "./openapi_import.ts";
+ * const doc = {
+ *   openapi: "3.0.3",
+ *   info: { title: "Pets", version: "1" },
+ *   paths: {
+ *     "/pets/{petId}": {
+ *       get: {
+ *         responses: {
+ *           "200": { description: "a pet", content: { "application/json": { example: { id: 1 } } } },
+ *         },
+ *       },
+ *     },
+ *   },
+ * };
+ * const { routes } = openApiToConfig(doc, "pets.yaml");
+ * console.log(routes[0]);
+ * // { method: "GET", path: "/pets/{petId}", status: 200, headers: { "content-type": "application/json" }, body: { id: 1 } }
+ * ```
+ */
+export function openApiToConfig(
+  doc: Record<string, unknown>,
+  file: string,
+  options: OpenApiImportOptions = {},
+): OpenApiConversion {
+  return new Converter(doc, file, options).run();
+}

@@ -1,0 +1,257 @@
+// An OpenAPI description in, a mock of the whole API out, checked end to end: `stubtool import
+// openapi` writes a config that `validate` accepts, the real CLI serves it (and `serve --openapi
+// SPEC --mock` serves the spec directly), every operation is requested over HTTP, and every
+// answer is checked with ajv against the response schema the spec declares for it. The same
+// stubs run on both runtime adapters through stubServer. The specs: the classic Petstore
+// (tests/fixtures/openapi/petstore.yaml) and real descriptions an npm package ships
+// (@readme/oas-examples: Swagger's Petstore as 3.0 and as Swagger 2.0, the Star Trek API,
+// ReadMe's own API in 3.1, Train Travel in 3.1).
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { Ajv } from "ajv";
+import { Ajv2020 } from "ajv/dist/2020.js";
+import addFormatsModule from "ajv-formats";
+import { readOpenApiDocument } from "../src/report/openapi.ts";
+import { openApiToConfig } from "../src/formats/openapi_import.ts";
+import { validateConfig } from "../src/stubs/validate.ts";
+import { stubServer } from "../mod.ts";
+import { lines, ROOT, runCli, startServe, tempDir } from "./_cli.ts";
+import { ADAPTERS } from "./_http.ts";
+
+const EXAMPLES = dirname(createRequire(join(ROOT, "package.json")).resolve("@readme/oas-examples/package.json"));
+
+/** The specs under test, with how many operations each has and how many convert. */
+const SPECS = [
+  { file: join(ROOT, "tests/fixtures/openapi/petstore.yaml"), operations: 3, converted: 3 },
+  { file: join(EXAMPLES, "3.0/json/petstore.json"), operations: 20, converted: 13 },
+  { file: join(EXAMPLES, "2.0/json/petstore.json"), operations: 20, converted: 13 },
+  { file: join(EXAMPLES, "3.0/json/star-trek.json"), operations: 120, converted: 120 },
+  { file: join(EXAMPLES, "3.1/json/readme.json"), operations: 54, converted: 54 },
+  { file: join(EXAMPLES, "3.1/json/train-travel.json"), operations: 7, converted: 7 },
+];
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function at(doc: unknown, pointer: string): unknown {
+  let value = doc;
+  for (const raw of pointer.split("/").slice(1)) {
+    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
+    value = isObject(value) ? value[key] : Array.isArray(value) ? value[Number(key)] : undefined;
+  }
+  return value;
+}
+
+/** The pointer `pointer` ends up at once internal `$ref`s are followed. */
+function follow(doc: Json, pointer: string): string {
+  for (let value = at(doc, pointer); isObject(value) && typeof value.$ref === "string"; value = at(doc, pointer)) {
+    pointer = decodeURIComponent(value.$ref.slice(1));
+  }
+  return pointer;
+}
+
+const token = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "~1");
+const isJson = (type: string) => /^[^/]+\/(?:[^/;]+\+)?json\s*(?:;|$)/i.test(type);
+
+/** What the spec says an operation answers: status, content type and the pointer of the body's schema. */
+interface Expected {
+  method: string;
+  /** A request path: each `{param}` filled with a value. */
+  target: string;
+  status: number;
+  contentType?: string;
+  schema?: string;
+}
+
+/** Every operation with a 2xx (or `default`) response, read from the spec on its own terms (not by the converter). */
+function expectations(doc: Json): { expected: Expected[]; refused: string[] } {
+  const expected: Expected[] = [];
+  const refused: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths as Json)) {
+    for (const method of Object.keys(item as Json)) {
+      if (!["get", "put", "post", "delete", "options", "head", "patch"].includes(method)) continue;
+      const base = `/paths/${token(path)}/${method}/responses`;
+      const keys = Object.keys(at(doc, follow(doc, base)) as Json);
+      const key = keys.find((k) => /^2(\d\d|XX)$/i.test(k)) ?? keys.find((k) => k === "default");
+      if (key === undefined) {
+        refused.push(`${method} ${path}`);
+        continue;
+      }
+      const response = follow(doc, `${follow(doc, base)}/${token(key)}`);
+      const target = path.replace(/\{[^}]+\}/g, "1");
+      const status = /^\d+$/.test(key) ? Number(key) : 200;
+      let contentType: string | undefined;
+      let schema: string | undefined;
+      if (doc.swagger) {
+        const produces = ((at(doc, `/paths/${token(path)}/${method}/produces`) ?? doc.produces) as string[]) ??
+          ["application/json"];
+        if (at(doc, `${response}/schema`) !== undefined) {
+          contentType = produces.find(isJson) ?? produces[0];
+          schema = `${response}/schema`;
+        }
+      } else {
+        const content = at(doc, `${response}/content`) as Json | undefined;
+        const types = Object.keys(content ?? {});
+        contentType = types.find(isJson) ?? types[0];
+        if (contentType !== undefined && at(doc, `${response}/content/${token(contentType)}/schema`) !== undefined) {
+          schema = `${response}/content/${token(contentType)}/schema`;
+        }
+      }
+      expected.push({ method: method.toUpperCase(), target, status, contentType, schema });
+    }
+  }
+  return { expected, refused };
+}
+
+/** ajv over the whole document, with OpenAPI's formats; 3.0 and 2.0 schemas read with `nullable`. */
+function validatorFor(doc: Json): (pointer: string, value: unknown) => string | undefined {
+  const options = { strict: false, allErrors: true, logger: false as const, validateSchema: false };
+  const ajv = String(doc.openapi).startsWith("3.1") ? new Ajv2020(options) : new Ajv(options);
+  // 3.1 has no `nullable` (JSON Schema's type lists say it); ReadMe's 3.1 document still writes it.
+  if (String(doc.openapi).startsWith("3.1")) ajv.removeKeyword("nullable");
+  const addFormats = addFormatsModule as unknown as (ajv: unknown) => void;
+  addFormats(ajv);
+  for (const name of ["int32", "int64", "float", "double"]) {
+    ajv.addFormat(name, {
+      type: "number",
+      validate: () => true,
+    });
+  }
+  for (const name of ["byte", "binary", "password"]) ajv.addFormat(name, { type: "string", validate: () => true });
+  ajv.addSchema(structuredClone(doc), "spec");
+  return (pointer, value) => {
+    const validate = ajv.compile({
+      $ref: "spec#" + pointer.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/]/g, (c) => encodeURIComponent(c)),
+    });
+    return validate(value) ? undefined : ajv.errorsText(validate.errors);
+  };
+}
+
+/** Requests every expected operation and checks status, content type and body against the spec. */
+async function checkAnswers(url: string, doc: Json, expected: readonly Expected[]): Promise<number> {
+  const check = validatorFor(doc);
+  const failures: string[] = [];
+  let checked = 0;
+  for (const { method, target, status, contentType, schema } of expected) {
+    const response = await fetch(url + target, { method });
+    const text = await response.text();
+    const label = `${method} ${target}`;
+    if (response.status !== status) failures.push(`${label}: status ${response.status}, want ${status}: ${text}`);
+    if (method === "HEAD" || schema === undefined) continue;
+    assert.equal(response.headers.get("content-type"), contentType, label);
+    const body = isJson(contentType!) ? JSON.parse(text) : text;
+    const problem = check(schema, body);
+    checked++;
+    if (problem) failures.push(`${label}: ${problem}: ${text.slice(0, 200)}`);
+  }
+  assert.deepEqual(failures, []);
+  return checked;
+}
+
+for (const { file, operations, converted } of SPECS) {
+  const name = file.slice(file.lastIndexOf(file.includes("oas-examples") ? "oas-examples" : "tests"));
+  Deno.test(`import openapi ${name}: the config validates, the CLI serves it, every answer passes its schema`, async () => {
+    await using dir = await tempDir();
+    const out = join(dir.path, "stubs.yaml");
+    const imported = await runCli(["import", "openapi", file, "-o", out]);
+    assert.equal(imported.code, 0, imported.stderr);
+    const { doc } = await readOpenApiDocument(file, { swagger: true });
+    const { expected, refused } = expectations(doc!);
+    assert.equal(expected.length + refused.length, operations);
+    assert.equal(expected.length, converted);
+    // One [WARN] line per operation without a 2xx or default answer, and nothing else.
+    const warned = lines(imported.stderr).map((line) => {
+      const found = /^\[WARN\] .* paths\.(\S+)\.(\w+): 'responses' is not supported: /.exec(line);
+      return found ? `${found[2]} ${found[1]}` : line;
+    });
+    assert.deepEqual(warned, refused);
+    assert.match(imported.stdout, new RegExp(`^imported ${converted} stub\\(s\\) from ${operations} operation\\(s\\)`));
+    const validated = await runCli(["validate", out]);
+    assert.equal(validated.code, 0, validated.stderr);
+    assert.equal(validated.stdout, `[OK] ${out} is valid (${converted} route(s) defined)\n`);
+
+    const served = await startServe(["--port", "0", "--quiet", "--config", out]);
+    await using _ = served.process;
+    assert.ok(await checkAnswers(served.url, doc!, expected) > 0, "some answers have a schema to check");
+  });
+}
+
+for (const { file, converted } of SPECS) {
+  const name = file.slice(file.lastIndexOf(file.includes("oas-examples") ? "oas-examples" : "tests"));
+  for (const adapter of ADAPTERS) {
+    Deno.test(`[${adapter}] openApiToConfig ${name}: stubServer answers every operation as its schema says`, async () => {
+      const { doc } = await readOpenApiDocument(file, { swagger: true });
+      const { routes, warnings } = openApiToConfig(doc!, file);
+      assert.equal(routes.length, converted);
+      assert.equal(warnings.every((w) => w.message.startsWith(`${w.place}: 'responses' is not supported: `)), true);
+      const { config, problems } = validateConfig({ routes });
+      assert.deepEqual(problems.filter((p) => p.level === "error"), []);
+      await using server = await stubServer(0, { adapter, stubs: config!.routes });
+      assert.ok(await checkAnswers(server.url, doc!, expectations(doc!).expected) > 0);
+    });
+  }
+}
+
+Deno.test("serve --openapi SPEC --mock: the spec's operations answer, configured stubs win, their drift is warned", async () => {
+  await using dir = await tempDir();
+  const spec = join(ROOT, "tests/fixtures/openapi/petstore.yaml");
+  const config = join(dir.path, "stubs.yaml");
+  // Less specific than the spec's /pets/{petId}, yet it wins: the spec's stubs come below every configured one.
+  await Deno.writeTextFile(config, "routes:\n  - method: GET\n    path: /{kind}/{id}\n    body: { id: 7 }\n");
+  const served = await startServe([
+    "--port",
+    "0",
+    "--quiet",
+    "--config",
+    config,
+    "--openapi",
+    spec,
+    "--mock",
+    "--stub",
+    'GET /pets -> 200 [{"id": 1, "name": "Rex"}]',
+  ]);
+  await using _ = served.process;
+  const banner = served.process.stdout.split("\n");
+  assert.ok(
+    banner.includes(
+      `openapi: ${spec} (OpenAPI 3.0.0, 3 operation(s)): 3 mocked (configured stubs win); ` +
+        "2 configured stub(s) checked: 1 drift(s), see the warnings",
+    ),
+    served.process.stdout,
+  );
+  assert.ok(banner.includes(`  POST  /pets          201  ${spec} paths./pets.post`), served.process.stdout);
+  assert.equal(
+    served.process.stderr,
+    "[WARN] routes[0]: GET /{kind}/{id} has no operation in the spec (no such path)\n",
+  );
+  const pets = await fetch(`${served.url}/pets`);
+  assert.deepEqual(await pets.json(), [{ id: 1, name: "Rex" }]);
+  const pet = await fetch(`${served.url}/pets/3`);
+  assert.deepEqual(await pet.json(), { id: 7 });
+  const created = await fetch(`${served.url}/pets`, { method: "POST", body: '{"id": 2, "name": "Tom"}' });
+  assert.equal(created.status, 201);
+  assert.equal(await created.text(), "");
+});
+
+Deno.test("serve --openapi SPEC --mock reads Swagger 2.0; without --mock a Swagger spec is refused, and --mock needs --openapi", async () => {
+  const swagger = join(EXAMPLES, "2.0/json/petstore.json");
+  const served = await startServe(["--port", "0", "--quiet", "--openapi", swagger, "--mock"]);
+  await using _ = served.process;
+  assert.match(served.process.stdout, /^openapi: .*petstore\.json \(Swagger 2\.0, 20 operation\(s\)\): 13 mocked/m);
+  assert.equal(lines(served.process.stderr).length, 7, served.process.stderr);
+  const inventory = await fetch(`${served.url}/store/inventory`);
+  assert.equal(inventory.status, 200);
+  assert.deepEqual(await inventory.json(), { property1: 0, property2: 0 });
+
+  const refused = await runCli(["serve", "--port", "0", "--openapi", swagger]);
+  assert.equal(refused.code, 1);
+  assert.equal(
+    refused.stderr,
+    `[ERROR] ${swagger}: OpenAPI 2.0 (Swagger) is not supported: convert it to OpenAPI 3.0 or 3.1\n`,
+  );
+  const usage = await runCli(["serve", "--port", "0", "--mock"]);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /^\[ERROR\] --mock answers the operations of an OpenAPI document: add --openapi SPEC/);
+});
