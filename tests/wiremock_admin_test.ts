@@ -339,3 +339,37 @@ Deno.test("the WireMock admin API needs no option: a server started plainly answ
   assert.equal(health.status, 200);
   assert.equal(health.json.status, "healthy");
 });
+
+serverTest(
+  "mappings list newest first with ?limit and ?offset; import replaces a taken id, or keeps it with IGNORE",
+  async (server) => {
+    const mapping = (id: string, status: number) => ({
+      id,
+      request: { method: "GET", urlPath: `/${id}` },
+      response: { status },
+    });
+    for (const id of ["m1", "m2", "m3"]) {
+      await send(server, "POST", "/__admin/mappings", { body: JSON.stringify(mapping(id, 200)) });
+    }
+    const ids = async (query = "") =>
+      (await send(server, "GET", `/__admin/mappings${query}`)).json.mappings.map((m: { id: string }) => m.id);
+    assert.deepEqual(await ids(), ["m3", "m2", "m1"]);
+    assert.deepEqual(await ids("?limit=1&offset=1"), ["m2"]);
+    const importing = (body: unknown) =>
+      send(server, "POST", "/__admin/mappings/import", { body: JSON.stringify(body) });
+    assert.equal((await importing({ mappings: [mapping("m1", 201), mapping("m4", 201)] })).status, 200);
+    assert.equal((await send(server, "GET", "/m1")).status, 201);
+    assert.equal(
+      (await importing({ mappings: [mapping("m1", 202)], importOptions: { duplicatePolicy: "IGNORE" } })).status,
+      200,
+    );
+    assert.equal((await send(server, "GET", "/m1")).status, 201);
+    await importing({ mappings: [mapping("m2", 203)], importOptions: { deleteAllNotInImport: true } });
+    assert.deepEqual(await ids(), ["m2"]);
+    assert.equal((await send(server, "GET", "/m2")).status, 203);
+    // One mapping that does not convert keeps the whole import out.
+    const refused = await importing({ mappings: [mapping("m5", 200), { request: { urlPath: "/x", bogus: 1 } }] });
+    assert.equal(refused.status, 422);
+    assert.deepEqual(await ids(), ["m2"]);
+  },
+);

@@ -415,6 +415,13 @@ export class WireMockAdminMount {
     if ("answer" in result) return result.answer;
     let admitted = result.admitted;
     const ids = new Set(admitted.map((a) => a.mapping.id as string));
+    if (ids.size !== admitted.length) {
+      return errors(422, {
+        code: 109,
+        title: "Duplicate stub mapping ID",
+        detail: "two mappings of the import have one id",
+      });
+    }
     if (ignore) admitted = admitted.filter((a) => !this.#host.route(a.mapping.id as string));
     const replaced = ignore ? new Set<string>() : ids;
     this.#host.remove((r) =>
