@@ -45,6 +45,7 @@ import type { Route } from "./route.ts";
 import { type Match, NEED_BODY } from "./router.ts";
 import { StubRegistry } from "./registry.ts";
 import { UnmatchedAnswerer } from "./unmatched.ts";
+import { WireMockAdminMount } from "./wiremock_admin.ts";
 
 export { errorAnswer, jsonError } from "./response.ts";
 export type { Incoming } from "./incoming.ts";
@@ -55,6 +56,12 @@ export { DEFAULT_MAX_BODY } from "./body.ts";
 export { SCOPES_OFF } from "./endpoints.ts";
 export { SCOPE_HEADER } from "./scope.ts";
 export { DEFAULT_HANDLER_TIMEOUT_MS } from "./deadlines.ts";
+
+/** A room under a reserved prefix: it owns its paths, and answers them before any stub is looked at. */
+interface Mount {
+  owns(pathname: string): boolean;
+  answer<R>(incoming: Incoming, pathname: string, rawQuery: string, respond: Respond<R>): R | Promise<R>;
+}
 
 /** Options of {@link StubHandler}. */
 export interface HandlerOptions extends GuardOptions {
@@ -127,7 +134,8 @@ export class StubHandler {
   readonly #cors: Cors | undefined;
   readonly #deadlines: Deadlines;
   readonly #bodies: BodyReader;
-  readonly #reserved: ReservedMount;
+  /** The rooms under reserved prefixes (`/__stubtool__/`, `/__admin/`): each owns its paths and state. */
+  readonly #mounts: readonly Mount[];
   readonly #unmatched: UnmatchedAnswerer;
   readonly #canned: CannedAnswerer;
   readonly #function: FunctionAnswerer;
@@ -169,7 +177,8 @@ export class StubHandler {
       this.#proxy,
       proxyUnmatched,
     );
-    this.#reserved = new ReservedMount({
+    const guard = new ReservedGuard(options);
+    const reserved = new ReservedMount({
       maxBody: this.#bodies.maxBody,
       routes: () => this.registry.routes,
       route: (id) => this.registry.get(id),
@@ -188,7 +197,24 @@ export class StubHandler {
       resetScenarios: () => this.registry.set.scenarios.reset(),
       callbacks: () => this.callbackRecords(),
       filesRoot: options.filesRoot,
-    }, new ReservedGuard(options));
+    }, guard);
+    const wiremock = new WireMockAdminMount({
+      maxBody: this.#bodies.maxBody,
+      filesRoot: options.filesRoot,
+      routes: () => this.registry.routes,
+      route: (id) => this.registry.get(id),
+      add: (stubs, source) => this.registry.tryAdd(stubs, source),
+      replace: (id, stub) => this.registry.replaceStub(id, stub),
+      remove: (which) => this.registry.removeWhere(which),
+      resetStubs: () => this.registry.resetStubs(),
+      reset: () => this.reset(),
+      clearJournal: () => this.#journal?.clear(),
+      journal: () => ({ records: this.#journal?.records() ?? [], on: this.#journal !== undefined }),
+      scenarios: () => this.registry.set.scenarios.list(),
+      setScenarioState: (name, state) => this.registry.set.scenarios.set(name, state),
+      resetScenarios: () => this.registry.set.scenarios.reset(),
+    }, guard);
+    this.#mounts = [reserved, wiremock];
     const batches: [readonly Stub[], StubSource][] = [
       [stubs, options.source ?? "config"],
       ...(options.wiremock ?? []).map((batch): [readonly Stub[], StubSource] => [batch, "wiremock"]),
@@ -267,9 +293,11 @@ export class StubHandler {
     const q = target.indexOf("?");
     const pathname = q === -1 ? target : target.slice(0, q);
     const rawQuery = q === -1 ? "" : target.slice(q + 1);
-    // `_` after the first slash is rare in stub paths: one char test before the prefix test.
-    if (pathname.charCodeAt(1) === 95 && this.#reserved.owns(pathname)) {
-      return this.#reserved.answer(incoming, pathname, rawQuery, respond);
+    // `_` after the first slash is rare in stub paths: one char test before the prefix tests.
+    if (pathname.charCodeAt(1) === 95) {
+      for (const mount of this.#mounts) {
+        if (mount.owns(pathname)) return mount.answer(incoming, pathname, rawQuery, respond);
+      }
     }
     const view = new RequestView(incoming, incoming.method, pathname, rawQuery);
     const stubs = this.registry.set;
