@@ -23,7 +23,7 @@ import { BodyReader } from "./body.ts";
 import { Cors } from "./cors.ts";
 import { Deadlines } from "./deadlines.ts";
 import { afterDelay, deliveringRespond } from "./delivery.ts";
-import { ReservedMount, SCOPES_OFF } from "./endpoints.ts";
+import { SCOPES_OFF } from "./endpoints.ts";
 import { findRequests } from "./find.ts";
 import { type GuardOptions, ReservedGuard } from "./guard.ts";
 import { type Incoming, requestIncoming } from "./incoming.ts";
@@ -44,8 +44,8 @@ import { headAnswer, type Respond, toResponse } from "./response.ts";
 import type { Route } from "./route.ts";
 import { type Match, NEED_BODY } from "./router.ts";
 import { StubRegistry } from "./registry.ts";
+import { type Mount, serverMounts } from "./mounts.ts";
 import { UnmatchedAnswerer } from "./unmatched.ts";
-import { WireMockAdminMount } from "./wiremock_admin.ts";
 
 export { errorAnswer, jsonError } from "./response.ts";
 export type { Incoming } from "./incoming.ts";
@@ -56,12 +56,6 @@ export { DEFAULT_MAX_BODY } from "./body.ts";
 export { SCOPES_OFF } from "./endpoints.ts";
 export { SCOPE_HEADER } from "./scope.ts";
 export { DEFAULT_HANDLER_TIMEOUT_MS } from "./deadlines.ts";
-
-/** A room under a reserved prefix: it owns its paths, and answers them before any stub is looked at. */
-interface Mount {
-  owns(pathname: string): boolean;
-  answer<R>(incoming: Incoming, pathname: string, rawQuery: string, respond: Respond<R>): R | Promise<R>;
-}
 
 /** Options of {@link StubHandler}. */
 export interface HandlerOptions extends GuardOptions {
@@ -177,44 +171,19 @@ export class StubHandler {
       this.#proxy,
       proxyUnmatched,
     );
-    const guard = new ReservedGuard(options);
-    const reserved = new ReservedMount({
+    this.#mounts = serverMounts({
+      registry: this.registry,
       maxBody: this.#bodies.maxBody,
-      routes: () => this.registry.routes,
-      route: (id) => this.registry.get(id),
-      add: (stubs, source) => this.registry.tryAdd(stubs, source),
-      replace: (id, stub) => this.registry.replaceStub(id, stub),
-      remove: (which) => this.registry.removeWhere(which),
-      find: (pattern) => this.findRequests(pattern),
-      scopes: () => this.#scopes,
+      filesRoot: options.filesRoot,
+      scopes: this.#scopes,
+      journal: this.#journal,
       version: () => `${this.registry.set.version}.${this.#recorder.version}.${this.#journal?.version ?? 0}`,
+      findRequests: (pattern) => this.findRequests(pattern),
       report: (options) => this.report(options),
-      journal: (filter) => this.journal(filter),
+      journalSnapshot: (filter) => this.journal(filter),
       reset: () => this.reset(),
-      resetStubs: () => this.registry.resetStubs(),
-      scenarios: () => this.registry.set.scenarios.list(),
-      setScenarioState: (name, state, scope) => this.registry.set.scenarios.set(name, state, scope),
-      resetScenarios: () => this.registry.set.scenarios.reset(),
       callbacks: () => this.callbackRecords(),
-      filesRoot: options.filesRoot,
-    }, guard);
-    const wiremock = new WireMockAdminMount({
-      maxBody: this.#bodies.maxBody,
-      filesRoot: options.filesRoot,
-      routes: () => this.registry.routes,
-      route: (id) => this.registry.get(id),
-      add: (stubs, source) => this.registry.tryAdd(stubs, source),
-      replace: (id, stub) => this.registry.replaceStub(id, stub),
-      remove: (which) => this.registry.removeWhere(which),
-      resetStubs: () => this.registry.resetStubs(),
-      reset: () => this.reset(),
-      clearJournal: () => this.#journal?.clear(),
-      journal: () => ({ records: this.#journal?.records() ?? [], on: this.#journal !== undefined }),
-      scenarios: () => this.registry.set.scenarios.list(),
-      setScenarioState: (name, state) => this.registry.set.scenarios.set(name, state),
-      resetScenarios: () => this.registry.set.scenarios.reset(),
-    }, guard);
-    this.#mounts = [reserved, wiremock];
+    }, new ReservedGuard(options));
     const batches: [readonly Stub[], StubSource][] = [
       [stubs, options.source ?? "config"],
       ...(options.wiremock ?? []).map((batch): [readonly Stub[], StubSource] => [batch, "wiremock"]),
