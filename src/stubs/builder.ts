@@ -74,7 +74,7 @@ export class StubBuilder<P extends string = string> {
    * Sets the response status (default 200). A template stub (`.template()`) may give it as a
    * Handlebars template that renders to a status code, such as `"{{#if request.json.bad}}400{{else}}201{{/if}}"`.
    */
-  status(code: number | string): this {
+  status(code: number | `${string}{{${string}}}${string}`): this {
     if (typeof code === "string" && code.includes("{{")) {
       this.#fields.status = code; // checked with the rest of the stub: it needs template: true
       return this;
