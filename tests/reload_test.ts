@@ -1,4 +1,4 @@
-// Stub-set reloads: what diffStubs pairs up, and StubHandler.replace carrying hit counts
+// Stub-set reloads: what diffStubs pairs up, and StubRegistry.replaceSource carrying hit counts
 // and sequence positions over for stubs whose identity is unchanged.
 import assert from "node:assert/strict";
 import { get, post } from "../mod.ts";
@@ -44,7 +44,7 @@ async function status(handler: StubHandler, path: string): Promise<number> {
   return response.status;
 }
 
-Deno.test("StubHandler.replace: kept stubs keep hit counts (also per scope) and sequence positions; the rest start at 0", async () => {
+Deno.test("StubRegistry.replaceSource: kept stubs keep hit counts (also per scope) and sequence positions; the rest start at 0", async () => {
   const handler = new StubHandler([
     get("/kept").toStub(),
     get("/seq").sequence({ status: 201 }, { status: 202 }, { status: 203 }).toStub(),

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { messageOf } from "../error_message.ts";
 import { statSync } from "node:fs";
 import { open, realpath, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join, resolve } from "node:path";
@@ -51,7 +52,7 @@ export function describeWriteError(error: unknown): string {
     case "ENOENT":
       return "its directory no longer exists";
     default:
-      return (error instanceof Error ? error.message : String(error)).split("\n")[0];
+      return messageOf(error).split("\n")[0];
   }
 }
 

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { messageOf } from "../error_message.ts";
 import process from "node:process";
 import { VERSION } from "../version.ts";
 import type { CliContext, Env } from "./context.ts";
@@ -107,7 +108,7 @@ export async function main(
       output.err(`[ERROR] ${error.message}; run ${help}`);
       return 2;
     }
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     output.err(
       errorLine(command ? command.name : "stubtool", `unexpected error: ${message.split("\n")[0]}`) +
         (debug ? "" : " (run again with --debug for details)"),

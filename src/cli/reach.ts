@@ -7,6 +7,7 @@
  * @module
  */
 
+import { messageOf } from "../error_message.ts";
 import { readFileSync } from "node:fs";
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
@@ -229,7 +230,7 @@ export function describeFetchError(error: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = error; e && parts.length < 4; e = (e as { cause?: unknown }).cause) {
     const code = (e as { code?: string }).code;
-    parts.push(`${(e as { name?: string }).name ?? ""} ${code ?? ""} ${e instanceof Error ? e.message : String(e)}`);
+    parts.push(`${(e as { name?: string }).name ?? ""} ${code ?? ""} ${messageOf(e)}`);
   }
   const text = parts.join(" ");
   if (/TimeoutError|timed out/i.test(text)) return NO_ANSWER;
@@ -251,6 +252,6 @@ export function describeFetchError(error: unknown): string {
   for (let n = 0; n < 8 && (innermost as { cause?: unknown })?.cause; n++) {
     innermost = (innermost as { cause: unknown }).cause;
   }
-  const message = innermost instanceof Error ? innermost.message : String(innermost);
+  const message = messageOf(innermost);
   return message.split("\n")[0];
 }

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { messageOf } from "../error_message.ts";
 import { mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { loadConfigText } from "../stubs/config.ts";
@@ -163,7 +164,7 @@ export async function recordCommand({ values }: ParsedArgs, ctx: CliContext): Pr
         }),
     });
   } catch (error) {
-    output.err(errorLine(`${hostname}:${port}`, `cannot listen: ${error instanceof Error ? error.message : error}`));
+    output.err(errorLine(`${hostname}:${port}`, `cannot listen: ${messageOf(error)}`));
     return 1;
   }
   output.serving();

@@ -3,7 +3,7 @@
  * reloads the stubs when one of them changes (P13.7).
  * Every change is parsed and validated first; a config with errors prints the same
  * `[ERROR]` lines as `validate` and the server keeps the stubs it has. A valid one replaces
- * the stub set at once (src/stubs/reload.ts, `StubHandler.replace`), carrying hit counts and
+ * the stub set at once (src/stubs/reload.ts, `StubRegistry.replaceSource`), carrying hit counts and
  * sequence positions over for stubs whose identity is unchanged.
  *
  * The file is followed by polling, not by file-system events: every {@link WATCH_POLL_MS}
@@ -17,6 +17,7 @@
  * @module
  */
 
+import { messageOf } from "../error_message.ts";
 import { readFile, realpath, stat } from "node:fs/promises";
 import { describeReadError, loadConfigText } from "../stubs/config.ts";
 import type { StubHandler } from "../server/handler.ts";
@@ -207,7 +208,7 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
       return await reload();
     } catch (error) {
       // Never stop watching over one bad reload: say what happened and go on.
-      output.err(errorLine(file, `reload failed: ${error instanceof Error ? error.message : String(error)}`));
+      output.err(errorLine(file, `reload failed: ${messageOf(error)}`));
       output.err(`[watch] ${file}: keeping the previous ${handler.registry.stubs.length} stub(s); still watching`);
       return true;
     }
@@ -265,7 +266,7 @@ export function watchWireMock(
     try {
       return await reload();
     } catch (error) {
-      output.err(errorLine(label, `reload failed: ${error instanceof Error ? error.message : String(error)}`));
+      output.err(errorLine(label, `reload failed: ${messageOf(error)}`));
       output.err(`[watch] ${label}: keeping the previous ${handler.registry.stubs.length} stub(s); still watching`);
       return true;
     }

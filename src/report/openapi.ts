@@ -10,6 +10,7 @@
  * @module
  */
 
+import { messageOf } from "../error_message.ts";
 import { readFile } from "node:fs/promises";
 import { describeReadError } from "../stubs/config.ts";
 import type { ResponseSpec, Stub } from "../stubs/model.ts";
@@ -396,7 +397,7 @@ export class OpenApiSpec {
       try {
         validator = this.#ajv.compile({ $ref: `${SPEC_KEY}${fragment(pointer)}` });
       } catch (error) {
-        validator = error instanceof Error ? error.message : String(error);
+        validator = messageOf(error);
       }
       this.#validators.set(pointer, validator);
     }
@@ -614,7 +615,7 @@ export async function readOpenApiDocument(
     }
     return { doc: await parser.bundle(file) as unknown as Json, problems: [] };
   } catch (error) {
-    const message = (error instanceof Error ? error.message : String(error)).split("\n")[0];
+    const message = messageOf(error).split("\n")[0];
     // `Error parsing api.yaml: missed comma between flow collection entries (3:10)`
     const syntax = /^Error parsing .*?: (.*) \((\d+):(\d+)\)$/.exec(message);
     if (syntax) {

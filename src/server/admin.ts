@@ -47,7 +47,7 @@ export interface AdminHost {
   /** Adds a batch; problems (taken ids) keep it out. */
   add(stubs: readonly Stub[], source: StubSource): { routes?: readonly Route[]; problems: BatchProblem[] };
   /** Replaces one stub in place. */
-  replace(id: string, stub: Stub): { route?: Route; problems: BatchProblem[] };
+  replaceStub(id: string, stub: Stub): { route?: Route; problems: BatchProblem[] };
   /** Removes the stubs `which` picks; returns their ids. */
   remove(which: (route: Route) => boolean): string[];
   /** Back to the stubs the server started with (`POST /__stubtool__/stubs/reset`). */
@@ -276,7 +276,7 @@ async function replaceStub<R>(host: AdminHost, id: string, incoming: Incoming, r
   const { config, problems } = validateConfig({ routes: [raw] }, "options" in access ? access.options : undefined);
   const errors = problems.filter((p) => p.level === "error");
   if (!config || errors.length) return respond(...problemsAnswer(400, "invalid stubs", errors));
-  const { route } = host.replace(id, config.routes[0]);
+  const { route } = host.replaceStub(id, config.routes[0]);
   // Checked above: the id exists, and the body's id (if any) is this one.
   return respond(JSON_200, JSON.stringify(stubInfo(route!)));
 }

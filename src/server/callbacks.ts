@@ -9,6 +9,8 @@
  * @module
  */
 
+import { messageOf } from "../error_message.ts";
+
 /** A callback to send: method, full URL, headers, body, and how long to wait before sending it. */
 export interface OutgoingCallback {
   method: string;
@@ -357,7 +359,7 @@ function failure(error: unknown, signal: AbortSignal, timeoutMs: number): string
   if (signal.aborted && signal.reason === TIMEOUT) return `no answer within ${timeoutMs} ms`;
   if (signal.aborted && signal.reason === SHUTDOWN) return "aborted at shutdown";
   const cause = (error as { cause?: { code?: string; message?: string } })?.cause;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   if (cause?.code === "ECONNREFUSED" || /connection refused/i.test(`${message} ${cause?.message}`)) {
     return "connection refused";
   }

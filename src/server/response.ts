@@ -5,6 +5,7 @@
  * @module
  */
 
+import { messageOf } from "../error_message.ts";
 import type { Delay, HeaderMap, ResponseSpec } from "../stubs/model.ts";
 import { compileJson, compileText, render, type Template } from "../stubs/template.ts";
 import { checkHeaders, checkStatus, describe } from "../stubs/validate.ts";
@@ -286,7 +287,7 @@ export function answerFromResult(result: unknown): [ResponseHead, string | null]
     try {
       text = encodeBody(body, contentType);
     } catch (error) {
-      return `returned a body that is not JSON-serializable: ${error instanceof Error ? error.message : error}`;
+      return `returned a body that is not JSON-serializable: ${messageOf(error)}`;
     }
     if (text === undefined) return `returned a body that is not JSON-serializable: ${describe(body)}`;
     if (contentType === undefined) head.headers["content-type"] = "application/json";

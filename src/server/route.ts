@@ -45,16 +45,10 @@ export class Route implements Routable {
   readonly source: StubSource;
   readonly batch: number;
   readonly order: number;
-  // Copied from the stub: the router reads them for every stub at load, and a field read
-  // costs less than a getter call in code that has not been optimised yet.
-  readonly method: string;
-  readonly path: string;
-  readonly segments: Stub["segments"];
+  /** The stub's conditions, compiled (a `when_state` included). */
   readonly conditions: readonly NamedCondition[];
+  /** How many conditions it counts as in precedence. */
   readonly weight: number;
-  readonly priority: number;
-  readonly scope: string | undefined;
-  readonly noHead: boolean;
   /** How it answers. */
   readonly answer: Answer;
   /** How its answers go out (delay, fault, throttle; a canned response's delay is its own). */
@@ -76,12 +70,6 @@ export class Route implements Routable {
     this.source = placement.source;
     this.batch = placement.batch;
     this.order = placement.order;
-    this.method = stub.method;
-    this.path = stub.path;
-    this.segments = stub.segments;
-    this.priority = stub.priority ?? 0;
-    this.scope = stub.scope;
-    this.noHead = stub.head === false;
     const conditions: NamedCondition[] = stub.match === undefined && stub.query === undefined
       ? (NO_NAMES as never[])
       : buildConditions(stub.match, stub.query);
@@ -104,6 +92,36 @@ export class Route implements Routable {
       : { delay, fault, throttle };
   }
 
+  /** The method, upper-case, or `ANY`. */
+  get method(): string {
+    return this.stub.method;
+  }
+
+  /** The path template. */
+  get path(): string {
+    return this.stub.path;
+  }
+
+  /** The path, parsed into segments. */
+  get segments(): Stub["segments"] {
+    return this.stub.segments;
+  }
+
+  /** Its priority (0 unless given). */
+  get priority(): number {
+    return this.stub.priority ?? 0;
+  }
+
+  /** The scope it answers, when it has one. */
+  get scope(): string | undefined {
+    return this.stub.scope;
+  }
+
+  /** A GET stub that leaves HEAD requests unanswered (`head: false`). */
+  get noHead(): boolean {
+    return this.stub.head === false;
+  }
+
   /** Capture names in the order the router fills them: path placeholders, then each condition's. */
   get names(): readonly string[] {
     if (this.#names) return this.#names;
@@ -112,13 +130,6 @@ export class Route implements Routable {
     for (const segment of this.segments) if (segment.param) add(segment.name);
     for (const condition of this.conditions) condition.names.forEach(add);
     return this.#names = names;
-  }
-
-  /** Path placeholder names, in segment order (a response function's `params`). */
-  get paramCount(): number {
-    let count = 0;
-    for (const segment of this.segments) if (segment.param) count++;
-    return count;
   }
 
   /**

@@ -71,7 +71,7 @@ export interface WireMockAdminHost {
   route(id: string): Route | undefined;
   /** Adds a batch; problems (taken ids) keep it out. */
   add(stubs: readonly Stub[], source: StubSource): { routes?: readonly Route[]; problems: BatchProblem[] };
-  replace(id: string, stub: Stub): { route?: Route; problems: BatchProblem[] };
+  replaceStub(id: string, stub: Stub): { route?: Route; problems: BatchProblem[] };
   /** Removes the stubs `which` picks; returns their ids. */
   remove(which: (route: Route) => boolean): string[];
   /** Back to the stubs the server started with. */
@@ -439,7 +439,7 @@ export class WireMockAdminMount {
     const result = this.#admit([{ ...body.value, id, uuid: id }], body.text);
     if ("answer" in result) return result.answer;
     const { mapping, stub } = result.admitted[0];
-    const { route } = this.#host.replace(id, stub);
+    const { route } = this.#host.replaceStub(id, stub);
     if (!route) return notFound(`no mapping has id ${id}`);
     this.#mappings.set(id, { route, mapping });
     return json(mapping);

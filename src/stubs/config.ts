@@ -8,6 +8,7 @@
  * @module
  */
 
+import { messageOf } from "../error_message.ts";
 import { dirname, resolve } from "node:path";
 import { duplicateKeyOffsets, mayHaveDuplicateKeys } from "./duplicate_keys.ts";
 import { type Config, type Problem, validateConfig } from "./validate.ts";
@@ -64,7 +65,7 @@ export async function parseJson(text: string): Promise<{ value: unknown } | { er
   try {
     return { value: JSON.parse(text) };
   } catch (error) {
-    const raw = error instanceof Error ? error.message : String(error);
+    const raw = messageOf(error);
     const position = / at position (\d+)/.exec(raw);
     // `Unexpected token '}', "{"a":}" is not valid JSON`: drop the echoed text, keep the point.
     const message = raw.replace(/ in JSON at position \d+.*$/s, "").replace(/, ".*" is not valid JSON$/s, "");
@@ -169,7 +170,7 @@ async function parseYamlConfig(text: string, file: string): Promise<ParsedConfig
     // The default maxAliasCount (100) stays: it stops "billion laughs" alias bombs.
     return { raw: doc.toJS({ maxAliasCount: 100 }), problems: warnings };
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = messageOf(error);
     return { problems: [{ level: "error", place: file, message }, ...warnings] };
   }
 }
@@ -339,7 +340,7 @@ export function describeReadError(error: unknown): string {
     case "EISDIR":
       return "is a directory, not a file";
     default:
-      return error instanceof Error ? error.message : String(error);
+      return messageOf(error);
   }
 }
 

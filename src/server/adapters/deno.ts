@@ -3,6 +3,7 @@
  * @module
  */
 
+import { messageOf } from "../../error_message.ts";
 import { DEFAULT_MAX_BODY, jsonError } from "../handler.ts";
 import { requestIncoming, unreadBodyLimit } from "../incoming.ts";
 import { toResponse } from "../response.ts";
@@ -33,7 +34,7 @@ export function serve(
     // With a certificate Deno.serve speaks TLS, and HTTP/2 to clients that offer it (ALPN).
     ...(tls ? { cert: tls.cert, key: tls.key } : {}),
     onListen: () => {},
-    onError: (error) => jsonError(500, `internal error: ${error instanceof Error ? error.message : error}`),
+    onError: (error) => jsonError(500, `internal error: ${messageOf(error)}`),
   }, fetch);
   return Promise.resolve({
     port: server.addr.port,

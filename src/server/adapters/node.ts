@@ -6,6 +6,7 @@
  * @module
  */
 
+import { messageOf } from "../../error_message.ts";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createSecureServer } from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
@@ -201,7 +202,7 @@ function closeAfter(
 /** The handler never throws; should it anyway, the client gets a JSON 500 and the server goes on. */
 function fail(res: ServerResponse, respond: Respond<void>, error: unknown): void {
   if (res.headersSent) return void res.destroy();
-  respond(...errorAnswer(500, `internal error: ${error instanceof Error ? error.message : error}`));
+  respond(...errorAnswer(500, `internal error: ${messageOf(error)}`));
 }
 
 /** Serves the handler with `node:http`; rejects when the port cannot be bound. */
