@@ -360,6 +360,9 @@ Deno.test("the module compiled as the npm build compiles it sends, records and d
       "--strict",
       "--skipLibCheck",
       "--noEmitOnError",
+      "--rewriteRelativeImportExtensions",
+      "--rootDir",
+      join(root, "src"),
       "--outDir",
       dir,
       join(root, "src/server/callbacks.ts"),
@@ -369,7 +372,7 @@ Deno.test("the module compiled as the npm build compiles it sends, records and d
     writeFileSync(
       script,
       `import { createServer } from "node:http";
-import { CallbackQueue } from "./callbacks.js";
+import { CallbackQueue } from "./server/callbacks.js";
 const hits = [];
 const server = createServer((req, res) => {
   let body = "";
