@@ -8,8 +8,6 @@
 import {
   type Delay,
   type HeaderMap,
-  type Method,
-  METHODS,
   type ResponseFunc,
   type ResponseSpec,
   type SequenceMode,
@@ -17,7 +15,7 @@ import {
   stubLabel,
   type StubMethod,
 } from "./model.ts";
-import { parsePathTemplate, PLACEHOLDER_ANYWHERE, plainSegments, type Segment } from "./path.ts";
+import { parsePathTemplate, PLACEHOLDER_ANYWHERE, type Segment } from "./path.ts";
 import type { ValuePatternSpec } from "./patterns.ts";
 import { checkId, checkPriority, checkScope, compileRequest } from "./request.ts";
 import { findShadowedStubs } from "./shadow.ts";
@@ -25,16 +23,7 @@ import { checkBehaviour, checkResponseTemplates, templateStatus } from "./behavi
 import { unreachableStates } from "./scenario_flow.ts";
 import { contentTypeOf } from "./media.ts";
 import { unknownField } from "./hint.ts";
-import {
-  checkHeaders,
-  checkJsonValue,
-  checkMethod,
-  describe,
-  HEADER_NAME,
-  HEADER_VALUE_FORBIDDEN,
-  nonJson,
-  STUB_METHODS,
-} from "./checks.ts";
+import { checkHeaders, checkJsonValue, checkMethod, describe } from "./checks.ts";
 
 export {
   checkHeaders,
@@ -306,49 +295,6 @@ export interface ValidateStubOptions {
  * found, each a message without the `routes[i]: ` place.
  */
 export function validateStub(
-  raw: unknown,
-  options?: ValidateStubOptions,
-): { stub?: Stub; errors: string[] } {
-  const plain = plainStub(raw);
-  return plain ? { stub: plain, errors: [] } : validateStubInFull(raw, options);
-}
-
-/**
- * The stub for the shape most stubs of a large config have (`method`, a plain `path`,
- * maybe `status` and `body`, nothing wrong), checked in a few steps; undefined for
- * anything else, which {@link validateStubInFull} then checks and explains. Accepts only
- * what the full check accepts, giving the same stub (a property test holds it to that).
- */
-function plainStub(raw: unknown): Stub | undefined {
-  if (!isMapping(raw)) return undefined;
-  for (const key in raw) {
-    if (key !== "method" && key !== "path" && key !== "body" && key !== "status") return undefined;
-  }
-  const method = raw.method;
-  if (!(METHODS as readonly unknown[]).includes(method) || typeof raw.path !== "string") return undefined;
-  const status = raw.status === undefined ? 200 : raw.status;
-  if (typeof status !== "number" || !Number.isInteger(status) || status < 200 || status > 599) return undefined;
-  const hasBody = Object.hasOwn(raw, "body") && raw.body !== undefined;
-  if (hasBody && (NULL_BODY_STATUSES.has(status) || nonJson(raw.body, 0))) return undefined;
-  const segments = plainSegments(raw.path);
-  if (!segments) return undefined;
-  const response: ResponseSpec = { status, headers: undefined, body: raw.body, hasBody, delay: undefined };
-  return {
-    method: method as Method,
-    path: raw.path,
-    segments,
-    responses: [response],
-    isSequence: false,
-    sequenceMode: "repeat-last",
-  };
-}
-
-/**
- * {@link validateStub} without its shortcut for plain stubs; exported so a test can check
- * that the shortcut gives the same result.
- * @internal
- */
-export function validateStubInFull(
   raw: unknown,
   options?: ValidateStubOptions,
 ): { stub?: Stub; errors: string[] } {
@@ -762,12 +708,7 @@ export function validateConfig(
   /** Where each id was first given, when ids must be unique. */
   const holders = options?.uniqueIds ? new Map<string, [index: number, stub: Stub]>() : undefined;
   for (let i = 0; i < items.length; i++) {
-    const plain = plainStub(items[i]); // most stubs of a large config: no result object, no errors list
-    if (plain) {
-      routes.push(plain);
-      continue;
-    }
-    const { stub, errors } = validateStubInFull(items[i], options);
+    const { stub, errors } = validateStub(items[i], options);
     for (const message of errors) problems.push({ level: "error", place: `routes[${i}]`, message });
     if (!stub) continue;
     routes.push(stub);
@@ -938,7 +879,7 @@ export function validatePattern(raw: unknown): { pattern?: RequestPattern; error
     }
   }
   const anyPath = raw.path === undefined;
-  const { stub, errors: stubErrors } = validateStubInFull({
+  const { stub, errors: stubErrors } = validateStub({
     ...raw,
     method: raw.method ?? "ANY",
     path: raw.path ?? "/",
