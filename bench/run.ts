@@ -230,6 +230,20 @@ const SERVERS: Server[] = [
     scenarios: [S8],
   },
   {
+    name: "deno-bare proxy identity",
+    cmd: [DENO, "run", "-A", "bench/servers/deno_bare_proxy_identity.ts", "{port}", "{upstream}"],
+    upstream: true,
+    readyPath: "/__stubtool__/health",
+    scenarios: [S8],
+  },
+  {
+    name: "deno-bare proxy node:http",
+    cmd: [DENO, "run", "-A", "bench/servers/deno_bare_proxy_node.ts", "{port}", "{upstream}"],
+    upstream: true,
+    readyPath: "/__stubtool__/health",
+    scenarios: [S8],
+  },
+  {
     name: "stubtool proxy",
     cmd: [DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--port", "{port}", "--config", "{config}"],
     config: "proxy",
