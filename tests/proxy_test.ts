@@ -5,7 +5,7 @@
  * `proxyUnmatched` still recording the request as unmatched.
  */
 import assert from "node:assert/strict";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, request, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { get, route, stubServer } from "../mod.ts";
@@ -128,6 +128,43 @@ for (const adapter of ADAPTERS) {
     assert.equal(headers["x-private"], undefined, "a header the upstream's Connection names is hop-by-hop");
     assert.equal(up.seen[0].headers["x-hop"], undefined);
     assert.equal(up.seen[0].headers["keep-alive"], undefined);
+  });
+
+  Deno.test(`[${adapter}] the upstream is asked for identity; a sized upload keeps its content-length; redirects and TRACE pass through`, async () => {
+    await using up = await upstream((req, res) => {
+      if (req.url === "/moved") res.writeHead(302, { location: "/elsewhere" }).end();
+      else res.writeHead(200, { "content-type": "text/plain" }).end(`${req.method} ${req.url}`);
+    });
+    await using server = await stubServer(0, { adapter });
+    server.routes(route("ANY", "/{rest*}").proxy(up.url));
+    // node:http as the client: it sends only what it is given (fetch adds headers of its own),
+    // does not follow redirects and sends TRACE.
+    const raw = (method: string, path: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; location?: string; body: string }>((resolve, reject) => {
+        request(`${server.url}${path}`, { method, headers }, (res) => {
+          let body = "";
+          res.on("data", (c) => body += c);
+          res.on("end", () => resolve({ status: res.statusCode!, location: res.headers.location, body }));
+        }).on("error", reject).end();
+      });
+    const got = await raw("GET", "/plain", { "accept-encoding": "gzip, br" });
+    assert.equal(got.body, "GET /plain");
+    assert.equal(up.seen[0].headers["accept-encoding"], "identity", "the client's encodings are not asked for");
+    // Deno's fetch carries a bodiless request and fills in what the client left out.
+    assert.deepEqual(
+      [up.seen[0].headers.accept, up.seen[0].headers["accept-language"], up.seen[0].headers["user-agent"]],
+      ["*/*", "*", `Deno/${Deno.version.deno}`],
+    );
+
+    const upload = await send(server, "POST", "/upload", { body: "twelve bytes" });
+    assert.equal(upload.text, "POST /upload");
+    assert.equal(up.seen[1].headers["content-length"], "12", "a sized upload is not sent chunked");
+    assert.equal(up.seen[1].headers["transfer-encoding"], undefined);
+    assert.equal(up.seen[1].body.toString(), "twelve bytes");
+
+    assert.deepEqual(await raw("GET", "/moved"), { status: 302, location: "/elsewhere", body: "" });
+    assert.equal(up.seen.length, 3, "a redirect is not followed");
+    assert.deepEqual(await raw("TRACE", "/traced"), { status: 200, location: undefined, body: "TRACE /traced" });
   });
 
   Deno.test(`[${adapter}] P12.1 the upstream's answer is streamed: its first part arrives before it ends; large bodies both ways`, async () => {

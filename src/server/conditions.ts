@@ -9,7 +9,6 @@
 import type { RequestMatch } from "../stubs/model.ts";
 import { evaluatePath } from "../stubs/jsonpath.ts";
 import {
-  atPointer,
   compileValuePattern,
   equalJson,
   jsonKey,
@@ -57,10 +56,19 @@ function formDimension(name: string): Dimension {
 }
 
 function jsonDimension(pointer: string): Dimension {
+  // The pointer split once, not on every request (this runs for each request the index sees).
+  const steps = pointer === ""
+    ? []
+    : pointer.slice(1).split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
   return dimension(`j ${pointer}`, true, (view) => {
     const parsed = view.body?.json();
-    const leaf = parsed ? atPointer(parsed.value, pointer) : undefined;
-    return leaf === undefined ? NO_KEYS : [jsonKey(leaf)];
+    if (!parsed) return NO_KEYS;
+    let leaf = parsed.value;
+    for (let i = 0; i < steps.length; i++) {
+      if (typeof leaf !== "object" || leaf === null || !Object.hasOwn(leaf, steps[i])) return NO_KEYS;
+      leaf = (leaf as Record<string, unknown>)[steps[i]];
+    }
+    return [jsonKey(leaf)];
   });
 }
 

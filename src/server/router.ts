@@ -282,8 +282,16 @@ class Layer<T extends Routable> {
 function triesFor(method: string): readonly string[] {
   if (method === "HEAD") return HEAD_TRIES;
   if (method === "GET") return GET_TRIES;
-  return method === "ANY" ? ANY_TRIES : [method, "ANY"];
+  if (method === "ANY") return ANY_TRIES;
+  let tries = OTHER_TRIES.get(method);
+  if (!tries) {
+    tries = [method, "ANY"];
+    if (OTHER_TRIES.size < 64) OTHER_TRIES.set(method, tries);
+  }
+  return tries;
 }
+/** Tries of the other methods, built once per method (clients may send any token as a method: at most 64 kept). */
+const OTHER_TRIES = new Map<string, readonly string[]>();
 const HEAD_TRIES = ["HEAD", "GET", "ANY"];
 const GET_TRIES = ["GET", "ANY"];
 const ANY_TRIES = ["ANY"];
