@@ -17,6 +17,13 @@
 import { parseArgs } from "node:util";
 import { makeConfig, makePaymentsConfig, makeProxyConfig, s1Body, S7_BODY, S7_VERSION, S9_BODY } from "./scenarios.ts";
 import { rssMb, toMs } from "./measure.ts";
+import {
+  makeConfigMappings,
+  makePaymentsMappings,
+  makeRealisticMappings,
+  timeLoad,
+  writeWireMockFolder,
+} from "./wiremock.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -103,8 +110,8 @@ interface Server {
   name: string;
   /** Command; `{port}`, `{config}` and `{upstream}` are replaced. */
   cmd: string[];
-  /** The config: a stub count of `makeConfig`, or a named config. */
-  config?: number | "payments" | "proxy";
+  /** The config: a stub count of `makeConfig`, or a named config (or WireMock folder). */
+  config?: number | "payments" | "proxy" | WireMockFolderName;
   /** Needs the bare upstream (S8) running on the next port. */
   upstream?: boolean;
   /** Runs once the server is ready, before its scenarios (S1 with runtime stubs). */
@@ -178,6 +185,31 @@ async function addBatches(): Promise<void> {
     if (response.status !== 201) throw new Error(`admin POST answered ${response.status}: ${await response.text()}`);
   }
 }
+
+/** The WireMock folders: S1's and S7's stubs written as mapping files (bench/wiremock.ts). */
+type WireMockFolderName = "wiremock 20" | "wiremock payments";
+
+/** S1 and S7 served from their stubs converted from WireMock mappings (`serve --wiremock DIR`). */
+const WIREMOCK_SERVERS: Server[] = [
+  {
+    name: "stubtool wiremock 20",
+    cmd: [DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--port", "{port}", "--wiremock", "{config}"],
+    config: "wiremock 20",
+    readyPath: "/__stubtool__/health",
+    scenarios: [S1],
+  },
+  {
+    name: "stubtool wiremock payments",
+    cmd: [DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--port", "{port}", "--wiremock", "{config}"],
+    config: "wiremock payments",
+    readyPath: "/__stubtool__/health",
+    scenarios: [S7],
+  },
+];
+
+/** Mapping files in the loading figure, and its target. */
+const LOAD_FILES = 1000;
+const LOAD_TARGET_MS = 1000;
 
 const SERVERS: Server[] = [
   {
@@ -284,6 +316,7 @@ const SERVERS: Server[] = [
     readyPath: "/__stubtool__/health",
     scenarios: [S1, S4],
   },
+  ...WIREMOCK_SERVERS,
 ];
 
 // ------------------------------------------------------------------ measuring
@@ -459,6 +492,16 @@ async function adminCycles(config: string): Promise<{ count: number; cycleMs: nu
   return { count, cycleMs: median(times), bareMs: median(bareTimes) };
 }
 
+/** The loading figure: {@link LOAD_FILES} mapping files of mixed shape, loaded once per round. */
+async function wiremockLoads(dir: string) {
+  const { mappings, files } = makeRealisticMappings(LOAD_FILES);
+  const big = await writeWireMockFolder(`${dir}/wiremock-load`, mappings, files);
+  const empty = await writeWireMockFolder(`${dir}/wiremock-empty`, []);
+  const times = [];
+  for (let round = 0; round < ROUNDS; round++) times.push(await timeLoad(big, empty, ROOT));
+  return times;
+}
+
 // ------------------------------------------------------------------ the run
 
 interface Row extends Measure {
@@ -494,6 +537,14 @@ async function main(): Promise<number> {
     const path = `${dir}/stubs-${name}.json`;
     await Deno.writeTextFile(path, JSON.stringify(config));
     configs.set(name, path);
+  }
+  for (
+    const [name, mappings] of [["wiremock 20", makeConfigMappings(20)], [
+      "wiremock payments",
+      makePaymentsMappings(),
+    ]] as const
+  ) {
+    configs.set(name, await writeWireMockFolder(`${dir}/${name.replace(" ", "-")}`, mappings));
   }
   // The bare upstream of S8, for the whole run.
   const upstream = new Deno.Command(DENO, {
@@ -533,8 +584,10 @@ async function main(): Promise<number> {
   }
   await stop(upstream);
   const cycles = await adminCycles(configs.get(20)!);
+  const loads = await wiremockLoads(dir);
   await Deno.remove(dir, { recursive: true });
   printTable(rows);
+  printWireMock(rows, loads);
   console.log(
     `\nS6 a test run's admin traffic (add 20 stubs, ${CYCLE_REQUESTS} requests to them, remove them), ` +
       `${cycles.count} times: ${cycles.cycleMs.toFixed(0)} ms per cycle (median); the same requests to deno-bare: ` +
@@ -720,6 +773,41 @@ function printTable(rows: Row[]): void {
   ];
   console.log("\n| baselines against each other, same run | median ratio |\n| --- | --- |");
   for (const [name, value] of floors) console.log(`| ${name} | ${fmt(value, 2)} |`);
+}
+
+/**
+ * S1 and S7 served from converted WireMock mappings, as ratios to the native stubs of the
+ * same round, and the time to load {@link LOAD_FILES} mapping files.
+ */
+function printWireMock(rows: Row[], loads: Awaited<ReturnType<typeof wiremockLoads>>): void {
+  const fmt = (n: number, digits = 0) => Number.isFinite(n) ? n.toFixed(digits) : "-";
+  const pass = (ok: boolean, value: number) => Number.isFinite(value) ? ok ? "PASS" : "BELOW" : "-";
+  const versus = ([server, scenario]: string[], [base, baseScenario]: string[]) =>
+    ratio(rows, (r) => find(rows, r, server, scenario)?.rps, (r) => find(rows, r, base, baseScenario)?.rps);
+  const targets: [string, number][] = [
+    ["S1 req/s, stubtool wiremock 20 ÷ stubtool 20", versus(["stubtool wiremock 20", "S1"], ["stubtool 20", "S1"])],
+    [
+      "S7 req/s, stubtool wiremock payments ÷ stubtool payments",
+      versus(["stubtool wiremock payments", "S7"], ["stubtool payments", "S7"]),
+    ],
+  ];
+  console.log("\n| converted WireMock mappings | measured (median ratio) | goal | met |\n| --- | --- | --- | --- |");
+  for (const [name, value] of targets) {
+    console.log(`| ${name} | ${fmt(value, 2)} | ≥ 0.95 | ${pass(value >= 0.95, value)} |`);
+  }
+  const range = (values: number[]) => `${fmt(Math.min(...values))}–${fmt(Math.max(...values))}`;
+  const inProcess = median(loads.map((l) => l.inProcessMs));
+  const validate = median(loads.map((l) => l.validateMs));
+  console.log(
+    `| ${loads[0].files} mapping files loaded, in-process (read, convert, validate, register; ms, ` +
+      `rounds ${range(loads.map((l) => l.inProcessMs))}) | ${fmt(inProcess)} | < ${LOAD_TARGET_MS} | ` +
+      `${pass(inProcess < LOAD_TARGET_MS, inProcess)} |`,
+  );
+  console.log(
+    `| validate --wiremock on them (ms, spawn to exit; rounds ${range(loads.map((l) => l.validateMs))}; ` +
+      `an empty folder ${fmt(median(loads.map((l) => l.emptyMs)))}) | ${fmt(validate)} | < ${LOAD_TARGET_MS} | ` +
+      `${pass(validate < LOAD_TARGET_MS, validate)} |`,
+  );
 }
 
 if (import.meta.main) Deno.exit(await main());

@@ -288,6 +288,46 @@ Deno.test("wiremock mapping: priority and WireMock's tie-break (the later mappin
   assert.deepEqual(routes.map((r) => r.priority), [1, 2, 3, undefined]);
 });
 
+Deno.test("wiremock mapping: mappings no request can match both share a rank, so the router indexes them as native stubs", () => {
+  const post = (version: string, customer: string) => ({
+    request: {
+      method: "POST",
+      urlPath: "/pay",
+      headers: { "X-V": { equalTo: version } },
+      bodyPatterns: [{ equalToJson: { c: customer }, ignoreExtraElements: true }],
+    },
+    response: { status: 201 },
+  });
+  const { routes } = mappingsToConfig({
+    mappings: [
+      post("v1", "a"),
+      post("v1", "b"), // another JSON value
+      post("v2", "a"), // another header value
+      { request: { method: "GET", urlPath: "/pay" } }, // another method
+      { request: { method: "GET", urlPathTemplate: "/pay/{id}" } }, // another number of segments
+      { request: { method: "GET", urlPath: "/pay/7" } }, // /pay/{id} matches it too: ranked above
+      { request: { method: "GET", urlPath: "/q", queryParameters: { a: { equalTo: "1" } } } },
+      { request: { method: "GET", urlPath: "/q", queryParameters: { a: { equalTo: "2" } } } }, // ?a=1&a=2 matches both
+      { request: { method: "ANY", urlPath: "/pay", headers: { "X-V": { equalTo: "v3" } } } }, // GET /pay matches both
+      { request: { method: "GET", url: "/u?x=1" } },
+      { request: { method: "GET", url: "/u?x=2" } }, // another query string
+    ],
+  }, F);
+  assert.deepEqual(routes.map((r) => r.priority), [
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    1,
+    undefined,
+    1,
+    1,
+    undefined,
+    undefined,
+  ]);
+});
+
 Deno.test("wiremock mapping: scenarios, templates and webhooks become the part-three fields", () => {
   const { routes, bodyFiles, warnings } = one({
     scenarioName: "todo",

@@ -12,6 +12,9 @@
 import { PLACEHOLDER_ANYWHERE } from "../../stubs/path.ts";
 import { escapeRegex, javaRegexToJs } from "./regex.ts";
 import { evaluatePath } from "../../stubs/jsonpath.ts";
+import { rankPriorities } from "./ranks.ts";
+
+export { rankPriorities };
 
 /** A mapping (or a file) left out: where, which feature, and the line to print. */
 export interface WireMockWarning {
@@ -167,21 +170,6 @@ export function mappingsToConfig(doc: unknown, file: string, options: WireMockOp
   });
   rankPriorities(result.routes, result.wiremockPriorities);
   return result;
-}
-
-/**
- * Sets each stub's `priority` so that stubtool picks what WireMock picks: the higher
- * WireMock priority (a lower number) first, then, among equal ones, the mapping loaded last.
- * stubtool would otherwise prefer the more specific path and the stub with more conditions,
- * which WireMock never does; so every stub gets its own rank (0 for the one that loses to all
- * others, left out as the default).
- */
-export function rankPriorities(routes: Record<string, unknown>[], wiremockPriorities: readonly number[]): void {
-  const order = routes.map((_, i) => i).sort((a, b) => (wiremockPriorities[b] - wiremockPriorities[a]) || (a - b));
-  order.forEach((index, rank) => {
-    if (rank === 0) delete routes[index].priority;
-    else routes[index].priority = rank;
-  });
 }
 
 interface Context {
