@@ -3,7 +3,7 @@
  * flood on a fresh server, printing RSS before, at the end and 10 s later, the p99 and worst latency of a
  * concurrent `GET /ping` (a stub, asked every 20 ms from here), and the slowest attack
  * request where one is timed, and the server's CPU time over the flood per request. The
- * ceilings (contract P13.1, P13.2): no traffic raises RSS more than 64 MB above the idle
+ * ceilings: no traffic raises RSS more than 64 MB above the idle
  * server; no single request costs more than 10 ms of CPU (read as the average over the
  * flood's requests, with the slowest timed one beside it).
  *
@@ -31,7 +31,7 @@ const SECONDS = Number(flags.seconds);
 const PORT = Number(flags.port);
 const ROOT = new URL("..", import.meta.url).pathname;
 const CEILING_MB = 64;
-/** No single request may cost more CPU than this (P13.2). */
+/** No single request may cost more CPU than this. */
 const CPU_BOUND_MS = 10;
 const BASE = `http://127.0.0.1:${PORT}`;
 /** Long unmatched paths: 60 KiB, under the 64 KiB request head both runtimes accept. */

@@ -1,5 +1,5 @@
 /**
- * Soak test (P7, not in CI): a steady mixed load against stubtool for a long time, printing
+ * Soak test (not in CI): a steady mixed load against stubtool for a long time, printing
  * RSS and latency every interval, then saying whether RSS flattened and whether the report's
  * counts add up.
  *

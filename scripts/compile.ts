@@ -43,7 +43,7 @@ export const PERMISSIONS = ["--allow-net", "--allow-read", "--allow-write", "--a
  * V8 flags the binary runs with (npm start and the attack bench use them too): a young
  * generation of 4 MB semi-spaces instead of V8's default 16 MB, and an old generation that
  * grows by half instead of up to four times. Floods of 60 KiB requests otherwise grow both
- * far past what is live (P13.1's 64 MB ceiling); S1 throughput does not change measurably.
+ * far past what is live (the 64 MB ceiling); S1 throughput does not change measurably.
  */
 export const V8_FLAGS = ["--v8-flags=--max-semi-space-size=4,--heap-growing-percent=50"];
 /**

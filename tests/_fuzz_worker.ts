@@ -173,7 +173,7 @@ self.onmessage = async (event: MessageEvent<FuzzCase>) => {
   const { id } = event.data;
   try {
     const summary = await run(event.data);
-    // Inputs carry `__proto__` and `constructor` keys: none may reach a prototype (P7).
+    // Inputs carry `__proto__` and `constructor` keys: none may reach a prototype.
     const probe = {} as Record<string, unknown>;
     if (probe.polluted !== undefined || Object.keys(Object.prototype).length > 0) {
       throw new Error("Object.prototype was polluted");

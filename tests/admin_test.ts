@@ -1,7 +1,7 @@
 /**
- * The admin API (P9.2): stubs added, listed, replaced and removed over HTTP on a running
+ * The admin API: stubs added, listed, replaced and removed over HTTP on a running
  * server, from JSON or YAML bodies with the validator's own messages; what was sent, found
- * with a request pattern; scoped stubs for parallel workers (P9.5). Both adapters, and
+ * with a request pattern; scoped stubs for parallel workers. Both adapters, and
  * curl against `stubtool serve` as a client in another language would.
  */
 import assert from "node:assert/strict";
@@ -21,7 +21,7 @@ const post = (
 const ids = (answer: Answer) => answer.json.stubs.map((s: { id: string }) => s.id);
 
 serverTest(
-  "P9.2 POST /__stubtool__/stubs adds one stub, a list, or {routes}; they answer from the next request",
+  "POST /__stubtool__/stubs adds one stub, a list, or {routes}; they answer from the next request",
   async (server) => {
     const one = await post(server, "/__stubtool__/stubs", { method: "GET", path: "/one", body: { n: 1 } });
     assert.equal(one.status, 201);
@@ -48,7 +48,7 @@ serverTest(
   },
 );
 
-serverTest("P9.2 a YAML body (content-type application/yaml) is read like a config file", async (server) => {
+serverTest("a YAML body (content-type application/yaml) is read like a config file", async (server) => {
   const yaml = '- method: GET\n  path: /users/{id}\n  body: { id: "{id}" }\n';
   const added = await post(server, "/__stubtool__/stubs", yaml, { "content-type": "application/yaml" });
   assert.equal(added.status, 201);
@@ -62,7 +62,7 @@ serverTest("P9.2 a YAML body (content-type application/yaml) is read like a conf
 });
 
 serverTest(
-  "P9.2 invalid stubs: 400 with every problem in validate's words; nothing of the batch is added",
+  "invalid stubs: 400 with every problem in validate's words; nothing of the batch is added",
   async (server) => {
     const answer = await post(server, "/__stubtool__/stubs", [
       { method: "GET", path: "/fine" },
@@ -87,7 +87,7 @@ serverTest(
 );
 
 serverTest(
-  "P9.1 a duplicate id is a 409 naming the stub that has it; ids are unique across the server",
+  "a duplicate id is a 409 naming the stub that has it; ids are unique across the server",
   async (server) => {
     server.routes(get("/a").id("taken"));
     const answer = await post(server, "/__stubtool__/stubs", [{ method: "GET", path: "/b" }, {
@@ -111,7 +111,7 @@ serverTest(
 );
 
 serverTest(
-  "P9.2 GET, PUT and DELETE one stub by id; PUT keeps the id and restarts the hit count; unknown ids are 404",
+  "GET, PUT and DELETE one stub by id; PUT keeps the id and restarts the hit count; unknown ids are 404",
   async (server) => {
     await post(server, "/__stubtool__/stubs", { id: "user", method: "GET", path: "/user", body: "v1" });
     await send(server, "GET", "/user");
@@ -151,7 +151,7 @@ serverTest(
 );
 
 serverTest(
-  "P9.2 DELETE /__stubtool__/stubs removes the stubs added at runtime (all, or one scope's); the config's stay",
+  "DELETE /__stubtool__/stubs removes the stubs added at runtime (all, or one scope's); the config's stay",
   async (server) => {
     server.handler.registry.replaceSource([get("/config").toStub()], "config");
     server.routes(get("/api"));
@@ -169,7 +169,7 @@ serverTest(
 );
 
 serverTest(
-  "P9.3 a stub added over HTTP overrides the config's stub of the same pattern; deleting it brings the config's back",
+  "a stub added over HTTP overrides the config's stub of the same pattern; deleting it brings the config's back",
   async (server) => {
     server.handler.registry.replaceSource([get("/flags").body({ beta: false }).toStub()], "config");
     const added = await post(server, "/__stubtool__/stubs", { method: "GET", path: "/flags", body: { beta: true } });
@@ -209,7 +209,7 @@ serverTest(
 );
 
 serverTest(
-  "P9.2 POST /__stubtool__/requests/find: the journal's requests a pattern matches, oldest first",
+  "POST /__stubtool__/requests/find: the journal's requests a pattern matches, oldest first",
   async (server) => {
     server.routes(get("/ok"));
     await send(server, "POST", "/payments", {
@@ -242,7 +242,7 @@ serverTest(
 );
 
 serverTest(
-  "P9.5 eight parallel workers with their own scoped stubs for one path: 500 requests each, every answer from its scope, counts exact",
+  "eight parallel workers with their own scoped stubs for one path: 500 requests each, every answer from its scope, counts exact",
   async (server) => {
     server.routes(get("/who").body("nobody"));
     const workers = Array.from({ length: 8 }, (_, i) => `worker-${i}`);
@@ -262,7 +262,7 @@ serverTest(
   },
 );
 
-Deno.test("P9 a non-JavaScript client drives stubtool serve: curl adds, overrides, verifies and removes a stub", async () => {
+Deno.test("a non-JavaScript client drives stubtool serve: curl adds, overrides, verifies and removes a stub", async () => {
   const served = await startServe([
     "--port",
     "0",

@@ -1,5 +1,5 @@
 /**
- * Answers of bytes (P11.1): `body_file` (read at load, relative to the config's folder,
+ * Answers of bytes: `body_file` (read at load, relative to the config's folder,
  * content type from the extension, no substitution) and `body_base64`, on both adapters.
  */
 import assert from "node:assert/strict";
@@ -12,7 +12,7 @@ import { serverTest } from "./_http.ts";
 const PNG = Deno.readFileSync(fixture("files/pixel.png"));
 
 serverTest(
-  "P11.1 body_file is sent as bytes with the content type of its extension; body_base64 as bytes",
+  "body_file is sent as bytes with the content type of its extension; body_base64 as bytes",
   async (server) => {
     const { config, problems } = await loadConfigText(
       [
@@ -44,13 +44,13 @@ serverTest(
   },
 );
 
-serverTest("P11.1 the builders take a file or base64 too", async (server) => {
+serverTest("the builders take a file or base64 too", async (server) => {
   server.routes(get("/f").bodyFile("tests/fixtures/files/pixel.png"), get("/b").bodyBase64("aGk="));
   assert.deepEqual(new Uint8Array(await (await fetch(`${server.url}/f`)).arrayBuffer()), PNG);
   assert.equal(await (await fetch(`${server.url}/b`)).text(), "hi");
 });
 
-Deno.test("P11.1 a missing body file, two bodies at once, bad base64: validation errors that say what to do", () => {
+Deno.test("a missing body file, two bodies at once, bad base64: validation errors that say what to do", () => {
   const errors = (raw: Record<string, unknown>) =>
     validateStub({ method: "GET", path: "/x", ...raw }, { baseDir: "/tmp" }).errors;
   assert.deepEqual(errors({ body_file: "nope.png" }), [
@@ -70,7 +70,7 @@ Deno.test("P11.1 a missing body file, two bodies at once, bad base64: validation
   ]);
 });
 
-Deno.test("P11.1 validate names the stub and the file when a body file is missing, relative to the config's folder", async () => {
+Deno.test("validate names the stub and the file when a body file is missing, relative to the config's folder", async () => {
   const dir = await Deno.makeTempDir();
   try {
     await Deno.writeTextFile(`${dir}/stubs.yaml`, "routes:\n  - { method: GET, path: /a, body_file: gone.json }\n");

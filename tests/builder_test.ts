@@ -17,7 +17,7 @@ Deno.test("builders produce validated stubs with defaults", () => {
   }]);
 });
 
-Deno.test("P8.12 route(method, path) is the generic builder; helpers set their method", () => {
+Deno.test("route(method, path) is the generic builder; helpers set their method", () => {
   assert.deepEqual(route("GET", "/x").toStub(), get("/x").toStub());
   const methods = [post, put, patch, del, head, options].map((make) => make("/x").toStub().method);
   assert.deepEqual(methods, ["POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]);

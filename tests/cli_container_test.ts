@@ -1,4 +1,4 @@
-// The container contract (P1, seed §4.4). There is no Docker engine here, so the
+// The container contract. There is no Docker engine here, so the
 // Dockerfile is parsed and its ENTRYPOINT/CMD/HEALTHCHECK are run exactly as the image
 // would run them: same arguments, same environment, config auto-loaded from the default path.
 import assert from "node:assert/strict";
@@ -47,7 +47,7 @@ const cmd = () => execForm(finalStage().find((i) => i.keyword === "CMD")!.args);
 const healthcheck = () =>
   execForm(/CMD\s+(\[.*\])$/.exec(finalStage().find((i) => i.keyword === "HEALTHCHECK")!.args)![1]);
 
-Deno.test("Dockerfile: deno compile in a build stage, distroless cc runtime, the P1 ENV, EXPOSE, HEALTHCHECK, ENTRYPOINT, CMD", () => {
+Deno.test("Dockerfile: deno compile in a build stage, distroless cc runtime, the ENV of port and host, EXPOSE, HEALTHCHECK, ENTRYPOINT, CMD", () => {
   const all = instructions();
   const froms = all.filter((i) => i.keyword === "FROM");
   assert.ok(froms.length >= 2, "multi-stage");

@@ -1,4 +1,4 @@
-// src/cli/files.ts: the report files the CLI writes are replaced whole (P13.6). The failure
+// src/cli/files.ts: the report files the CLI writes are replaced whole. The failure
 // path (a write that fails half-way) runs through the real CLI in cli_serve_test.ts and
 // cli_report_test.ts, under a file size limit.
 import assert from "node:assert/strict";

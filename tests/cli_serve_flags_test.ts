@@ -1,4 +1,4 @@
-// `stubtool serve`'s P11–P13 flags as subprocesses: TLS (--tls-self-signed with
+// `stubtool serve`'s TLS, safety and files flags as subprocesses: TLS (--tls-self-signed with
 // --tls-cert-out, --tls-cert/--tls-key and their variables) with wait/report over https
 // (--ca, --insecure); CORS and proxy_unmatched from the flags and from the config file;
 // --journal-bytes, --allow-host and --admin-token; half or conflicting settings refused.

@@ -144,7 +144,7 @@ Deno.test("serve --stub: a malformed inline stub is [ERROR] --stub[i]: column n:
   ]);
 });
 
-Deno.test("serve --stub: inline stubs come after config stubs and override them (P9.3); the overridden one is a [WARN]", async () => {
+Deno.test("serve --stub: inline stubs come after config stubs and override them; the overridden one is a [WARN]", async () => {
   const served = await startServe([
     "--port",
     "0",

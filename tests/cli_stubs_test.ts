@@ -1,4 +1,4 @@
-// `stubtool stubs add|list|remove` (P9.7) as subprocesses against `stubtool serve`: batches
+// `stubtool stubs add|list|remove` as subprocesses against `stubtool serve`: batches
 // that override the config, scopes, body files sent as bytes, validate's messages placed in
 // the user's files, unknown ids, --all, the admin token, an unreachable server.
 import assert from "node:assert/strict";
@@ -190,7 +190,7 @@ Deno.test("stubs: usage errors and an unreachable server", async () => {
   assert.deepEqual(lines(stderr), [`[ERROR] cannot reach stubtool at http://127.0.0.1:${port}: connection refused`]);
 });
 
-Deno.test("stubs add against a server with curl only: the admin API needs no stubtool on the client (P9 end to end)", async () => {
+Deno.test("stubs add against a server with curl only: the admin API needs no stubtool on the client (end to end)", async () => {
   const served = await startServe(["--port", "0", "--quiet"]);
   await using _ = served.process;
   const curl = async (...args: string[]) => {

@@ -1,6 +1,6 @@
 // `serve --watch` as a subprocess: the config file is rewritten (in place and by rename,
 // as editors save) while requests are in flight; broken rewrites are rejected; symbolic
-// links, ConfigMap updates, slow writers and a removed folder are followed (P13.7).
+// links, ConfigMap updates, slow writers and a removed folder are followed.
 import assert from "node:assert/strict";
 import { rename, writeFile } from "node:fs/promises";
 import { join } from "node:path";

@@ -161,7 +161,7 @@ Deno.test("compile: the binary's permission and V8 flags are enough for serve, w
   }
 });
 
-Deno.test("npm start and README's install line run cli.ts with the binary's V8 flags (the young generation cap of P13.1's RSS ceiling)", async () => {
+Deno.test("npm start and README's install line run cli.ts with the binary's V8 flags (the young generation cap of the RSS ceiling)", async () => {
   assert.deepEqual(V8_FLAGS, ["--v8-flags=--max-semi-space-size=4,--heap-growing-percent=50"]);
   const start: string = JSON.parse(await Deno.readTextFile(`${ROOT}package.json`)).scripts.start;
   assert.equal(start, `deno run -A ${V8_FLAGS.join(" ")} cli.ts serve --config examples/stubs.yaml`);

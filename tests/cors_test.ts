@@ -1,5 +1,5 @@
 /**
- * CORS (P11.2) over real HTTP on both adapters: preflights answered for paths stubs serve,
+ * CORS over real HTTP on both adapters: preflights answered for paths stubs serve,
  * a user's OPTIONS stub first, every answer to an allowed origin says so (404s too), the
  * reserved endpoints never, and nothing without `cors`.
  */
@@ -14,7 +14,7 @@ const preflight = (method: string, headers = "content-type, x-trace") => ({
 });
 
 serverTest(
-  "P11.2 a preflight to a path some stub serves is a 204 with the stubs' methods; not a hit, not unmatched",
+  "a preflight to a path some stub serves is a 204 with the stubs' methods; not a hit, not unmatched",
   async (server) => {
     server.routes(get("/users/{id}").body({}), post("/users/{id}").status(201), get("/other"));
     const answer = await send(server, "OPTIONS", "/users/7", preflight("POST"));
@@ -35,7 +35,7 @@ serverTest(
 );
 
 serverTest(
-  "P11.2 answers to an allowed origin carry the CORS headers and expose the answer's header names; 404s too",
+  "answers to an allowed origin carry the CORS headers and expose the answer's header names; 404s too",
   async (server) => {
     server.routes(get("/me").header("x-request-id", "r-1").body({ me: true }));
     const ok = await send(server, "GET", "/me", { headers: { origin: ORIGIN } });
@@ -54,7 +54,7 @@ serverTest(
   { cors: true },
 );
 
-serverTest("P11.2 a user's own OPTIONS stub wins over the preflight answer", async (server) => {
+serverTest("a user's own OPTIONS stub wins over the preflight answer", async (server) => {
   server.routes(get("/x"), options("/x").status(200).header("allow", "GET").body("mine"));
   const answer = await send(server, "OPTIONS", "/x", preflight("GET"));
   assert.equal(answer.status, 200);
@@ -62,7 +62,7 @@ serverTest("P11.2 a user's own OPTIONS stub wins over the preflight answer", asy
   assert.equal(answer.headers.get("access-control-allow-origin"), ORIGIN, "decorated like any answer");
 }, { cors: true });
 
-serverTest("P11.2 with a list of origins, others get no CORS headers and no preflight answer", async (server) => {
+serverTest("with a list of origins, others get no CORS headers and no preflight answer", async (server) => {
   server.routes(get("/x"));
   const other = await send(server, "GET", "/x", { headers: { origin: "http://evil.localhost" } });
   assert.equal(other.headers.get("access-control-allow-origin"), null);
@@ -75,7 +75,7 @@ serverTest("P11.2 with a list of origins, others get no CORS headers and no pref
   assert.equal((await send(server, "OPTIONS", "/x", preflight("GET"))).status, 204);
 }, { cors: { origins: [ORIGIN] } });
 
-serverTest("P11.2 CORS is off by default: no headers, preflights are ordinary requests", async (server) => {
+serverTest("CORS is off by default: no headers, preflights are ordinary requests", async (server) => {
   server.routes(get("/x"));
   assert.equal(
     (await send(server, "GET", "/x", { headers: { origin: ORIGIN } })).headers.get("access-control-allow-origin"),
@@ -84,7 +84,7 @@ serverTest("P11.2 CORS is off by default: no headers, preflights are ordinary re
   assert.equal((await send(server, "OPTIONS", "/x", preflight("GET"))).status, 404);
 });
 
-Deno.test("P11.2 cors in a config file: true, false or {origins}; anything else says what to write", () => {
+Deno.test("cors in a config file: true, false or {origins}; anything else says what to write", () => {
   assert.deepEqual(validateConfig({ routes: [], cors: true }).config?.cors, true);
   assert.deepEqual(validateConfig({ routes: [], cors: { origins: ["https://app.example:3000"] } }).problems, []);
   assert.deepEqual(validateConfig({ routes: [], cors: "yes" }).problems, [

@@ -1,5 +1,5 @@
 /**
- * The reserved endpoints' answers stay cheap and bounded (P13.1): an unchanged report,
+ * The reserved endpoints' answers stay cheap and bounded: an unchanged report,
  * journal or dashboard is a 304; a large one is streamed, and only a few are sent at once,
  * so clients that ask and never read cannot pile copies of it up in memory.
  */
@@ -42,7 +42,7 @@ function stalledClient(port: number, path: string): Promise<{ close: () => void;
 }
 
 serverTest(
-  `P13.1 at most ${
+  `at most ${
     LARGE_ANSWER_BUDGET / 1024 / 1024
   } MB of large answers are under way at once; past it 503 with Retry-After until one finishes`,
   async (server) => {

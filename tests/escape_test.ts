@@ -1,4 +1,4 @@
-// src/report/escape.ts: text from requests and saved reports cannot drive a terminal (P13.8).
+// src/report/escape.ts: text from requests and saved reports cannot drive a terminal.
 import assert from "node:assert/strict";
 import { escapeControls, escapeJsonControls } from "../src/report/escape.ts";
 

@@ -1,5 +1,5 @@
 /**
- * Faults and throttling (P12.4), seen by a raw socket and by fetch on both adapters: a
+ * Faults and throttling, seen by a raw socket and by fetch on both adapters: a
  * client must see a network error or a cut body, never a complete answer.
  */
 import assert from "node:assert/strict";
@@ -23,7 +23,7 @@ const BODY = { text: "x".repeat(1000) };
 const BODY_TEXT = JSON.stringify(BODY);
 
 for (const adapter of ADAPTERS) {
-  Deno.test(`[${adapter}] P12.4 fault: disconnect closes the connection before a complete answer`, async () => {
+  Deno.test(`[${adapter}] fault: disconnect closes the connection before a complete answer`, async () => {
     await using server = await stubServer(0, { adapter });
     server.routes(get("/gone").fault("disconnect").body(BODY), get("/fine").body("ok"));
     const seen = await raw(server.port, "/gone");
@@ -39,7 +39,7 @@ for (const adapter of ADAPTERS) {
     assert.equal((await server.report()).stubs[0].hit_count, 2);
   });
 
-  Deno.test(`[${adapter}] P12.4 fault: truncate sends the whole body's length, then half the body, then closes`, async () => {
+  Deno.test(`[${adapter}] fault: truncate sends the whole body's length, then half the body, then closes`, async () => {
     await using server = await stubServer(0, { adapter });
     server.routes(get("/half").fault("truncate").body(BODY));
     const seen = await raw(server.port, "/half");
@@ -50,7 +50,7 @@ for (const adapter of ADAPTERS) {
     await assert.rejects(async () => await (await fetch(`${server.url}/half`)).text());
   });
 
-  Deno.test(`[${adapter}] P12.4 throttle sends the body at the rate given`, async () => {
+  Deno.test(`[${adapter}] throttle sends the body at the rate given`, async () => {
     await using server = await stubServer(0, { adapter });
     const big = "y".repeat(20_000);
     server.routes(get("/slow").throttle(40_000).header("content-type", "text/plain").body(big));
@@ -64,7 +64,7 @@ for (const adapter of ADAPTERS) {
   });
 }
 
-Deno.test("P12.4 fault and throttle are checked; disconnect on Deno is a [WARN] that says what Deno sends", () => {
+Deno.test("fault and throttle are checked; disconnect on Deno is a [WARN] that says what Deno sends", () => {
   const check = (raw: Record<string, unknown>) =>
     validateConfig({ routes: [{ method: "GET", path: "/a", ...raw }] }).problems;
   assert.deepEqual(check({ fault: "explode" }), [

@@ -1,5 +1,5 @@
 /**
- * Faults inside stubs (P4, P7), on both adapters: a response function that throws oddly,
+ * Faults inside stubs, on both adapters: a response function that throws oddly,
  * rejects, returns garbage, an invalid status, hostile headers, or answers late; captured
  * text that cannot go into a header. Each yields the JSON error for that request only: the
  * hit is counted, the server keeps serving, and neighbouring requests are unaffected.

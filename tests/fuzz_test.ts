@@ -1,5 +1,5 @@
 /**
- * Fuzzing every parser (P7): the config loader on mutated YAML/JSON, the inline stub grammar,
+ * Fuzzing every parser: the config loader on mutated YAML/JSON, the inline stub grammar,
  * request paths and query strings through the router, path templates and the JSON
  * duplicate-key scanner. Every input must end in a result or problems within a time bound:
  * no exception escapes, nothing hangs. Each case runs in a worker (tests/_fuzz.ts), so a hang
@@ -396,7 +396,7 @@ async function fuzz(
 }
 
 // One worker for every step: starting (and type-checking) a worker costs more than a step's cases.
-Deno.test("fuzz: every parser ends every input in a result or problems, within a time bound (P7)", async (t) => {
+Deno.test("fuzz: every parser ends every input in a result or problems, within a time bound", async (t) => {
   using runner = new FuzzRunner(CASE_MS);
   await t.step("kept inputs under tests/fixtures/fuzz/ (regressions)", () => replay(runner));
   await t.step(

@@ -1,5 +1,5 @@
 /**
- * Who may use /__stubtool__/ (P13.3–P13.5) over real sockets on both adapters: cross-origin
+ * Who may use /__stubtool__/ over real sockets on both adapters: cross-origin
  * writes refused, DNS-rebound Host names refused on a loopback bind (unless --allow-host),
  * the admin token for everything but health, the dashboard's token cookie. Stubs are never
  * guarded.
@@ -65,7 +65,7 @@ Deno.test("hostName and isLoopbackName: ports, brackets, case and a final dot do
 });
 
 serverTest(
-  "regression: a page on another origin wiped the coverage with a no-cors POST /__stubtool__/reset (P13.3: 403)",
+  "regression: a page on another origin wiped the coverage with a no-cors POST /__stubtool__/reset (403)",
   async (server) => {
     server.routes(get("/a"));
     await send(server, "GET", "/a");
@@ -108,7 +108,7 @@ serverTest(
 );
 
 serverTest(
-  "regression: a DNS-rebound page read the report and journal (P13.4: on a loopback bind, 403 for other Host names)",
+  "regression: a DNS-rebound page read the report and journal (on a loopback bind, 403 for other Host names)",
   async (server) => {
     server.routes(get("/a"));
     const rebound = await raw(server, "GET", "/__stubtool__/requests", { host: "attacker.test:" + server.port });
@@ -131,12 +131,12 @@ serverTest("--allow-host: a named Host may use the reserved endpoints on a loopb
   assert.equal((await raw(server, "GET", "/__stubtool__/report", { host: "other.internal" })).status, 403);
 }, { allowHosts: ["mock.internal"] });
 
-serverTest("a server bound to every interface answers any Host (P13.4 is for loopback binds)", async (server) => {
+serverTest("a server bound to every interface answers any Host (is for loopback binds)", async (server) => {
   assert.equal((await raw(server, "GET", "/__stubtool__/report", { host: "mock.example" })).status, 200);
 }, { hostname: "0.0.0.0" });
 
 serverTest(
-  "P13.5 --admin-token: every reserved endpoint but health needs authorization: Bearer TOKEN (401 otherwise)",
+  "--admin-token: every reserved endpoint but health needs authorization: Bearer TOKEN (401 otherwise)",
   async (server) => {
     server.routes(get("/a"));
     assert.equal((await send(server, "GET", "/a")).status, 200, "stubs need no token");
@@ -173,7 +173,7 @@ serverTest(
 );
 
 serverTest(
-  "P13.5 the dashboard works with the admin token: ?token= sets an HttpOnly SameSite=Strict cookie the page's polls carry",
+  "the dashboard works with the admin token: ?token= sets an HttpOnly SameSite=Strict cookie the page's polls carry",
   async (server) => {
     const opened = await raw(server, "GET", "/__stubtool__/?token=a%20b", { host: HOST(server) });
     assert.equal(opened.status, 303);

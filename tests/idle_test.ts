@@ -1,4 +1,4 @@
-// The idle collector (P13.1): after a burst, the first quiet tick runs one full garbage
+// The idle collector: after a burst, the first quiet tick runs one full garbage
 // collection, which gives back the heap a flood grew (the RSS figures are in bench:memory).
 import assert from "node:assert/strict";
 import { collectWhenIdle, fullCollection, IDLE_COLLECT_GROWTH, IdleCollector } from "../src/server/idle.ts";

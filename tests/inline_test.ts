@@ -118,7 +118,7 @@ Deno.test("inlineStubs: an inline stub that overrides a config stub, or one an e
   );
   assert.equal(stubs.length, 3);
   assert.deepEqual(problems, [
-    // --stub is a later batch: it wins ties with the config, whose stub can then never answer (P9.3).
+    // --stub is a later batch: it wins ties with the config, whose stub can then never answer.
     {
       level: "warn",
       place: "routes[0]",

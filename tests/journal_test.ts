@@ -257,10 +257,10 @@ Deno.test("stubServer: a bad journalSize is a RangeError before anything listens
   await assert.rejects(stubServer(0, { journalSize: -5 }), /journalSize must be a whole number of 0 or more, got -5/);
 });
 
-// ---------------------------------------------------------------- what was sent (P9.4) and its budget (P13.1)
+// ---------------------------------------------------------------- what was sent and its budget
 
 serverTest(
-  "P9.4 journal entries carry the stub's id, the request headers and body; binary bodies as base64",
+  "journal entries carry the stub's id, the request headers and body; binary bodies as base64",
   async (server) => {
     const [id] = server.routes(post("/orders").id("create-order").status(201));
     assert.equal(id, "create-order");
@@ -290,7 +290,7 @@ serverTest(
 );
 
 serverTest(
-  "P9.4 a body is journaled up to 64 KiB, body_truncated beyond; the stub still gets all of it",
+  "a body is journaled up to 64 KiB, body_truncated beyond; the stub still gets all of it",
   async (server) => {
     server.routes(post("/upload").responseFunc(({ body }) => [200, { length: body.length }]));
     const big = "x".repeat(100 * 1024);
@@ -301,7 +301,7 @@ serverTest(
   },
 );
 
-serverTest("P9.4 GET /__stubtool__/requests filters: method, path, stub, unmatched, scope, limit", async (server) => {
+serverTest("GET /__stubtool__/requests filters: method, path, stub, unmatched, scope, limit", async (server) => {
   server.routes(get("/a").id("a"), post("/b").id("b"));
   await send(server, "GET", "/a?x=1", { headers: { "x-stubtool-scope": "s1" } });
   await send(server, "POST", "/b");
@@ -338,7 +338,7 @@ Deno.test("journal: a long target (kept as bytes) comes back as the same text, a
   assert.deepEqual(journal.snapshot().requests.map((r) => r.target), [long, "/next"]);
 });
 
-Deno.test("P13.1 the journal keeps a body that is a view of a larger buffer as a copy of the view, not the buffer", () => {
+Deno.test("the journal keeps a body that is a view of a larger buffer as a copy of the view, not the buffer", () => {
   const whole = new Uint8Array(1024 * 1024).fill(7);
   const journal = new Journal(10, 16 * 1024 * 1024);
   journal.add(record("/upload", { body: whole.subarray(0, 1000), bodyTruncated: true }));
@@ -348,7 +348,7 @@ Deno.test("P13.1 the journal keeps a body that is a view of a larger buffer as a
   assert.deepEqual([...small.body!], [1, 2, 3]);
 });
 
-Deno.test("P13.1 the journal keeps at most journalBytes of targets and bodies: the oldest go first", () => {
+Deno.test("the journal keeps at most journalBytes of targets and bodies: the oldest go first", () => {
   const journal = new Journal(100, 10_000);
   const body = new Uint8Array(3000);
   for (let i = 0; i < 10; i++) journal.add(record(`/${i}`, { body }));

@@ -1,5 +1,5 @@
 /**
- * Concurrency (P7): 50 keep-alive clients send 2,000 requests each (100,000 per adapter)
+ * Concurrency: 50 keep-alive clients send 2,000 requests each (100,000 per adapter)
  * over 20 stubs — static, placeholder, query, delayed, sequence and response-function stubs,
  * plus misses. Every answer is checked against its request, every hit count in the report
  * equals the number sent, the unmatched total is exact, and sequences hand out their entries

@@ -132,7 +132,7 @@ Deno.test("parsePathTemplate: a trailing slash is kept as an empty segment", () 
   assert.equal(parse("/users/").path, "/users/");
 });
 
-Deno.test("parsePathTemplate: segments are percent-decoded and the display path shows them decoded (P8.9)", () => {
+Deno.test("parsePathTemplate: segments are percent-decoded and the display path shows them decoded", () => {
   const template = parse("/caf%C3%A9/a%20b/{id}");
   assert.deepEqual(template.segments, [lit("café"), lit("a b"), ph("id")]);
   assert.equal(template.path, "/café/a b/{id}");

@@ -1,5 +1,5 @@
 /**
- * Property: the router agrees with a brute-force reference of P10.6, written here from the
+ * Property: the router agrees with a brute-force reference of the precedence order (README, Precedence), written here from the
  * contract's words, on random stub sets and requests: scopes, priorities, static /
  * `{name}` / `{name*}` segments, specific methods and `ANY`, query and header conditions
  * (literal, capture, absent), batches and declaration order.
@@ -85,7 +85,7 @@ function configOf(stub: RefStub): Record<string, unknown> {
   return raw;
 }
 
-/** P10.6 by brute force: every stub is tried; the best by the contract's order wins. */
+/** The precedence order by brute force: every stub is tried; the best by the contract's order wins. */
 function reference(
   stubs: readonly (RefStub | undefined)[],
   request: RefRequest,
@@ -171,7 +171,7 @@ function viewOf(request: RefRequest): RequestView {
   return view;
 }
 
-Deno.test("property: the router picks the stub P10.6 picks, with the same captures (scope, priority, batch, specificity, ANY, conditions, order)", () => {
+Deno.test("property: the router picks the stub the precedence order picks, with the same captures (scope, priority, batch, specificity, ANY, conditions, order)", () => {
   let matched = 0;
   fc.assert(
     fc.property(

@@ -50,7 +50,7 @@ Deno.test("unmatched entries: method, path, query (only when non-empty), timesta
   assert.deepEqual(Object.keys(second), ["method", "path", "timestamp"]);
 });
 
-Deno.test("P13.1 memory in bytes: method, path and query are cut at 2 KiB each, marked truncated", () => {
+Deno.test("memory in bytes: method, path and query are cut at 2 KiB each, marked truncated", () => {
   const recorder = new Recorder();
   const long = "/" + "a".repeat(64 * 1024);
   recorder.unmatched("GET", long, "q=" + "b".repeat(64 * 1024), []);

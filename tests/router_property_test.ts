@@ -1,5 +1,5 @@
 /**
- * Property tests (P7, P3): the trie router agrees with a plain reference matcher written
+ * Property tests: the trie router agrees with a plain reference matcher written
  * here from the contract's words, on random stub sets and random requests; and
  * substitution puts captured text in as literal text, never touching keys and never
  * evaluating what a capture holds.
@@ -22,7 +22,7 @@ const SEED = 0x5eed;
 
 // ---------------------------------------------------------------- the reference matcher
 
-/** P3.1 / README "Choices": a segment is percent-decoded; a malformed escape keeps the segment as written. */
+/** README "Choices": a segment is percent-decoded; a malformed escape keeps the segment as written. */
 function referenceDecodeSegment(raw: string): string {
   try {
     return decodeURIComponent(raw);
@@ -70,7 +70,7 @@ interface RefStub {
 }
 
 /**
- * P3.2 by brute force: every stub is tried; among those that match, the one whose segment
+ * Precedence without batches or conditions, by brute force: every stub is tried; among those that match, the one whose segment
  * kinds are static at the earliest depth where they differ wins, then one with required
  * query, then the first declared. Values: path captures in order, then query captures
  * (each the first value given).
@@ -84,7 +84,7 @@ function referenceMatch(
   const segments = rawPath.slice(1).split("/").map(referenceDecodeSegment);
   const query = referenceQuery(rawQuery);
   let best: { order: number; values: string[]; kinds: boolean[]; rank: number; weight: number } | undefined;
-  // P3.5: a GET stub answers HEAD only when no HEAD stub matches.
+  // a GET stub answers HEAD only when no HEAD stub matches.
   const candidates = stubs.map((stub, order) => ({ stub, order }));
   const headMatches = method === "HEAD" &&
     stubs.some((stub) => stub.method === "HEAD" && referenceMatch([stub], "HEAD", rawPath, rawQuery) !== undefined);
@@ -116,7 +116,7 @@ function referenceMatch(
 /**
  * Does a later-declared candidate beat the current best? Static before placeholder at the
  * earliest differing segment; then more conditions (each required query parameter counts
- * one, P10.6); then the request's own method before a GET answering HEAD; ties keep the
+ * one); then the request's own method before a GET answering HEAD; ties keep the
  * earlier one.
  */
 function beats(
@@ -239,7 +239,7 @@ function requestOf(stubs: readonly RefStub[], spec: RequestSpec): { method: stri
   return { method, path: "/" + pieces.join("/"), query };
 }
 
-/** The router's input for a stub: the template and query as the product validates them (P8.9). */
+/** The router's input for a stub: the template and query as the product validates them. */
 function routableOf(stub: RefStub, order: number): Route {
   const query = Object.create(null) as Record<string, string>;
   for (const [name, literal] of stub.query) query[name] = literal ?? `{q_${name.replace(/\W/g, "_")}}`;
@@ -266,7 +266,7 @@ function matchOf(router: Router<Route>, method: string, path: string, query: str
 
 // ---------------------------------------------------------------- properties
 
-Deno.test("property: the trie router picks the same stub and captures as the brute-force reference (P3.1, P3.2, P3.4)", () => {
+Deno.test("property: the trie router picks the same stub and captures as the brute-force reference", () => {
   let matched = 0;
   fc.assert(
     fc.property(
@@ -291,7 +291,7 @@ Deno.test("property: the trie router picks the same stub and captures as the bru
   assert.ok(matched > RUNS, `only ${matched} requests matched`);
 });
 
-Deno.test("property: the order stubs are added in does not matter, only their declared order (P3.2)", () => {
+Deno.test("property: the order stubs are added in does not matter, only their declared order", () => {
   fc.assert(
     fc.property(
       fc.array(stubArb, { minLength: 1, maxLength: 8 }).chain((stubs) =>
@@ -318,7 +318,7 @@ Deno.test("property: the order stubs are added in does not matter, only their de
 const REASON =
   /^(method differs \(stub is [A-Z]+\)|segment \d+ is (empty|'.*'|".*"), stub has ('.*'|".*")|trailing slash \(stub has (one|none)\)|missing query parameter '.*'|query parameter '.*' is ('.*'|".*")( \(and \d+ more\))?, stub wants ('.*'|".*"))$/s;
 
-Deno.test("property: a miss is explained by at most 3 distinct stubs, each with a known reason (P8.3)", () => {
+Deno.test("property: a miss is explained by at most 3 distinct stubs, each with a known reason", () => {
   fc.assert(
     fc.property(fc.array(stubArb, { maxLength: 10 }), requestArb, (stubs, spec) => {
       const router = new Router<Route>();
@@ -407,7 +407,7 @@ function substitute(value: unknown, captures: Record<string, string>): unknown {
 /** JSON.parse that keeps `__proto__` as a plain key (it does already: own data property). */
 const parse = (text: string): unknown => JSON.parse(text);
 
-Deno.test("property: captured text goes into body strings literally; keys are untouched; nothing is evaluated (P3.3)", async () => {
+Deno.test("property: captured text goes into body strings literally; keys are untouched; nothing is evaluated", async () => {
   const marker = globalThis as { x?: unknown };
   await fc.assert(
     fc.asyncProperty(bodyArb, captureArb, captureArb, async (body, id, q) => {
@@ -424,7 +424,7 @@ Deno.test("property: captured text goes into body strings literally; keys are un
   assert.equal(({} as Record<string, unknown>).x, undefined, "no prototype was touched");
 });
 
-Deno.test("property: a header template gets the captured text literally, or a 500 for that request only (P3.3, P7)", async () => {
+Deno.test("property: a header template gets the captured text literally, or a 500 for that request only", async () => {
   await fc.assert(
     // The builder accepts only header text without control characters (tab aside) or characters past U+00FF.
     fc.asyncProperty(

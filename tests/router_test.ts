@@ -70,9 +70,9 @@ function misses(
   return (found as Exclude<typeof found, typeof NEED_BODY>).map(({ route, reason }) => `${route.id}: ${reason}`);
 }
 
-// --- precedence (P3.2) ---------------------------------------------------------------
+// --- precedence ---------------------------------------------------------------
 
-Deno.test("precedence table (P3.2), independent of declaration order where the rule says so", () => {
+Deno.test("precedence table, independent of declaration order where the rule says so", () => {
   const table: { rule: string; stubs: string[]; request: string; winner: string; values: string[] }[] = [
     {
       rule: "static beats placeholder at the same depth (static declared last)",
@@ -269,7 +269,7 @@ Deno.test("no match when every branch dead-ends", () => {
   assert.equal(lookup(router, "GET /a/b/c/d"), undefined);
 });
 
-// --- segments (P3.1) -----------------------------------------------------------------
+// --- segments -----------------------------------------------------------------
 
 Deno.test("a placeholder never matches an empty segment", () => {
   const router = routerOf("GET /users/{id}", "GET /{a}/x");
@@ -324,7 +324,7 @@ Deno.test("regression: a validated stub at /files/a%2Fb was routed as /files/a/b
   assert.equal(lookup(router, "GET /anything"), undefined);
 });
 
-// --- query (P3.4, P8.13) -------------------------------------------------------------
+// --- query -------------------------------------------------------------
 
 Deno.test("query literal: the value must equal one of the request's values", () => {
   const router = routerOf("GET /s?sort=asc");
@@ -351,7 +351,7 @@ Deno.test("query values are form-decoded before comparing and capturing", () => 
   assert.equal(lookup(router, "GET /t?name=a%20b")?.name, "GET /t?name=a+b");
 });
 
-Deno.test("extra query parameters in the request are allowed (P8.13)", () => {
+Deno.test("extra query parameters in the request are allowed", () => {
   const router = routerOf("GET /s?sort=asc&q={q}");
   assert.deepEqual(lookup(router, "GET /s?page=2&q=x&sort=asc&debug"), {
     name: "GET /s?sort=asc&q={q}",
@@ -411,7 +411,7 @@ Deno.test("stubs added out of declaration order keep precedence (insertion repla
   assert.equal(match !== NEED_BODY && match?.route.order, 0);
 });
 
-// --- nearMisses (P4, P8.3) -----------------------------------------------------------
+// --- nearMisses -----------------------------------------------------------
 
 Deno.test("nearMisses: method differs", () => {
   const router = routerOf("POST /users/{id}", "GET /users/{id}/orders");

@@ -1,5 +1,5 @@
 /**
- * Behaviour over real HTTP, one test (at least) per rule of P2–P5 and P7, run against
+ * Behaviour over real HTTP, one test (at least) per rule of the stub fields, matching, endpoints, API and reliability, run against
  * both runtime adapters.
  */
 import assert from "node:assert/strict";
@@ -7,9 +7,9 @@ import { del, get, head, options, patch, post, put, route, stubServer } from "..
 import { send, serverTest } from "./_http.ts";
 import { validateConfig } from "../src/stubs/validate.ts";
 
-// ---------------------------------------------------------------- P2: stub fields
+// ---------------------------------------------------------------- stub fields
 
-serverTest("P2 status defaults to 200 and a body is JSON with application/json", async (server) => {
+serverTest("status defaults to 200 and a body is JSON with application/json", async (server) => {
   server.routes(get("/a").body({ ok: true }));
   const answer = await send(server, "GET", "/a");
   assert.equal(answer.status, 200);
@@ -17,7 +17,7 @@ serverTest("P2 status defaults to 200 and a body is JSON with application/json",
   assert.equal(answer.text, '{"ok":true}');
 });
 
-serverTest("P2 explicit status and no body gives an empty body without content-type", async (server) => {
+serverTest("explicit status and no body gives an empty body without content-type", async (server) => {
   server.routes(del("/a").status(204), post("/b").status(202));
   const deleted = await send(server, "DELETE", "/a");
   assert.equal(deleted.status, 204);
@@ -31,7 +31,7 @@ serverTest("P2 explicit status and no body gives an empty body without content-t
   assert.equal(accepted.headers.get("transfer-encoding"), null);
 });
 
-serverTest("P2 every JSON value is a body: string, number, null, array", async (server) => {
+serverTest("every JSON value is a body: string, number, null, array", async (server) => {
   server.routes(
     get("/s").body("hello"),
     get("/n").body(42),
@@ -44,7 +44,7 @@ serverTest("P2 every JSON value is a body: string, number, null, array", async (
   assert.equal((await send(server, "GET", "/list")).text, '[1,"two",{"three":3}]');
 });
 
-serverTest("P2 response headers are sent; a content-type header replaces the JSON default", async (server) => {
+serverTest("response headers are sent; a content-type header replaces the JSON default", async (server) => {
   server.routes(
     get("/h").headers({ "x-one": "1", "X-Two": "2" }).body({}),
     get("/vendor").header("content-type", "application/vnd.api+json").body({ a: 1 }),
@@ -57,7 +57,7 @@ serverTest("P2 response headers are sent; a content-type header replaces the JSO
   assert.equal(vendor.text, '{"a":1}');
 });
 
-serverTest("P8.4 a string body under a non-JSON content-type is sent as is", async (server) => {
+serverTest("a string body under a non-JSON content-type is sent as is", async (server) => {
   server.routes(
     get("/text/{name}").header("content-type", "text/plain").body("hello {name}"),
     get("/json-string").header("content-type", "application/json; charset=utf-8").body("raw"),
@@ -69,7 +69,7 @@ serverTest("P8.4 a string body under a non-JSON content-type is sent as is", asy
   assert.equal((await send(server, "GET", "/json-string")).text, '"raw"');
 });
 
-serverTest("P2 fixed delay waits before answering", async (server) => {
+serverTest("fixed delay waits before answering", async (server) => {
   server.routes(get("/slow").delay(150).body({}));
   const start = performance.now();
   const answer = await send(server, "GET", "/slow");
@@ -78,7 +78,7 @@ serverTest("P2 fixed delay waits before answering", async (server) => {
   assert.ok(elapsed >= 140, `answered after ${elapsed} ms, expected at least 150`);
 });
 
-serverTest("P2 delay {min, max} draws a wait inside the range", async (server) => {
+serverTest("delay {min, max} draws a wait inside the range", async (server) => {
   server.routes(get("/range").delay(80, 120).body({}));
   const start = performance.now();
   await send(server, "GET", "/range");
@@ -86,21 +86,21 @@ serverTest("P2 delay {min, max} draws a wait inside the range", async (server) =
   assert.ok(elapsed >= 75, `answered after ${elapsed} ms, expected at least 80`);
 });
 
-serverTest("P2 sequence answers the n-th request with the n-th entry, then repeats the last", async (server) => {
+serverTest("sequence answers the n-th request with the n-th entry, then repeats the last", async (server) => {
   server.routes(get("/flaky").sequence({ status: 503 }, { status: 500, body: { try: 2 } }, { body: { ok: true } }));
   const statuses = [];
   for (let i = 0; i < 5; i++) statuses.push((await send(server, "GET", "/flaky")).status);
   assert.deepEqual(statuses, [503, 500, 200, 200, 200]);
 });
 
-serverTest("P2 sequence_mode cycle starts over after the last entry", async (server) => {
+serverTest("sequence_mode cycle starts over after the last entry", async (server) => {
   server.routes(get("/c").sequence({ status: 201 }, { status: 202 }).sequenceMode("cycle"));
   const statuses = [];
   for (let i = 0; i < 5; i++) statuses.push((await send(server, "GET", "/c")).status);
   assert.deepEqual(statuses, [201, 202, 201, 202, 201]);
 });
 
-serverTest("P8.7 a top-level delay applies to sequence entries without their own", async (server) => {
+serverTest("a top-level delay applies to sequence entries without their own", async (server) => {
   const { config } = validateConfig({
     routes: [{ method: "GET", path: "/s", delay: 120, sequence: [{ status: 200 }, { status: 201, delay: 0 }] }],
   });
@@ -113,7 +113,7 @@ serverTest("P8.7 a top-level delay applies to sequence entries without their own
   assert.ok(performance.now() - start < 100);
 });
 
-serverTest("P2 methods are stored upper-case and each builder sets its method", async (server) => {
+serverTest("methods are stored upper-case and each builder sets its method", async (server) => {
   server.routes(
     route("get", "/m").body("get"),
     post("/m").body("post"),
@@ -127,9 +127,9 @@ serverTest("P2 methods are stored upper-case and each builder sets its method", 
   }
 });
 
-// ---------------------------------------------------------------- P3: matching
+// ---------------------------------------------------------------- matching
 
-serverTest("P3.1 a placeholder matches exactly one non-empty segment", async (server) => {
+serverTest("a placeholder matches exactly one non-empty segment", async (server) => {
   server.routes(get("/users/{id}").body({ id: "{id}" }));
   assert.deepEqual((await send(server, "GET", "/users/42")).json, { id: "42" });
   assert.equal((await send(server, "GET", "/users/42/extra")).status, 404);
@@ -137,13 +137,13 @@ serverTest("P3.1 a placeholder matches exactly one non-empty segment", async (se
   assert.equal((await send(server, "GET", "/users")).status, 404);
 });
 
-serverTest("P3.1 segments are compared percent-decoded, in stubs and requests (P8.9)", async (server) => {
+serverTest("segments are compared percent-decoded, in stubs and requests", async (server) => {
   server.routes(get("/files/a%20b").body("space"), get("/caf\u00e9/{x}").body({ x: "{x}" }));
   assert.equal((await send(server, "GET", "/files/a%20b")).json, "space");
   assert.deepEqual((await send(server, "GET", "/caf%C3%A9/%2F%20")).json, { x: "/ " });
 });
 
-serverTest("P3.1 a trailing slash is significant", async (server) => {
+serverTest("a trailing slash is significant", async (server) => {
   server.routes(get("/a").body("no slash"), get("/b/").body("slash"));
   assert.equal((await send(server, "GET", "/a")).status, 200);
   assert.equal((await send(server, "GET", "/a/")).status, 404);
@@ -151,13 +151,13 @@ serverTest("P3.1 a trailing slash is significant", async (server) => {
   assert.equal((await send(server, "GET", "/b")).status, 404);
 });
 
-serverTest("P3.2 a static segment beats a placeholder whatever the declaration order", async (server) => {
+serverTest("a static segment beats a placeholder whatever the declaration order", async (server) => {
   server.routes(get("/users/{id}").body("placeholder"), get("/users/me").body("static"));
   assert.equal((await send(server, "GET", "/users/me")).json, "static");
   assert.equal((await send(server, "GET", "/users/you")).json, "placeholder");
 });
 
-serverTest("P3.2 a stub with required query beats one without; otherwise first declared wins", async (server) => {
+serverTest("a stub with required query beats one without; otherwise first declared wins", async (server) => {
   server.routes(
     get("/search").body("any"),
     get("/search?sort=asc").body("sorted"),
@@ -169,12 +169,12 @@ serverTest("P3.2 a stub with required query beats one without; otherwise first d
   assert.equal((await send(server, "GET", "/dup")).json, "first");
 });
 
-serverTest("P3.2 the static branch falls back to the placeholder branch when it dead-ends", async (server) => {
+serverTest("the static branch falls back to the placeholder branch when it dead-ends", async (server) => {
   server.routes(get("/a/static/x").body("deep static"), get("/a/{p}/y").body({ p: "{p}" }));
   assert.deepEqual((await send(server, "GET", "/a/static/y")).json, { p: "static" });
 });
 
-serverTest("P3.3 placeholders fill strings in body and headers; keys and unknown names stay", async (server) => {
+serverTest("placeholders fill strings in body and headers; keys and unknown names stay", async (server) => {
   server.routes(
     get("/orgs/{org}/users/{id}")
       .header("x-user", "{org}:{id}")
@@ -185,7 +185,7 @@ serverTest("P3.3 placeholders fill strings in body and headers; keys and unknown
   assert.deepEqual(answer.json, { "{id}": "7", nested: [{ who: "user 7 of acme" }, "{unknown}"], n: 1 });
 });
 
-serverTest("P3.3 captured values are JSON-escaped and substituted as strings", async (server) => {
+serverTest("captured values are JSON-escaped and substituted as strings", async (server) => {
   server.routes(get("/echo/{v}").body({ v: "{v}", n: "{v}" }));
   const answer = await send(server, "GET", "/echo/" + encodeURIComponent('a"b\\c\n{v}'));
   assert.deepEqual(answer.json, { v: 'a"b\\c\n{v}', n: 'a"b\\c\n{v}' });
@@ -223,24 +223,24 @@ serverTest("P3.3 captured values are JSON-escaped and substituted as strings", a
   );
 }
 
-serverTest("P3.4 ?q={term} requires q and captures its value", async (server) => {
+serverTest("?q={term} requires q and captures its value", async (server) => {
   server.routes(get("/search?q={term}").body({ term: "{term}" }));
   assert.deepEqual((await send(server, "GET", "/search?q=red%20shoes&page=2")).json, { term: "red shoes" });
   assert.equal((await send(server, "GET", "/search?page=2")).status, 404);
 });
 
-serverTest("P3.4 query_params: a literal requires that exact value, extra parameters allowed", async (server) => {
+serverTest("query_params: a literal requires that exact value, extra parameters allowed", async (server) => {
   server.routes(get("/list").queryParams({ sort: "asc" }).body("asc"));
   assert.equal((await send(server, "GET", "/list?sort=asc&x=1")).json, "asc");
   assert.equal((await send(server, "GET", "/list?sort=desc")).status, 404);
 });
 
-serverTest("P3.4 a stub with no query part matches any query string", async (server) => {
+serverTest("a stub with no query part matches any query string", async (server) => {
   server.routes(get("/any").body("yes"));
   assert.equal((await send(server, "GET", "/any?a=1&b=2")).json, "yes");
 });
 
-serverTest("P3.5 HEAD without a HEAD stub is answered by the GET stub, without body, as its hit", async (server) => {
+serverTest("HEAD without a HEAD stub is answered by the GET stub, without body, as its hit", async (server) => {
   server.routes(get("/doc").header("x-doc", "1").body({ big: "body" }), head("/own").header("x-own", "1"));
   const answer = await send(server, "HEAD", "/doc");
   assert.equal(answer.status, 200);
@@ -252,15 +252,15 @@ serverTest("P3.5 HEAD without a HEAD stub is answered by the GET stub, without b
   assert.equal(report.summary.unmatched_requests, 0);
 });
 
-// ---------------------------------------------------------------- P4: endpoints
+// ---------------------------------------------------------------- endpoints
 
-serverTest("P4 GET /__stubtool__/health answers 200 {status: ok}", async (server) => {
+serverTest("GET /__stubtool__/health answers 200 {status: ok}", async (server) => {
   const answer = await send(server, "GET", "/__stubtool__/health");
   assert.equal(answer.status, 200);
   assert.equal(answer.text, '{"status":"ok"}');
 });
 
-serverTest("P4 the report has exactly the seed's keys, stubs in declaration order", async (server) => {
+serverTest("the report has exactly its four keys, stubs in declaration order", async (server) => {
   server.routes(get("/b").body(1), get("/a?x={x}").body(2), post("/c").status(201));
   await send(server, "GET", "/a?x=1");
   await send(server, "GET", "/a?x=2");
@@ -287,14 +287,14 @@ serverTest("P4 the report has exactly the seed's keys, stubs in declaration orde
   assert.ok(first.timestamp <= second.timestamp);
 });
 
-serverTest("P4 the unmatched list keeps the newest N, the total stays exact", async (server) => {
+serverTest("the unmatched list keeps the newest N, the total stays exact", async (server) => {
   for (let i = 0; i < 7; i++) await send(server, "GET", `/miss/${i}`);
   const report = await server.report();
   assert.equal(report.summary.unmatched_requests, 7);
   assert.deepEqual(report.unmatched_requests.map((u) => u.path), ["/miss/4", "/miss/5", "/miss/6"]);
 }, { maxUnmatched: 3 });
 
-serverTest("P4 POST /__stubtool__/reset zeroes hits, clears unmatched, restarts sequences", async (server) => {
+serverTest("POST /__stubtool__/reset zeroes hits, clears unmatched, restarts sequences", async (server) => {
   server.routes(get("/seq").sequence({ status: 201 }, { status: 202 }));
   await send(server, "GET", "/seq");
   await send(server, "GET", "/missing");
@@ -306,7 +306,7 @@ serverTest("P4 POST /__stubtool__/reset zeroes hits, clears unmatched, restarts 
   assert.equal((await send(server, "GET", "/seq")).status, 201);
 });
 
-serverTest("P4 reserved endpoints are never counted; unknown ones are a 404 JSON error", async (server) => {
+serverTest("reserved endpoints are never counted; unknown ones are a 404 JSON error", async (server) => {
   server.routes(get("/{a}/{b}").body("catch-all"));
   assert.equal((await send(server, "GET", "/__stubtool__/health")).status, 200);
   const unknown = await send(server, "GET", "/__stubtool__/nope");
@@ -321,7 +321,7 @@ serverTest("P4 reserved endpoints are never counted; unknown ones are a 404 JSON
   assert.equal(report.summary.unmatched_requests, 0);
 });
 
-serverTest("P4 no match: 404 JSON with method, path, query and up to 3 closest stubs", async (server) => {
+serverTest("no match: 404 JSON with method, path, query and up to 3 closest stubs", async (server) => {
   server.routes(
     post("/users/{id}").status(200),
     get("/users/{id}/orders").body([]),
@@ -411,7 +411,7 @@ serverTest(
 
 // Node's HTTP parser rejects methods it does not know (400) before any handler runs, so
 // this rule holds on the Deno adapter only; see README "Choices".
-Deno.test("[deno] P8.8 a method no stub can have is an ordinary unmatched request", async () => {
+Deno.test("[deno] a method no stub can have is an ordinary unmatched request", async () => {
   await using server = await stubServer(0, { adapter: "deno" });
   server.routes(get("/pot").body("coffee"));
   const answer = await send(server, "BREW", "/pot");
@@ -424,7 +424,7 @@ Deno.test("[deno] P8.8 a method no stub can have is an ordinary unmatched reques
 });
 
 serverTest(
-  "P4 a repeated miss is explained the same way, and again after routes() adds a closer stub",
+  "a repeated miss is explained the same way, and again after routes() adds a closer stub",
   async (server) => {
     server.routes(get("/items/").body([]));
     const first = await send(server, "GET", "/users/1?x=1");
@@ -441,7 +441,7 @@ serverTest(
   },
 );
 
-serverTest("P4 a request body over the limit gets 413 JSON", async (server) => {
+serverTest("a request body over the limit gets 413 JSON", async (server) => {
   server.routes(post("/upload").status(201), post("/fn").responseFunc(() => [200, "read"]));
   const big = new Uint8Array(2048);
   const plain = await send(server, "POST", "/upload", { body: big });
@@ -451,7 +451,7 @@ serverTest("P4 a request body over the limit gets 413 JSON", async (server) => {
   assert.equal((await send(server, "POST", "/fn", { body: new Uint8Array(1024) })).status, 200);
 }, { maxBody: 1024 });
 
-// ---------------------------------------------------------------- P5: programmatic API
+// ---------------------------------------------------------------- programmatic API
 
 Deno.test('regression: stubServer("8080") said `stubServer(8080): port must be…`; it now says what was passed', async () => {
   const range = "stubServer(port): port must be an integer from 0 to 65535 (0 lets the OS choose), got";
@@ -489,14 +489,14 @@ Deno.test("regression: unknown stubServer options were ignored (journalsize); th
   assert.ok(server.port > 0);
 });
 
-Deno.test("P5 stubServer(0) binds an OS-assigned loopback port and url matches it", async () => {
+Deno.test("stubServer(0) binds an OS-assigned loopback port and url matches it", async () => {
   await using server = await stubServer(0);
   assert.ok(server.getPort() > 0);
   assert.equal(server.port, server.getPort());
   assert.equal(server.url, `http://127.0.0.1:${server.getPort()}`);
 });
 
-serverTest("P5 responseFunc receives payload, lower-cased headers, params and query lists", async (server) => {
+serverTest("responseFunc receives payload, lower-cased headers, params and query lists", async (server) => {
   server.routes(
     post("/users/{id}/notes/{note}").responseFunc(({ payload, headers, params, queryParams }) => [
       201,
@@ -516,13 +516,13 @@ serverTest("P5 responseFunc receives payload, lower-cased headers, params and qu
   });
 });
 
-serverTest("P5 responseFunc payload is null without a body or with a non-JSON body", async (server) => {
+serverTest("responseFunc payload is null without a body or with a non-JSON body", async (server) => {
   server.routes(post("/p").responseFunc(({ payload }) => [200, { payload }]));
   assert.deepEqual((await send(server, "POST", "/p")).json, { payload: null });
   assert.deepEqual((await send(server, "POST", "/p", { body: "{not json" })).json, { payload: null });
 });
 
-serverTest("P5 responseFunc may be async, set headers, and combine with delay", async (server) => {
+serverTest("responseFunc may be async, set headers, and combine with delay", async (server) => {
   server.routes(
     get("/async").delay(100).responseFunc(async () => {
       await new Promise((resolve) => setTimeout(resolve, 10));
@@ -540,13 +540,13 @@ serverTest("P5 responseFunc may be async, set headers, and combine with delay", 
   assert.equal((await send(server, "GET", "/text")).text, "plain");
 });
 
-serverTest("P5 routes() may be called after requests; new stubs answer the next request", async (server) => {
+serverTest("routes() may be called after requests; new stubs answer the next request", async (server) => {
   assert.equal((await send(server, "GET", "/late")).status, 404);
   server.routes(get("/late").body("here"));
   assert.equal((await send(server, "GET", "/late")).json, "here");
 });
 
-serverTest("P5 report() and reset() work in-process", async (server) => {
+serverTest("report() and reset() work in-process", async (server) => {
   server.routes(get("/r").body(1));
   await send(server, "GET", "/r");
   assert.equal((await server.report()).stubs[0].hit_count, 1);
@@ -554,7 +554,7 @@ serverTest("P5 report() and reset() work in-process", async (server) => {
   assert.equal((await server.report()).stubs[0].hit_count, 0);
 });
 
-Deno.test("P5 several servers in one process keep separate state", async () => {
+Deno.test("several servers in one process keep separate state", async () => {
   await using one = await stubServer(0);
   await using two = await stubServer(0);
   one.routes(get("/x").body("one"));
@@ -566,7 +566,7 @@ Deno.test("P5 several servers in one process keep separate state", async () => {
   assert.equal((await two.report()).stubs[0].hit_count, 2);
 });
 
-Deno.test("P5 shutdown() frees the port and `await using` disposes the server", async () => {
+Deno.test("shutdown() frees the port and `await using` disposes the server", async () => {
   let port = 0;
   {
     await using server = await stubServer(0);
@@ -578,7 +578,7 @@ Deno.test("P5 shutdown() frees the port and `await using` disposes the server", 
   await again.shutdown(); // a second call is harmless
 });
 
-Deno.test("P5 a builder misuse leaves the server unchanged", async () => {
+Deno.test("a builder misuse leaves the server unchanged", async () => {
   await using server = await stubServer(0);
   assert.throws(
     () => server.routes(get("/ok").body(1), get("/seq").sequence({ status: 200 }).body(1)),
@@ -587,9 +587,9 @@ Deno.test("P5 a builder misuse leaves the server unchanged", async () => {
   assert.equal((await server.report()).summary.total_stubs, 0);
 });
 
-// ---------------------------------------------------------------- P7: faults
+// ---------------------------------------------------------------- faults
 
-serverTest("P7 a responseFunc that throws gets 500 JSON naming the stub; the hit counts", async (server) => {
+serverTest("a responseFunc that throws gets 500 JSON naming the stub; the hit counts", async (server) => {
   server.routes(
     get("/boom/{id}").responseFunc(() => {
       throw new Error("kaput");
@@ -603,7 +603,7 @@ serverTest("P7 a responseFunc that throws gets 500 JSON naming the stub; the hit
   assert.equal((await server.report()).stubs[0].hit_count, 1);
 });
 
-serverTest("P7 garbage from a responseFunc gets 500 JSON, each for that request only", async (server) => {
+serverTest("garbage from a responseFunc gets 500 JSON, each for that request only", async (server) => {
   const results: unknown[] = [
     "nope",
     [200],
@@ -632,7 +632,7 @@ serverTest("P7 garbage from a responseFunc gets 500 JSON, each for that request 
   assert.equal((await send(server, "GET", "/fine")).json, "fine");
 });
 
-serverTest("P7 a responseFunc that never answers gets 504 after the handler timeout", async (server) => {
+serverTest("a responseFunc that never answers gets 504 after the handler timeout", async (server) => {
   server.routes(get("/hang").responseFunc(() => new Promise(() => {})));
   const start = performance.now();
   const answer = await send(server, "GET", "/hang");
@@ -644,7 +644,7 @@ serverTest("P7 a responseFunc that never answers gets 504 after the handler time
   assert.ok(performance.now() - start >= 140);
 }, { handlerTimeout: 150 });
 
-serverTest("P7 a captured value with CR/LF cannot split a header: 500 for that request", async (server) => {
+serverTest("a captured value with CR/LF cannot split a header: 500 for that request", async (server) => {
   server.routes(
     get("/h/{v}").header("x-v", "{v}").body("ok"),
     post("/j").withJson({ v: "{v}" }).header("x-v", "{v}").body("ok"),
@@ -665,7 +665,7 @@ serverTest("P7 a captured value with CR/LF cannot split a header: 500 for that r
   assert.equal((await send(server, "GET", "/h/fine")).headers.get("x-v"), "fine");
 });
 
-serverTest("P7 config keys like __proto__ are plain data in bodies", async (server) => {
+serverTest("config keys like __proto__ are plain data in bodies", async (server) => {
   const { config } = validateConfig(
     JSON.parse('{"routes":[{"method":"GET","path":"/p","body":{"__proto__":{"x":1}}}]}'),
   );
@@ -675,7 +675,7 @@ serverTest("P7 config keys like __proto__ are plain data in bodies", async (serv
 });
 
 serverTest(
-  "P7 a header named __proto__ is sent like any other, fixed, substituted or from a function",
+  "a header named __proto__ is sent like any other, fixed, substituted or from a function",
   async (server) => {
     const { config } = validateConfig(JSON.parse(
       '{"routes":[{"method":"GET","path":"/f","headers":{"__proto__":"a"}},' +
@@ -688,7 +688,7 @@ serverTest(
   },
 );
 
-serverTest("P7 a response function's headers are its own keys: inherited ones are never sent", async (server) => {
+serverTest("a response function's headers are its own keys: inherited ones are never sent", async (server) => {
   // Inherited keys are not checked, so sending them could put a control character on the wire.
   const headers = Object.assign(Object.create({ "x-inherited": "a\u0001b" }), { "x-own": "ok" });
   server.routes(get("/fn").responseFunc(() => [200, { ok: true }, headers]));
@@ -699,7 +699,7 @@ serverTest("P7 a response function's headers are its own keys: inherited ones ar
   assert.equal((await send(server, "GET", "/fn")).status, 200); // still serving
 });
 
-serverTest("P7 shutdown lets in-flight delayed responses finish", async (server) => {
+serverTest("shutdown lets in-flight delayed responses finish", async (server) => {
   server.routes(get("/slow").delay(200).body("done"));
   const inFlight = send(server, "GET", "/slow");
   await new Promise((resolve) => setTimeout(resolve, 50));
@@ -775,10 +775,10 @@ Deno.test("routes() compiles answers at once; stubs given at start compile on fi
   assert.equal(await cfg.text(), '{"id":"a\\"b"}');
 });
 
-// ---------------------------------------------------------------- P9: ids, batches, runtime changes
+// ---------------------------------------------------------------- ids, batches, runtime changes
 
 serverTest(
-  "P9.1/P9.6 routes() returns ids (given or made up); stubs() lists config form with id, source, hit_count",
+  "routes() returns ids (given or made up); stubs() lists config form with id, source, hit_count",
   async (server) => {
     const ids = server.routes(get("/a").id("alpha").body({ a: 1 }), post("/b?x={x}").status(201));
     assert.deepEqual(ids, ["alpha", "stub-1"]);
@@ -803,7 +803,7 @@ serverTest(
 );
 
 serverTest(
-  "P9.6 remove() and clear() take stubs out for the next request; the report lists the stubs that exist",
+  "remove() and clear() take stubs out for the next request; the report lists the stubs that exist",
   async (server) => {
     server.routes(get("/a").id("a"), get("/b").id("b"), get("/c").id("c"));
     assert.deepEqual(await server.remove("b", "nope"), ["b"]);
@@ -820,7 +820,7 @@ serverTest(
 );
 
 serverTest(
-  "P9.3 a later routes() call wins over an earlier stub of the same pattern; removing it brings the first back",
+  "a later routes() call wins over an earlier stub of the same pattern; removing it brings the first back",
   async (server) => {
     server.routes(get("/flag").body("off"));
     assert.equal((await send(server, "GET", "/flag")).json, "off");
@@ -832,7 +832,7 @@ serverTest(
 );
 
 serverTest(
-  "P9.6 requests(pattern) finds what the client sent, oldest first, with the router's matching",
+  "requests(pattern) finds what the client sent, oldest first, with the router's matching",
   async (server) => {
     server.routes(post("/orders").status(201));
     await send(server, "POST", "/orders", { body: '{"sku":"a-1","qty":2}', headers: { "x-env": "ci" } });

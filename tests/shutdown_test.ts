@@ -1,5 +1,5 @@
 /**
- * Shutdown under load (P7): in-flight answers of every kind finish, new connections are
+ * Shutdown under load: in-flight answers of every kind finish, new connections are
  * refused, idle keep-alive connections do not hold the stop open, counts are exact, and past
  * the 5 s grace pending work is cut short. The plain cases (one delayed request, signals
  * without load, a second signal) live in tests/server_test.ts and tests/cli_serve_test.ts.

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { compileJson, compileText, escapeJsonString, render } from "../src/stubs/template.ts";
 
-/** Reference substitution on the value tree (P3.3), to check the compiled form against. */
+/** Reference substitution on the value tree, to check the compiled form against. */
 function substitute(value: unknown, names: readonly string[], values: readonly string[]): unknown {
   if (typeof value === "string") {
     return value.replace(/\{([A-Za-z0-9_]+)\}/g, (whole, name) => {
@@ -56,7 +56,7 @@ Deno.test("compileJson: other top-level JSON values are static", () => {
   assert.equal(compileJson([], ["id"]), "[]");
 });
 
-// --- compileJson: substitution (P3.3) ------------------------------------------------
+// --- compileJson: substitution ------------------------------------------------
 
 Deno.test("compileJson: substitutes into nested objects and arrays", () => {
   const body = {

@@ -1,5 +1,5 @@
 /**
- * HTTPS (P12.5) on both adapters: a self-signed certificate made at start that a client
+ * HTTPS on both adapters: a self-signed certificate made at start that a client
  * trusting its PEM accepts for localhost and 127.0.0.1, certificate files, and HTTP/2 over
  * TLS with `curl --http2` where curl is there.
  */
@@ -26,7 +26,7 @@ async function curl(url: string, ca: string, ...args: string[]): Promise<{ body:
 }
 
 for (const adapter of ADAPTERS) {
-  Deno.test(`[${adapter}] P12.5 tls: "self-signed" serves https; a client trusting the certificate talks to it, HTTP/2 and HTTP/1.1`, async () => {
+  Deno.test(`[${adapter}] tls: "self-signed" serves https; a client trusting the certificate talks to it, HTTP/2 and HTTP/1.1`, async () => {
     await using server = await stubServer(0, { adapter, tls: "self-signed" });
     server.routes(
       get("/users/{id}").body({ id: "{id}" }),
@@ -55,7 +55,7 @@ for (const adapter of ADAPTERS) {
     await assert.rejects(fetch(`${server.url}/users/1`));
   });
 
-  Deno.test(`[${adapter}] P12.5 tls: a certificate and key given as PEM`, async () => {
+  Deno.test(`[${adapter}] tls: a certificate and key given as PEM`, async () => {
     const files = await selfSignedCertificate();
     await using server = await stubServer(0, { adapter, tls: files });
     server.routes(get("/ok").body("ok"));

@@ -1,5 +1,5 @@
 /**
- * Wire-level abuse (P7) against a real server on both adapters, over raw TCP: malformed
+ * Wire-level abuse against a real server on both adapters, over raw TCP: malformed
  * request lines, bogus methods, huge headers and paths, truncated bodies, pipelining, many
  * idle connections and a client that reads slowly. After each attack a normal request still
  * gets the right answer, and the report counts are exactly what the attack should leave.
@@ -263,7 +263,7 @@ wireTest("a 64 KB path is refused without counting; a 12 KB one is one unmatched
   const long = "/" + "b".repeat(12 * 1024);
   const accepted = await exchange(server.port, `GET ${long}?q=1 HTTP/1.1\r\nHost: x\r\n\r\n`);
   assert.equal(accepted.responses[0].status, 404);
-  // The 404 and the report keep the path's first 2 KiB (P13.1: memory bounded in bytes).
+  // The 404 and the report keep the path's first 2 KiB (memory bounded in bytes).
   const answer = JSON.parse(accepted.responses[0].body);
   assert.deepEqual([answer.path, answer.query, answer.truncated], [long.slice(0, 2048), "q=1", true]);
   await stillServes(server);

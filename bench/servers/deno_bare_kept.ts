@@ -1,4 +1,4 @@
-// Floor for S1 and S7: bare Deno.serve that also keeps what P9.4's request journal keeps —
+// Floor for S1 and S7: bare Deno.serve that also keeps what the request journal keeps —
 // every header and the body's exact bytes — and does nothing else a stub server does (no
 // router, no conditions, no counts). The gap between this and deno-bare / deno-bare json is
 // what the runtime charges for reading a request that way, before any stubtool code runs.

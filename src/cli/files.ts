@@ -1,6 +1,6 @@
 /**
  * Writing the files the CLI produces (`serve --report-file`, `report --output`) so that a
- * failure never leaves half a file (P13.6): the text goes to a temporary file in the same
+ * failure never leaves half a file: the text goes to a temporary file in the same
  * directory, is flushed to disk, and is renamed over the target in one step. A full disk,
  * a permission problem or a crash mid-write leaves the previous file as it was.
  * @module

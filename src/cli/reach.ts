@@ -3,7 +3,7 @@
  * the reserved endpoint URLs, the admin token, HTTPS with a certificate to trust (`--ca`)
  * or none checked (`--insecure`), and a fetch that tries every address a host name
  * resolves to (`localhost` may resolve to `::1` first while the server listens on
- * 127.0.0.1, P8.10).
+ * 127.0.0.1).
  * @module
  */
 

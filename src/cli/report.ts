@@ -3,7 +3,7 @@
  * with `serve --report-file` (merged when there are several), or write it to a file
  * (`--output`, replaced all at once; `--format html` for a CI artifact), optionally for one
  * scope (`--scope`), and optionally fail on unmatched requests or unused stubs and scenario
- * transitions (P6, seed §4.4).
+ * transitions.
  * @module
  */
 

@@ -1,7 +1,6 @@
 /**
  * `stubtool serve`: load stubs from a config file and inline `--stub`s, serve them, log
- * one line per request, and shut down gracefully on SIGINT, SIGTERM or SIGHUP (P6, P7,
- * P13.6): a stop ends within the 5 s grace plus a second, and a second signal ends it at once.
+ * one line per request, and shut down gracefully on SIGINT, SIGTERM or SIGHUP (*): a stop ends within the 5 s grace plus a second, and a second signal ends it at once.
  * @module
  */
 

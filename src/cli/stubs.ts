@@ -1,5 +1,5 @@
 /**
- * `stubtool stubs add|list|remove` (P9.7): drive a running server's admin API
+ * `stubtool stubs add|list|remove`: drive a running server's admin API
  * (`/__stubtool__/stubs`) from a shell, a CI step or a test suite in any language.
  * @module
  */

@@ -1,6 +1,6 @@
 /**
  * `stubtool validate FILE [--openapi SPEC]`: check a config file without starting a server
- * (P6, P8.5), and optionally every stub against an OpenAPI document (src/report/openapi.ts).
+ * , and optionally every stub against an OpenAPI document (src/report/openapi.ts).
  * @module
  */
 

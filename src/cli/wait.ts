@@ -1,5 +1,5 @@
 /**
- * `stubtool wait`: block until a server's health endpoint answers 200 (P6, P8.10).
+ * `stubtool wait`: block until a server's health endpoint answers 200.
  * @module
  */
 

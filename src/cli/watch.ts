@@ -1,6 +1,6 @@
 /**
  * `serve --watch`: follows the config file, and the body files its stubs answer with, and
- * reloads the stubs when one of them changes (P13.7).
+ * reloads the stubs when one of them changes.
  * Every change is parsed and validated first; a config with errors prints the same
  * `[ERROR]` lines as `validate` and the server keeps the stubs it has. A valid one replaces
  * the stub set at once (src/stubs/reload.ts, `StubRegistry.replaceSource`), carrying hit counts and

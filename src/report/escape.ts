@@ -1,7 +1,7 @@
 /**
  * Escaping for text that reaches a terminal but came from outside: request methods and
  * paths in `serve`'s log, and everything a live server or a saved report file puts in
- * `report`'s output (P13.8). A client can send `%1b` or raw bytes; a report file can hold
+ * `report`'s output. A client can send `%1b` or raw bytes; a report file can hold
  * anything. Without escaping, an ESC sequence could rewrite the terminal (move the cursor,
  * hide lines, set the window title), and a bidi override (U+202E) could make a path read
  * backwards.

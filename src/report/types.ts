@@ -1,13 +1,13 @@
 /**
  * The shapes of what the server reports: the coverage report (`GET /__stubtool__/report`,
- * seed §2.5, P8.1, P8.2) and the request journal (`GET /__stubtool__/requests`). The
+ * ) and the request journal (`GET /__stubtool__/requests`). The
  * server builds them; the renderers in this folder read them.
  * @module
  */
 
 /** A stub as the report lists it. */
 export interface ReportStub {
-  /** The stub's id: given in the config or API, or made up by the server (P9.1). */
+  /** The stub's id: given in the config or API, or made up by the server. */
   id?: string;
   /** The stub's display name, when it has one (a WireMock mapping's `name`, or its file and index). */
   name?: string;
@@ -27,7 +27,7 @@ export interface ReportStub {
 /** An unused stub: a {@link ReportStub} without its (zero) hit count. */
 export type UnusedStub = Omit<ReportStub, "hit_count">;
 
-/** A stub that nearly matched a request, and why it did not (the 404's `closest`, P8.3). */
+/** A stub that nearly matched a request, and why it did not (the 404's `closest`). */
 export interface ClosestStub {
   /** The stub's method, upper-case (`GET`). */
   method: string;
@@ -59,11 +59,11 @@ export interface UnmatchedRequest {
   timestamp: string;
   /** Stubs that nearly matched (as in the 404 answer), only when there are some. */
   closest?: ClosestStub[];
-  /** True when `method`, `path` or `query` was cut to 2 KiB (P13.1). */
+  /** True when `method`, `path` or `query` was cut to 2 KiB. */
   truncated?: boolean;
-  /** True when it was passed on to `proxy_unmatched` (P12.2). */
+  /** True when it was passed on to `proxy_unmatched`. */
   proxied?: boolean;
-  /** The status the upstream answered it with (P12.2); absent when the upstream failed. */
+  /** The status the upstream answered it with; absent when the upstream failed. */
   upstream_status?: number;
 }
 
@@ -135,7 +135,7 @@ export interface JournalEntry {
    * cost more than recording it.
    */
   duration_ms: number;
-  /** The id of the stub that answered (P9.4). */
+  /** The id of the stub that answered. */
   id?: string;
   /** The request headers, names lower-cased. */
   headers?: Record<string, string>;

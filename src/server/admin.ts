@@ -1,5 +1,5 @@
 /**
- * The admin API (P9.2): tests in any language add, list, replace and remove stubs on a
+ * The admin API: tests in any language add, list, replace and remove stubs on a
  * running server, and ask what their client sent. Bodies are JSON, or YAML with
  * `content-type: application/yaml` (or `text/yaml`), checked by the same validator as config
  * files (same messages); a batch is added whole or not at all.

@@ -1,5 +1,5 @@
 /**
- * CORS for browser apps (P11.2), off unless asked for (`cors: true`, `cors: {origins}`,
+ * CORS for browser apps, off unless asked for (`cors: true`, `cors: {origins}`,
  * `serve --cors`, `stubServer(0, { cors: true })`). A preflight to a path some stub serves
  * is answered here (neither a hit nor unmatched) unless an `OPTIONS` stub matches it; every
  * answer to a request from an allowed origin says so, with its header names exposed.

@@ -1,5 +1,5 @@
 /**
- * The reserved endpoints under `/__stubtool__/` (P4, P9.4): health, the report, the
+ * The reserved endpoints under `/__stubtool__/`: health, the report, the
  * request journal, reset and the live dashboard. Requests to them are never counted,
  * recorded or journaled.
  * @module
@@ -85,7 +85,7 @@ export const LARGE_ANSWER = 64 * 1024;
 /**
  * How many bytes of large answers (report, journal, dashboard) may be under way at once;
  * past it they get 503 and Retry-After (one is always let through). Clients that ask and do
- * not read would otherwise each hold a copy of a multi-megabyte answer (P13.1: memory is
+ * not read would otherwise each hold a copy of a multi-megabyte answer (memory is
  * bounded whatever the traffic).
  */
 export const LARGE_ANSWER_BUDGET = 24 * 1024 * 1024;

@@ -1,5 +1,5 @@
 /**
- * Failures a client must survive (P12.4): `fault: disconnect` (the connection closes before
+ * Failures a client must survive: `fault: disconnect` (the connection closes before
  * a complete answer), `fault: truncate` (status, headers and the whole body's
  * content-length, then half the body, then the connection closes), and `throttle` (the body
  * sent at so many bytes per second). Each is an answer body the adapters already know how to

@@ -1,6 +1,6 @@
 /**
  * Which journaled requests a request pattern matches (`POST /__stubtool__/requests/find`,
- * `server.requests(pattern)`, P9.2): the router's own matching, run on what the journal
+ * `server.requests(pattern)`): the router's own matching, run on what the journal
  * kept of each request.
  * @module
  */

@@ -1,5 +1,5 @@
 /**
- * Who may use the reserved endpoints under `/__stubtool__/` (P13.3–P13.5): no browser page
+ * Who may use the reserved endpoints under `/__stubtool__/`: no browser page
  * on another origin may change the server, no DNS-rebound name may read it on a loopback
  * bind, and with an admin token nobody without it may do either. Stub answers are never
  * guarded: the code under test calls them from anywhere.
@@ -79,7 +79,7 @@ function cookieValue(header: string | null, name: string): string | undefined {
   return undefined;
 }
 
-/** Refuses requests to the reserved endpoints that P13.3–P13.5 rule out. */
+/** Refuses requests to the reserved endpoints that cross-origin protection, the Host check and the admin token rule out. */
 export class ReservedGuard {
   readonly #loopbackOnly: boolean;
   readonly #allowHosts: ReadonlySet<string>;

@@ -1,5 +1,5 @@
 /**
- * Gives memory back when a server goes quiet after a burst (P13.1). V8 grows its heap under
+ * Gives memory back when a server goes quiet after a burst. V8 grows its heap under
  * heavy traffic and shrinks it only in a full garbage collection, which an idle process
  * never runs: Deno does not run V8's delayed tasks while it waits for I/O, so V8's own
  * memory reducer stays asleep, and the RSS a flood raised stayed up for good. Once a tick

@@ -2,7 +2,7 @@
  * The request journal (`GET /__stubtool__/requests`, `requests/find`, the dashboard): the
  * most recent stub requests, each with what was sent (headers, the first 64 KiB of the
  * body) and how it was answered — the stub that matched, or the stubs that nearly did
- * (P9.4). Bounded in entries (`--journal-size`) and in bytes (`--journal-bytes`, P13.1):
+ * . Bounded in entries (`--journal-size`) and in bytes (`--journal-bytes`):
  * the oldest requests go first. Nothing is formatted until someone reads it.
  * @module
  */

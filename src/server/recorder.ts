@@ -1,7 +1,7 @@
 /**
- * Hit counts and unmatched requests (P4), and the one function that builds the report
- * from them (seed §2.5, P8.1, P8.2). Memory stays bounded in entries and in bytes
- * (P13.1): one ring of unmatched requests, each cut to 2 KiB per part, that scoped
+ * Hit counts and unmatched requests, and the one function that builds the report
+ * from them. Memory stays bounded in entries and in bytes
+ * : one ring of unmatched requests, each cut to 2 KiB per part, that scoped
  * reports filter rather than copy; hit counts live on the stubs.
  * @module
  */
@@ -17,7 +17,7 @@ export const DEFAULT_MAX_UNMATCHED = 1000;
 
 /** Most scopes kept at once (`x-stubtool-scope`); starting one more drops the oldest. */
 export const MAX_SCOPES = 100;
-/** Longest method, path or query an unmatched entry keeps (P13.1). */
+/** Longest method, path or query an unmatched entry keeps. */
 export const UNMATCHED_PART_MAX = 2048;
 
 /** An unmatched request as kept: the entry and the scope it carried. */

@@ -2,7 +2,7 @@
  * A request as matching reads it: method, path, the query parsed once, headers by name,
  * and the body once it has been read. Everything is worked out on first use, so a
  * request that only a path-only stub answers costs no query parse, no header read and no
- * body read (P10.9, P13.2).
+ * body read.
  * @module
  */
 
@@ -16,7 +16,7 @@ export function formDecode(text: string): string {
 
 /**
  * A query string (or form body) parsed once into name → values, each value kept both
- * decoded (for matching and bodies) and as sent (for header values, P3.3).
+ * decoded (for matching and bodies) and as sent (for header values).
  */
 export class QueryParams {
   readonly #raw: string;

@@ -39,9 +39,9 @@ export interface Placement {
 /** A registered stub, as the router, the handler and the report see it. */
 export class Route implements Routable {
   readonly stub: Stub;
-  /** The stub's id: given, or made up by the server (P9.1). */
+  /** The stub's id: given, or made up by the server. */
   readonly id: string;
-  /** `config`, `inline`, `api` or `admin` (P9.2). */
+  /** `config`, `inline`, `api` or `admin`. */
   readonly source: StubSource;
   readonly batch: number;
   readonly order: number;

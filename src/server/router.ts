@@ -1,6 +1,5 @@
 /**
- * The router: which stub answers a request, and why the closest stubs did not (P3, P9.3,
- * P9.5, P10.5–P10.8).
+ * The router: which stub answers a request, and why the closest stubs did not (*).
  *
  * Precedence among the stubs whose every condition holds: (1) a scoped stub for the
  * request's scope; (2) higher priority; (3) the later batch, so a stub a test adds always
@@ -78,7 +77,7 @@ export interface Match<T> {
   raw: string[];
 }
 
-/** A stub that nearly matched, and why it did not (P8.3, P10.8). */
+/** A stub that nearly matched, and why it did not. */
 export interface NearMiss<T> {
   route: T;
   reason: string;
@@ -278,7 +277,7 @@ class Layer<T extends Routable> {
   }
 }
 
-/** The tries a request of `method` is looked up in, most specific method first (P3.5: `GET` stubs answer `HEAD`). */
+/** The tries a request of `method` is looked up in, most specific method first (`GET` stubs answer `HEAD`). */
 function triesFor(method: string): readonly string[] {
   if (method === "HEAD") return HEAD_TRIES;
   if (method === "GET") return GET_TRIES;
@@ -402,7 +401,7 @@ export class Router<T extends Routable> {
   #matchLayer(layer: Layer<T>, view: RequestView): Match<T> | typeof NEED_BODY | undefined {
     const search: Search<T> = { best: undefined, batch: -1, root: undefined };
     for (const method of triesFor(view.method)) {
-      // P3.5: a GET stub answers HEAD only when no HEAD stub matches.
+      // a GET stub answers HEAD only when no HEAD stub matches.
       if (method === "GET" && view.method === "HEAD" && search.best?.route.method === "HEAD") continue;
       const root = layer.tries.get(method);
       // A trie whose latest batch is earlier than the best so far cannot win; an equal one
@@ -510,7 +509,7 @@ export class Router<T extends Routable> {
 
   /**
    * The methods of the stubs whose path matches `view`'s, conditions aside (CORS preflights,
-   * P11.2): `ANY` stands for every method, and `GET` brings `HEAD`.
+   * ): `ANY` stands for every method, and `GET` brings `HEAD`.
    */
   methodsFor(view: RequestView, all: readonly string[]): string[] {
     const found = new Set<string>();

@@ -1,5 +1,5 @@
 /**
- * `stubServer()`: the handler on a real port, on Deno or Node (P5).
+ * `stubServer()`: the handler on a real port, on Deno or Node.
  * @module
  */
 
@@ -27,7 +27,7 @@ export interface FoundRequests {
   requests: JournalEntry[];
 }
 
-/** How long shutdown waits for in-flight responses before cutting them short (P7). */
+/** How long shutdown waits for in-flight responses before cutting them short. */
 export const SHUTDOWN_GRACE_MS = 5_000;
 
 /** Options of {@link stubServer}. */
@@ -37,7 +37,7 @@ export interface StubServerOptions extends HandlerOptions {
   /** Runtime adapter; by default `deno` under Deno, else `node`. */
   adapter?: "deno" | "node";
   /**
-   * Serve HTTPS (P12.5): a certificate and key (PEM text), or `"self-signed"` for one made
+   * Serve HTTPS: a certificate and key (PEM text), or `"self-signed"` for one made
    * at start for `localhost`, `127.0.0.1` and `::1` (its PEM is {@link StubServer.certificate}).
    * HTTP/2 is offered to clients that speak it.
    */
@@ -174,7 +174,7 @@ export class StubServer implements AsyncDisposable {
 
   /**
    * Registers stubs (builders or validated stubs) as one batch; they answer from the next
-   * request on, and win ties with stubs added before (P9.3). Returns their ids. Every stub
+   * request on, and win ties with stubs added before. Returns their ids. Every stub
    * is checked first: a bad one throws and nothing is added.
    */
   routes(...stubs: Array<StubBuilder | Stub>): string[] {
@@ -365,7 +365,7 @@ export async function stubServer(port = 0, options: StubServerOptions = {}): Pro
   const hostname = options.hostname ?? "127.0.0.1";
   const isDeno = typeof (globalThis as { Deno?: { serve?: unknown } }).Deno?.serve === "function";
   const serve = await loadAdapter(options.adapter ?? (isDeno ? "deno" : "node"));
-  // On a loopback bind the reserved endpoints answer only this machine's names (DNS rebinding, P13.4).
+  // On a loopback bind the reserved endpoints answer only this machine's names (DNS rebinding).
   const loopbackOnly = options.loopbackOnly ?? isLoopbackName(hostName(hostname));
   const handler = new StubHandler(options.stubs ?? [], { ...options, loopbackOnly });
   const tls = options.tls === "self-signed"

@@ -1,5 +1,5 @@
 /**
- * A registered stub written back in config form (P9.2 `GET /__stubtool__/stubs`,
+ * A registered stub written back in config form (`GET /__stubtool__/stubs`,
  * `server.stubs()`): the fields a config file would hold, plus `id`, `source` and
  * `hit_count`. Adding that form again gives the same stub.
  * @module

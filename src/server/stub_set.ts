@@ -1,7 +1,7 @@
 /**
- * The stubs a server holds, as batches (P9.3): a config file, the `--stub`s, one
+ * The stubs a server holds, as batches: a config file, the `--stub`s, one
  * `routes()` call, one admin `POST`. Every stub has an id (given, or made up and never
- * reused while the server runs, P9.1). Adding, removing and replacing are synchronous and
+ * reused while the server runs). Adding, removing and replacing are synchronous and
  * validated first, so no request sees half a change; requests already answering keep the
  * stub that matched them.
  * @module

@@ -1,5 +1,5 @@
 /**
- * HTTPS (P12.5): certificate files, or a certificate made at start for `localhost`,
+ * HTTPS: certificate files, or a certificate made at start for `localhost`,
  * `127.0.0.1` and `::1` (`--tls-self-signed`) that clients can be told to trust
  * (`--tls-cert-out`). The key pair comes from WebCrypto; the certificate is built and
  * signed by `node-forge`, loaded only when one is asked for.

@@ -36,11 +36,11 @@ export function describe(value: unknown): string {
   return String(value);
 }
 
-/** What a stub's `method` may be: a method, or `ANY` (P10.5), listed alphabetically as messages show them. */
+/** What a stub's `method` may be: a method, or `ANY`, listed alphabetically as messages show them. */
 export const STUB_METHODS: readonly StubMethod[] = ["ANY", ...METHODS];
 const ALLOWED_METHODS = `(allowed: ${STUB_METHODS.join(", ")})`;
 
-/** Checks a method name; returns it upper-cased, or the P6 message. */
+/** Checks a method name; returns it upper-cased, or the message that lists the allowed methods. */
 export function checkMethod(value: unknown): { method?: StubMethod; error?: string } {
   // Most stubs spell the method as listed: no regex, no new string.
   if ((METHODS as readonly unknown[]).includes(value)) return { method: value as Method };

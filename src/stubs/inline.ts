@@ -1,5 +1,5 @@
 /**
- * Inline stubs, as `serve --stub` takes them (P6, P8.6):
+ * Inline stubs, as `serve --stub` takes them:
  *
  * ```
  * METHOD SP path SP "->" SP STATUS [SP json]
@@ -196,7 +196,7 @@ export async function inlineStubs(
   const { places } = before;
   const placeBefore = typeof places === "function" ? places : (i: number) => places[i];
   const placeOf = (i: number) => i < count ? placeBefore(i) : `--stub[${i - count}]`;
-  // `--stub`s are a later batch than the config: they win over its stubs of the same pattern (P9.3).
+  // `--stub`s are a later batch than the config: they win over its stubs of the same pattern.
   const shadowed = findShadowedStubs([...before.stubs, ...stubs], placeOf, (i) => i < count ? 0 : 1);
   // The config's own warnings were printed with it; new ones are about the --stubs or what they override.
   problems.push(

@@ -1,5 +1,5 @@
 /**
- * Content types for `body_file` answers (P11.1), from the file's extension: the common web
+ * Content types for `body_file` answers, from the file's extension: the common web
  * types; anything else is `application/octet-stream`.
  * @module
  */

@@ -6,21 +6,21 @@
 import type { Segment } from "./path.ts";
 import type { JsonPattern, ValuePattern, ValuePatternSpec } from "./patterns.ts";
 
-/** HTTP methods a stub may use (P2), sorted as the validator lists them. */
+/** HTTP methods a stub may use, sorted as the validator lists them. */
 export const METHODS = ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"] as const;
 
 /** One of {@link METHODS}. */
 export type Method = typeof METHODS[number];
 
-/** A stub's method: one of {@link METHODS}, or `ANY`, which matches every method (P10.5). */
+/** A stub's method: one of {@link METHODS}, or `ANY`, which matches every method. */
 export type StubMethod = Method | "ANY";
 
-/** Where a stub came from (P9.2 `source`). */
+/** Where a stub came from (`source`). */
 export type StubSource = "config" | "inline" | "api" | "admin" | "wiremock";
 
-/** A stub's request conditions, compiled (P10.1–P10.4); each list keeps the order written. */
+/** A stub's request conditions, compiled; each list keeps the order written. */
 export interface RequestMatch {
-  /** Required query parameters (P3.4, P10.2). */
+  /** Required query parameters. */
   query?: [name: string, pattern: ValuePattern][];
   /** Required headers, names lower-cased. */
   headers?: [name: string, pattern: ValuePattern][];
@@ -83,7 +83,7 @@ export interface ResponseSpec {
   delay?: Delay;
 }
 
-/** What a response function receives (P5). */
+/** What a response function receives. */
 export interface ResponseFuncArgs<P = Record<string, string>> {
   /**
    * Parsed JSON request body; `null` when there is none or it is not JSON. Parsed on first
@@ -127,7 +127,7 @@ export interface CallbackSpec {
 
 /** A validated stub, ready for the router. */
 export interface Stub {
-  /** The id given (`id:`, `.id()`); the server makes one up when there is none (P9.1). */
+  /** The id given (`id:`, `.id()`); the server makes one up when there is none. */
   id?: string;
   /**
    * Where it was declared, for near-miss explanations: `routes[1] of stubs.yaml`, `--stub[0]`.
@@ -136,9 +136,9 @@ export interface Stub {
   place?: string;
   /** A display name for the report (a WireMock mapping's `name`, or its file and index). */
   name?: string;
-  /** Answer only requests that carry `x-stubtool-scope: <scope>` (P9.5). */
+  /** Answer only requests that carry `x-stubtool-scope: <scope>`. */
   scope?: string;
-  /** Higher wins over path specificity (P10.6); default 0. */
+  /** Higher wins over path specificity; default 0. */
   priority?: number;
   /**
    * The method, upper-case, or `ANY`. A `GET` stub also answers `HEAD` requests that no
@@ -168,11 +168,11 @@ export interface Stub {
   sequenceMode: SequenceMode;
   /** Computes the response per request (set by `.responseFunc()`; config files have none). */
   responseFunc?: ResponseFunc;
-  /** Passes the request on to this URL (plus the request's path and query) and its answer back (P12.1). */
+  /** Passes the request on to this URL (plus the request's path and query) and its answer back. */
   proxy?: string;
-  /** The answer breaks on purpose (P12.4): the connection closes before it is complete, or after half the body. */
+  /** The answer breaks on purpose: the connection closes before it is complete, or after half the body. */
   fault?: "disconnect" | "truncate";
-  /** The body goes out at this many bytes per second (P12.4). */
+  /** The body goes out at this many bytes per second. */
   throttle?: number;
   /** Delay before a response function runs (plain and sequence delays live in `responses`). */
   delay?: Delay;

@@ -1,10 +1,10 @@
 /**
  * Path templates (`/users/{id}?q={term}`) and request paths, both split into
- * percent-decoded segments so that the router compares like with like (P3.1, P8.9).
+ * percent-decoded segments so that the router compares like with like.
  * @module
  */
 
-/** Paths under this prefix belong to stubtool itself (P4). */
+/** Paths under this prefix belong to stubtool itself. */
 export const RESERVED_PREFIX = "/__stubtool__/";
 
 /**

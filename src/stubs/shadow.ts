@@ -1,5 +1,5 @@
 /**
- * Stubs that can never answer (P6 `[WARN]`, issue: "validate warns about stubs that can
+ * Stubs that can never answer (`[WARN]`, issue: "validate warns about stubs that can
  * never win"): another stub matches every request this one would, and wins each time by
  * the precedence order. Within one batch that takes the same scope, priority, method and
  * path shape, the same conditions (each one at least as permissive), declared first. A

@@ -1,5 +1,5 @@
 /**
- * Placeholder substitution (P3.3), compiled once per stub. A template becomes either a
+ * Placeholder substitution, compiled once per stub. A template becomes either a
  * plain string (nothing to fill) or literal chunks interleaved with capture slots, so a
  * request only concatenates strings: no parsing, no cloning of the body tree.
  * @module

@@ -1,7 +1,7 @@
 // Browser apps against stubtool in real headless Chromium: a page on another origin does a
 // preflighted JSON POST and a credentialed GET against a server with CORS on, reads a custom
-// response header and a 404's `closest` (P11.2); the same page cannot wipe the coverage with a
-// no-cors POST or a plain form to /__stubtool__/reset (P13.3).
+// response header and a 404's `closest`; the same page cannot wipe the coverage with a
+// no-cors POST or a plain form to /__stubtool__/reset.
 import assert from "node:assert/strict";
 import { get, post, stubServer } from "../../mod.ts";
 import { launch } from "./_browser.ts";

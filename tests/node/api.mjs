@@ -1,4 +1,4 @@
-// The programmatic API (P5) of the installed npm package, from plain JavaScript on Node,
+// The programmatic API of the installed npm package, from plain JavaScript on Node,
 // over real HTTP on port 0. Every test starts its own servers, so they run concurrently.
 import assert from "node:assert/strict";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -151,7 +151,7 @@ async function withServer(fn, options) {
   }
 }
 
-describe("npm package: stubServer() on Node (P5)", { concurrency: true }, () => {
+describe("npm package: stubServer() on Node", { concurrency: true }, () => {
   it("binds port 0 to an OS-assigned port and reports it as getPort(), port and url", async () => {
     await withServer((server) => {
       assert.ok(Number.isInteger(server.getPort()) && server.getPort() > 0);
@@ -461,7 +461,7 @@ describe("npm package: stubServer() on Node (P5)", { concurrency: true }, () => 
   it("routes() after start take effect for the next request", async () => {
     await withServer(async (server) => {
       assert.equal((await send(server, "GET", "/late")).status, 404);
-      // routes() returns the new stubs' ids (P9.6).
+      // routes() returns the new stubs' ids.
       assert.deepEqual(server.routes(api.get("/late").body({ late: true })), ["stub-1"]);
       assert.deepEqual((await send(server, "GET", "/late")).json, { late: true });
     });
@@ -587,7 +587,7 @@ describe("npm package: stubServer() on Node (P5)", { concurrency: true }, () => 
   });
 });
 
-describe("npm package: Node adapter robustness (P7)", { concurrency: true }, () => {
+describe("npm package: Node adapter robustness", { concurrency: true }, () => {
   it("a client that aborts during a delay neither crashes the server nor corrupts counts", async () => {
     await withServer(async (server) => {
       server.routes(api.get("/slow").delay(300).body({}), api.get("/ok").body({ ok: true }));

@@ -2,7 +2,7 @@
  * Runs the handler on `node:http`: each IncomingMessage is read through a small
  * {@link Incoming} view and the answer is written straight to the ServerResponse, with no
  * fetch `Request`/`Response` per request (they cost more than the rest of the work). Works on Node ≥ 20 and under Deno's Node compatibility. Nothing a
- * client does (aborting, a malformed request, oversized headers) escapes as an exception (P7).
+ * client does (aborting, a malformed request, oversized headers) escapes as an exception.
  * @module
  */
 
@@ -102,7 +102,7 @@ const CLIENT_ERRORS: Record<string, [status: number, reason: string, message: st
   ERR_HTTP_REQUEST_TIMEOUT: [408, "Request Timeout", "the request took too long to arrive"],
 };
 
-/** Answers a request Node's parser rejected with a JSON error, like every server error (P4). */
+/** Answers a request Node's parser rejected with a JSON error, like every server error. */
 function answerClientError(error: Error & { code?: string }, socket: Socket): void {
   const response = (socket as { _httpMessage?: ServerResponse })._httpMessage;
   if (error.code === "ECONNRESET" || !socket.writable || response?.headersSent) {
@@ -214,7 +214,7 @@ export function serve(
   let closing = false;
   const connections = new Connections();
   // Answer an HTTP/1.1 request without a Host header like any other (as Deno does), instead
-  // of Node's own empty, non-JSON 400 (P4: every error the server produces is JSON).
+  // of Node's own empty, non-JSON 400 (every error the server produces is JSON).
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     res.on("error", () => {}); // A write to a vanished client must not become an uncaught error.
     connections.request(req.socket, res);
