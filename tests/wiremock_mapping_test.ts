@@ -38,15 +38,45 @@ Deno.test("wiremock mapping: urlPath, method, status (also as text) and a text b
   }]);
 });
 
-Deno.test("wiremock mapping: a body without a content type is sent as its bytes (stubtool would add application/json)", () => {
+Deno.test("wiremock mapping: a body without a content type is text sent with none (stubtool would add application/json)", () => {
   const { routes } = one({ response: { status: 200, body: "plain" } });
-  assert.deepEqual(routes, [{ method: "GET", path: "/x", status: 200, body_base64: b64("plain") }]);
+  assert.deepEqual(routes, [{
+    method: "GET",
+    path: "/x",
+    status: 200,
+    body: "plain",
+    headers: { "content-type": null },
+  }]);
+  // A {name} in the text would be filled with a capture: bytes then.
+  assert.deepEqual(one({ response: { body: "a {b}" } }).routes[0], {
+    method: "GET",
+    path: "/x",
+    body_base64: b64("a {b}"),
+    headers: { "content-type": null },
+  });
 });
 
-Deno.test("wiremock mapping: jsonBody without a content type is Jackson's compact bytes, supplementary characters escaped", () => {
+Deno.test("wiremock mapping: a file or base64 body without a content type sends none (stubtool would type them)", () => {
+  assert.deepEqual(one({ response: { base64Body: "aGk=", headers: { "X-A": "b" } } }).routes[0], {
+    method: "GET",
+    path: "/x",
+    headers: { "X-A": "b", "content-type": null },
+    body_base64: "aGk=",
+  });
+  assert.deepEqual(one({ response: { bodyFileName: "a.txt" } }).routes[0], {
+    method: "GET",
+    path: "/x",
+    body_file: "__files/a.txt",
+    headers: { "content-type": null },
+  });
+  // No body: nothing to type.
+  assert.deepEqual(one({ response: { status: 204 } }).routes[0], { method: "GET", path: "/x", status: 204 });
+});
+
+Deno.test("wiremock mapping: jsonBody without a content type is Jackson's compact text, supplementary characters escaped", () => {
   const { routes } = one({ response: { jsonBody: { a: [1, "two"], t: "grüße 🙂", p: 9.5 } } });
-  assert.deepEqual(routes[0].body_base64, b64('{"a":[1,"two"],"t":"grüße \\uD83D\\uDE42","p":9.5}'));
-  assert.equal(routes[0].body, undefined);
+  assert.deepEqual(routes[0].body, '{"a":[1,"two"],"t":"grüße \\uD83D\\uDE42","p":9.5}');
+  assert.deepEqual(routes[0].headers, { "content-type": null });
 });
 
 Deno.test("wiremock mapping: jsonBody under a JSON content type stays a readable body", () => {
@@ -88,7 +118,9 @@ Deno.test("wiremock mapping: base64Body, empty bodies, multi-valued headers, del
     one({ id: "2b1c7f3e-5c1a-4e57-9a51-3f0b6b1f0a01" }).routes[0].id,
     "2b1c7f3e-5c1a-4e57-9a51-3f0b6b1f0a01",
   );
-  assert.equal(one({ name: "Get user 1!" }).routes[0].id, "Get-user-1-");
+  assert.equal(one({ uuid: "u-1" }).routes[0].id, "u-1");
+  // A name is no id in WireMock: a stub would otherwise answer to /__stubtool__/stubs/NAME and clash with another's id.
+  assert.equal(one({ name: "Get user 1!" }).routes[0].id, undefined);
   assert.deepEqual(one({ metadata: { a: 1 }, persistent: true, insertionIndex: 3 }).warnings, []);
 });
 
@@ -312,10 +344,21 @@ Deno.test("wiremock mapping: scenarios, templates and webhooks become the part-t
     when_state: "Started",
     set_state: "one",
     callbacks: [{ method: "POST", url: "http://hook.example/x", body: "{{request.body}}", delay_ms: 5 }],
-    body_file: "__generated/m.0.body",
+    body: "hi {{request.path}}",
+    headers: { "content-type": null },
     template: true,
   }]);
-  assert.equal(new TextDecoder().decode(bodyFiles[0].bytes), "hi {{request.path}}");
+  assert.deepEqual(bodyFiles, []);
+  // Under a JSON content type a string body would be rendered as one JSON string: the text goes through a file.
+  const json = one({
+    response: {
+      headers: { "Content-Type": "application/json" },
+      jsonBody: { n: "{{request.path}}" },
+      transformers: ["response-template"],
+    },
+  });
+  assert.equal(json.routes[0].body_file, "__generated/m.0.body");
+  assert.equal(new TextDecoder().decode(json.bodyFiles[0].bytes), '{"n":"{{request.path}}"}');
   assert.equal(one({ response: { body: "x" } }, { globalTemplating: true }).routes[0].template, true);
   assert.deepEqual(
     one({

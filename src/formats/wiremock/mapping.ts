@@ -207,7 +207,8 @@ function convertMapping(
     return undefined;
   }
   const route: Record<string, unknown> = {};
-  for (const key of ["id", "uuid", "name"] as const) {
+  // WireMock's id is the mapping's `id` (or `uuid`); its `name` is a display name only.
+  for (const key of ["id", "uuid"] as const) {
     const value = mapping[key];
     if (typeof value === "string" && route.id === undefined) {
       const id = sanitizeId(value);
@@ -703,6 +704,12 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
     delete route.status;
   } else if (headers) route.headers = headers;
   convertBody(response, route, headers, template, ctx);
+  // WireMock sends no content type when the mapping sets none; stubtool would add one (JSON,
+  // a file's by its extension, application/octet-stream for bytes).
+  const body = ["body", "body_file", "body_base64"].some((k) => route[k] !== undefined);
+  if (body && route.proxy === undefined && contentTypeOf(headers) === undefined) {
+    route.headers = { ...headers, "content-type": null };
+  }
   convertDelay(response, route, ctx);
   if (template) route.template = true;
 }
@@ -809,14 +816,20 @@ function convertBody(
     text = json.text;
   }
   if (text === "") return;
+  const asText = contentType === undefined || !isJsonMediaType(contentType);
   if (template) {
-    // A template body goes through a file: stubtool adds no content type to a file body.
-    route.body_file = ctx.generatedName;
-    ctx.files.push({ name: ctx.generatedName, bytes: UTF8.encode(text) });
+    // A template renders a string body as text unless the content type is JSON (it would be
+    // rendered as one JSON string): that body goes through a file, whose text is the template.
+    if (asText) route.body = text;
+    else {
+      route.body_file = ctx.generatedName;
+      ctx.files.push({ name: ctx.generatedName, bytes: UTF8.encode(text) });
+    }
     return;
   }
-  // Text under a non-JSON content type is sent as written; anything else goes as its bytes.
-  if (contentType !== undefined && !isJsonMediaType(contentType) && !HAS_PLACEHOLDER.test(text)) route.body = text;
+  // Text is sent as written under a non-JSON content type or none (`content-type: null`);
+  // anything else goes as its bytes.
+  if (asText && !HAS_PLACEHOLDER.test(text)) route.body = text;
   else route.body_base64 = base64(UTF8.encode(text));
 }
 

@@ -25,15 +25,16 @@ import {
   errorAnswer,
   findHeader,
   HeaderValueError,
-  isJsonMediaType,
   type Respond,
   type ResponseHead,
   sendableHeader,
+  textual,
   withCharset,
 } from "../response.ts";
 import { templateModel } from "../template_model.ts";
 
 const UTF8 = new TextDecoder();
+const ENCODER = new TextEncoder();
 
 /** One response of a template stub, compiled. */
 export class TemplateResponse {
@@ -43,14 +44,18 @@ export class TemplateResponse {
   readonly #status: StatusTemplate;
   readonly #headers: [name: string, value: ResponseTemplate | ResponseTemplate[]][];
   readonly #body: ResponseTemplate | JsonTemplate | Uint8Array<ArrayBuffer> | undefined;
+  /** No content type: the rendered text goes out as bytes (Deno's Response would type a string as text/plain). */
+  readonly #encode: boolean;
 
   /** Compiles `spec`'s templates; throws a `SyntaxError` for a broken one (validation has caught them before). */
   constructor(spec: ResponseSpec) {
     this.delay = spec.delay;
     this.#status = compileStatusTemplate(spec.statusTemplate ?? spec.status);
     const contentType = findHeader(spec.headers, "content-type");
+    const untyped = spec.noContentType === true;
+    this.#encode = untyped;
     const headers: [string, ResponseTemplate | ResponseTemplate[]][] = [];
-    if (spec.hasBody && contentType === undefined && !spec.bytes) {
+    if (spec.hasBody && contentType === undefined && !spec.bytes && !untyped) {
       headers.push(["content-type", compileTemplate("application/json")]);
     }
     for (const name in spec.headers) {
@@ -67,7 +72,7 @@ export class TemplateResponse {
       // A body file's text is a template; base64 bytes are sent as they are.
       this.#body = spec.file === undefined ? spec.bytes : compileTemplate(UTF8.decode(spec.bytes));
     } else if (spec.hasBody) {
-      const asText = typeof spec.body === "string" && contentType !== undefined && !isJsonMediaType(contentType);
+      const asText = typeof spec.body === "string" && textual(contentType, untyped);
       this.#body = asText ? compileTemplate(spec.body as string) : compileJsonTemplate(spec.body);
     }
     const body = this.#body;
@@ -87,7 +92,9 @@ export class TemplateResponse {
       }
     }
     const body = this.#body;
-    return [head, body === undefined ? null : body instanceof Uint8Array ? body : body.render(model)];
+    if (body === undefined || body instanceof Uint8Array) return [head, body ?? null];
+    const text = body.render(model);
+    return [head, this.#encode ? ENCODER.encode(text) : text];
   }
 }
 
