@@ -478,7 +478,7 @@ Deno.test("regression: unknown stubServer options were ignored (journalsize); th
     message: "stubServer(port, options): unknown option 'verbose' (allowed: adapter, adminToken, allowHosts, cors, " +
       "filesRoot, handlerTimeout, hostname, inline, journalBytes, journalSize, loopbackOnly, maxBody, maxUnmatched, onCallback, " +
       "onRequest, " +
-      "proxyTap, proxyUnmatched, scopes, source, stubs, tls)",
+      "proxyTap, proxyUnmatched, scopes, source, stubs, tls, wiremock)",
   });
   await assert.rejects(stubServer(0, null as never), {
     name: "TypeError",

@@ -14,7 +14,13 @@ import { type Stub, stubLabel } from "../stubs/model.ts";
 import { escapeControls, escapeJsonControls } from "../report/escape.ts";
 import type { Report } from "../report/types.ts";
 import { hostName, isLoopbackName } from "../server/guard.ts";
-import { folderProblem, SHUTDOWN_GRACE_MS, type StubServer, stubServer } from "../server/server.ts";
+import {
+  folderProblem,
+  SHUTDOWN_GRACE_MS,
+  type StubServer,
+  stubServer,
+  type StubServerOptions,
+} from "../server/server.ts";
 import { checkUpstream, type Config, type Problem } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
 import type { WireMockFolders } from "../formats/wiremock/load.ts";
@@ -357,47 +363,48 @@ async function writeReportFile(file: string, report: Report): Promise<string | u
  * Runs the server until SIGINT, SIGTERM or SIGHUP (or `ctx.stop`). Returns 0 after a stop,
  * 1 for a bad config, a port that cannot be bound, or a `--report-file` that cannot be written.
  */
-export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Promise<number> {
-  const { output } = ctx;
-  const settings = readSettings(values, ctx);
-  const sources = configSource(values.config as string | undefined, ctx);
-  const inlineTexts = (values.stub as string[] | undefined) ?? [];
-  const wiremockFlags = (values.wiremock as string[] | undefined) ?? [];
-  if (settings.watch && sources.file === undefined && wiremockFlags.length === 0) {
-    throw new UsageError(`--watch needs a config file to follow (--config FILE; ${sources.note})`, "serve");
-  }
+/** Everything `serve` reads before it starts: the config, `--stub`s, WireMock folders, an OpenAPI mock, TLS files. */
+interface Inputs {
+  problems: Problem[];
+  /** The config file parsed (false: it could not be read or parsed at all). */
+  configOk: boolean;
+  config: Partial<Config>;
+  configStubs: Stub[];
+  inlineTexts: string[];
+  inline: Awaited<ReturnType<typeof inlineStubs>>;
+  wiremockDirs: { dir: string; place: string }[];
+  wiremockOptions: { strict: boolean; globalTemplating: boolean };
+  wiremock?: WireMockFolders;
+  openapi?: Awaited<ReturnType<typeof openApiServe>>;
+  tls?: { cert: string; key: string };
+  /** The config file's text as loaded (`--watch` compares against it). */
+  loadedText?: string;
+}
 
-  // Load everything and report every problem before giving up.
+/** Loads every input and collects every problem, so one run reports them all. */
+async function loadInputs(values: ParsedArgs["values"], settings: Settings, sources: Sources): Promise<Inputs> {
   const problems: Problem[] = [];
-  let configStubs: Stub[] = [];
-  let configPort: number | undefined;
-  let configCors: Config["cors"];
-  let configProxy: string | undefined;
-  let configWireMock: string[] | undefined;
   let configOk = true;
+  let config: Partial<Config> = {};
   let loadedText: string | undefined;
   let locate: ((problems: readonly Problem[]) => Promise<Problem[]>) | undefined;
   if (sources.file !== undefined) {
     const loaded = await loadConfigFile(sources.file, async (path) => loadedText = await readFile(path, "utf8"));
     problems.push(...loaded.problems);
     configOk = loaded.config !== undefined;
-    configStubs = loaded.config?.routes ?? [];
-    configPort = loaded.config?.port;
-    configCors = loaded.config?.cors;
-    configProxy = loaded.config?.proxyUnmatched;
-    configWireMock = loaded.config?.wiremock;
+    config = loaded.config ?? {};
     locate = loaded.locate;
   }
+  const configStubs = config.routes ?? [];
   // Places are written out only for the stubs a message or the route table names.
-  const configCount = configStubs.length;
-  const placeOf = (i: number) => i < configCount ? `routes[${i}]` : `--stub[${i - configCount}]`;
+  const placeOf = (i: number) => i < configStubs.length ? `routes[${i}]` : `--stub[${i - configStubs.length}]`;
+  const inlineTexts = (values.stub as string[] | undefined) ?? [];
   const inline = await inlineStubs(inlineTexts, { stubs: configStubs, places: placeOf });
   problems.push(...locate ? await locate(inline.problems) : inline.problems); // a config stub's line
-  locate = undefined; // it holds the parsed file: not for the server's whole life
   // WireMock folders: the config's `wiremock:`, then --wiremock; one batch each, after the config's stubs.
   const wiremockDirs = [
-    ...(configWireMock ?? []).map((dir) => ({ dir, place: `${sources.file} wiremock` })),
-    ...wiremockFlags.map((dir) => ({ dir, place: `--wiremock ${dir}` })),
+    ...(config.wiremock ?? []).map((dir) => ({ dir, place: `${sources.file} wiremock` })),
+    ...((values.wiremock as string[] | undefined) ?? []).map((dir) => ({ dir, place: `--wiremock ${dir}` })),
   ];
   const wiremockOptions = {
     strict: values.strict === true,
@@ -422,68 +429,112 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
       problems.push({ level: "error", place: "--files-root", message: `${problem} (a folder of body files)` });
     }
   }
-  printProblems(output, problems, sources.file ?? "serve");
-  if (!configOk || problems.some((p) => p.level === "error")) return 1;
+  return {
+    problems,
+    configOk,
+    config,
+    configStubs,
+    inlineTexts,
+    inline,
+    wiremockDirs,
+    wiremockOptions,
+    wiremock,
+    openapi,
+    tls: tls !== undefined && !("problem" in tls) ? tls : undefined,
+    loadedText,
+  };
+}
 
+/**
+ * The flags and the config file's settings merged: the config's `port:` wins over `--port`
+ * (with a warning when they differ), `--cors` and `--proxy-unmatched` win over the config's.
+ */
+function mergedSettings(settings: Settings, config: Partial<Config>, file: string | undefined): {
+  port: number;
+  cors: Config["cors"];
+  proxyUnmatched?: string;
+  warnings: string[];
+} {
+  const warnings: string[] = [];
   let port = settings.port ?? DEFAULT_PORT;
-  if (configPort !== undefined) {
-    if (settings.port !== undefined && settings.port !== configPort) {
-      output.err(
-        warnLine(
-          "port",
-          `${sources.file} sets port ${configPort}, which wins over ${settings.portSource} ${settings.port}`,
-        ),
+  if (config.port !== undefined) {
+    if (settings.port !== undefined && settings.port !== config.port) {
+      warnings.push(
+        warnLine("port", `${file} sets port ${config.port}, which wins over ${settings.portSource} ${settings.port}`),
       );
     }
-    port = configPort;
+    port = config.port;
   }
+  return {
+    port,
+    cors: settings.cors || config.cors,
+    proxyUnmatched: settings.proxyUnmatched ?? config.proxyUnmatched,
+    warnings,
+  };
+}
 
+/** The stubs in the order the server registers them, and the place each shows in the route table. */
+function servedStubs(inputs: Inputs): { stubs: Stub[]; placeOf: (i: number) => string; mocked: Stub[] } {
+  const { configStubs, inline, wiremock, openapi } = inputs;
+  const configCount = configStubs.length;
   const wiremockStubs = wiremock?.batches.flat() ?? [];
   const mocked = openapi?.stubs ?? [];
-  const stubs = [...configStubs, ...wiremockStubs, ...inline.stubs, ...mocked];
   const beforeMocked = configCount + wiremockStubs.length + inline.stubs.length;
-  const tablePlace = (i: number) =>
-    i < configCount
-      ? `routes[${i}]`
-      : i < configCount + wiremockStubs.length
-      ? `wiremock ${wiremockStubs[i - configCount].name}`
-      : i < beforeMocked
-      ? `--stub[${i - configCount - wiremockStubs.length}]`
-      : openapi!.places[i - beforeMocked];
-  let server: StubServer;
-  try {
-    server = await stubServer(port, {
-      hostname: settings.hostname,
-      stubs: configStubs,
-      inline: mocked.length ? [...inline.stubs, ...mocked] : inline.stubs,
-      wiremock: wiremock?.batches,
-      maxUnmatched: settings.maxUnmatched,
-      maxBody: settings.maxBody,
-      handlerTimeout: settings.handlerTimeoutMs,
-      journalSize: settings.journalSize,
-      journalBytes: settings.journalBytes,
-      onRequest: settings.quiet ? undefined : (entry) => output.log(logLine(entry)),
-      // Callbacks log like requests; a warning about dropped ones is printed even with --quiet.
-      onCallback: (line) =>
-        line.startsWith("[WARN]") ? output.err(line) : settings.quiet ? undefined : output.log(line),
-      scopes: settings.scopes,
-      // The flags win over the config file's settings.
-      cors: settings.cors || configCors,
-      proxyUnmatched: settings.proxyUnmatched ?? configProxy,
-      tls: settings.tls === "self-signed" ? "self-signed" : tls as { cert: string; key: string } | undefined,
-      allowHosts: settings.allowHosts,
-      adminToken: settings.adminToken,
-      filesRoot: settings.filesRoot,
-    });
-  } catch (error) {
-    output.err(listenError(error, settings.hostname, port, configPort === undefined ? undefined : sources.file));
-    return 1;
-  }
-  // From here on a stdout nobody reads must not stop the server answering.
-  output.serving();
+  return {
+    stubs: [...configStubs, ...wiremockStubs, ...inline.stubs, ...mocked],
+    mocked,
+    placeOf: (i) =>
+      i < configCount
+        ? `routes[${i}]`
+        : i < configCount + wiremockStubs.length
+        ? `wiremock ${wiremockStubs[i - configCount].name}`
+        : i < beforeMocked
+        ? `--stub[${i - configCount - wiremockStubs.length}]`
+        : openapi!.places[i - beforeMocked],
+  };
+}
 
+/** The options `stubServer` gets: a pure function of the settings and the inputs. */
+function serverOptions(
+  settings: Settings,
+  inputs: Inputs,
+  merged: ReturnType<typeof mergedSettings>,
+  mocked: Stub[],
+  output: Output,
+): StubServerOptions {
+  return {
+    hostname: settings.hostname,
+    stubs: inputs.configStubs,
+    inline: mocked.length ? [...inputs.inline.stubs, ...mocked] : inputs.inline.stubs,
+    wiremock: inputs.wiremock?.batches,
+    maxUnmatched: settings.maxUnmatched,
+    maxBody: settings.maxBody,
+    handlerTimeout: settings.handlerTimeoutMs,
+    journalSize: settings.journalSize,
+    journalBytes: settings.journalBytes,
+    onRequest: settings.quiet ? undefined : (entry) => output.log(logLine(entry)),
+    // Callbacks log like requests; a warning about dropped ones is printed even with --quiet.
+    onCallback: (line) => line.startsWith("[WARN]") ? output.err(line) : settings.quiet ? undefined : output.log(line),
+    scopes: settings.scopes,
+    cors: merged.cors,
+    proxyUnmatched: merged.proxyUnmatched,
+    tls: settings.tls === "self-signed" ? "self-signed" : inputs.tls,
+    allowHosts: settings.allowHosts,
+    adminToken: settings.adminToken,
+    filesRoot: settings.filesRoot,
+  };
+}
+
+/** What the banner says about where the stubs came from and how the server is set up. */
+function bannerLines(
+  settings: Settings,
+  sources: Sources,
+  inputs: Inputs,
+  merged: ReturnType<typeof mergedSettings>,
+): string[] {
   const banner: string[] = [];
-  if (sources.file !== undefined) banner.push(`config: ${sources.file} (${configStubs.length} route(s))`);
+  const { wiremock, wiremockDirs, inline, openapi } = inputs;
+  if (sources.file !== undefined) banner.push(`config: ${sources.file} (${inputs.configStubs.length} route(s))`);
   else banner.push(`config: none (${sources.note})`);
   if (wiremock) {
     const left = new Set(wiremock.problems.map((p) => p.place)).size;
@@ -494,11 +545,11 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   }
   if (inline.stubs.length) banner.push(`inline: ${inline.stubs.length} stub(s) from --stub`);
   if (openapi) banner.push(...openapi.banner);
-  const cors = settings.cors || configCors;
+  const cors = merged.cors;
   if (cors) {
     banner.push(`cors: answering browser apps on ${cors === true ? "any origin" : cors.origins.join(", ")}`);
   }
-  const proxy = settings.proxyUnmatched ?? configProxy;
+  const proxy = merged.proxyUnmatched;
   if (proxy !== undefined) banner.push(`proxy: requests no stub matches go to ${proxy} (still recorded as unmatched)`);
   if (settings.adminToken !== undefined) {
     banner.push(
@@ -509,6 +560,73 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   if (settings.filesRoot !== undefined) {
     banner.push(`files root: stubs added over the admin API may read body_file inside ${settings.filesRoot}`);
   }
+  return banner;
+}
+
+/** Starts following the config file and the WireMock folders (`--watch`); returns how to stop. */
+async function watchInputs(
+  settings: Settings,
+  sources: Sources,
+  inputs: Inputs,
+  server: StubServer,
+  output: Output,
+  banner: string[],
+): Promise<() => void> {
+  const stops: (() => void)[] = [];
+  if (!settings.watch) return () => {};
+  const { watchConfig, watchWireMock } = await import("./watch.ts");
+  if (sources.file !== undefined) {
+    stops.push(watchConfig(sources.file, {
+      handler: server.handler,
+      output,
+      inlineTexts: inputs.inlineTexts,
+      port: server.port,
+      loadedText: inputs.loadedText,
+      started: { cors: inputs.config.cors, proxyUnmatched: inputs.config.proxyUnmatched },
+    }));
+    banner.push(`watching ${sources.file}: changes reload the stubs (--watch)`);
+  }
+  if (inputs.wiremockDirs.length) {
+    stops.push(
+      watchWireMock(inputs.wiremockDirs, { handler: server.handler, output, options: inputs.wiremockOptions }),
+    );
+    banner.push(
+      `watching ${inputs.wiremockDirs.map((d) => d.dir).join(", ")}: mapping and __files changes reload (--watch)`,
+    );
+  }
+  return () => stops.forEach((stop) => stop());
+}
+
+/**
+ * `serve`: load the inputs (every problem printed, exit 1 on an error) → the server's
+ * options → start → banner → run until a signal → stop, write the report file, summary.
+ */
+export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Promise<number> {
+  const { output } = ctx;
+  const settings = readSettings(values, ctx);
+  const sources = configSource(values.config as string | undefined, ctx);
+  if (settings.watch && sources.file === undefined && !(values.wiremock as string[] | undefined)?.length) {
+    throw new UsageError(`--watch needs a config file to follow (--config FILE; ${sources.note})`, "serve");
+  }
+  const inputs = await loadInputs(values, settings, sources);
+  printProblems(output, inputs.problems, sources.file ?? "serve");
+  if (!inputs.configOk || inputs.problems.some((p) => p.level === "error")) return 1;
+  const merged = mergedSettings(settings, inputs.config, sources.file);
+  for (const warning of merged.warnings) output.err(warning);
+  const { stubs, placeOf, mocked } = servedStubs(inputs);
+
+  let server: StubServer;
+  try {
+    server = await stubServer(merged.port, serverOptions(settings, inputs, merged, mocked, output));
+  } catch (error) {
+    const portFile = inputs.config.port === undefined ? undefined : sources.file;
+    output.err(listenError(error, settings.hostname, merged.port, portFile));
+    return 1;
+  }
+  // From here on a stdout nobody reads must not stop the server answering.
+  output.serving();
+
+  const banner = bannerLines(settings, sources, inputs, merged);
   if (settings.adminToken === undefined && !isLoopbackName(hostName(settings.hostname))) {
     // Anyone who reaches the port can change the answers and read what clients sent.
     output.err(warnLine(
@@ -532,32 +650,20 @@ export async function serveCommand({ values }: ParsedArgs, ctx: CliContext): Pro
   }
   if (stubs.length === 0) {
     banner.push("no stubs defined: every request gets 404 and is recorded as unmatched (add --config or --stub)");
-  } else banner.push(...routeTable(stubs, tablePlace));
+  } else banner.push(...routeTable(stubs, placeOf));
+  const stopWatching = await watchInputs(settings, sources, inputs, server, output, banner);
+  return await runUntilStopped(server, settings, ctx, banner, stopWatching);
+}
 
-  let stopWatching = () => {};
-  if (settings.watch && sources.file !== undefined) {
-    const { watchConfig } = await import("./watch.ts");
-    stopWatching = watchConfig(sources.file, {
-      handler: server.handler,
-      output,
-      inlineTexts,
-      port: server.port,
-      loadedText,
-      started: { cors: configCors, proxyUnmatched: configProxy },
-    });
-    banner.push(`watching ${sources.file}: changes reload the stubs (--watch)`);
-  }
-  if (settings.watch && wiremockDirs.length) {
-    const { watchWireMock } = await import("./watch.ts");
-    const stopConfig = stopWatching;
-    const stopFolders = watchWireMock(wiremockDirs, { handler: server.handler, output, options: wiremockOptions });
-    stopWatching = () => {
-      stopConfig();
-      stopFolders();
-    };
-    banner.push(`watching ${wiremockDirs.map((d) => d.dir).join(", ")}: mapping and __files changes reload (--watch)`);
-  }
-
+/** Serves until a signal, then stops gracefully, writes `--report-file` and prints the summary; the exit code. */
+async function runUntilStopped(
+  server: StubServer,
+  settings: Settings,
+  ctx: CliContext,
+  banner: string[],
+  stopWatching: () => void,
+): Promise<number> {
+  const { output } = ctx;
   // A second signal cuts in-flight responses short and lets them go out briefly; a third stops waiting at once.
   const giveUp = new AbortController();
   let forceTimer: ReturnType<typeof setTimeout> | undefined;

@@ -23,7 +23,7 @@ import { BodyReader } from "./body.ts";
 import { Cors } from "./cors.ts";
 import { Deadlines } from "./deadlines.ts";
 import { afterDelay, deliveringRespond } from "./delivery.ts";
-import { ReservedMount, SCOPES_OFF } from "./endpoints.ts";
+import { SCOPES_OFF } from "./endpoints.ts";
 import { findRequests } from "./find.ts";
 import { type GuardOptions, ReservedGuard } from "./guard.ts";
 import { type Incoming, requestIncoming } from "./incoming.ts";
@@ -44,6 +44,7 @@ import { headAnswer, type Respond, toResponse } from "./response.ts";
 import type { Route } from "./route.ts";
 import { type Match, NEED_BODY } from "./router.ts";
 import { StubRegistry } from "./registry.ts";
+import { type Mount, serverMounts } from "./mounts.ts";
 import { UnmatchedAnswerer } from "./unmatched.ts";
 
 export { errorAnswer, jsonError } from "./response.ts";
@@ -127,7 +128,8 @@ export class StubHandler {
   readonly #cors: Cors | undefined;
   readonly #deadlines: Deadlines;
   readonly #bodies: BodyReader;
-  readonly #reserved: ReservedMount;
+  /** The rooms under reserved prefixes (`/__stubtool__/`, `/__admin/`): each owns its paths and state. */
+  readonly #mounts: readonly Mount[];
   readonly #unmatched: UnmatchedAnswerer;
   readonly #canned: CannedAnswerer;
   readonly #function: FunctionAnswerer;
@@ -169,25 +171,18 @@ export class StubHandler {
       this.#proxy,
       proxyUnmatched,
     );
-    this.#reserved = new ReservedMount({
+    this.#mounts = serverMounts({
+      registry: this.registry,
       maxBody: this.#bodies.maxBody,
-      routes: () => this.registry.routes,
-      route: (id) => this.registry.get(id),
-      add: (stubs, source) => this.registry.tryAdd(stubs, source),
-      replace: (id, stub) => this.registry.replaceStub(id, stub),
-      remove: (which) => this.registry.removeWhere(which),
-      find: (pattern) => this.findRequests(pattern),
-      scopes: () => this.#scopes,
-      version: () => `${this.registry.set.version}.${this.#recorder.version}.${this.#journal?.version ?? 0}`,
-      report: (options) => this.report(options),
-      journal: (filter) => this.journal(filter),
-      reset: () => this.reset(),
-      resetStubs: () => this.registry.resetStubs(),
-      scenarios: () => this.registry.set.scenarios.list(),
-      setScenarioState: (name, state, scope) => this.registry.set.scenarios.set(name, state, scope),
-      resetScenarios: () => this.registry.set.scenarios.reset(),
-      callbacks: () => this.callbackRecords(),
       filesRoot: options.filesRoot,
+      scopes: this.#scopes,
+      journal: this.#journal,
+      version: () => `${this.registry.set.version}.${this.#recorder.version}.${this.#journal?.version ?? 0}`,
+      findRequests: (pattern) => this.findRequests(pattern),
+      report: (options) => this.report(options),
+      journalSnapshot: (filter) => this.journal(filter),
+      reset: () => this.reset(),
+      callbacks: () => this.callbackRecords(),
     }, new ReservedGuard(options));
     const batches: [readonly Stub[], StubSource][] = [
       [stubs, options.source ?? "config"],
@@ -267,9 +262,11 @@ export class StubHandler {
     const q = target.indexOf("?");
     const pathname = q === -1 ? target : target.slice(0, q);
     const rawQuery = q === -1 ? "" : target.slice(q + 1);
-    // `_` after the first slash is rare in stub paths: one char test before the prefix test.
-    if (pathname.charCodeAt(1) === 95 && this.#reserved.owns(pathname)) {
-      return this.#reserved.answer(incoming, pathname, rawQuery, respond);
+    // `_` after the first slash is rare in stub paths: one char test before the prefix tests.
+    if (pathname.charCodeAt(1) === 95) {
+      for (const mount of this.#mounts) {
+        if (mount.owns(pathname)) return mount.answer(incoming, pathname, rawQuery, respond);
+      }
     }
     const view = new RequestView(incoming, incoming.method, pathname, rawQuery);
     const stubs = this.registry.set;

@@ -4,3 +4,4 @@ import "./contents.mjs";
 import "./api.mjs";
 import "./types.mjs";
 import "./bin.mjs";
+import "./wiremock_admin.mjs";

@@ -1,0 +1,151 @@
+/**
+ * Records what WireMock's admin API answers to one run of calls, as the reference for
+ * tests/wiremock_admin_test.ts (which sends the same calls to stubtool and compares the
+ * JSON shapes). Run WireMock 3 on loopback first, e.g.
+ *
+ *     java -jar node_modules/wiremock/build/wiremock-standalone-3.13.2.jar \
+ *       --port 18191 --bind-address 127.0.0.1 --root-dir /tmp/wm-admin --disable-banner
+ *
+ * then `deno run -A scripts/record_wiremock_admin.ts http://127.0.0.1:18191`. Each step is
+ * sent in order on a fresh server; its status and JSON body are written to
+ * tests/fixtures/wiremock_admin.json.
+ * @module
+ */
+
+/** One call of the run. */
+export interface Step {
+  name: string;
+  method: string;
+  path: string;
+  body?: unknown;
+  /** A body sent as is (not JSON-encoded). */
+  raw?: string;
+  headers?: Record<string, string>;
+}
+
+const A = "8c5db8b0-2db4-4ad7-a99f-38c9b00da3f7";
+const B = "22222222-2222-4222-8222-222222222222";
+const hello = {
+  id: A,
+  request: { method: "GET", urlPath: "/hello" },
+  response: { status: 200, jsonBody: { a: 1 }, headers: { "Content-Type": "application/json" } },
+};
+const flow = {
+  id: B,
+  name: "flow start",
+  scenarioName: "flow",
+  requiredScenarioState: "Started",
+  newScenarioState: "two",
+  request: { method: "POST", urlPath: "/flow" },
+  response: { status: 201 },
+};
+
+/** The run: every endpoint, each shape WireMock answers with (success and refusal). */
+export const STEPS: Step[] = [
+  { name: "add a mapping", method: "POST", path: "/__admin/mappings", body: hello },
+  { name: "add a scenario mapping", method: "POST", path: "/__admin/mappings", body: flow },
+  { name: "a matched request", method: "GET", path: "/hello?x=1&x=2", headers: { "x-a": "b", cookie: "c=d" } },
+  {
+    name: "an unmatched request",
+    method: "POST",
+    path: "/nothing",
+    raw: "abc",
+    headers: { "content-type": "text/plain" },
+  },
+  { name: "list mappings", method: "GET", path: "/__admin/mappings" },
+  { name: "get a mapping", method: "GET", path: `/__admin/mappings/${A}` },
+  { name: "list requests", method: "GET", path: "/__admin/requests" },
+  {
+    name: "count requests",
+    method: "POST",
+    path: "/__admin/requests/count",
+    body: { method: "GET", urlPath: "/hello" },
+  },
+  { name: "find requests", method: "POST", path: "/__admin/requests/find", body: { method: "POST" } },
+  { name: "unmatched requests", method: "GET", path: "/__admin/requests/unmatched" },
+  { name: "list scenarios", method: "GET", path: "/__admin/scenarios" },
+  { name: "set a scenario state", method: "PUT", path: "/__admin/scenarios/flow/state", body: { state: "two" } },
+  {
+    name: "set an undeclared scenario state",
+    method: "PUT",
+    path: "/__admin/scenarios/flow/state",
+    body: { state: "zzz" },
+  },
+  { name: "set an unknown scenario's state", method: "PUT", path: "/__admin/scenarios/nope/state", body: {} },
+  { name: "reset scenarios", method: "POST", path: "/__admin/scenarios/reset" },
+  {
+    name: "replace a mapping",
+    method: "PUT",
+    path: `/__admin/mappings/${A}`,
+    body: { request: { method: "GET", urlPath: "/hello" }, response: { status: 202 } },
+  },
+  { name: "add a duplicate id", method: "POST", path: "/__admin/mappings", body: hello },
+  { name: "add broken JSON", method: "POST", path: "/__admin/mappings", raw: "{not json" },
+  { name: "delete a mapping", method: "DELETE", path: `/__admin/mappings/${A}` },
+  {
+    name: "delete an unknown mapping",
+    method: "DELETE",
+    path: "/__admin/mappings/00000000-0000-4000-8000-000000000000",
+  },
+  {
+    name: "import mappings",
+    method: "POST",
+    path: "/__admin/mappings/import",
+    body: {
+      mappings: [
+        {
+          id: "11111111-1111-4111-8111-111111111111",
+          request: { method: "GET", urlPath: "/i" },
+          response: { status: 200 },
+        },
+        {
+          id: "33333333-3333-4333-8333-333333333333",
+          request: { method: "GET", urlPath: "/i" },
+          response: { status: 204 },
+        },
+      ],
+    },
+  },
+  { name: "the first imported mapping wins a tie", method: "GET", path: "/i" },
+  { name: "clear requests", method: "DELETE", path: "/__admin/requests" },
+  { name: "count after clearing", method: "POST", path: "/__admin/requests/count", body: {} },
+  { name: "reset mappings", method: "POST", path: "/__admin/mappings/reset" },
+  { name: "reset", method: "POST", path: "/__admin/reset" },
+  { name: "add again", method: "POST", path: "/__admin/mappings", body: hello },
+  { name: "delete every mapping", method: "DELETE", path: "/__admin/mappings" },
+  { name: "list no mappings", method: "GET", path: "/__admin/mappings" },
+  { name: "health", method: "GET", path: "/__admin/health" },
+];
+
+/** One step's answer: the status and the JSON body (`null` for an empty one, the text when not JSON). */
+export interface Recorded {
+  status: number;
+  body: unknown;
+}
+
+/** Sends one step to the server at `base`. */
+export async function sendStep(base: string, step: Step): Promise<Recorded> {
+  const body = step.raw ?? (step.body === undefined ? undefined : JSON.stringify(step.body));
+  const response = await fetch(base + step.path, { method: step.method, body, headers: step.headers });
+  const text = await response.text();
+  let parsed: unknown = null;
+  if (text.trim() !== "") {
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = text;
+    }
+  }
+  return { status: response.status, body: parsed };
+}
+
+if (import.meta.main) {
+  const base = Deno.args[0] ?? "http://127.0.0.1:18191";
+  await fetch(base + "/__admin/reset", { method: "POST" }).then((r) => r.body?.cancel());
+  await fetch(base + "/__admin/mappings", { method: "DELETE" }).then((r) => r.body?.cancel());
+  const steps = [];
+  for (const step of STEPS) steps.push({ ...step, answer: await sendStep(base, step) });
+  const out = new URL("../tests/fixtures/wiremock_admin.json", import.meta.url);
+  Deno.writeTextFileSync(out, JSON.stringify({ wiremock: "3.13.2", steps }, null, 2) + "\n");
+  console.log(`wrote ${steps.length} steps to ${out.pathname}`);
+}

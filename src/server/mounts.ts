@@ -1,0 +1,82 @@
+/**
+ * The rooms under reserved prefixes, built for one handler: `/__stubtool__/` (endpoints.ts)
+ * and `/__admin/` (wiremock_admin.ts, WireMock's admin API). Each owns its paths and answers
+ * them before any stub is looked at; both pass the same guard.
+ * @module
+ */
+
+import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
+import type { RequestPattern } from "../stubs/validate.ts";
+import type { CallbackRecord } from "./callbacks.ts";
+import { ReservedMount } from "./endpoints.ts";
+import type { ReservedGuard } from "./guard.ts";
+import type { Incoming } from "./incoming.ts";
+import type { Journal, JournalFilter } from "./journal.ts";
+import type { StubRegistry } from "./registry.ts";
+import type { Respond } from "./response.ts";
+import { WireMockAdminMount } from "./wiremock_admin.ts";
+
+/** A room under a reserved prefix: it owns its paths, and answers them before any stub is looked at. */
+export interface Mount {
+  owns(pathname: string): boolean;
+  answer<R>(incoming: Incoming, pathname: string, rawQuery: string, respond: Respond<R>): R | Promise<R>;
+}
+
+/** What the mounts reach of the handler that serves them. */
+export interface MountedServer {
+  registry: StubRegistry;
+  maxBody: number;
+  filesRoot: string | undefined;
+  scopes: boolean;
+  journal: Journal | undefined;
+  /** Changes whenever the report or the journal could. */
+  version(): string;
+  findRequests(pattern: RequestPattern): { requests: JournalEntry[]; complete: boolean };
+  report(options: { scope?: string }): Report;
+  journalSnapshot(filter?: JournalFilter): JournalSnapshot;
+  reset(): void;
+  callbacks(): CallbackRecord[];
+}
+
+/** The mounts of one handler, in the order they are asked. */
+export function serverMounts(server: MountedServer, guard: ReservedGuard): Mount[] {
+  const { registry, journal } = server;
+  const scenarios = () => registry.set.scenarios;
+  const reserved = new ReservedMount({
+    maxBody: server.maxBody,
+    routes: () => registry.routes,
+    route: (id) => registry.get(id),
+    add: (stubs, source) => registry.tryAdd(stubs, source),
+    replace: (id, stub) => registry.replaceStub(id, stub),
+    remove: (which) => registry.removeWhere(which),
+    find: (pattern) => server.findRequests(pattern),
+    scopes: () => server.scopes,
+    version: server.version,
+    report: (options) => server.report(options),
+    journal: (filter) => server.journalSnapshot(filter),
+    reset: () => server.reset(),
+    resetStubs: () => registry.resetStubs(),
+    scenarios: () => scenarios().list(),
+    setScenarioState: (name, state, scope) => scenarios().set(name, state, scope),
+    resetScenarios: () => scenarios().reset(),
+    callbacks: () => server.callbacks(),
+    filesRoot: server.filesRoot,
+  }, guard);
+  const wiremock = new WireMockAdminMount({
+    maxBody: server.maxBody,
+    filesRoot: server.filesRoot,
+    routes: () => registry.routes,
+    route: (id) => registry.get(id),
+    add: (stubs, source) => registry.tryAdd(stubs, source),
+    replace: (id, stub) => registry.replaceStub(id, stub),
+    remove: (which) => registry.removeWhere(which),
+    resetStubs: () => registry.resetStubs(),
+    reset: () => server.reset(),
+    clearJournal: () => journal?.clear(),
+    journal: () => ({ records: journal?.records() ?? [], on: journal !== undefined }),
+    scenarios: () => scenarios().list(),
+    setScenarioState: (name, state) => scenarios().set(name, state),
+    resetScenarios: () => scenarios().reset(),
+  }, guard);
+  return [reserved, wiremock];
+}

@@ -1,0 +1,612 @@
+/**
+ * The admin API WireMock's clients speak, at `/__admin/`, in WireMock 3's JSON shapes
+ * (src/formats/wiremock/shapes.ts), behind the same guard as `/__stubtool__/` (cross-origin
+ * refusal, DNS-rebinding `Host` check, admin token):
+ *
+ * | Request | Answer |
+ * | --- | --- |
+ * | `GET /__admin/mappings` | `200 {"mappings":[…],"meta":{"total"}}`, newest first |
+ * | `POST /__admin/mappings` | `201` the mapping with its `id`/`uuid`; `422` `{"errors":[…]}` naming what does not convert |
+ * | `DELETE /__admin/mappings` | `200 {}`: every stub is gone (`mappings/reset` brings the server's own back) |
+ * | `GET\|PUT\|DELETE /__admin/mappings/{id}` | the mapping / `200` the new one / `200 {}`; `404` |
+ * | `POST /__admin/mappings/import` | `200`: `{"mappings":[…], "importOptions"?}` added as one batch |
+ * | `POST /__admin/mappings/reset` | `200`: back to the stubs the server started with |
+ * | `POST /__admin/reset` | `200`: that, and the journal, hit counts and scenarios start again |
+ * | `GET\|DELETE /__admin/requests` | `200 {"requests":[serve events],"meta","requestJournalDisabled"}` newest first / `200 {}` |
+ * | `POST /__admin/requests/count` | `200 {"count","requestJournalDisabled"}` |
+ * | `POST /__admin/requests/find` | `200 {"requests":[logged requests],"requestJournalDisabled"}` |
+ * | `GET /__admin/requests/unmatched` | `200 {"requests":[…],"requestJournalDisabled"}` |
+ * | `GET /__admin/scenarios` | `200 {"scenarios":[{id,name,state,possibleStates,mappings}]}` |
+ * | `POST /__admin/scenarios/reset` | `200 {}` |
+ * | `PUT /__admin/scenarios/{name}/state` | `200 {}`; unknown `404`; a state no mapping names `422` |
+ * | `GET /__admin/health` | `200 {"status":"healthy",…}` |
+ *
+ * A mapping becomes an ordinary stub (`source: admin`) through the same converter as
+ * `serve --wiremock` (`mappingsToConfig`), then the validator every stub passes; one that
+ * does not convert is refused whole, never loaded with a broader match. The mapping as sent
+ * is kept beside its stub, so `GET` gives it back as it was; other stubs are shown in a
+ * best-effort WireMock shape. Requests to `/__admin/` are never counted or journaled.
+ * @module
+ */
+
+import { readFileSync, realpathSync } from "node:fs";
+import { isAbsolute, relative, resolve } from "node:path";
+import { mappingsToConfig, type WireMockWarning } from "../formats/wiremock/mapping.ts";
+import { javaRegexToJs } from "../formats/wiremock/regex.ts";
+import {
+  loggedRequest,
+  mappingList,
+  scenarioShape,
+  serveEvent,
+  stubToMapping,
+  type WireMockError,
+  wireMockErrors,
+  withId,
+} from "../formats/wiremock/shapes.ts";
+import { messageOf } from "../error_message.ts";
+import type { Stub, StubSource } from "../stubs/model.ts";
+import { validateConfig } from "../stubs/validate.ts";
+import { VERSION } from "../version.ts";
+import { checkPattern, findRequests } from "./find.ts";
+import type { ReservedGuard } from "./guard.ts";
+import { headerRecord, type Incoming } from "./incoming.ts";
+import type { JournalRecord } from "./journal.ts";
+import type { Respond, ResponseHead } from "./response.ts";
+import type { Route } from "./route.ts";
+import type { ScenarioEntry, SetStateResult } from "./scenarios.ts";
+import type { BatchProblem } from "./stub_set.ts";
+import { stubInfo } from "./stub_form.ts";
+
+/** Where the WireMock admin API is. */
+export const WIREMOCK_ADMIN_PREFIX = "/__admin/";
+
+/** What the WireMock admin endpoints ask of the server. */
+export interface WireMockAdminHost {
+  /** The largest request body accepted (`--max-body`). */
+  maxBody: number;
+  /** The folder `bodyFileName` may read from (`--files-root`); none: no file is read. */
+  filesRoot?: string;
+  /** Every stub, in declaration order. */
+  routes(): readonly Route[];
+  route(id: string): Route | undefined;
+  /** Adds a batch; problems (taken ids) keep it out. */
+  add(stubs: readonly Stub[], source: StubSource): { routes?: readonly Route[]; problems: BatchProblem[] };
+  replace(id: string, stub: Stub): { route?: Route; problems: BatchProblem[] };
+  /** Removes the stubs `which` picks; returns their ids. */
+  remove(which: (route: Route) => boolean): string[];
+  /** Back to the stubs the server started with. */
+  resetStubs(): void;
+  /** Hit counts, the journal, unmatched requests and scenarios start again. */
+  reset(): void;
+  /** Forgets the journaled requests only. */
+  clearJournal(): void;
+  /** The journal's records, oldest first; `on` is false when the journal is off. */
+  journal(): { records: JournalRecord[]; on: boolean };
+  scenarios(): ScenarioEntry[];
+  setScenarioState(name: string, state: string): SetStateResult;
+  resetScenarios(): void;
+}
+
+const JSON_HEAD: ResponseHead = { status: 200, headers: { "content-type": "application/json" } };
+const EMPTY_OK: ResponseHead = { status: 200, headers: {} };
+/** The ids a stub may have (what the converter keeps of a mapping's id unchanged). */
+const STUB_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
+/** A request pattern's URL matchers that count and find apply themselves (the converter refuses them for stubs). */
+const URL_KEYS = ["url", "urlPattern", "urlPathPattern"] as const;
+
+type Answer = [ResponseHead, string | null];
+/** A request body read as JSON (with its text), or the answer that refuses it. */
+type Body = { value: unknown; text: string } | { answer: Answer };
+
+function json(value: unknown, status = 200): Answer {
+  return [status === 200 ? JSON_HEAD : { status, headers: JSON_HEAD.headers }, JSON.stringify(value)];
+}
+
+function errors(status: number, ...list: WireMockError[]): Answer {
+  return json(wireMockErrors(...list), status);
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A converter warning as a WireMock error: the feature in the title, the whole line in the detail. */
+function refusal(warning: WireMockWarning): WireMockError {
+  return {
+    code: 10,
+    title: `'${warning.feature}' is not supported by stubtool`,
+    detail: warning.message,
+  };
+}
+
+/** Is `path` `folder` or inside it? */
+function inside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
+}
+
+/** One mapping as admitted: the stub, and the mapping as it will be shown. */
+interface Admitted {
+  stub: Stub;
+  mapping: Record<string, unknown>;
+}
+
+/**
+ * The mount at `/__admin/`: every request passes the guard first. It keeps each mapping a
+ * client added as sent (by stub id), as long as the stub it became is still there.
+ */
+export class WireMockAdminMount {
+  readonly #host: WireMockAdminHost;
+  readonly #guard: ReservedGuard;
+  readonly #started = Date.now();
+  /** The mappings added here, by id, with the route each became (a route replaced elsewhere drops it). */
+  readonly #mappings = new Map<string, { route: Route; mapping: Record<string, unknown> }>();
+
+  constructor(host: WireMockAdminHost, guard: ReservedGuard) {
+    this.#host = host;
+    this.#guard = guard;
+  }
+
+  /** Is `pathname` this mount's (`/__admin/…`, or `/__admin` itself)? */
+  owns(pathname: string): boolean {
+    return pathname.startsWith(WIREMOCK_ADMIN_PREFIX) || pathname === "/__admin";
+  }
+
+  /** Answers a request under `/__admin/`, or the guard's refusal. Never throws. */
+  answer<R>(incoming: Incoming, pathname: string, rawQuery: string, respond: Respond<R>): R | Promise<R> {
+    const endpoint = pathname.slice(WIREMOCK_ADMIN_PREFIX.length);
+    const refusal = this.#guard.check(incoming, pathname, endpoint, rawQuery);
+    if (refusal) return respond(...refusal);
+    let answer: Answer | Promise<Answer>;
+    try {
+      answer = this.#route(incoming, endpoint, new URLSearchParams(rawQuery));
+    } catch (error) {
+      answer = errors(500, { code: 10, title: `stubtool could not answer: ${messageOf(error)}` });
+    }
+    if (answer instanceof Promise) {
+      return answer.then(
+        (a) => respond(...a),
+        (error) => respond(...errors(500, { code: 10, title: `stubtool could not answer: ${messageOf(error)}` })),
+      );
+    }
+    return respond(...answer);
+  }
+
+  #route(incoming: Incoming, endpoint: string, params: URLSearchParams): Answer | Promise<Answer> {
+    const method = incoming.method === "HEAD" ? "GET" : incoming.method;
+    const path = endpoint.endsWith("/") ? endpoint.slice(0, -1) : endpoint;
+    const parts = path.split("/");
+    const on = (...allowed: string[]): Answer | undefined =>
+      allowed.includes(method) ? undefined : errors(405, {
+        code: 405,
+        title: `/__admin/${path} accepts ${allowed.join(", ")}, not ${incoming.method}`,
+      });
+    switch (path) {
+      case "health":
+        return on("GET") ?? this.#health();
+      case "mappings":
+        if (method === "GET") return json(mappingList(this.#listMappings(params)));
+        if (method === "POST") return this.#read(incoming).then((body) => this.#addMapping(body));
+        if (method === "DELETE") {
+          this.#host.remove(() => true);
+          this.#mappings.clear();
+          return json({});
+        }
+        return on("GET", "POST", "DELETE")!;
+      case "mappings/import":
+        return on("POST") ?? this.#read(incoming).then((body) => this.#import(body));
+      case "mappings/reset":
+        return on("POST") ?? (this.#host.resetStubs(), [EMPTY_OK, null]);
+      case "reset":
+        if (on("POST")) return on("POST")!;
+        this.#host.resetStubs();
+        this.#host.reset();
+        return [EMPTY_OK, null];
+      case "requests":
+        if (method === "GET") return this.#requests(params);
+        if (method === "DELETE") {
+          this.#host.clearJournal();
+          return json({});
+        }
+        return on("GET", "DELETE")!;
+      case "requests/count":
+        return on("POST") ?? this.#read(incoming).then((body) => this.#count(body));
+      case "requests/find":
+        return on("POST") ?? this.#read(incoming).then((body) => this.#find(body));
+      case "requests/unmatched":
+        return on("GET") ?? this.#unmatched();
+      case "scenarios":
+        return on("GET") ?? json({ scenarios: this.#scenarios() });
+      case "scenarios/reset":
+        if (on("POST")) return on("POST")!;
+        this.#host.resetScenarios();
+        return json({});
+    }
+    if (parts.length === 2 && parts[0] === "mappings") {
+      const id = decoded(parts[1]);
+      if (method === "GET") {
+        const route = this.#host.route(id);
+        return route ? json(this.#mappingOf(route)) : notFound(`no mapping has id ${id}`);
+      }
+      if (method === "PUT") return this.#read(incoming).then((body) => this.#replace(id, body));
+      if (method === "DELETE") {
+        if (this.#host.remove((r) => r.id === id).length === 0) return notFound(`no mapping has id ${id}`);
+        this.#mappings.delete(id);
+        return json({});
+      }
+      return on("GET", "PUT", "DELETE")!;
+    }
+    if (parts.length === 3 && parts[0] === "scenarios" && parts[2] === "state") {
+      return on("PUT") ?? this.#read(incoming, true).then((body) => this.#setState(decoded(parts[1]), body));
+    }
+    return errors(404, {
+      code: 404,
+      title: `stubtool has no WireMock admin endpoint /__admin/${endpoint}`,
+      detail: "see the README's 'WireMock admin API' for the endpoints stubtool answers",
+    });
+  }
+
+  #health(): Answer {
+    return json({
+      status: "healthy",
+      message: "stubtool is ok",
+      version: VERSION,
+      uptimeInSeconds: Math.floor((Date.now() - this.#started) / 1000),
+      timestamp: new Date().toISOString(),
+    });
+  }
+
+  /** The body as JSON (`undefined` for an empty one when `emptyOk`), or WireMock's 422. */
+  async #read(incoming: Incoming, emptyOk = false): Promise<Body> {
+    let text: string;
+    try {
+      const { bytes, complete } = await incoming.read(this.#host.maxBody);
+      if (!complete) {
+        return { answer: errors(413, { code: 10, title: `the body is larger than ${this.#host.maxBody} bytes` }) };
+      }
+      text = new TextDecoder().decode(bytes);
+    } catch (error) {
+      return { answer: errors(400, { code: 10, title: `could not read the request body: ${messageOf(error)}` }) };
+    }
+    if (text.trim() === "" && emptyOk) return { value: undefined, text };
+    try {
+      return { value: JSON.parse(text), text };
+    } catch (error) {
+      return { answer: errors(422, { code: 10, source: {}, title: "Error parsing JSON", detail: messageOf(error) }) };
+    }
+  }
+
+  /** The mapping `route` is shown as: the one a client sent, or its config form in WireMock's shape. */
+  #mappingOf(route: Route): Record<string, unknown> {
+    const kept = this.#mappings.get(route.id);
+    if (kept && kept.route === route) return kept.mapping;
+    return stubToMapping(stubInfo(route) as Record<string, unknown>);
+  }
+
+  /** Every stub as a mapping, newest first (`?limit=`, `?offset=` as WireMock pages them). */
+  #listMappings(params: URLSearchParams): Record<string, unknown>[] {
+    const routes = [...this.#host.routes()].reverse();
+    const offset = Number(params.get("offset") ?? 0) || 0;
+    const limit = params.has("limit") ? Number(params.get("limit")) : Infinity;
+    return routes.slice(offset, Number.isFinite(limit) ? offset + limit : undefined).map((r) => this.#mappingOf(r));
+  }
+
+  /**
+   * Converts mappings into stubs as `serve --wiremock` does, then validates them like any
+   * admin `POST`; the first mapping that does not convert or validate refuses them all.
+   * Each mapping gets an id (its own, else a new UUID) and WireMock's priority (1 highest).
+   */
+  #admit(mappings: readonly unknown[], text: string): { admitted: Admitted[] } | { answer: Answer } {
+    const admitted: Admitted[] = [];
+    for (const [i, raw] of mappings.entries()) {
+      if (!isObject(raw)) return { answer: errors(422, { code: 10, title: `mappings[${i}] must be an object` }) };
+      const given = raw.id ?? raw.uuid;
+      if (given !== undefined && (typeof given !== "string" || !STUB_ID.test(given))) {
+        return {
+          answer: errors(422, {
+            code: 10,
+            source: { pointer: "/id" },
+            title: `${JSON.stringify(given)} is not a valid id (a UUID, or 1-100 of A-Z a-z 0-9 _ . : -)`,
+          }),
+        };
+      }
+      const id = given ?? crypto.randomUUID();
+      const mapping = withId(raw, id);
+      const converted = mappingsToConfig(mapping, "body", { source: text });
+      if (converted.warnings.length || converted.routes.length !== 1) {
+        return { answer: errors(422, ...converted.warnings.map(refusal)) };
+      }
+      const route = converted.routes[0];
+      // WireMock's priority: 1 is highest, 5 the default; stubtool's: higher wins, 0 the default.
+      const priority = 5 - converted.wiremockPriorities[0];
+      if (priority === 0) delete route.priority;
+      else route.priority = priority;
+      const stub = this.#validate(route, converted.bodyFiles.filter((f) => f.route === 0));
+      if ("answer" in stub) return stub;
+      admitted.push({ stub: stub.stub, mapping });
+    }
+    return { admitted };
+  }
+
+  /** One converted stub through the validator; `bodyFileName` reads inside `--files-root` only. */
+  #validate(
+    route: Record<string, unknown>,
+    files: readonly { name: string; source?: string; bytes?: Uint8Array }[],
+  ): { stub: Stub } | { answer: Answer } {
+    const root = this.#host.filesRoot;
+    const source = files.find((f) => f.source !== undefined);
+    if (source && root === undefined) {
+      return {
+        answer: errors(422, {
+          code: 10,
+          source: { pointer: "/response/bodyFileName" },
+          title: "'bodyFileName' is not supported over the admin API here",
+          detail: "the server reads no file of its machine: send the body in the mapping (body, jsonBody, " +
+            "base64Body), or start it with --files-root DIR to read files inside DIR",
+        }),
+      };
+    }
+    const base = resolve(root ?? "/");
+    const readFile = (path: string): Uint8Array<ArrayBuffer> => {
+      for (const file of files) {
+        if (file.bytes && resolve(base, file.name) === path) return new Uint8Array(file.bytes);
+      }
+      const realRoot = realpathSync(base);
+      const real = realpathSync(path);
+      if (root === undefined || !inside(resolve(path), base) || !inside(real, realRoot)) {
+        throw new Error(`it resolves outside --files-root ${root}`);
+      }
+      return new Uint8Array(readFileSync(real));
+    };
+    if (source) route.body_file = source.source!.replace(/\\/g, "/").replace(/^\/+/, "");
+    const { config, problems } = validateConfig({ routes: [route] }, { baseDir: base, readFile });
+    const problem = problems.find((p) => p.level === "error");
+    if (!config || problem) {
+      return {
+        answer: errors(422, {
+          code: 10,
+          title: problem?.message ?? "the mapping is not a valid stub",
+          detail: `stubtool's stub from this mapping: ${JSON.stringify(route)}`,
+        }),
+      };
+    }
+    return { stub: config.routes[0] };
+  }
+
+  /** Adds admitted mappings as one batch; a taken id is WireMock's 422 "Duplicate stub mapping ID". */
+  #addBatch(admitted: readonly Admitted[]): Answer | undefined {
+    const { routes, problems } = this.#host.add(admitted.map((a) => a.stub), "admin");
+    if (!routes) {
+      const id = problems[0] ? admitted[problems[0].index]?.mapping.id : undefined;
+      return errors(422, {
+        code: 109,
+        title: "Duplicate stub mapping ID",
+        detail: `ID of the provided stub mapping '${id}' is already taken by another stub mapping`,
+      });
+    }
+    routes.forEach((route, i) => this.#mappings.set(route.id, { route, mapping: admitted[i].mapping }));
+    return undefined;
+  }
+
+  #addMapping(body: Body): Answer {
+    if ("answer" in body) return body.answer;
+    const result = this.#admit([body.value], body.text);
+    if ("answer" in result) return result.answer;
+    const refused = this.#addBatch(result.admitted);
+    if (refused) return refused;
+    return json(result.admitted[0].mapping, 201);
+  }
+
+  /**
+   * `POST /__admin/mappings/import`: every mapping, or none. A mapping whose id is taken
+   * replaces that stub (WireMock's default `duplicatePolicy: OVERWRITE`; `IGNORE` keeps the
+   * old one); `deleteAllNotInImport: true` removes every other stub first. Within the import,
+   * the first mapping wins a tie (WireMock adds an import's mappings last to first).
+   */
+  #import(body: Body): Answer {
+    if ("answer" in body) return body.answer;
+    const doc = body.value;
+    if (!isObject(doc) || !Array.isArray(doc.mappings)) {
+      return errors(422, { code: 10, title: 'an import is {"mappings": [...], "importOptions"?: {...}}' });
+    }
+    const options = isObject(doc.importOptions) ? doc.importOptions : {};
+    const ignore = options.duplicatePolicy === "IGNORE";
+    const result = this.#admit(doc.mappings, body.text);
+    if ("answer" in result) return result.answer;
+    let admitted = result.admitted;
+    const ids = new Set(admitted.map((a) => a.mapping.id as string));
+    if (ids.size !== admitted.length) {
+      return errors(422, {
+        code: 109,
+        title: "Duplicate stub mapping ID",
+        detail: "two mappings of the import have one id",
+      });
+    }
+    if (ignore) admitted = admitted.filter((a) => !this.#host.route(a.mapping.id as string));
+    const replaced = ignore ? new Set<string>() : ids;
+    this.#host.remove((r) =>
+      options.deleteAllNotInImport === true ? !ids.has(r.id) || replaced.has(r.id) : replaced.has(r.id)
+    );
+    for (const id of replaced) this.#mappings.delete(id);
+    // One batch: the first declared wins a tie within it, as the first mapping of a WireMock import does.
+    return this.#addBatch(admitted) ?? [EMPTY_OK, null];
+  }
+
+  #replace(id: string, body: Body): Answer {
+    if (!this.#host.route(id)) return notFound(`no mapping has id ${id}`);
+    if ("answer" in body) return body.answer;
+    if (!isObject(body.value)) return errors(422, { code: 10, title: "PUT takes one mapping" });
+    const result = this.#admit([{ ...body.value, id, uuid: id }], body.text);
+    if ("answer" in result) return result.answer;
+    const { mapping, stub } = result.admitted[0];
+    const { route } = this.#host.replace(id, stub);
+    if (!route) return notFound(`no mapping has id ${id}`);
+    this.#mappings.set(id, { route, mapping });
+    return json(mapping);
+  }
+
+  /** Journal records as serve events, newest first (`?limit=N`, `?unmatched=true`). */
+  #requests(params: URLSearchParams): Answer {
+    const { records, on } = this.#host.journal();
+    let events = records.map((r, k) => this.#event(r, k)).reverse();
+    if (params.get("unmatched") === "true") events = events.filter((e) => !e.wasMatched);
+    const total = events.length;
+    if (params.has("limit")) events = events.slice(0, Math.max(0, Number(params.get("limit")) || 0));
+    return json({ requests: events, meta: { total }, requestJournalDisabled: !on });
+  }
+
+  #event(record: JournalRecord, k: number) {
+    const route = record.id === undefined ? undefined : this.#host.route(record.id);
+    // Serve event ids: stable for a record while it is kept (its arrival time and place).
+    const id = `00000000-0000-4000-8000-${(record.time * 1000 + (k % 1000)).toString(16).padStart(12, "0")}`;
+    const mapping = route ? this.#mappingOf(route) : record.id !== undefined ? { id: record.id } : undefined;
+    return serveEvent(id, logged(record), record.status, record.ms, mapping);
+  }
+
+  #unmatched(): Answer {
+    const { records, on } = this.#host.journal();
+    return json({
+      requests: records.filter((r) => r.id === undefined).map(logged),
+      requestJournalDisabled: !on,
+    });
+  }
+
+  /** The journaled records a WireMock request pattern matches, or the 422 that says why it cannot be used. */
+  #matching(body: Body): { records: JournalRecord[]; on: boolean } | Answer {
+    if ("answer" in body) return body.answer;
+    const pattern = requestPattern(body.value);
+    if ("answer" in pattern) return pattern.answer;
+    const { records, on } = this.#host.journal();
+    return { records: findRequests(pattern.pattern, records).filter(pattern.url), on };
+  }
+
+  #count(body: Body): Answer {
+    const found = this.#matching(body);
+    if (Array.isArray(found)) return found;
+    return json({ count: found.records.length, requestJournalDisabled: !found.on });
+  }
+
+  #find(body: Body): Answer {
+    const found = this.#matching(body);
+    if (Array.isArray(found)) return found;
+    return json({ requests: found.records.map(logged), requestJournalDisabled: !found.on });
+  }
+
+  #scenarios() {
+    const routes = this.#host.routes();
+    return this.#host.scenarios().filter((s) => s.scope === undefined).map((s) =>
+      scenarioShape(
+        s.name,
+        s.state,
+        s.states,
+        routes.filter((r) => r.stub.scenario === s.name).map((r) => this.#mappingOf(r)),
+      )
+    );
+  }
+
+  /** `PUT /__admin/scenarios/{name}/state` with `{"state": S}`; an empty body means `Started`. */
+  #setState(name: string, body: Body): Answer {
+    if ("answer" in body) return body.answer;
+    const scenario = this.#host.scenarios().find((s) => s.name === name && s.scope === undefined);
+    if (!scenario) return errors(404, { code: 404, title: `Scenario ${name} does not exist` });
+    const value = body.value;
+    const state = value === undefined
+      ? "Started"
+      : isObject(value) && typeof value.state === "string"
+      ? value.state
+      : undefined;
+    if (state === undefined) return errors(422, { code: 10, title: 'the body is {"state": "NAME"}' });
+    // As WireMock: only a state some mapping names (an empty body aside, which means Started).
+    if (value !== undefined && !scenario.states.includes(state)) {
+      return errors(422, { code: 11, title: `Scenario ${name} does not support state ${state}` });
+    }
+    this.#host.setScenarioState(name, state);
+    return json({});
+  }
+}
+
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+function notFound(title: string): Answer {
+  return errors(404, { code: 404, title });
+}
+
+/** A journal record as WireMock's `LoggedRequest`. */
+function logged(record: JournalRecord) {
+  return loggedRequest({
+    method: record.method,
+    target: record.target,
+    time: record.time,
+    headers: record.headers ? headerRecord(record.headers) : {},
+    body: record.body,
+    bodyTruncated: record.bodyTruncated,
+  });
+}
+
+/**
+ * A WireMock request pattern (`requests/count`, `requests/find`) as a stubtool request
+ * pattern, through the mapping converter's request part, plus the URL matchers the
+ * journal can apply to what was sent: `url` (the path and query exactly), `urlPattern` and
+ * `urlPathPattern` (Java regular expressions over the whole URL / the path). A pattern
+ * without a path matcher matches every path.
+ */
+export function requestPattern(
+  raw: unknown,
+): { pattern: NonNullable<ReturnType<typeof checkPattern>["pattern"]>; url: (r: JournalRecord) => boolean } | {
+  answer: Answer;
+} {
+  if (raw === undefined) raw = {};
+  if (!isObject(raw)) return { answer: errors(422, { code: 10, title: "a request pattern is a JSON object" }) };
+  const rest: Record<string, unknown> = { ...raw };
+  const tests: ((r: JournalRecord) => boolean)[] = [];
+  for (const key of URL_KEYS) {
+    const value = rest[key];
+    if (value === undefined) continue;
+    delete rest[key];
+    if (typeof value !== "string") {
+      return { answer: errors(422, { code: 10, source: { pointer: `/${key}` }, title: `${key} must be text` }) };
+    }
+    if (key === "url") {
+      tests.push((r) => r.target === value);
+      continue;
+    }
+    const js = javaRegexToJs(value);
+    if ("problem" in js) {
+      return {
+        answer: errors(422, {
+          code: 10,
+          source: { pointer: `/${key}` },
+          title: `'${key}' is not supported: ${js.problem}`,
+        }),
+      };
+    }
+    const regex = new RegExp(`^(?:${js.source})$`, "u");
+    tests.push(
+      key === "urlPattern" ? (r) => regex.test(r.target) : (r) => {
+        const q = r.target.indexOf("?");
+        return regex.test(q === -1 ? r.target : r.target.slice(0, q));
+      },
+    );
+  }
+  const anyPath = rest.urlPath === undefined && rest.urlPathTemplate === undefined;
+  if (anyPath) rest.urlPath = "/";
+  const converted = mappingsToConfig({ request: rest, response: { status: 200 } }, "pattern");
+  if (converted.warnings.length || converted.routes.length !== 1) {
+    return { answer: errors(422, ...converted.warnings.map(refusal)) };
+  }
+  const route = converted.routes[0];
+  const fields: Record<string, unknown> = {};
+  if (route.method !== undefined && route.method !== "ANY") fields.method = route.method;
+  if (!anyPath) fields.path = route.path;
+  if (route.query_params !== undefined) fields.query_params = route.query_params;
+  if (route.request !== undefined) fields.request = route.request;
+  const { pattern, errors: problems } = checkPattern(fields);
+  if (!pattern) return { answer: errors(422, ...problems.map((title) => ({ code: 10, title }))) };
+  return { pattern, url: (r) => tests.every((t) => t(r)) };
+}

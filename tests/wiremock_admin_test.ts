@@ -1,0 +1,375 @@
+/**
+ * The WireMock admin API at `/__admin/`: the same calls WireMock 3.13.2 answered (recorded by
+ * scripts/record_wiremock_admin.ts into tests/fixtures/wiremock_admin.json) sent to stubtool,
+ * the statuses and JSON shapes compared; the npm client wiremock-captain driving stubtool as a
+ * user's test suite would; the guards of the reserved endpoints; refusals of mappings that do
+ * not convert. Both adapters.
+ */
+import assert from "node:assert/strict";
+import { WireMock } from "wiremock-captain";
+import { get, stubServer } from "../mod.ts";
+import { type Recorded, sendStep, type Step } from "../scripts/record_wiremock_admin.ts";
+import { rawRequest, send, serverTest } from "./_http.ts";
+
+// deno-lint-ignore no-explicit-any
+type Json = any;
+
+const FIXTURE = JSON.parse(Deno.readTextFileSync(new URL("./fixtures/wiremock_admin.json", import.meta.url))) as {
+  steps: (Step & { answer: Recorded })[];
+};
+
+/** Objects whose keys are data (header names, query names, bodies), compared as "some object". */
+const MAPS = new Set(["headers", "cookies", "queryParams", "formParams", "jsonBody", "data", "metadata"]);
+
+/**
+ * Where stubtool's answers leave out what WireMock writes: the client's address, the answer's
+ * headers and body, and the unmatched report (the journal keeps none of them), the response
+ * definition's body fields.
+ */
+const OMITTED = new Set([
+  "requests[].request.clientIp",
+  "requests[].clientIp",
+  "requests[].response.headers",
+  "requests[].response.bodyAsBase64",
+  "requests[].response.body",
+  "requests[].responseDefinition.jsonBody",
+  "requests[].responseDefinition.headers",
+  "requests[].subEvents",
+  "requests[].stubMapping",
+]);
+
+/** Every path in `wm` that `ours` lacks or has with another type, except those {@link OMITTED}. */
+function shapeDifferences(wm: unknown, ours: unknown, path = ""): string[] {
+  const kind = (v: unknown) => Array.isArray(v) ? "array" : v === null ? "null" : typeof v;
+  const last = path.replace(/\[\]$/, "").split(".").pop()!;
+  if (OMITTED.has(path)) return [];
+  if (kind(wm) !== kind(ours)) return [`${path}: WireMock ${kind(wm)}, stubtool ${kind(ours)}`];
+  if (MAPS.has(last)) return [];
+  if (Array.isArray(wm)) {
+    const theirs = ours as unknown[];
+    if (wm.length === 0 || theirs.length === 0) {
+      return wm.length === theirs.length ? [] : [`${path}: WireMock ${wm.length} items, stubtool ${theirs.length}`];
+    }
+    return shapeDifferences(wm[0], theirs[0], `${path}[]`);
+  }
+  if (kind(wm) !== "object") return [];
+  const a = wm as Record<string, unknown>;
+  const b = ours as Record<string, unknown>;
+  const out: string[] = [];
+  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
+    const at = path ? `${path}.${key}` : key;
+    if (!(key in b)) {
+      if (!OMITTED.has(at)) out.push(`${at}: missing in stubtool`);
+    } else if (!(key in a)) out.push(`${at}: not in WireMock`);
+    else out.push(...shapeDifferences(a[key], b[key], at));
+  }
+  return out;
+}
+
+serverTest(
+  "the WireMock admin API answers WireMock 3.13.2's statuses and JSON shapes, call by call",
+  async (server) => {
+    for (const step of FIXTURE.steps) {
+      const wm = step.answer;
+      const ours = await sendStep(server.url, step);
+      assert.equal(ours.status, wm.status, `${step.name}: status`);
+      // Stub answers and WireMock's own empty or text bodies (its 404 report) are not admin JSON.
+      if (!step.path.startsWith("/__admin/") || wm.body === null || typeof wm.body === "string") continue;
+      assert.deepEqual(shapeDifferences(wm.body, ours.body), [], `${step.name}: shape`);
+    }
+  },
+);
+
+serverTest(
+  "a mapping added over /__admin/ reads back as it was sent, with its id, and answers as a stub",
+  async (server) => {
+    const mapping = {
+      name: "greeting",
+      request: { method: "GET", urlPath: "/greet", queryParameters: { who: { equalTo: "ada" } } },
+      response: { status: 200, body: "hi ada" },
+    };
+    const added = await send(server, "POST", "/__admin/mappings", { body: JSON.stringify(mapping) });
+    assert.equal(added.status, 201);
+    const id = added.json.id;
+    assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.deepEqual(added.json, { id, ...mapping, uuid: id });
+    assert.deepEqual((await send(server, "GET", `/__admin/mappings/${id}`)).json, added.json);
+    assert.equal((await send(server, "GET", "/greet?who=ada")).text, "hi ada");
+    assert.equal((await send(server, "GET", "/greet?who=bo")).status, 404);
+    const stubs = (await send(server, "GET", "/__stubtool__/stubs")).json.stubs;
+    assert.deepEqual(stubs.map((s: { id: string; source: string }) => [s.id, s.source]), [[id, "admin"]]);
+  },
+);
+
+serverTest(
+  "a mapping that does not convert is refused with 422 naming the feature, and nothing is added",
+  async (server) => {
+    const refused = await send(server, "POST", "/__admin/mappings", {
+      body: JSON.stringify({
+        request: { method: "GET", urlPath: "/x", bogus: { name: "mine" } },
+        response: { status: 200 },
+      }),
+    });
+    assert.equal(refused.status, 422);
+    assert.deepEqual(refused.json.errors, [{
+      code: 10,
+      title: "'request.bogus' is not supported by stubtool",
+      detail: "body mappings[0]: 'request.bogus' is not supported: stubtool has no equivalent",
+    }]);
+    assert.deepEqual((await send(server, "GET", "/__admin/mappings")).json, { mappings: [], meta: { total: 0 } });
+    assert.equal((await send(server, "GET", "/x")).status, 404);
+  },
+);
+
+serverTest("bodyFileName over /__admin/ is refused without --files-root (the server reads no file)", async (server) => {
+  const refused = await send(server, "POST", "/__admin/mappings", {
+    body: JSON.stringify({ request: { method: "GET", urlPath: "/f" }, response: { bodyFileName: "../../etc/passwd" } }),
+  });
+  assert.equal(refused.status, 422);
+  assert.equal(refused.json.errors[0].source.pointer, "/response/bodyFileName");
+});
+
+serverTest(
+  "the most recently added mapping wins a tie; WireMock's priority 1 beats a later default one",
+  async (server) => {
+    const add = (status: number, priority?: number) =>
+      send(server, "POST", "/__admin/mappings", {
+        body: JSON.stringify({ priority, request: { method: "GET", urlPath: "/p" }, response: { status } }),
+      });
+    await add(200);
+    await add(201);
+    assert.equal((await send(server, "GET", "/p")).status, 201);
+    await add(202, 1);
+    await add(203);
+    assert.equal((await send(server, "GET", "/p")).status, 202);
+  },
+);
+
+serverTest(
+  "requests/count and requests/find take WireMock request patterns: url, urlPattern, headers, bodyPatterns",
+  async (server) => {
+    await send(server, "GET", "/orders?page=2");
+    await send(server, "POST", "/orders", {
+      body: JSON.stringify({ item: "tea" }),
+      headers: { "content-type": "application/json", "x-trace": "t1" },
+    });
+    await send(server, "POST", "/orders", { body: "{}", headers: { "content-type": "application/json" } });
+    const count = async (pattern: unknown) =>
+      (await send(server, "POST", "/__admin/requests/count", { body: JSON.stringify(pattern) })).json;
+    assert.deepEqual(await count({ method: "GET", url: "/orders?page=2" }), {
+      count: 1,
+      requestJournalDisabled: false,
+    });
+    assert.equal((await count({ url: "/orders" })).count, 2);
+    assert.equal((await count({ urlPattern: "/orders\\?page=\\d+" })).count, 1);
+    assert.equal((await count({ method: "POST", urlPathPattern: "/ord.*" })).count, 2);
+    assert.equal((await count({ urlPath: "/orders", headers: { "X-Trace": { equalTo: "t1" } } })).count, 1);
+    assert.equal((await count({ method: "ANY", bodyPatterns: [{ contains: "tea" }] })).count, 1);
+    const found = await send(server, "POST", "/__admin/requests/find", {
+      body: JSON.stringify({
+        method: "POST",
+        bodyPatterns: [{ equalToJson: { item: "tea" }, ignoreExtraElements: true }],
+      }),
+    });
+    assert.equal(found.json.requests.length, 1);
+    const logged = found.json.requests[0];
+    assert.equal(logged.url, "/orders");
+    assert.equal(logged.absoluteUrl, `${server.url}/orders`);
+    assert.equal(logged.body, '{"item":"tea"}');
+    assert.equal(logged.bodyAsBase64, btoa('{"item":"tea"}'));
+    assert.equal(logged.headers["x-trace"], "t1");
+    const refused = await send(server, "POST", "/__admin/requests/count", {
+      body: JSON.stringify({ urlPath: "/x", bodyPatterns: [{ matchesXPath: "/order/item" }] }),
+    });
+    assert.equal(refused.status, 422);
+    assert.equal(refused.json.errors[0].title, "'bodyPatterns[0] matchesXPath' is not supported by stubtool");
+  },
+);
+
+serverTest("GET /__admin/requests lists serve events newest first; ?limit and ?unmatched", async (server) => {
+  await send(server, "POST", "/__admin/mappings", {
+    body: JSON.stringify({ id: "a-1", request: { method: "GET", urlPath: "/a" }, response: { status: 200 } }),
+  });
+  await send(server, "GET", "/a");
+  await send(server, "GET", "/b");
+  const all = (await send(server, "GET", "/__admin/requests")).json;
+  assert.deepEqual(
+    all.requests.map((e: { request: { url: string }; wasMatched: boolean }) => [e.request.url, e.wasMatched]),
+    [
+      ["/b", false],
+      ["/a", true],
+    ],
+  );
+  assert.equal(all.requests[1].stubMapping.id, "a-1");
+  assert.deepEqual(all.meta, { total: 2 });
+  const one = (await send(server, "GET", "/__admin/requests?limit=1")).json;
+  assert.deepEqual(one.requests.map((e: { request: { url: string } }) => e.request.url), ["/b"]);
+  const unmatched = (await send(server, "GET", "/__admin/requests?unmatched=true")).json;
+  assert.deepEqual(unmatched.requests.map((e: { request: { url: string } }) => e.request.url), ["/b"]);
+});
+
+serverTest(
+  "stubs from the server's own config show in a WireMock shape, and mappings/reset brings them back",
+  async (server) => {
+    const list = (await send(server, "GET", "/__admin/mappings")).json;
+    assert.deepEqual(list.mappings, [{
+      id: "base",
+      request: { urlPath: "/base", method: "GET" },
+      response: { status: 200, body: "from config" },
+      uuid: "base",
+      metadata: { stubtool: { source: "config" } },
+    }]);
+    assert.equal((await send(server, "DELETE", "/__admin/mappings")).status, 200);
+    assert.equal((await send(server, "GET", "/base")).status, 404);
+    assert.equal((await send(server, "POST", "/__admin/mappings/reset")).status, 200);
+    assert.equal((await send(server, "GET", "/base")).json, "from config");
+  },
+  { stubs: [get("/base").id("base").body("from config").toStub()] },
+);
+
+serverTest("scenarios: a flow walked, its state set and refused as WireMock does, and reset", async (server) => {
+  const add = (mapping: Record<string, unknown>) =>
+    send(server, "POST", "/__admin/mappings", { body: JSON.stringify({ scenarioName: "cart", ...mapping }) });
+  await add({
+    requiredScenarioState: "Started",
+    newScenarioState: "full",
+    request: { method: "POST", urlPath: "/cart" },
+    response: { status: 201 },
+  });
+  await add({
+    requiredScenarioState: "full",
+    request: { method: "GET", urlPath: "/cart" },
+    response: { body: "1 item" },
+  });
+  assert.equal((await send(server, "GET", "/cart")).status, 404);
+  await send(server, "POST", "/cart");
+  assert.equal((await send(server, "GET", "/cart")).text, "1 item");
+  const listed = (await send(server, "GET", "/__admin/scenarios")).json.scenarios;
+  assert.deepEqual(listed.map((s: Record<string, unknown>) => [s.id, s.name, s.state, s.possibleStates]), [
+    ["cart", "cart", "full", ["Started", "full"]],
+  ]);
+  assert.equal(listed[0].mappings.length, 2);
+  assert.equal((await send(server, "POST", "/__admin/scenarios/reset")).status, 200);
+  assert.equal((await send(server, "GET", "/cart")).status, 404);
+  const put = (body: string) => send(server, "PUT", "/__admin/scenarios/cart/state", { body });
+  assert.equal((await put('{"state":"full"}')).status, 200);
+  assert.equal((await send(server, "GET", "/cart")).text, "1 item");
+  const undeclared = await put('{"state":"gone"}');
+  assert.deepEqual([undeclared.status, undeclared.json.errors[0].title], [
+    422,
+    "Scenario cart does not support state gone",
+  ]);
+  assert.equal((await put("")).status, 200);
+  assert.equal((await send(server, "GET", "/cart")).status, 404);
+});
+
+serverTest(
+  "the reserved endpoints' guards hold at /__admin/: admin token, cross-origin writes, health open",
+  async (server) => {
+    const mapping = JSON.stringify({ request: { method: "GET", urlPath: "/g" }, response: { status: 200 } });
+    assert.equal((await send(server, "GET", "/__admin/mappings")).status, 401);
+    assert.equal((await send(server, "GET", "/__admin/health")).status, 200);
+    const withToken = { authorization: "Bearer s3cret" };
+    assert.equal((await send(server, "GET", "/__admin/mappings", { headers: withToken })).status, 200);
+    const foreign = await send(server, "POST", "/__admin/mappings", {
+      body: mapping,
+      headers: { ...withToken, origin: "http://evil.test", "sec-fetch-site": "cross-site" },
+    });
+    assert.equal(foreign.status, 403);
+    const rebound = await rawRequest(
+      server.port,
+      "GET /__admin/mappings HTTP/1.1\r\nhost: evil.test\r\nauthorization: Bearer s3cret\r\nconnection: close\r\n\r\n",
+    );
+    assert.equal(rebound.statusLine, "HTTP/1.1 403 Forbidden");
+    assert.equal((await send(server, "POST", "/__admin/mappings", { body: mapping, headers: withToken })).status, 201);
+  },
+  { adminToken: "s3cret", loopbackOnly: true },
+);
+
+serverTest("wiremock-captain, WireMock's npm client, drives stubtool as a user's test suite would", async (server) => {
+  const mock = new WireMock(server.url);
+  // stubtool's converter takes urlPath (not yet url) and equalToJson that allows extra fields.
+  const features = { requestEndpointFeature: "urlPath" as never, requestIgnoreExtraElements: true };
+  const created = await mock.register(
+    { method: "POST", endpoint: "/users", body: { name: "ada" } },
+    { status: 201, body: { id: 1 } },
+    features,
+  );
+  assert.match(created.id as string, /^[0-9a-f-]{36}$/);
+  const answer = await fetch(`${server.url}/users`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "ada" }),
+  });
+  assert.deepEqual([answer.status, await answer.json()], [201, { id: 1 }]);
+  await (await fetch(`${server.url}/missing`)).body?.cancel();
+  // Verify: what was sent, and what matched nothing.
+  const calls: Json[] = await mock.getRequestsForAPI("POST", "/users");
+  assert.equal(calls.length, 1);
+  assert.deepEqual(JSON.parse(calls[0].request.body), { name: "ada" });
+  assert.deepEqual((await mock.getUnmatchedRequests() as Json[]).map((r: { url: string }) => r.url), ["/missing"]);
+  assert.deepEqual((await mock.getAllMappings() as Json[]).map((m: { id: string }) => m.id), [created.id]);
+  assert.equal((await mock.getMapping(created.id as string) as Json).id, created.id);
+  // Scenarios.
+  await mock.register(
+    { method: "GET", endpoint: "/job" },
+    { status: 200, body: { state: "done" } },
+    { ...features, scenario: { scenarioName: "job", requiredScenarioState: "Started", newScenarioState: "done" } },
+  );
+  await (await fetch(`${server.url}/job`)).body?.cancel();
+  assert.deepEqual(
+    (await mock.getAllScenarios() as Json[]).map((s: { name: string; state: string }) => [s.name, s.state]),
+    [
+      ["job", "done"],
+    ],
+  );
+  await mock.resetAllScenarios();
+  assert.equal((await mock.getAllScenarios() as Json[])[0].state, "Started");
+  // Clean up between tests.
+  await mock.deleteMapping(created.id as string);
+  assert.equal(await fetch(`${server.url}/users`, { method: "POST", body: "{}" }).then((r) => r.status), 404);
+  await mock.clearAll();
+  assert.deepEqual(await mock.getAllMappings(), []);
+  assert.deepEqual(await mock.getAllRequests(), []);
+});
+
+Deno.test("the WireMock admin API needs no option: a server started plainly answers /__admin/health", async () => {
+  await using server = await stubServer(0);
+  const health = await send(server, "GET", "/__admin/health");
+  assert.equal(health.status, 200);
+  assert.equal(health.json.status, "healthy");
+});
+
+serverTest(
+  "mappings list newest first with ?limit and ?offset; import replaces a taken id, or keeps it with IGNORE",
+  async (server) => {
+    const mapping = (id: string, status: number) => ({
+      id,
+      request: { method: "GET", urlPath: `/${id}` },
+      response: { status },
+    });
+    for (const id of ["m1", "m2", "m3"]) {
+      await send(server, "POST", "/__admin/mappings", { body: JSON.stringify(mapping(id, 200)) });
+    }
+    const ids = async (query = "") =>
+      (await send(server, "GET", `/__admin/mappings${query}`)).json.mappings.map((m: { id: string }) => m.id);
+    assert.deepEqual(await ids(), ["m3", "m2", "m1"]);
+    assert.deepEqual(await ids("?limit=1&offset=1"), ["m2"]);
+    const importing = (body: unknown) =>
+      send(server, "POST", "/__admin/mappings/import", { body: JSON.stringify(body) });
+    assert.equal((await importing({ mappings: [mapping("m1", 201), mapping("m4", 201)] })).status, 200);
+    assert.equal((await send(server, "GET", "/m1")).status, 201);
+    assert.equal(
+      (await importing({ mappings: [mapping("m1", 202)], importOptions: { duplicatePolicy: "IGNORE" } })).status,
+      200,
+    );
+    assert.equal((await send(server, "GET", "/m1")).status, 201);
+    await importing({ mappings: [mapping("m2", 203)], importOptions: { deleteAllNotInImport: true } });
+    assert.deepEqual(await ids(), ["m2"]);
+    assert.equal((await send(server, "GET", "/m2")).status, 203);
+    // One mapping that does not convert keeps the whole import out.
+    const refused = await importing({ mappings: [mapping("m5", 200), { request: { urlPath: "/x", bogus: 1 } }] });
+    assert.equal(refused.status, 422);
+    assert.deepEqual(await ids(), ["m2"]);
+  },
+);
