@@ -26,9 +26,10 @@ Deno.test("serve --wiremock: GET mappings do not answer HEAD, answers carry Matc
   assert.equal(post.headers.get("matched-stub-name"), null);
   const report = await (await fetch(`${served.url}/__stubtool__/report`)).json();
   assert.deepEqual(report.stubs.map((s: { name: string; id: string }) => [s.name, s.id]), [
-    ["catalog", "catalog"],
+    // A mapping's name is its display name, never its id (WireMock's id is id/uuid only).
+    ["catalog", "stub-1"],
     ["get user", "3f0c1a52-6f1e-4c1b-9a53-1d2f6f2c9b10"],
-    [`${EXAMPLE}/mappings/users.json mappings[1]`, "stub-1"],
+    [`${EXAMPLE}/mappings/users.json mappings[1]`, "stub-2"],
   ]);
   const stubs = await (await fetch(`${served.url}/__stubtool__/stubs`)).json();
   assert.deepEqual(stubs.stubs.map((s: { source: string }) => s.source), ["wiremock", "wiremock", "wiremock"]);

@@ -42,6 +42,7 @@ Deno.test("wiremock mapping: a body without a content type is text sent with non
   const { routes } = one({ response: { status: 200, body: "plain" } });
   assert.deepEqual(routes, [{
     method: "GET",
+    head: false,
     path: "/x",
     status: 200,
     body: "plain",
@@ -50,6 +51,7 @@ Deno.test("wiremock mapping: a body without a content type is text sent with non
   // A {name} in the text would be filled with a capture: bytes then.
   assert.deepEqual(one({ response: { body: "a {b}" } }).routes[0], {
     method: "GET",
+    head: false,
     path: "/x",
     body_base64: b64("a {b}"),
     headers: { "content-type": null },
@@ -59,18 +61,25 @@ Deno.test("wiremock mapping: a body without a content type is text sent with non
 Deno.test("wiremock mapping: a file or base64 body without a content type sends none (stubtool would type them)", () => {
   assert.deepEqual(one({ response: { base64Body: "aGk=", headers: { "X-A": "b" } } }).routes[0], {
     method: "GET",
+    head: false,
     path: "/x",
     headers: { "X-A": "b", "content-type": null },
     body_base64: "aGk=",
   });
   assert.deepEqual(one({ response: { bodyFileName: "a.txt" } }).routes[0], {
     method: "GET",
+    head: false,
     path: "/x",
     body_file: "__files/a.txt",
     headers: { "content-type": null },
   });
   // No body: nothing to type.
-  assert.deepEqual(one({ response: { status: 204 } }).routes[0], { method: "GET", path: "/x", status: 204 });
+  assert.deepEqual(one({ response: { status: 204 } }).routes[0], {
+    method: "GET",
+    head: false,
+    path: "/x",
+    status: 204,
+  });
 });
 
 Deno.test("wiremock mapping: jsonBody without a content type is Jackson's compact text, supplementary characters escaped", () => {
@@ -83,6 +92,7 @@ Deno.test("wiremock mapping: jsonBody under a JSON content type stays a readable
   const { routes } = one({ response: { headers: { "Content-Type": "application/json" }, jsonBody: { id: 2 } } });
   assert.deepEqual(routes, [{
     method: "GET",
+    head: false,
     path: "/x",
     headers: { "Content-Type": "application/json" },
     body: { id: 2 },
@@ -102,17 +112,21 @@ Deno.test("wiremock mapping: jsonBody numbers Java writes differently are refuse
 
 Deno.test("wiremock mapping: base64Body, empty bodies, multi-valued headers, delays, proxy, ids", () => {
   assert.deepEqual(one({ response: { base64Body: "AAE=" } }).routes[0].body_base64, "AAE=");
-  assert.deepEqual(one({ response: { body: "" } }).routes, [{ method: "GET", path: "/x" }]);
+  assert.deepEqual(one({ response: { body: "" } }).routes, [{ method: "GET", head: false, path: "/x" }]);
   assert.deepEqual(one({ response: { headers: { "Set-Cookie": ["a=1", "b=2"] } } }).routes[0].headers, {
     "Set-Cookie": ["a=1", "b=2"],
   });
+  // Deno.serve joins the lines of any other header sent twice.
+  assert.deepEqual(one({ response: { headers: { "X-Multi": ["one", "two"] } } }).warnings.map((w) => w.message), [
+    `${F} mappings[0]: 'response.headers.X-Multi' is not supported: WireMock sends one header line per value; Deno sends them joined by commas (only Set-Cookie lines stay apart)`,
+  ]);
   assert.equal(one({ response: { fixedDelayMilliseconds: 50 } }).routes[0].delay, 50);
   assert.deepEqual(
     one({ response: { delayDistribution: { type: "uniform", lower: 30, upper: 60 } } }).routes[0].delay,
     { min: 30, max: 60 },
   );
   assert.deepEqual(one({ response: { proxyBaseUrl: "http://up.example:81" } }).routes, [
-    { method: "GET", path: "/x", proxy: "http://up.example:81" },
+    { method: "GET", head: false, path: "/x", proxy: "http://up.example:81" },
   ]);
   assert.equal(
     one({ id: "2b1c7f3e-5c1a-4e57-9a51-3f0b6b1f0a01" }).routes[0].id,
@@ -339,6 +353,7 @@ Deno.test("wiremock mapping: scenarios, templates and webhooks become the part-t
   assert.deepEqual(warnings, []);
   assert.deepEqual(routes, [{
     method: "GET",
+    head: false,
     path: "/x",
     scenario: "todo",
     when_state: "Started",
@@ -395,4 +410,16 @@ Deno.test("wiremock regex: Java patterns translate with DOTALL and ASCII \\s, Ja
   const ci = new RegExp(`^(?:${caseInsensitiveRegex("kiss")})$`, "u");
   for (const yes of ["KISS", "kiss", "\u212Ai\u017Fs", "K\u0130SS"]) assert.ok(ci.test(yes), yes);
   assert.ok(!ci.test("kis"));
+});
+
+Deno.test("wiremock mapping: a header matcher whose text spans ', ' is refused (a header sent twice reaches stubtool joined)", () => {
+  const features = (headers: Record<string, unknown>) =>
+    one({ request: { method: "GET", urlPath: "/x", headers } }).warnings.map((w) => w.feature);
+  assert.deepEqual(features({ Accept: { equalTo: "a, b" } }), ["headers.Accept equalTo"]);
+  assert.deepEqual(features({ Accept: { equalTo: "A, B", caseInsensitive: true } }), ["headers.Accept equalTo"]);
+  assert.deepEqual(features({ Accept: { contains: "a," } }), ["headers.Accept contains"]);
+  assert.deepEqual(features({ Accept: { contains: " b" } }), ["headers.Accept contains"]);
+  // Text within one line, a negation (it can only miss more), and query parameters (never joined) convert.
+  assert.deepEqual(features({ Accept: { equalTo: "a,b" }, X: { contains: "a b" }, Y: { doesNotContain: ", " } }), []);
+  assert.deepEqual(one({ request: { urlPath: "/x", queryParameters: { q: { equalTo: "a, b" } } } }).warnings, []);
 });

@@ -25,16 +25,7 @@ import { checkBehaviour, checkResponseTemplates, templateStatus } from "./behavi
 import { unreachableStates } from "./scenario_flow.ts";
 import { contentTypeOf } from "./media.ts";
 import { unknownField } from "./hint.ts";
-import {
-  checkHeaders,
-  checkJsonValue,
-  checkMethod,
-  describe,
-  HEADER_NAME,
-  HEADER_VALUE_FORBIDDEN,
-  nonJson,
-  STUB_METHODS,
-} from "./checks.ts";
+import { checkHeaders, checkJsonValue, checkMethod, describe, nonJson } from "./checks.ts";
 
 export {
   checkHeaders,

@@ -245,7 +245,7 @@ function convertMapping(
   convertResponse(mapping.response, route, template, ctx);
   // Keys in the order a person writes them.
   const ordered: Record<string, unknown> = {};
-  for (const key of ["id", "method", "path", "query_params", "request", "priority"]) {
+  for (const key of ["id", "method", "head", "path", "query_params", "request", "priority"]) {
     if (route[key] !== undefined) ordered[key] = route[key];
   }
   return { route: Object.assign(ordered, route), priority };
@@ -278,8 +278,11 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
   }
   const method = request.method ?? "ANY";
   if (typeof method !== "string") ctx.refuse("method", `expected text, got ${shown(method)}`);
-  else if (method === "ANY" || METHODS.has(method)) route.method = method;
-  else ctx.refuse(`method ${method}`, "stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT or ANY");
+  else if (method === "ANY" || METHODS.has(method)) {
+    route.method = method;
+    // A WireMock GET stub does not answer HEAD (a stubtool one does, unless told not to).
+    if (method === "GET") route.head = false;
+  } else ctx.refuse(`method ${method}`, "stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT or ANY");
 
   const conditions: Record<string, unknown> = {};
   if (request.url !== undefined) {
@@ -429,9 +432,27 @@ function fieldPatterns(what: string, spec: unknown, ctx: Context): Record<string
   const out: Record<string, unknown> = {};
   for (const [name, matcher] of Object.entries(spec)) {
     const pattern = valuePattern(`${what}.${name}`, matcher, ctx);
-    if (pattern !== undefined) out[name] = pattern;
+    if (pattern === undefined) continue;
+    if (what === "headers" && joinedMatch(matcher as Record<string, unknown>)) {
+      ctx.refuse(
+        `${what}.${name} ${Object.keys(matcher as object)[0]}`,
+        "the text holds a comma: a header sent twice reaches stubtool joined by ', ' (WireMock tries each line), so the joined text could match where no line does",
+      );
+      continue;
+    }
+    out[name] = pattern;
   }
   return out;
+}
+
+/**
+ * Could a header sent on two lines (`a` and `b`), which stubtool reads as `a, b`, meet this
+ * literal matcher where neither line does? Only when its text spans the `, ` between them.
+ */
+function joinedMatch(matcher: Record<string, unknown>): boolean {
+  if (typeof matcher.equalTo === "string") return matcher.equalTo.includes(", ");
+  if (typeof matcher.contains === "string") return matcher.contains.includes(",") || matcher.contains.startsWith(" ");
+  return false;
 }
 
 /**
@@ -709,6 +730,13 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
   const body = ["body", "body_file", "body_base64"].some((k) => route[k] !== undefined);
   if (body && route.proxy === undefined && contentTypeOf(headers) === undefined) {
     route.headers = { ...headers, "content-type": null };
+    // The body after the headers, as a person writes them.
+    for (const key of ["body", "body_file", "body_base64"]) {
+      if (route[key] === undefined) continue;
+      const value = route[key];
+      delete route[key];
+      route[key] = value;
+    }
   }
   convertDelay(response, route, ctx);
   if (template) route.template = true;
@@ -729,6 +757,14 @@ function convertHeaders(spec: unknown, template: boolean, ctx: Context): Record<
       continue;
     }
     const lower = name.toLowerCase();
+    if (values.length > 1 && lower !== "set-cookie") {
+      // Deno.serve joins repeated lines of a header into one (`one, two`); only set-cookie stays apart.
+      ctx.refuse(
+        `response.headers.${name}`,
+        "WireMock sends one header line per value; Deno sends them joined by commas (only Set-Cookie lines stay apart)",
+      );
+      continue;
+    }
     if (["content-length", "transfer-encoding", "connection"].includes(lower)) {
       ctx.refuse(`response.headers.${name}`, "stubtool's server sets this header itself");
       continue;

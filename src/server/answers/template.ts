@@ -111,6 +111,7 @@ export class TemplateAnswerer {
     response: TemplateResponse,
     stub: string,
     params: Readonly<Record<string, string>>,
+    pathParams: Readonly<Record<string, string>>,
     view: RequestView,
     incoming: Incoming,
     respond: Respond<R>,
@@ -118,21 +119,22 @@ export class TemplateAnswerer {
   ): R | Promise<R> {
     if (response.readsBody && !view.body) {
       return this.#bodies.whole(incoming, view, record).then((failed) =>
-        failed ? respond(...failed) : this.#render(response, stub, params, view, incoming, respond)
+        failed ? respond(...failed) : this.#render(response, stub, params, pathParams, view, incoming, respond)
       );
     }
-    return this.#render(response, stub, params, view, incoming, respond);
+    return this.#render(response, stub, params, pathParams, view, incoming, respond);
   }
 
   #render<R>(
     response: TemplateResponse,
     stub: string,
     params: Readonly<Record<string, string>>,
+    pathParams: Readonly<Record<string, string>>,
     view: RequestView,
     incoming: Incoming,
     respond: Respond<R>,
   ): R {
-    const model = modelOf(view, incoming, params);
+    const model = modelOf(view, incoming, params, pathParams);
     let answer: [ResponseHead, AnswerBody];
     try {
       answer = response.render(model);
@@ -152,6 +154,7 @@ export function modelOf(
   view: RequestView,
   incoming: Incoming,
   params: Readonly<Record<string, string>>,
+  pathParams: Readonly<Record<string, string>> = params,
 ): TemplateModel {
   const body = view.body;
   return templateModel({
@@ -166,12 +169,17 @@ export function modelOf(
     bodyText: () => body?.text() ?? "",
     bodyJson: body ? () => body.json() : undefined,
     params,
+    pathParams,
   });
 }
 
-/** Captures by name: `names[i]` → `values[i]`. */
-export function paramsOf(names: readonly string[], values: readonly string[]): Record<string, string> {
+/** Captures by name: `names[i]` → `values[i]`, for the first `count` names (all by default). */
+export function paramsOf(
+  names: readonly string[],
+  values: readonly string[],
+  count = names.length,
+): Record<string, string> {
   const params: Record<string, string> = Object.create(null);
-  for (let i = 0; i < names.length; i++) params[names[i]] = values[i];
+  for (let i = 0; i < count; i++) params[names[i]] = values[i];
   return params;
 }
