@@ -423,3 +423,25 @@ Deno.test("wiremock mapping: a header matcher whose text spans ', ' is refused (
   assert.deepEqual(features({ Accept: { equalTo: "a,b" }, X: { contains: "a b" }, Y: { doesNotContain: ", " } }), []);
   assert.deepEqual(one({ request: { urlPath: "/x", queryParameters: { q: { equalTo: "a, b" } } } }).warnings, []);
 });
+
+Deno.test("regression: formParameters, multipartPatterns and customMatcher were dropped silently (a broader match); they are refused", () => {
+  for (const key of ["formParameters", "multipartPatterns", "customMatcher"]) {
+    const { routes, warnings } = one({ request: { method: "POST", urlPath: "/x", [key]: {} } });
+    assert.deepEqual([routes, warnings.map((w) => w.feature)], [[], [key]], key);
+  }
+});
+
+Deno.test("wiremock mapping: basicAuthCredentials is the Authorization header equal, ignoring case, to Basic + base64", () => {
+  const { routes } = one({
+    request: { urlPath: "/x", basicAuthCredentials: { username: "alice", password: "s3cret" } },
+  });
+  assert.deepEqual(routes[0].request, { headers: { authorization: { equals_ignore_case: "Basic YWxpY2U6czNjcmV0" } } });
+  const features = (request: Record<string, unknown>) =>
+    one({ request: { urlPath: "/x", ...request } }).warnings.map((w) => w.feature);
+  assert.deepEqual(features({ basicAuthCredentials: { username: "ü", password: "x" } }), ["basicAuthCredentials"]);
+  assert.deepEqual(features({ basicAuthCredentials: { username: "a" } }), ["basicAuthCredentials"]);
+  assert.deepEqual(
+    features({ basicAuthCredentials: { username: "a", password: "b" }, headers: { Authorization: { absent: true } } }),
+    ["basicAuthCredentials + headers.Authorization"],
+  );
+});

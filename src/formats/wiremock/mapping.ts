@@ -359,11 +359,40 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
   if (request.cookies !== undefined) {
     ctx.refuse("cookies", "stubtool has no cookie conditions (a Cookie header pattern would not parse cookies)");
   }
-  if (request.basicAuthCredentials !== undefined) {
-    ctx.refuse("basicAuthCredentials", "WireMock's comparison of the Authorization header is not reproduced");
-  }
+  if (request.basicAuthCredentials !== undefined) basicAuth(request.basicAuthCredentials, conditions, ctx);
   if (request.bodyPatterns !== undefined) convertBodyPatterns(request.bodyPatterns, conditions, ctx);
+  const none: Record<string, string> = {
+    formParameters: "stubtool's form conditions do not reproduce WireMock's (repeated fields, decoding)",
+    multipartPatterns: "stubtool has no conditions on multipart parts",
+    customMatcher: "a Java extension stubtool cannot run",
+  };
+  for (const [key, why] of Object.entries(none)) if (request[key] !== undefined) ctx.refuse(key, why);
   if (Object.keys(conditions).length) route.request = conditions;
+}
+
+/**
+ * `basicAuthCredentials` as WireMock compares them: the Authorization header equal, ignoring
+ * case (Java's equalsIgnoreCase, so `basic` and even the base64 text in any case), to
+ * `Basic ` + base64 of `username:password`. Java encodes the text in the platform charset:
+ * only ASCII credentials are certain to give the same bytes.
+ */
+function basicAuth(spec: unknown, conditions: Record<string, unknown>, ctx: Context): void {
+  if (!isObject(spec) || typeof spec.username !== "string" || typeof spec.password !== "string") {
+    ctx.refuse("basicAuthCredentials", `expected {"username": text, "password": text}, got ${shown(spec)}`);
+    return;
+  }
+  const extra = Object.keys(spec).filter((k) => k !== "username" && k !== "password");
+  const text = `${spec.username}:${spec.password}`;
+  if (extra.length) ctx.refuse(`basicAuthCredentials ${extra.join(", ")}`, "stubtool has no equivalent");
+  // deno-lint-ignore no-control-regex -- ASCII is exactly the test
+  else if (!/^[\x00-\x7f]*$/.test(text)) {
+    ctx.refuse("basicAuthCredentials", "WireMock encodes non-ASCII credentials in the JVM's charset, which may differ");
+  } else {
+    const headers = (conditions.headers ??= {}) as Record<string, unknown>;
+    if (Object.hasOwn(headers, "authorization")) {
+      ctx.refuse("basicAuthCredentials + headers.Authorization", "two conditions on the Authorization header");
+    } else headers.authorization = { equals_ignore_case: `Basic ${btoa(text)}` };
+  }
 }
 
 /** The name of the catch-all a path regex stub sits under (a capture no other condition of a converted stub takes). */
