@@ -7,7 +7,7 @@ import { get } from "../mod.ts";
 import { loadConfigText } from "../src/stubs/config.ts";
 import { validateStub } from "../src/stubs/validate.ts";
 import { fixture, lines, runCli } from "./_cli.ts";
-import { serverTest } from "./_http.ts";
+import { rawHeader, rawRequest, serverTest } from "./_http.ts";
 
 const PNG = Deno.readFileSync(fixture("files/pixel.png"));
 
@@ -82,4 +82,76 @@ Deno.test("validate names the stub and the file when a body file is missing, rel
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+serverTest(
+  "content-type: null sends no content type: for bytes, a file, text sent as written, JSON, a template and a sequence entry",
+  async (server) => {
+    const { config, problems } = await loadConfigText(
+      [
+        "routes:",
+        "  - { method: GET, path: /raw, body_base64: /wD+AQ==, headers: { content-type: null } }",
+        "  - { method: GET, path: /file, body_file: files/hello.txt, headers: { Content-Type: ~, x-a: b } }",
+        '  - { method: GET, path: "/text/{name}", body: "hi {name}", headers: { content-type: null } }',
+        "  - { method: GET, path: /json, body: { a: [1, 2] }, headers: { content-type: null } }",
+        '  - { method: GET, path: /tpl, template: true, body: "q={{request.query.q}}", headers: { content-type: null } }',
+        "  - method: GET",
+        "    path: /seq",
+        '    sequence: [{ body: "first", headers: { content-type: null } }, { body: "second" }]',
+      ].join("\n"),
+      fixture("inline.yaml"),
+    );
+    assert.deepEqual(problems, []);
+    server.handler.registry.replaceSource(config!.routes, "config");
+    const port = Number(new URL(server.url).port);
+    const answer = (path: string, method = "GET") =>
+      rawRequest(port, `${method} ${path} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`);
+    const expect = async (path: string, body: string, extra: [string, string][] = []) => {
+      const raw = await answer(path);
+      assert.equal(raw.statusLine, "HTTP/1.1 200 OK", path);
+      assert.equal(rawHeader(raw, "content-type"), undefined, path);
+      for (const [name, value] of extra) assert.equal(rawHeader(raw, name), value, path);
+      assert.equal(raw.body, body, path);
+    };
+    await expect("/raw", "\xff\x00\xfe\x01", [["content-length", "4"]]);
+    await expect("/file", "hello {name}\n", [["x-a", "b"]]);
+    await expect("/text/ada", "hi ada");
+    await expect("/json", '{"a":[1,2]}');
+    await expect("/tpl?q=x", "q=x");
+    await expect("/seq", "first");
+    const second = await answer("/seq");
+    assert.equal(rawHeader(second, "content-type"), "application/json");
+    assert.equal(second.body, '"second"');
+    const head = await answer("/text/ada", "HEAD");
+    assert.equal(rawHeader(head, "content-type"), undefined);
+    assert.equal(rawHeader(head, "content-length"), "6");
+    // The stub's config form says content-type: null, and adding it again gives the same stub.
+    const listed = await server.stubs();
+    const text = listed.find((s) => s.path === "/text/{name}")!;
+    assert.deepEqual(text.headers, { "content-type": null });
+    assert.deepEqual(
+      validateStub({ method: text.method, path: text.path, body: text.body, headers: text.headers }).errors,
+      [],
+    );
+  },
+);
+
+serverTest("the builder's header('content-type', null) sends no content type", async (server) => {
+  server.routes(get("/b").body({ ok: true }).header("content-type", null));
+  const raw = await rawRequest(
+    Number(new URL(server.url).port),
+    "GET /b HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n",
+  );
+  assert.equal(rawHeader(raw, "content-type"), undefined);
+  assert.equal(raw.body, '{"ok":true}');
+});
+
+Deno.test("null is a header value only for content-type, and only in a response", () => {
+  const errors = (raw: Record<string, unknown>) => validateStub({ method: "GET", path: "/x", ...raw }).errors;
+  assert.deepEqual(errors({ headers: { "x-a": null } }), [
+    "headers.x-a must be a string or a list of strings, got null",
+  ]);
+  assert.deepEqual(errors({ body: "a", headers: { "content-type": null, "Content-Type": "text/plain" } }), [
+    "headers set content-type to null (send none) and to a value; keep one",
+  ]);
 });

@@ -149,6 +149,23 @@ serverTest(
   },
 );
 
+serverTest(
+  "a text callback body without a content-type header goes out with none (fetch would add text/plain), as WireMock's webhooks",
+  async (server) => {
+    await using receiver = await Receiver.start();
+    server.routes(
+      get("/a").callback("POST", `${receiver.base}/untyped`, { body: "plain {x}" }),
+      get("/b").callback("POST", `${receiver.base}/typed`, { body: "hi", headers: { "Content-Type": "text/x-a" } }),
+    );
+    await send(server, "GET", "/a");
+    await send(server, "GET", "/b");
+    const got = await receiver.arrived(2);
+    const byUrl = (url: string) => got.find((hit) => hit.url === url)!;
+    assert.deepEqual([byUrl("/untyped").headers["content-type"], byUrl("/untyped").body], [undefined, "plain {x}"]);
+    assert.deepEqual([byUrl("/typed").headers["content-type"], byUrl("/typed").body], ["text/x-a", "hi"]);
+  },
+);
+
 serverTest("a receiver that refuses the connection is recorded with an error and no status", async (server) => {
   const closed = freePort();
   server.routes(get("/ping").id("ping").callback("POST", `http://127.0.0.1:${closed}/hook`));

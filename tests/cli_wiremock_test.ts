@@ -26,22 +26,29 @@ Deno.test("serve --wiremock: GET mappings do not answer HEAD, answers carry Matc
   assert.equal(post.headers.get("matched-stub-name"), null);
   const report = await (await fetch(`${served.url}/__stubtool__/report`)).json();
   assert.deepEqual(report.stubs.map((s: { name: string; id: string }) => [s.name, s.id]), [
-    ["catalog", "catalog"],
+    // A mapping's name is its display name, never its id (WireMock's id is id/uuid only).
+    ["catalog", "stub-1"],
+    [`${EXAMPLE}/mappings/health.json mappings[0]`, "stub-2"],
     ["get user", "3f0c1a52-6f1e-4c1b-9a53-1d2f6f2c9b10"],
-    [`${EXAMPLE}/mappings/users.json mappings[1]`, "stub-1"],
+    [`${EXAMPLE}/mappings/users.json mappings[1]`, "stub-3"],
   ]);
   const stubs = await (await fetch(`${served.url}/__stubtool__/stubs`)).json();
-  assert.deepEqual(stubs.stubs.map((s: { source: string }) => s.source), ["wiremock", "wiremock", "wiremock"]);
+  assert.deepEqual(stubs.stubs.map((s: { source: string }) => s.source), [
+    "wiremock",
+    "wiremock",
+    "wiremock",
+    "wiremock",
+  ]);
   assert.match(
     served.process.stderr,
-    /^\[WARN\] \S+\/mappings\/health\.json mappings\[0\]: 'basicAuthCredentials' is not supported: /m,
+    /^\[WARN\] \S+\/mappings\/upload\.json mappings\[0\]: 'multipartPatterns' is not supported: /m,
   );
 });
 
 Deno.test("serve --wiremock --strict: a mapping left out is an error, exit 1; validate --strict too", async () => {
   const serve = await runCli(["serve", "--port", "0", "--wiremock", EXAMPLE, "--strict"]);
   assert.equal(serve.code, 1);
-  assert.match(serve.stderr, /^\[ERROR\] \S+health\.json mappings\[0\]: 'basicAuthCredentials' is not supported/m);
+  assert.match(serve.stderr, /^\[ERROR\] \S+upload\.json mappings\[0\]: 'multipartPatterns' is not supported/m);
   const validate = await runCli(["validate", "--wiremock", EXAMPLE, "--strict"]);
   assert.equal(validate.code, 1);
   const lenient = await runCli(["validate", "--wiremock", EXAMPLE]);

@@ -358,3 +358,37 @@ Deno.test("helpers: unless, symbols, and a literal 10.0 read as 10 by Handlebars
   assert.equal(render("{{math 10.0 '/' 4}}"), "3");
   assert.equal(render("{{math '10.0' '/' 4}}"), "2.5");
 });
+
+Deno.test("model: request.path.[n] is the n-th segment and request.path.NAME a path placeholder as sent, as in WireMock", () => {
+  const request: TemplateRequest = {
+    method: "GET",
+    target: "/users/a%20b/x?q=1",
+    pathname: "/users/a%20b/x",
+    rawQuery: "q=1",
+    scheme: "http",
+    header: () => null,
+    headers: () => ({}),
+    bodyText: () => "",
+    params: { id: "a b" },
+    pathParams: { id: "a%20b" },
+  };
+  const out = compileTemplate(
+    "{{request.path}}|{{request.path.[0]}}|{{request.path.[2]}}|{{request.path.id}}|{{request.path.nope}}|{{params.id}}",
+  ).render(templateModel(request));
+  assert.equal(out, "/users/a b/x|users|x|a%20b||a b");
+  // Without placeholders (a stub whose path has none) the names render empty.
+  assert.equal(render("[{{request.path.id}}]", { path: "/users/7" }), "[]");
+});
+
+Deno.test("jsonPath: Jayway's length() gives the size of a list, a text or an object", () => {
+  const body = '{"items":[1,2,3],"name":"abcd","o":{"a":1,"b":2},"people":[{"n":1},{"n":2}]}';
+  assert.equal(
+    render(
+      "{{jsonPath request.body '$.items.length()'}} {{jsonPath request.body '$.name.length()'}} " +
+        "{{jsonPath request.body '$.o.length()'}} {{jsonPath request.body '$.people[*].n.length()'}} " +
+        "[{{jsonPath request.body '$.missing.length()'}}]",
+      { body },
+    ),
+    "3 4 2 2 []",
+  );
+});

@@ -38,21 +38,61 @@ Deno.test("wiremock mapping: urlPath, method, status (also as text) and a text b
   }]);
 });
 
-Deno.test("wiremock mapping: a body without a content type is sent as its bytes (stubtool would add application/json)", () => {
+Deno.test("wiremock mapping: a body without a content type is text sent with none (stubtool would add application/json)", () => {
   const { routes } = one({ response: { status: 200, body: "plain" } });
-  assert.deepEqual(routes, [{ method: "GET", path: "/x", status: 200, body_base64: b64("plain") }]);
+  assert.deepEqual(routes, [{
+    method: "GET",
+    head: false,
+    path: "/x",
+    status: 200,
+    body: "plain",
+    headers: { "content-type": null },
+  }]);
+  // A {name} in the text would be filled with a capture: bytes then.
+  assert.deepEqual(one({ response: { body: "a {b}" } }).routes[0], {
+    method: "GET",
+    head: false,
+    path: "/x",
+    body_base64: b64("a {b}"),
+    headers: { "content-type": null },
+  });
 });
 
-Deno.test("wiremock mapping: jsonBody without a content type is Jackson's compact bytes, supplementary characters escaped", () => {
+Deno.test("wiremock mapping: a file or base64 body without a content type sends none (stubtool would type them)", () => {
+  assert.deepEqual(one({ response: { base64Body: "aGk=", headers: { "X-A": "b" } } }).routes[0], {
+    method: "GET",
+    head: false,
+    path: "/x",
+    headers: { "X-A": "b", "content-type": null },
+    body_base64: "aGk=",
+  });
+  assert.deepEqual(one({ response: { bodyFileName: "a.txt" } }).routes[0], {
+    method: "GET",
+    head: false,
+    path: "/x",
+    body_file: "__files/a.txt",
+    headers: { "content-type": null },
+  });
+  // No body: nothing to type.
+  assert.deepEqual(one({ response: { status: 204 } }).routes[0], {
+    method: "GET",
+    head: false,
+    path: "/x",
+    status: 204,
+  });
+});
+
+Deno.test("wiremock mapping: jsonBody without a content type is Jackson's compact text, supplementary characters escaped", () => {
   const { routes } = one({ response: { jsonBody: { a: [1, "two"], t: "grüße 🙂", p: 9.5 } } });
-  assert.deepEqual(routes[0].body_base64, b64('{"a":[1,"two"],"t":"grüße \\uD83D\\uDE42","p":9.5}'));
-  assert.equal(routes[0].body, undefined);
+  assert.deepEqual(routes[0].body, '{"a":[1,"two"],"t":"grüße \\uD83D\\uDE42","p":9.5}');
+  assert.deepEqual(routes[0].headers, { "content-type": null });
 });
 
 Deno.test("wiremock mapping: jsonBody under a JSON content type stays a readable body", () => {
   const { routes } = one({ response: { headers: { "Content-Type": "application/json" }, jsonBody: { id: 2 } } });
   assert.deepEqual(routes, [{
     method: "GET",
+    head: false,
     path: "/x",
     headers: { "Content-Type": "application/json" },
     body: { id: 2 },
@@ -72,23 +112,29 @@ Deno.test("wiremock mapping: jsonBody numbers Java writes differently are refuse
 
 Deno.test("wiremock mapping: base64Body, empty bodies, multi-valued headers, delays, proxy, ids", () => {
   assert.deepEqual(one({ response: { base64Body: "AAE=" } }).routes[0].body_base64, "AAE=");
-  assert.deepEqual(one({ response: { body: "" } }).routes, [{ method: "GET", path: "/x" }]);
+  assert.deepEqual(one({ response: { body: "" } }).routes, [{ method: "GET", head: false, path: "/x" }]);
   assert.deepEqual(one({ response: { headers: { "Set-Cookie": ["a=1", "b=2"] } } }).routes[0].headers, {
     "Set-Cookie": ["a=1", "b=2"],
   });
+  // Deno.serve joins the lines of any other header sent twice.
+  assert.deepEqual(one({ response: { headers: { "X-Multi": ["one", "two"] } } }).warnings.map((w) => w.message), [
+    `${F} mappings[0]: 'response.headers.X-Multi' is not supported: WireMock sends one header line per value; Deno sends them joined by commas (only Set-Cookie lines stay apart)`,
+  ]);
   assert.equal(one({ response: { fixedDelayMilliseconds: 50 } }).routes[0].delay, 50);
   assert.deepEqual(
     one({ response: { delayDistribution: { type: "uniform", lower: 30, upper: 60 } } }).routes[0].delay,
     { min: 30, max: 60 },
   );
   assert.deepEqual(one({ response: { proxyBaseUrl: "http://up.example:81" } }).routes, [
-    { method: "GET", path: "/x", proxy: "http://up.example:81" },
+    { method: "GET", head: false, path: "/x", proxy: "http://up.example:81" },
   ]);
   assert.equal(
     one({ id: "2b1c7f3e-5c1a-4e57-9a51-3f0b6b1f0a01" }).routes[0].id,
     "2b1c7f3e-5c1a-4e57-9a51-3f0b6b1f0a01",
   );
-  assert.equal(one({ name: "Get user 1!" }).routes[0].id, "Get-user-1-");
+  assert.equal(one({ uuid: "u-1" }).routes[0].id, "u-1");
+  // A name is no id in WireMock: a stub would otherwise answer to /__stubtool__/stubs/NAME and clash with another's id.
+  assert.equal(one({ name: "Get user 1!" }).routes[0].id, undefined);
   assert.deepEqual(one({ metadata: { a: 1 }, persistent: true, insertionIndex: 3 }).warnings, []);
 });
 
@@ -347,15 +393,27 @@ Deno.test("wiremock mapping: scenarios, templates and webhooks become the part-t
   assert.deepEqual(warnings, []);
   assert.deepEqual(routes, [{
     method: "GET",
+    head: false,
     path: "/x",
     scenario: "todo",
     when_state: "Started",
     set_state: "one",
     callbacks: [{ method: "POST", url: "http://hook.example/x", body: "{{request.body}}", delay_ms: 5 }],
-    body_file: "__generated/m.0.body",
+    body: "hi {{request.path}}",
+    headers: { "content-type": null },
     template: true,
   }]);
-  assert.equal(new TextDecoder().decode(bodyFiles[0].bytes), "hi {{request.path}}");
+  assert.deepEqual(bodyFiles, []);
+  // Under a JSON content type a string body would be rendered as one JSON string: the text goes through a file.
+  const json = one({
+    response: {
+      headers: { "Content-Type": "application/json" },
+      jsonBody: { n: "{{request.path}}" },
+      transformers: ["response-template"],
+    },
+  });
+  assert.equal(json.routes[0].body_file, "__generated/m.0.body");
+  assert.equal(new TextDecoder().decode(json.bodyFiles[0].bytes), '{"n":"{{request.path}}"}');
   assert.equal(one({ response: { body: "x" } }, { globalTemplating: true }).routes[0].template, true);
   assert.deepEqual(
     one({
@@ -392,4 +450,38 @@ Deno.test("wiremock regex: Java patterns translate with DOTALL and ASCII \\s, Ja
   const ci = new RegExp(`^(?:${caseInsensitiveRegex("kiss")})$`, "u");
   for (const yes of ["KISS", "kiss", "\u212Ai\u017Fs", "K\u0130SS"]) assert.ok(ci.test(yes), yes);
   assert.ok(!ci.test("kis"));
+});
+
+Deno.test("wiremock mapping: a header matcher whose text spans ', ' is refused (a header sent twice reaches stubtool joined)", () => {
+  const features = (headers: Record<string, unknown>) =>
+    one({ request: { method: "GET", urlPath: "/x", headers } }).warnings.map((w) => w.feature);
+  assert.deepEqual(features({ Accept: { equalTo: "a, b" } }), ["headers.Accept equalTo"]);
+  assert.deepEqual(features({ Accept: { equalTo: "A, B", caseInsensitive: true } }), ["headers.Accept equalTo"]);
+  assert.deepEqual(features({ Accept: { contains: "a," } }), ["headers.Accept contains"]);
+  assert.deepEqual(features({ Accept: { contains: " b" } }), ["headers.Accept contains"]);
+  // Text within one line, a negation (it can only miss more), and query parameters (never joined) convert.
+  assert.deepEqual(features({ Accept: { equalTo: "a,b" }, X: { contains: "a b" }, Y: { doesNotContain: ", " } }), []);
+  assert.deepEqual(one({ request: { urlPath: "/x", queryParameters: { q: { equalTo: "a, b" } } } }).warnings, []);
+});
+
+Deno.test("regression: formParameters, multipartPatterns and customMatcher were dropped silently (a broader match); they are refused", () => {
+  for (const key of ["formParameters", "multipartPatterns", "customMatcher"]) {
+    const { routes, warnings } = one({ request: { method: "POST", urlPath: "/x", [key]: {} } });
+    assert.deepEqual([routes, warnings.map((w) => w.feature)], [[], [key]], key);
+  }
+});
+
+Deno.test("wiremock mapping: basicAuthCredentials is the Authorization header equal, ignoring case, to Basic + base64", () => {
+  const { routes } = one({
+    request: { urlPath: "/x", basicAuthCredentials: { username: "alice", password: "s3cret" } },
+  });
+  assert.deepEqual(routes[0].request, { headers: { authorization: { equals_ignore_case: "Basic YWxpY2U6czNjcmV0" } } });
+  const features = (request: Record<string, unknown>) =>
+    one({ request: { urlPath: "/x", ...request } }).warnings.map((w) => w.feature);
+  assert.deepEqual(features({ basicAuthCredentials: { username: "ü", password: "x" } }), ["basicAuthCredentials"]);
+  assert.deepEqual(features({ basicAuthCredentials: { username: "a" } }), ["basicAuthCredentials"]);
+  assert.deepEqual(
+    features({ basicAuthCredentials: { username: "a", password: "b" }, headers: { Authorization: { absent: true } } }),
+    ["basicAuthCredentials + headers.Authorization"],
+  );
 });

@@ -348,10 +348,11 @@ export class StubHandler {
         if (refused !== undefined) return refused;
         const response = route.templates[route.nextIndex()];
         const params = paramsOf(route.names, match.values);
+        const pathParams = paramsOf(route.names, match.raw, route.pathCaptures);
         return afterDelay(
           response.delay,
           this.#deadlines,
-          () => this.#template.answer(response, route.name, params, view, incoming, deliver, log),
+          () => this.#template.answer(response, route.name, params, pathParams, view, incoming, deliver, log),
         );
       }
       case "canned": {
@@ -388,7 +389,14 @@ export class StubHandler {
       const answer = respond(head, body);
       let outgoing;
       try {
-        const model = callbacks.templated ? modelOf(view, incoming, paramsOf(route.names, match.values)) : undefined;
+        const model = callbacks.templated
+          ? modelOf(
+            view,
+            incoming,
+            paramsOf(route.names, match.values),
+            paramsOf(route.names, match.raw, route.pathCaptures),
+          )
+          : undefined;
         outgoing = callbacks.render(match.values, model);
       } catch (error) {
         this.#callbacks.fail(route.id, `could not render the callback: ${messageOf(error)}`);

@@ -26,8 +26,12 @@ interface CompiledCallback {
   body: Text | undefined;
   /** The body is JSON (sent with `content-type: application/json` unless a header says otherwise). */
   json: boolean;
+  /** No header gives a content type: the body goes out as bytes, which fetch sends untyped (not as text/plain). */
+  untyped: boolean;
   delayMs?: number;
 }
+
+const UTF8 = new TextEncoder();
 
 /** The callbacks of one stub, ready to render per request. */
 export class StubCallbacks {
@@ -56,7 +60,8 @@ export class StubCallbacks {
       if (json && !headers.some(([name]) => name.toLowerCase() === "content-type")) {
         headers.push(["content-type", { slots: "application/json" }]);
       }
-      return { method: spec.method, url: text(spec.url), headers, body, json, delayMs: spec.delayMs };
+      const untyped = !headers.some(([name]) => name.toLowerCase() === "content-type");
+      return { method: spec.method, url: text(spec.url), headers, body, json, untyped, delayMs: spec.delayMs };
     });
   }
 
@@ -70,7 +75,7 @@ export class StubCallbacks {
         method: c.method,
         url: fill(c.url),
         headers,
-        ...(c.body === undefined ? {} : { body: fill(c.body) }),
+        ...(c.body === undefined ? {} : { body: c.untyped ? UTF8.encode(fill(c.body)) : fill(c.body) }),
         ...(c.delayMs === undefined ? {} : { delayMs: c.delayMs }),
       };
     });

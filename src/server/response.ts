@@ -109,6 +109,14 @@ export function isJsonMediaType(contentType: string): boolean {
   return JSON_MEDIA.test(contentType);
 }
 
+/**
+ * Is a string body sent as written (else as JSON)? Under a non-JSON content type, and when
+ * the stub sends no content type at all (`content-type: null`): nothing then says it is JSON.
+ */
+export function textual(contentType: string | undefined, untyped: boolean): boolean {
+  return untyped || (contentType !== undefined && !isJsonMediaType(contentType));
+}
+
 /** The first value of header `name` (lower-case) in a stub's header map. */
 export function findHeader(headers: HeaderMap | undefined, name: string): string | undefined {
   for (const key in headers) {
@@ -176,13 +184,16 @@ export class CompiledResponse {
   #bytes: Uint8Array<ArrayBuffer> | undefined;
   /** Set when no header depends on the request: the same head every time. */
   #staticHead: ResponseHead | undefined;
+  /** Send the rendered body text as bytes (a response without a content type). */
+  #encode = false;
 
   constructor(spec: ResponseSpec, names: readonly string[]) {
     this.status = spec.status;
     this.delay = spec.delay;
     const contentType = findHeader(spec.headers, "content-type");
+    const untyped = spec.noContentType === true;
     this.#bytes = spec.bytes;
-    const headers: HeaderTemplate[] = spec.hasBody && contentType === undefined && !spec.bytes
+    const headers: HeaderTemplate[] = spec.hasBody && contentType === undefined && !spec.bytes && !untyped
       ? [["content-type", "application/json"]]
       : [];
     let fixed = true;
@@ -198,12 +209,17 @@ export class CompiledResponse {
     }
     this.#headers = headers;
     if (spec.hasBody && !spec.bytes) {
-      const asText = typeof spec.body === "string" && contentType !== undefined && !isJsonMediaType(contentType);
+      const asText = typeof spec.body === "string" && textual(contentType, untyped);
       this.#body = asText ? compileText(spec.body as string, names) : compileJson(spec.body, names);
+      // Without a content type the body goes out as bytes: Deno's Response would type a string as text/plain.
+      if (untyped) {
+        if (typeof this.#body === "string") this.#bytes = UTF8.encode(this.#body);
+        else this.#encode = true;
+      }
     }
     if (fixed) {
       // The common case (JSON body, no headers of its own) shares one head per status.
-      this.#staticHead = spec.headers === undefined
+      this.#staticHead = spec.headers === undefined && !untyped
         ? sharedHead(this.status, spec.hasBody)
         : fixedHead(this.status, headers as [string, string | string[]][]);
     }
@@ -216,7 +232,8 @@ export class CompiledResponse {
    * {@link headAnswer} drops its body.)
    */
   render<R>(values: readonly string[], raw: readonly string[], respond: Respond<R>): R {
-    const body = this.#bytes ?? (this.#body === undefined ? null : render(this.#body, values));
+    let body: AnswerBody = this.#bytes ?? (this.#body === undefined ? null : render(this.#body, values));
+    if (this.#encode && typeof body === "string") body = UTF8.encode(body);
     if (this.#staticHead) return respond(this.#staticHead, body);
     const head: ResponseHead = { status: this.status, headers: headerRecord() };
     for (const [name, template] of this.#headers) {

@@ -59,6 +59,7 @@ export class Route implements Routable {
   hits = 0;
   #label: string | undefined;
   #names: readonly string[] | undefined;
+  #pathCaptures: number | undefined;
   #responses: CompiledResponse[] | undefined;
   #templates: TemplateResponse[] | undefined;
   #callbacks: StubCallbacks | undefined;
@@ -120,6 +121,14 @@ export class Route implements Routable {
   /** A GET stub that leaves HEAD requests unanswered (`head: false`). */
   get noHead(): boolean {
     return this.stub.head === false;
+  }
+
+  /** How many of {@link Route.names} are path placeholders (they come first). */
+  get pathCaptures(): number {
+    if (this.#pathCaptures !== undefined) return this.#pathCaptures;
+    let count = 0;
+    for (const segment of this.segments) if (segment.param) count++;
+    return this.#pathCaptures = count;
   }
 
   /** Capture names in the order the router fills them: path placeholders, then each condition's. */

@@ -24,6 +24,7 @@ export interface StubInfo {
 function response(spec: ResponseSpec, withDelay: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { status: spec.statusTemplate ?? spec.status };
   if (spec.headers) out.headers = { ...spec.headers };
+  if (spec.noContentType) out.headers = { ...spec.headers, "content-type": null };
   if (spec.file !== undefined) out.body_file = spec.filePath ?? spec.file;
   else if (spec.bytes) out.body_base64 = base64(spec.bytes);
   else if (spec.hasBody) out.body = spec.body;

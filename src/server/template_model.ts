@@ -31,7 +31,11 @@ export interface TemplateRequest {
   bodyJson?(): { value: unknown } | null;
   /** Every capture of the matched stub, by name. */
   readonly params: Readonly<Record<string, string>>;
+  /** The path placeholders of the matched stub, by name, as sent (not decoded; WireMock's `request.path.NAME`). */
+  readonly pathParams?: Readonly<Record<string, string>>;
 }
+
+const EMPTY: Readonly<Record<string, string>> = Object.freeze(Object.create(null));
 
 function decodePath(segment: string): string {
   try {
@@ -95,6 +99,10 @@ class RequestModel implements RequestDocument {
   }
   get path(): string {
     return this.#path ??= this.#source.pathname.split("/").map(decodePath).join("/");
+  }
+  /** The path placeholders as sent; templates read them as `request.path.NAME` (the compiler rewrites it). */
+  get pathParams(): Readonly<Record<string, string>> {
+    return this.#source.pathParams ?? EMPTY;
   }
   get pathSegments(): string[] {
     return this.#segments ??= this.#source.pathname.split("/").filter((s) => s !== "").map(decodePath);

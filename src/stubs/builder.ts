@@ -149,16 +149,21 @@ export class StubBuilder<P extends string = string> {
 
   /**
    * Sets one response header (the value may hold `{name}` placeholders); a list of values
-   * sends the header once per value (`set-cookie`).
+   * sends the header once per value (`set-cookie`). `header("content-type", null)` sends no
+   * content type at all (and a string body as written).
    */
-  header(name: string, value: string | string[]): this {
+  header(name: string, value: string | string[] | null): this {
     return this.headers({ [name]: value });
   }
 
-  /** Sets several response headers, added to those set before. */
-  headers(map: HeaderMap): this {
+  /** Sets several response headers, added to those set before (`content-type: null`: none). */
+  headers(map: Record<string, string | string[] | null>): this {
     const errors: string[] = [];
-    checkHeaders(map, "headers", errors);
+    // `content-type: null` (send none) is the one null value; the stub's validation checks the rest.
+    const values = Object.entries(map).filter(([name, value]) =>
+      value !== null || name.toLowerCase() !== "content-type"
+    );
+    checkHeaders(Object.fromEntries(values), "headers", errors);
     if (errors.length) this.#fail("headers(…)", errors[0], `pass a map of names to strings such as { "x-id": "{id}" }`);
     this.#fields.headers = { ...(this.#fields.headers as HeaderMap | undefined), ...map };
     return this;

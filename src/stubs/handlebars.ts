@@ -52,6 +52,7 @@ export class TemplateSyntaxError extends SyntaxError {
  */
 export const MODEL_GETTERS: readonly string[] = [
   "path",
+  "pathParams",
   "pathSegments",
   "query",
   "headers",
@@ -193,6 +194,11 @@ function inspect(node: AstNode, state: { readsBody: boolean }): void {
     }
     case "PathExpression": {
       const parts: string[] = node.parts;
+      // WireMock's `request.path` is the path, but `request.path.[n]` is its n-th segment and
+      // `request.path.NAME` a urlPathTemplate parameter (as sent): read from those fields instead.
+      if (!node.data && node.depth === 0 && parts.length >= 3 && parts[0] === "request" && parts[1] === "path") {
+        parts[1] = /^\d+$/.test(parts[2]) ? "pathSegments" : "pathParams";
+      }
       if (
         parts.length === 0 || node.data || parts.includes("body") || parts.includes("json") ||
         (parts.length === 1 && parts[0] === "request")

@@ -23,6 +23,16 @@ function indefinite(path: string): boolean {
  * or filter it cannot read.
  */
 export function evaluatePath(document: unknown, path: string): PathResult {
+  // Jayway's `length()` function at the end: the size of the list, text or object found.
+  const length = /^(.+?)\.length\(\s*\)\s*$/.exec(path.trim());
+  if (length) {
+    const found = evaluatePath(document, length[1]);
+    if (found.kind === "list") return { kind: "value", value: found.values.length };
+    const value = found.kind === "value" ? found.value : undefined;
+    if (typeof value === "string" || Array.isArray(value)) return { kind: "value", value: value.length };
+    if (value !== null && typeof value === "object") return { kind: "value", value: Object.keys(value).length };
+    return { kind: "none" };
+  }
   let json = document;
   let expression = path.trim();
   const rootFilter = /^\$\.?\[\s*\?/.exec(expression);

@@ -81,6 +81,11 @@ export interface ResponseSpec {
   filePath?: string;
   /** Wait before answering; for a sequence entry without its own, the stub's. Absent: no wait. */
   delay?: Delay;
+  /**
+   * `headers: {content-type: null}`: the answer carries no content type (none is added for a
+   * JSON body or a file), and a string body is sent as written.
+   */
+  noContentType?: boolean;
 }
 
 /** What a response function receives. */

@@ -86,6 +86,12 @@ const HEADERS: JsonSchema = {
   propertyNames: { pattern: HEADER_NAME.source },
   additionalProperties: { anyOf: [TEXT_LIKE, { type: "array", minItems: 1, items: TEXT_LIKE }] },
 };
+/** Response headers: as {@link HEADERS}, and `content-type: null` sends none. */
+const RESPONSE_HEADERS: JsonSchema = {
+  ...HEADERS,
+  description: HEADERS.description + "; content-type: null sends no content type (a string body goes as written)",
+  patternProperties: { [`^${anyCase("content-type")}$`]: { anyOf: [TEXT_LIKE, { type: "null" }] } },
+};
 const BODY: JsonSchema = { description: "any JSON value; strings may hold {name} captures" };
 const BODY_FILE: JsonSchema = {
   type: "string",
@@ -111,7 +117,7 @@ const DELAY: JsonSchema = {
 
 const ENTRY: SchemasOf<typeof ENTRY_FIELDS> = {
   status: STATUS,
-  headers: HEADERS,
+  headers: RESPONSE_HEADERS,
   body: BODY,
   body_file: BODY_FILE,
   body_base64: BODY_BASE64,
@@ -157,7 +163,7 @@ const STUB: SchemasOf<typeof STUB_FIELDS> = {
   },
   path: { type: "string", pattern: "^/", description: "/users/{id}; may end with ?query" },
   status: STATUS,
-  headers: HEADERS,
+  headers: RESPONSE_HEADERS,
   body: BODY,
   query_params: PATTERN_MAP("query parameter"),
   delay: DELAY,

@@ -140,7 +140,15 @@ function checkResponse(
   const status = raw.status === undefined ? 200 : raw.status;
   const statusError = checkStatus(status, `${prefix}status`);
   if (statusError) errors.push(statusError);
-  const headers = raw.headers === undefined ? undefined : checkHeaders(raw.headers, `${prefix}headers`, errors);
+  // `content-type: null` sends no content type at all (as WireMock does for a mapping that sets none).
+  const noContentType = isMapping(raw.headers) &&
+    Object.entries(raw.headers).some(([name, value]) => value === null && name.toLowerCase() === "content-type");
+  const headers = raw.headers === undefined
+    ? undefined
+    : checkHeaders(noContentType ? withoutContentType(raw.headers) : raw.headers, `${prefix}headers`, errors);
+  if (noContentType && Object.keys(headers ?? {}).some((name) => name.toLowerCase() === "content-type")) {
+    errors.push(`${prefix}headers set content-type to null (send none) and to a value; keep one`);
+  }
   const hasBody = Object.hasOwn(raw, "body") && raw.body !== undefined;
   if (hasBody) {
     const bodyError = checkJsonValue(raw.body, `${prefix}body`);
@@ -156,6 +164,7 @@ function checkResponse(
     else delay = raw.delay as Delay;
   }
   const spec: ResponseSpec = { status: status as number, headers, body: raw.body, hasBody, delay };
+  if (noContentType) spec.noContentType = true;
   const bodies = ["body", "body_file", "body_base64"].filter((key) =>
     Object.hasOwn(raw, key) && raw[key] !== undefined
   );
@@ -172,6 +181,15 @@ function checkResponse(
     }
   }
   return spec;
+}
+
+/** `headers` without its null content type (send none). */
+function withoutContentType(headers: unknown): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(headers as Record<string, unknown>).filter(([name, value]) =>
+      value !== null || name.toLowerCase() !== "content-type"
+    ),
+  );
 }
 
 /** What `body_base64` may hold. */

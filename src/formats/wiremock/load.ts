@@ -100,7 +100,6 @@ export function loadWireMockFolder(root: string, options: WireMockLoadOptions = 
       ? mapping.uuid
       : stableUuid(place);
     const raw: Record<string, unknown> = { name, ...route };
-    if (raw.method === "GET") raw.head = false;
     addMatchedHeaders(raw, stubId, typeof mapping.name === "string" ? mapping.name : undefined);
     const { stub, errors } = validateStub(raw, { readFile });
     const id = route.id as string | undefined;

@@ -195,7 +195,8 @@ function convertMapping(
     return undefined;
   }
   const route: Record<string, unknown> = {};
-  for (const key of ["id", "uuid", "name"] as const) {
+  // WireMock's id is the mapping's `id` (or `uuid`); its `name` is a display name only.
+  for (const key of ["id", "uuid"] as const) {
     const value = mapping[key];
     if (typeof value === "string" && route.id === undefined) {
       const id = sanitizeId(value);
@@ -232,7 +233,7 @@ function convertMapping(
   convertResponse(mapping.response, route, template, ctx);
   // Keys in the order a person writes them.
   const ordered: Record<string, unknown> = {};
-  for (const key of ["id", "method", "path", "query_params", "request", "priority"]) {
+  for (const key of ["id", "method", "head", "path", "query_params", "request", "priority"]) {
     if (route[key] !== undefined) ordered[key] = route[key];
   }
   return { route: Object.assign(ordered, route), priority };
@@ -265,8 +266,11 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
   }
   const method = request.method ?? "ANY";
   if (typeof method !== "string") ctx.refuse("method", `expected text, got ${shown(method)}`);
-  else if (method === "ANY" || METHODS.has(method)) route.method = method;
-  else ctx.refuse(`method ${method}`, "stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT or ANY");
+  else if (method === "ANY" || METHODS.has(method)) {
+    route.method = method;
+    // A WireMock GET stub does not answer HEAD (a stubtool one does, unless told not to).
+    if (method === "GET") route.head = false;
+  } else ctx.refuse(`method ${method}`, "stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT or ANY");
 
   const conditions: Record<string, unknown> = {};
   if (request.url !== undefined) {
@@ -343,11 +347,40 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
   if (request.cookies !== undefined) {
     ctx.refuse("cookies", "stubtool has no cookie conditions (a Cookie header pattern would not parse cookies)");
   }
-  if (request.basicAuthCredentials !== undefined) {
-    ctx.refuse("basicAuthCredentials", "WireMock's comparison of the Authorization header is not reproduced");
-  }
+  if (request.basicAuthCredentials !== undefined) basicAuth(request.basicAuthCredentials, conditions, ctx);
   if (request.bodyPatterns !== undefined) convertBodyPatterns(request.bodyPatterns, conditions, ctx);
+  const none: Record<string, string> = {
+    formParameters: "stubtool's form conditions do not reproduce WireMock's (repeated fields, decoding)",
+    multipartPatterns: "stubtool has no conditions on multipart parts",
+    customMatcher: "a Java extension stubtool cannot run",
+  };
+  for (const [key, why] of Object.entries(none)) if (request[key] !== undefined) ctx.refuse(key, why);
   if (Object.keys(conditions).length) route.request = conditions;
+}
+
+/**
+ * `basicAuthCredentials` as WireMock compares them: the Authorization header equal, ignoring
+ * case (Java's equalsIgnoreCase, so `basic` and even the base64 text in any case), to
+ * `Basic ` + base64 of `username:password`. Java encodes the text in the platform charset:
+ * only ASCII credentials are certain to give the same bytes.
+ */
+function basicAuth(spec: unknown, conditions: Record<string, unknown>, ctx: Context): void {
+  if (!isObject(spec) || typeof spec.username !== "string" || typeof spec.password !== "string") {
+    ctx.refuse("basicAuthCredentials", `expected {"username": text, "password": text}, got ${shown(spec)}`);
+    return;
+  }
+  const extra = Object.keys(spec).filter((k) => k !== "username" && k !== "password");
+  const text = `${spec.username}:${spec.password}`;
+  if (extra.length) ctx.refuse(`basicAuthCredentials ${extra.join(", ")}`, "stubtool has no equivalent");
+  // deno-lint-ignore no-control-regex -- ASCII is exactly the test
+  else if (!/^[\x00-\x7f]*$/.test(text)) {
+    ctx.refuse("basicAuthCredentials", "WireMock encodes non-ASCII credentials in the JVM's charset, which may differ");
+  } else {
+    const headers = (conditions.headers ??= {}) as Record<string, unknown>;
+    if (Object.hasOwn(headers, "authorization")) {
+      ctx.refuse("basicAuthCredentials + headers.Authorization", "two conditions on the Authorization header");
+    } else headers.authorization = { equals_ignore_case: `Basic ${btoa(text)}` };
+  }
 }
 
 /** The name of the catch-all a path regex stub sits under (a capture no other condition of a converted stub takes). */
@@ -416,9 +449,27 @@ function fieldPatterns(what: string, spec: unknown, ctx: Context): Record<string
   const out: Record<string, unknown> = {};
   for (const [name, matcher] of Object.entries(spec)) {
     const pattern = valuePattern(`${what}.${name}`, matcher, ctx);
-    if (pattern !== undefined) out[name] = pattern;
+    if (pattern === undefined) continue;
+    if (what === "headers" && joinedMatch(matcher as Record<string, unknown>)) {
+      ctx.refuse(
+        `${what}.${name} ${Object.keys(matcher as object)[0]}`,
+        "the text holds a comma: a header sent twice reaches stubtool joined by ', ' (WireMock tries each line), so the joined text could match where no line does",
+      );
+      continue;
+    }
+    out[name] = pattern;
   }
   return out;
+}
+
+/**
+ * Could a header sent on two lines (`a` and `b`), which stubtool reads as `a, b`, meet this
+ * literal matcher where neither line does? Only when its text spans the `, ` between them.
+ */
+function joinedMatch(matcher: Record<string, unknown>): boolean {
+  if (typeof matcher.equalTo === "string") return matcher.equalTo.includes(", ");
+  if (typeof matcher.contains === "string") return matcher.contains.includes(",") || matcher.contains.startsWith(" ");
+  return false;
 }
 
 /**
@@ -691,6 +742,19 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
     delete route.status;
   } else if (headers) route.headers = headers;
   convertBody(response, route, headers, template, ctx);
+  // WireMock sends no content type when the mapping sets none; stubtool would add one (JSON,
+  // a file's by its extension, application/octet-stream for bytes).
+  const body = ["body", "body_file", "body_base64"].some((k) => route[k] !== undefined);
+  if (body && route.proxy === undefined && contentTypeOf(headers) === undefined) {
+    route.headers = { ...headers, "content-type": null };
+    // The body after the headers, as a person writes them.
+    for (const key of ["body", "body_file", "body_base64"]) {
+      if (route[key] === undefined) continue;
+      const value = route[key];
+      delete route[key];
+      route[key] = value;
+    }
+  }
   convertDelay(response, route, ctx);
   if (template) route.template = true;
 }
@@ -710,6 +774,14 @@ function convertHeaders(spec: unknown, template: boolean, ctx: Context): Record<
       continue;
     }
     const lower = name.toLowerCase();
+    if (values.length > 1 && lower !== "set-cookie") {
+      // Deno.serve joins repeated lines of a header into one (`one, two`); only set-cookie stays apart.
+      ctx.refuse(
+        `response.headers.${name}`,
+        "WireMock sends one header line per value; Deno sends them joined by commas (only Set-Cookie lines stay apart)",
+      );
+      continue;
+    }
     if (["content-length", "transfer-encoding", "connection"].includes(lower)) {
       ctx.refuse(`response.headers.${name}`, "stubtool's server sets this header itself");
       continue;
@@ -797,14 +869,20 @@ function convertBody(
     text = json.text;
   }
   if (text === "") return;
+  const asText = contentType === undefined || !isJsonMediaType(contentType);
   if (template) {
-    // A template body goes through a file: stubtool adds no content type to a file body.
-    route.body_file = ctx.generatedName;
-    ctx.files.push({ name: ctx.generatedName, bytes: UTF8.encode(text) });
+    // A template renders a string body as text unless the content type is JSON (it would be
+    // rendered as one JSON string): that body goes through a file, whose text is the template.
+    if (asText) route.body = text;
+    else {
+      route.body_file = ctx.generatedName;
+      ctx.files.push({ name: ctx.generatedName, bytes: UTF8.encode(text) });
+    }
     return;
   }
-  // Text under a non-JSON content type is sent as written; anything else goes as its bytes.
-  if (contentType !== undefined && !isJsonMediaType(contentType) && !HAS_PLACEHOLDER.test(text)) route.body = text;
+  // Text is sent as written under a non-JSON content type or none (`content-type: null`);
+  // anything else goes as its bytes.
+  if (asText && !HAS_PLACEHOLDER.test(text)) route.body = text;
   else route.body_base64 = base64(UTF8.encode(text));
 }
 

@@ -25,15 +25,16 @@ import {
   errorAnswer,
   findHeader,
   HeaderValueError,
-  isJsonMediaType,
   type Respond,
   type ResponseHead,
   sendableHeader,
+  textual,
   withCharset,
 } from "../response.ts";
 import { templateModel } from "../template_model.ts";
 
 const UTF8 = new TextDecoder();
+const ENCODER = new TextEncoder();
 
 /** One response of a template stub, compiled. */
 export class TemplateResponse {
@@ -43,14 +44,18 @@ export class TemplateResponse {
   readonly #status: StatusTemplate;
   readonly #headers: [name: string, value: ResponseTemplate | ResponseTemplate[]][];
   readonly #body: ResponseTemplate | JsonTemplate | Uint8Array<ArrayBuffer> | undefined;
+  /** No content type: the rendered text goes out as bytes (Deno's Response would type a string as text/plain). */
+  readonly #encode: boolean;
 
   /** Compiles `spec`'s templates; throws a `SyntaxError` for a broken one (validation has caught them before). */
   constructor(spec: ResponseSpec) {
     this.delay = spec.delay;
     this.#status = compileStatusTemplate(spec.statusTemplate ?? spec.status);
     const contentType = findHeader(spec.headers, "content-type");
+    const untyped = spec.noContentType === true;
+    this.#encode = untyped;
     const headers: [string, ResponseTemplate | ResponseTemplate[]][] = [];
-    if (spec.hasBody && contentType === undefined && !spec.bytes) {
+    if (spec.hasBody && contentType === undefined && !spec.bytes && !untyped) {
       headers.push(["content-type", compileTemplate("application/json")]);
     }
     for (const name in spec.headers) {
@@ -67,7 +72,7 @@ export class TemplateResponse {
       // A body file's text is a template; base64 bytes are sent as they are.
       this.#body = spec.file === undefined ? spec.bytes : compileTemplate(UTF8.decode(spec.bytes));
     } else if (spec.hasBody) {
-      const asText = typeof spec.body === "string" && contentType !== undefined && !isJsonMediaType(contentType);
+      const asText = typeof spec.body === "string" && textual(contentType, untyped);
       this.#body = asText ? compileTemplate(spec.body as string) : compileJsonTemplate(spec.body);
     }
     const body = this.#body;
@@ -87,7 +92,9 @@ export class TemplateResponse {
       }
     }
     const body = this.#body;
-    return [head, body === undefined ? null : body instanceof Uint8Array ? body : body.render(model)];
+    if (body === undefined || body instanceof Uint8Array) return [head, body ?? null];
+    const text = body.render(model);
+    return [head, this.#encode ? ENCODER.encode(text) : text];
   }
 }
 
@@ -104,6 +111,7 @@ export class TemplateAnswerer {
     response: TemplateResponse,
     stub: string,
     params: Readonly<Record<string, string>>,
+    pathParams: Readonly<Record<string, string>>,
     view: RequestView,
     incoming: Incoming,
     respond: Respond<R>,
@@ -111,21 +119,22 @@ export class TemplateAnswerer {
   ): R | Promise<R> {
     if (response.readsBody && !view.body) {
       return this.#bodies.whole(incoming, view, record).then((failed) =>
-        failed ? respond(...failed) : this.#render(response, stub, params, view, incoming, respond)
+        failed ? respond(...failed) : this.#render(response, stub, params, pathParams, view, incoming, respond)
       );
     }
-    return this.#render(response, stub, params, view, incoming, respond);
+    return this.#render(response, stub, params, pathParams, view, incoming, respond);
   }
 
   #render<R>(
     response: TemplateResponse,
     stub: string,
     params: Readonly<Record<string, string>>,
+    pathParams: Readonly<Record<string, string>>,
     view: RequestView,
     incoming: Incoming,
     respond: Respond<R>,
   ): R {
-    const model = modelOf(view, incoming, params);
+    const model = modelOf(view, incoming, params, pathParams);
     let answer: [ResponseHead, AnswerBody];
     try {
       answer = response.render(model);
@@ -145,6 +154,7 @@ export function modelOf(
   view: RequestView,
   incoming: Incoming,
   params: Readonly<Record<string, string>>,
+  pathParams: Readonly<Record<string, string>> = params,
 ): TemplateModel {
   const body = view.body;
   return templateModel({
@@ -159,12 +169,17 @@ export function modelOf(
     bodyText: () => body?.text() ?? "",
     bodyJson: body ? () => body.json() : undefined,
     params,
+    pathParams,
   });
 }
 
-/** Captures by name: `names[i]` → `values[i]`. */
-export function paramsOf(names: readonly string[], values: readonly string[]): Record<string, string> {
+/** Captures by name: `names[i]` → `values[i]`, for the first `count` names (all by default). */
+export function paramsOf(
+  names: readonly string[],
+  values: readonly string[],
+  count = names.length,
+): Record<string, string> {
   const params: Record<string, string> = Object.create(null);
-  for (let i = 0; i < names.length; i++) params[names[i]] = values[i];
+  for (let i = 0; i < count; i++) params[names[i]] = values[i];
   return params;
 }
