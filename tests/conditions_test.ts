@@ -1,8 +1,8 @@
 /**
- * Request conditions (P10) over real HTTP on both adapters: headers, JSON bodies, forms,
+ * Request conditions over real HTTP on both adapters: headers, JSON bodies, forms,
  * body text, value patterns (literal with captures, regex with named groups, absent),
- * `{name*}` and `ANY`, the precedence order of P10.6, captures filling answers (P10.7),
- * and near misses that explain each criterion (P10.8).
+ * `{name*}` and `ANY`, the precedence order, captures filling answers,
+ * and near misses that explain each criterion.
  */
 import assert from "node:assert/strict";
 import { get, post, route } from "../mod.ts";
@@ -11,9 +11,9 @@ import { send, serverTest } from "./_http.ts";
 
 const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { "content-type": "application/json" } });
 
-// ---------------------------------------------------------------- headers (P10.1, P10.2)
+// ---------------------------------------------------------------- headers
 
-serverTest("P10.2 a header literal with a capture matches and fills the answer; names ignore case", async (server) => {
+serverTest("a header literal with a capture matches and fills the answer; names ignore case", async (server) => {
   server.routes(
     get("/me").withHeader("Authorization", "Bearer {token}").header("x-token", "{token}").body({ token: "{token}" }),
     get("/me").status(401).body({ error: "no token" }),
@@ -29,7 +29,7 @@ serverTest("P10.2 a header literal with a capture matches and fills the answer; 
 });
 
 serverTest(
-  "P10.2 {regex} matches the whole value and its named groups capture; {absent} requires no header",
+  "{regex} matches the whole value and its named groups capture; {absent} requires no header",
   async (server) => {
     server.routes(
       get("/v").withHeader("x-api-version", { regex: "v(?<major>[0-9]+)\\.[0-9]+" }).body({ major: "{major}" }),
@@ -46,10 +46,10 @@ serverTest(
   },
 );
 
-// ---------------------------------------------------------------- bodies (P10.3, P10.4)
+// ---------------------------------------------------------------- bodies
 
 serverTest(
-  "P10.3 json: listed keys must match (others allowed), numbers by value, arrays element by element",
+  "json: listed keys must match (others allowed), numbers by value, arrays element by element",
   async (server) => {
     server.routes(
       post("/payments").withJson({ amount: 0 }).status(400).body({ error: "amount must be positive" }),
@@ -76,7 +76,7 @@ serverTest(
   },
 );
 
-serverTest("P10.4 form fields (application/x-www-form-urlencoded) and body_contains", async (server) => {
+serverTest("form fields (application/x-www-form-urlencoded) and body_contains", async (server) => {
   server.routes(
     post("/oauth/token").withForm({ grant_type: "client_credentials", client_id: "{client}" }).body({
       access_token: "t-{client}",
@@ -99,9 +99,9 @@ serverTest("P10.4 form fields (application/x-www-form-urlencoded) and body_conta
   assert.equal((await send(server, "POST", "/notes", { body: "later" })).status, 201);
 });
 
-// ---------------------------------------------------------------- paths and methods (P10.5)
+// ---------------------------------------------------------------- paths and methods
 
-serverTest("P10.5 {name*} takes one or more remaining segments; ANY matches every method", async (server) => {
+serverTest("{name*} takes one or more remaining segments; ANY matches every method", async (server) => {
   server.routes(
     get("/files/{rest*}").body({ rest: "{rest}" }),
     route("ANY", "/echo/{what}").body({ what: "{what}" }),
@@ -115,7 +115,7 @@ serverTest("P10.5 {name*} takes one or more remaining segments; ANY matches ever
   }
 });
 
-Deno.test("P10.5 ':id' and '*' segments are errors that say what to write; a catch-all must be last", () => {
+Deno.test("':id' and '*' segments are errors that say what to write; a catch-all must be last", () => {
   const errors = (path: string) => validateConfig({ routes: [{ method: "GET", path }] }).problems.map((p) => p.message);
   assert.deepEqual(errors("/files/{rest*}/x"), [
     "path segment '{rest*}' must be the last one: {rest*} takes every segment after it",
@@ -123,10 +123,10 @@ Deno.test("P10.5 ':id' and '*' segments are errors that say what to write; a cat
   assert.deepEqual(validateConfig({ routes: [{ method: "ANY", path: "/a" }] }).problems, []);
 });
 
-// ---------------------------------------------------------------- precedence (P10.6)
+// ---------------------------------------------------------------- precedence
 
 serverTest(
-  "P10.6 precedence: scope, then priority, then path specificity and ANY, then conditions, then batch, then declaration",
+  "precedence: scope, then priority, then path specificity and ANY, then conditions, then batch, then declaration",
   async (server) => {
     server.routes(
       get("/users/{id}").body("placeholder"),
@@ -144,10 +144,10 @@ serverTest(
     // A higher priority wins over a more specific path.
     server.routes(get("/users/{id}").priority(5).body("priority"));
     assert.equal((await send(server, "GET", "/users/me")).json, "priority");
-    // A later batch wins a tie (P9.3): the same pattern again overrides.
+    // A later batch wins a tie: the same pattern again overrides.
     server.routes(get("/users/{id}").priority(5).body("override"));
     assert.equal((await send(server, "GET", "/users/7")).json, "override");
-    // A scoped stub wins for requests of its scope, and only for them (P9.5).
+    // A scoped stub wins for requests of its scope, and only for them.
     server.routes(get("/users/{id}").scope("w1").body("scoped"));
     assert.equal((await send(server, "GET", "/users/7", { headers: { "x-stubtool-scope": "w1" } })).json, "scoped");
     assert.equal((await send(server, "GET", "/users/7", { headers: { "x-stubtool-scope": "w2" } })).json, "override");
@@ -155,7 +155,7 @@ serverTest(
   },
 );
 
-serverTest("P10.7 two conditions capturing the same name is an error naming both", (server) => {
+serverTest("two conditions capturing the same name is an error naming both", (server) => {
   assert.throws(
     () => server.routes(get("/u/{id}").withHeader("x-id", "{id}")),
     { message: /placeholder \{id\} is captured twice \(the path and request\.headers\.x-id\)/ },
@@ -164,9 +164,9 @@ serverTest("P10.7 two conditions capturing the same name is an error naming both
   return Promise.resolve();
 });
 
-// ---------------------------------------------------------------- near misses (P10.8)
+// ---------------------------------------------------------------- near misses
 
-serverTest("P10.8 misses explain headers, JSON fields, absent headers, form fields and body text", async (server) => {
+serverTest("misses explain headers, JSON fields, absent headers, form fields and body text", async (server) => {
   server.routes(
     get("/a").withHeader("authorization", "Bearer {t}"),
     get("/b").withHeader("x-env", "prod"),

@@ -1,5 +1,5 @@
 /**
- * Value patterns and JSON patterns (P10.2, P10.3): what each form matches, what it
+ * Value patterns and JSON patterns: what each form matches, what it
  * captures, and the problems it reports.
  */
 import assert from "node:assert/strict";

@@ -152,7 +152,7 @@ Deno.test("validateStub: a missing method", () => {
   assert.deepEqual(errorsOf({ path: "/a" }), [`method is required ${ALLOWED}`]);
 });
 
-Deno.test("validateStub: an invalid method has the exact P6 message", () => {
+Deno.test("validateStub: an invalid method has the exact message that lists the allowed methods", () => {
   assert.deepEqual(errorsOf({ method: "FETCH", path: "/a" }), [
     "invalid method 'FETCH' (allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)",
   ]);
@@ -441,14 +441,14 @@ Deno.test("validateStub: query_params are required query parameters; numbers bec
   );
 });
 
-Deno.test("validateStub: query_params and the path's ?query are merged (P8.7)", () => {
+Deno.test("validateStub: query_params and the path's ?query are merged", () => {
   assert.deepEqual(
     stubOf({ method: "GET", path: "/s?sort=asc", query_params: { q: "{term}" } }).query,
     nullProto({ sort: "asc", q: "{term}" }),
   );
 });
 
-Deno.test("validateStub: the same key in ?query and query_params is an error (P8.7)", () => {
+Deno.test("validateStub: the same key in ?query and query_params is an error", () => {
   assert.deepEqual(errorsOf({ method: "GET", path: "/s?q=1", query_params: { q: "2" } }), [
     "query parameter 'q' is set both in path and in query_params; keep one",
   ]);
@@ -554,7 +554,7 @@ Deno.test("validateStub: sequence_mode cycle", () => {
   assert.equal(stubOf(get({ sequence: [{}], sequence_mode: "repeat-last" })).sequenceMode, "repeat-last");
 });
 
-Deno.test("validateStub: the top-level delay applies to sequence entries without their own (P8.7)", () => {
+Deno.test("validateStub: the top-level delay applies to sequence entries without their own", () => {
   const stub = stubOf(get({ delay: 100, sequence: [{ status: 503 }, { delay: 5 }, { delay: { min: 1, max: 2 } }] }));
   assert.deepEqual(stub.responses.map((r) => r.delay), [100, 5, { min: 1, max: 2 }]);
   assert.equal(stub.delay, undefined);
@@ -694,9 +694,9 @@ Deno.test("validateStub: returns every problem, in field-check order", () => {
   );
 });
 
-// --- prototype pollution (P7) --------------------------------------------------------
+// --- prototype pollution --------------------------------------------------------
 
-Deno.test("validateStub: __proto__ and constructor keys are plain data, never prototypes (P7)", () => {
+Deno.test("validateStub: __proto__ and constructor keys are plain data, never prototypes", () => {
   const raw = JSON.parse(`{
     "method": "GET",
     "path": "/a",
@@ -917,11 +917,11 @@ Deno.test("findShadowedStubs: a stub with a query is not shadowed by one without
   assert.deepEqual(shadows("GET /a?x=1", "GET /a"), []);
 });
 
-Deno.test("findShadowedStubs: a capture shadows the same query with a literal; a stub that asks for more wins (P10.6)", () => {
+Deno.test("findShadowedStubs: a capture shadows the same query with a literal; a stub that asks for more wins", () => {
   assert.deepEqual(shadows("GET /s?sort={s}", "GET /s?sort=asc"), [
     "routes[1]: shadowed by routes[0] (GET /s?sort={s}), which matches every request it would; it can never match",
   ]);
-  // More conditions come first (P10.6 (4)): the later stub answers requests that carry both.
+  // More conditions come first ((4)): the later stub answers requests that carry both.
   assert.deepEqual(shadows("GET /s?q={t}", "GET /s?q={t}&page=1"), []);
   assert.deepEqual(shadows("GET /s?sort=asc", "GET /s?sort=asc&x={x}"), []);
 });
@@ -952,7 +952,7 @@ Deno.test("findShadowedStubs: a stub with many query parameters is still compare
   ]);
 });
 
-Deno.test("findShadowedStubs: a later batch wins ties, so it shadows the earlier batch's stub (P9.3)", () => {
+Deno.test("findShadowedStubs: a later batch wins ties, so it shadows the earlier batch's stub", () => {
   const stubs = ["GET /users/{id}", "GET /users/{name}"].map((spec) => {
     const [method, path] = spec.split(" ");
     return validateStub({ method, path }).stub!;

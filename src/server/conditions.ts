@@ -1,8 +1,8 @@
 /**
- * A stub's request conditions (P3.4, P10.1–P10.4) as the router checks them: required
+ * A stub's request conditions as the router checks them: required
  * query parameters, headers, a JSON body pattern, form fields and a body text. Each one
  * says how much it weighs in precedence, whether it reads the body, which literals the
- * router may index on, and why a request fails it (P10.8).
+ * router may index on, and why a request fails it.
  * @module
  */
 

@@ -1,6 +1,6 @@
 /**
  * Answers: the status + headers + body text the handler produces, compiled once per stub
- * response (P2, P3.3, P8.4), and handed to an adapter's {@link Respond} to become a fetch
+ * response, and handed to an adapter's {@link Respond} to become a fetch
  * `Response` (Deno) or a direct write (Node).
  * @module
  */
@@ -104,7 +104,7 @@ export function withCharset(contentType: string): string {
 
 const JSON_MEDIA = /^[^;]*(\/json|\+json)\s*(;|$)/i;
 
-/** Is this a JSON media type (`*\/json`, `*+json`)? (P8.4) */
+/** Is this a JSON media type (`*\/json`, `*+json`)? */
 export function isJsonMediaType(contentType: string): boolean {
   return JSON_MEDIA.test(contentType);
 }
@@ -127,11 +127,11 @@ export function findHeader(headers: HeaderMap | undefined, name: string): string
   return undefined;
 }
 
-/** Header values cannot carry control characters (P7), nor characters above U+00FF (they are bytes). */
+/** Header values cannot carry control characters, nor characters above U+00FF (they are bytes). */
 // deno-lint-ignore no-control-regex -- control characters are exactly what must be caught
 const UNSENDABLE = /[\0-\x08\x0a-\x1f\x7f\u0100-\uffff]/;
 
-/** The head and body of a JSON error, the shape of every error the server produces itself (P4). */
+/** The head and body of a JSON error, the shape of every error the server produces itself. */
 export function errorAnswer(
   status: number,
   error: string,
@@ -163,7 +163,7 @@ function sharedHead(status: number, hasBody: boolean): ResponseHead {
   return head;
 }
 
-/** Thrown while rendering when a captured value would break a header (P7). */
+/** Thrown while rendering when a captured value would break a header. */
 export class HeaderValueError extends Error {}
 
 /** A header of a compiled response: one value or several, each a template. */
@@ -272,7 +272,7 @@ function fixedHead(status: number, pairs: readonly [string, string | string[]][]
   return head;
 }
 
-/** The body text: a string sent as is under a non-JSON content type, else JSON (P8.4). */
+/** The body text: a string sent as is under a non-JSON content type, else JSON. */
 function encodeBody(body: unknown, contentType: string | undefined): string {
   return typeof body === "string" && contentType !== undefined && !isJsonMediaType(contentType)
     ? body

@@ -1,5 +1,5 @@
 /**
- * The fluent route builders (P5): `get("/users/{id}").status(200).body({ id: "{id}" })`.
+ * The fluent route builders: `get("/users/{id}").status(200).body({ id: "{id}" })`.
  * Each method checks its argument at once, with the same rules as config files, and
  * throws an Error that says what to write instead.
  * @module
@@ -113,7 +113,7 @@ export class StubBuilder<P extends string = string> {
 
   /**
    * Passes matching requests on to `url` (plus the request's path and query) and streams
-   * the answer back (P12.1). Combines with {@link StubBuilder.delay}, not with an answer.
+   * the answer back. Combines with {@link StubBuilder.delay}, not with an answer.
    */
   proxy(url: string): this {
     const problem = checkUpstream(url, "proxy");
@@ -123,7 +123,7 @@ export class StubBuilder<P extends string = string> {
   }
 
   /**
-   * Breaks the answer on purpose (P12.4): `"disconnect"` closes the connection before a
+   * Breaks the answer on purpose: `"disconnect"` closes the connection before a
    * complete answer, `"truncate"` sends the whole body's length and then half of it.
    */
   fault(kind: "disconnect" | "truncate"): this {
@@ -134,7 +134,7 @@ export class StubBuilder<P extends string = string> {
     return this;
   }
 
-  /** Sends the body at `bytesPerSecond` (P12.4). */
+  /** Sends the body at `bytesPerSecond`. */
   throttle(bytesPerSecond: number): this {
     if (!Number.isInteger(bytesPerSecond) || bytesPerSecond < 1) {
       this.#fail(

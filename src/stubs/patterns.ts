@@ -1,8 +1,8 @@
 /**
- * Request conditions' value patterns (P10.2–P10.4): what a header value, a query or form
+ * Request conditions' value patterns: what a header value, a query or form
  * value, or a field of a JSON body must be. Compiled once when a stub is registered; a
- * match fills capture values that answers use like path placeholders (P10.7), and a
- * failure says why in the words of the near-miss explanations (P10.8).
+ * match fills capture values that answers use like path placeholders, and a
+ * failure says why in the words of the near-miss explanations.
  * @module
  */
 
@@ -296,7 +296,7 @@ export function wants(pattern: ValuePattern): string {
 
 // ---------------------------------------------------------------- JSON body patterns
 
-/** A compiled `json:` pattern (P10.3): a tree walked against the parsed body. */
+/** A compiled `json:` pattern: a tree walked against the parsed body. */
 export type JsonPattern =
   | { kind: "object"; entries: [key: string, pattern: JsonPattern][] }
   | { kind: "array"; items: JsonPattern[] }
@@ -364,7 +364,7 @@ export function compileJsonPattern(
   return { kind: "literal", value: null };
 }
 
-/** How many leaves a JSON pattern has: each counts as one condition (P10.6). */
+/** How many leaves a JSON pattern has: each counts as one condition. */
 export function jsonLeaves(pattern: JsonPattern): number {
   switch (pattern.kind) {
     case "object":

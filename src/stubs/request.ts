@@ -1,6 +1,5 @@
 /**
- * Checks and compiles what a stub requires of a request beyond method and path (P9.1,
- * P9.5, P10.1–P10.7): its `id`, `scope` and `priority`, its query parameters and its
+ * Checks and compiles what a stub requires of a request beyond method and path (*): its `id`, `scope` and `priority`, its query parameters and its
  * `request:` conditions (headers, json, form, body_contains). Every capture name must be
  * used once across the path and all conditions.
  * @module
@@ -17,7 +16,7 @@ export const MAX_SCOPE_LENGTH = 200;
 /** A scope travels in a header: no control characters. */
 // deno-lint-ignore no-control-regex -- control characters are exactly what must be caught
 const CONTROL = /[\x00-\x1f\x7f]/;
-/** What a stub id may hold (P9.1). */
+/** What a stub id may hold. */
 export const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** The keys of `request:`. */

@@ -1,5 +1,5 @@
 /**
- * The one stub validator (P2). Config files, inline `--stub`s and the fluent builders all
+ * The one stub validator. Config files, inline `--stub`s and the fluent builders all
  * end here, so a rule and its message live in exactly one place. Every problem is
  * returned, not just the first, phrased as `<field> must …, got …`.
  * @module
@@ -613,16 +613,16 @@ function withNumericStatus(raw: Record<string, unknown>, kept: (string | undefin
   return numeric(raw, 0);
 }
 
-/** CORS as configured (P11.2): on for any origin, or for a list of origins. */
+/** CORS as configured: on for any origin, or for a list of origins. */
 export type CorsSetting = boolean | { origins: readonly string[] };
 
 /** A validated config file. */
 export interface Config {
   routes: Stub[];
   port?: number;
-  /** `cors:` (P11.2), when the file sets it. */
+  /** `cors:`, when the file sets it. */
   cors?: CorsSetting;
-  /** `proxy_unmatched:` (P12.2): where requests no stub matches go. */
+  /** `proxy_unmatched:`: where requests no stub matches go. */
   proxyUnmatched?: string;
   /** `wiremock:`: WireMock root folders whose mappings load as stubs, made absolute against the config's folder. */
   wiremock?: string[];
@@ -872,7 +872,7 @@ function holdsJsonText(spec: ResponseSpec): boolean {
   }
 }
 
-/** The fields of a request pattern (P9.2 `requests/find`): a stub without its answer. */
+/** The fields of a request pattern (`requests/find`): a stub without its answer. */
 export const PATTERN_FIELDS = ["method", "path", "query_params", "request", "scope"] as const;
 
 /** A validated request pattern: what it matches, as a stub; `anyPath` when it names no path. */
