@@ -81,7 +81,6 @@ Deno.test("import wiremock: a folder becomes a config that validates, body files
       "    headers:",
       "      Content-Type: application/json",
       "    body_file: stubs.files/users/1.json",
-      "    priority: 1",
       "",
     ].join("\n"),
   );

@@ -7,7 +7,11 @@
  */
 import assert from "node:assert/strict";
 import { WireMock } from "wiremock-captain";
+import { mkdir, writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { get, stubServer } from "../mod.ts";
+import { loadWireMockFolder } from "../src/formats/wiremock/load.ts";
+import { tempDir } from "./_cli.ts";
 import { type Recorded, sendStep, type Step } from "../scripts/record_wiremock_admin.ts";
 import { rawRequest, send, serverTest } from "./_http.ts";
 
@@ -373,3 +377,32 @@ serverTest(
     assert.deepEqual(await ids(), ["m2"]);
   },
 );
+
+Deno.test("regression: an admin mapping of the default priority lost to every ranked --wiremock mapping; now priorities keep WireMock's order across both, and the mapping added last wins a tie", async () => {
+  await using dir = await tempDir();
+  await mkdir(join(dir.path, "mappings"));
+  const mapping = (priority: number | undefined, path: string, body: string) => ({
+    ...(priority === undefined ? {} : { priority }),
+    request: { method: "GET", urlPath: path },
+    response: { status: 200, body },
+  });
+  await writeFile(
+    join(dir.path, "mappings", "all.json"),
+    JSON.stringify({
+      mappings: [
+        mapping(undefined, "/tie", "folder first"),
+        mapping(undefined, "/tie", "folder later"),
+        mapping(1, "/urgent", "folder urgent"),
+      ],
+    }),
+  );
+  await using server = await stubServer(0, { wiremock: [loadWireMockFolder(dir.path).stubs] });
+  const text = async (path: string) => await (await fetch(`${server.url}${path}`)).text();
+  assert.equal(await text("/tie"), "folder later", "in a folder, the later of two tied mappings wins");
+  for (const added of [mapping(undefined, "/tie", "admin"), mapping(5, "/urgent", "admin default")]) {
+    const answer = await fetch(`${server.url}/__admin/mappings`, { method: "POST", body: JSON.stringify(added) });
+    assert.equal(answer.status, 201, await answer.text());
+  }
+  assert.equal(await text("/tie"), "admin", "a mapping added over /__admin/ wins a tie with the loaded ones");
+  assert.equal(await text("/urgent"), "folder urgent", "a loaded priority-1 mapping beats a later default one");
+});

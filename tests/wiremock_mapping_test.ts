@@ -1,6 +1,7 @@
 // The WireMock mapping converter as a pure function: each feature that converts, and each
 // refusal with its exact warning.
 import assert from "node:assert/strict";
+import { PRIORITY_BAND } from "../src/formats/wiremock/ranks.ts";
 import { hasIntegralDecimal, mappingsToConfig } from "../src/formats/wiremock/mapping.ts";
 import { caseInsensitiveRegex, javaRegexToJs } from "../src/formats/wiremock/regex.ts";
 
@@ -322,7 +323,7 @@ Deno.test("wiremock mapping: a mapping is refused with one warning per unsupport
   );
 });
 
-Deno.test("wiremock mapping: priority and WireMock's tie-break (the later mapping wins) become distinct ranks", () => {
+Deno.test("wiremock mapping: WireMock's priority is a band of stubtool priorities, its tie-break (the later mapping wins) a rank inside it", () => {
   const { routes } = mappingsToConfig({
     mappings: [
       { request: { method: "GET", urlPath: "/a" }, response: { body: "first" } },
@@ -331,7 +332,9 @@ Deno.test("wiremock mapping: priority and WireMock's tie-break (the later mappin
       { priority: 9, request: { method: "GET", urlPath: "/a" }, response: { body: "fallback" } },
     ],
   }, F);
-  assert.deepEqual(routes.map((r) => r.priority), [1, 2, 3, undefined]);
+  // Priority 5 (the default) is band 0: the first mapping rank 0 (no priority), the later rank 1;
+  // priority 1 is four bands up, priority 9 four bands down.
+  assert.deepEqual(routes.map((r) => r.priority), [undefined, 1, 4 * PRIORITY_BAND, -4 * PRIORITY_BAND]);
 });
 
 Deno.test("wiremock mapping: mappings no request can match both share a rank, so the router indexes them as native stubs", () => {

@@ -33,6 +33,7 @@ import { readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
 import { mappingsToConfig, type WireMockWarning } from "../formats/wiremock/mapping.ts";
 import { javaRegexToJs } from "../formats/wiremock/regex.ts";
+import { adminPriority } from "../formats/wiremock/ranks.ts";
 import {
   loggedRequest,
   mappingList,
@@ -317,8 +318,8 @@ export class WireMockAdminMount {
         return { answer: errors(422, ...converted.warnings.map(refusal)) };
       }
       const route = converted.routes[0];
-      // WireMock's priority: 1 is highest, 5 the default; stubtool's: higher wins, 0 the default.
-      const priority = 5 - converted.wiremockPriorities[0];
+      // WireMock's priority band, at its top: a mapping added now beats every loaded one of its priority.
+      const priority = adminPriority(converted.wiremockPriorities[0]);
       if (priority === 0) delete route.priority;
       else route.priority = priority;
       const stub = this.#validate(route, converted.bodyFiles.filter((f) => f.route === 0));

@@ -73,39 +73,60 @@ function overlaps(a: Shape, b: Shape): boolean {
 }
 
 /**
- * Sets each stub's `priority` so that stubtool picks what WireMock picks: of two stubs that
- * can match the same request, the one WireMock prefers gets the higher rank (stubtool would
- * otherwise prefer the more specific path and the stub with more conditions, which WireMock
- * never does). Stubs that cannot share a request may share a rank; rank 0 is left out as
- * the default.
+ * How far apart WireMock's priorities sit on stubtool's scale: a mapping of priority `p` gets
+ * `(5 - p) × band`, plus its rank among the mappings of that priority it can share a request
+ * with. So priorities keep their order across folders, files and the admin API, and a mapping
+ * added over `/__admin/` (the top of its band) beats every loaded one of the same priority, as
+ * in WireMock, where the mapping added last wins.
+ */
+export const PRIORITY_BAND = 1_000_000;
+
+/** The stubtool priority of a mapping added over the admin API with WireMock priority `p`. */
+export function adminPriority(p: number): number {
+  return (5 - p) * PRIORITY_BAND + PRIORITY_BAND - 1;
+}
+
+/**
+ * Sets each stub's `priority` so that stubtool picks what WireMock picks: WireMock's priority
+ * first (its band, see {@link PRIORITY_BAND}), then, of two stubs of one priority that can
+ * match the same request, the one loaded later gets the higher rank (stubtool would otherwise
+ * prefer the more specific path and the stub with more conditions, which WireMock never
+ * does). Stubs that cannot share a request may share a rank; priority 0 is left out as the
+ * default.
  */
 export function rankPriorities(routes: Record<string, unknown>[], wiremockPriorities: readonly number[]): void {
   // From the stub that loses to all others up: each gets one rank above the highest it overlaps.
   const order = routes.map((_, i) => i).sort((a, b) => (wiremockPriorities[b] - wiremockPriorities[a]) || (a - b));
   const shapes = routes.map(shapeOf);
   const ranks: number[] = new Array(routes.length).fill(0);
-  /** Ranked stubs with a fixed path, by path; the rest, in one list (they may overlap any path). */
+  /** Ranked stubs with a fixed path, by WireMock priority and path; the rest by priority (they may overlap any path). */
   const byPath = new Map<string, number[]>();
-  const varying: number[] = [];
-  const all: number[] = [];
+  const varying = new Map<number, number[]>();
+  const all = new Map<number, number[]>();
   for (const index of order) {
     const shape = shapes[index];
-    const candidates = shape.fixed === undefined ? all : [...(byPath.get(shape.fixed) ?? []), ...varying];
+    const p = wiremockPriorities[index];
+    const samePriority = all.get(p) ?? [];
+    const candidates = shape.fixed === undefined
+      ? samePriority
+      : [...(byPath.get(`${p} ${shape.fixed}`) ?? []), ...(varying.get(p) ?? [])];
     let rank = 0;
     for (const other of candidates) {
       if (ranks[other] >= rank && overlaps(shape, shapes[other])) rank = ranks[other] + 1;
     }
     ranks[index] = rank;
-    all.push(index);
-    if (shape.fixed === undefined) varying.push(index);
+    all.set(p, [...samePriority, index]);
+    if (shape.fixed === undefined) varying.set(p, [...(varying.get(p) ?? []), index]);
     else {
-      const bucket = byPath.get(shape.fixed);
+      const key = `${p} ${shape.fixed}`;
+      const bucket = byPath.get(key);
       if (bucket) bucket.push(index);
-      else byPath.set(shape.fixed, [index]);
+      else byPath.set(key, [index]);
     }
   }
   routes.forEach((route, i) => {
-    if (ranks[i] === 0) delete route.priority;
-    else route.priority = ranks[i];
+    const priority = (5 - wiremockPriorities[i]) * PRIORITY_BAND + ranks[i];
+    if (priority === 0) delete route.priority;
+    else route.priority = priority;
   });
 }
