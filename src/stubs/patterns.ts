@@ -6,6 +6,7 @@
  * @module
  */
 
+import { messageOf } from "../error_message.ts";
 import { quoteValue } from "./quote.ts";
 
 /**
@@ -97,7 +98,7 @@ export function compileValuePattern(spec: unknown): { pattern?: ValuePattern; pr
   try {
     regex = new RegExp(`^(?:${value})$`, "u");
   } catch (error) {
-    const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: /, "") : error;
+    const reason = messageOf(error).replace(/^Invalid regular expression: /, "");
     return { problem: `regex ${JSON.stringify(value)} is not a valid JavaScript regular expression: ${reason}` };
   }
   const names = [...value.matchAll(/\(\?<([A-Za-z_$][\w$]*)>/g)].map((m) => m[1]);
@@ -167,7 +168,7 @@ function compileOperator(
       try {
         regex = new RegExp(`^(?:${value})$`, "u");
       } catch (error) {
-        const reason = error instanceof Error ? error.message.replace(/^Invalid regular expression: /, "") : error;
+        const reason = messageOf(error).replace(/^Invalid regular expression: /, "");
         return {
           problem: `not_regex ${JSON.stringify(value)} is not a valid JavaScript regular expression: ${reason}`,
         };

@@ -5,6 +5,7 @@
  * @module
  */
 
+import { messageOf } from "../../error_message.ts";
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
 import {
@@ -89,7 +90,7 @@ export function readWireMockFolder(
     try {
       doc = JSON.parse(text);
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = messageOf(error);
       result.warnings.push({
         place: file,
         feature: "file",
