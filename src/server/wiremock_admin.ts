@@ -31,32 +31,33 @@
 
 import { readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
-import { mappingsToConfig, type WireMockWarning } from "../formats/wiremock/mapping.ts";
-import { javaRegexToJs } from "../formats/wiremock/regex.ts";
+import { mappingsToConfig } from "../formats/wiremock/mapping.ts";
 import { adminPriority } from "../formats/wiremock/ranks.ts";
-import {
-  loggedRequest,
-  mappingList,
-  scenarioShape,
-  serveEvent,
-  stubToMapping,
-  type WireMockError,
-  wireMockErrors,
-  withId,
-} from "../formats/wiremock/shapes.ts";
+import { mappingList, scenarioShape, stubToMapping, withId } from "../formats/wiremock/shapes.ts";
 import { messageOf } from "../error_message.ts";
 import type { Stub, StubSource } from "../stubs/model.ts";
 import { validateConfig } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
-import { checkPattern, findRequests } from "./find.ts";
 import type { ReservedGuard } from "./guard.ts";
-import { headerRecord, type Incoming } from "./incoming.ts";
+import type { Incoming } from "./incoming.ts";
 import type { JournalRecord } from "./journal.ts";
-import type { Respond, ResponseHead } from "./response.ts";
+import type { Respond } from "./response.ts";
 import type { Route } from "./route.ts";
 import type { ScenarioEntry, SetStateResult } from "./scenarios.ts";
 import type { BatchProblem } from "./stub_set.ts";
 import { stubInfo } from "./stub_form.ts";
+import {
+  type Answer,
+  type Body,
+  EMPTY_OK,
+  errors,
+  isObject,
+  json,
+  type JSON_HEAD,
+  refusal,
+  STUB_ID,
+  WireMockJournal,
+} from "./wiremock_journal.ts";
 
 /** Where the WireMock admin API is. */
 export const WIREMOCK_ADMIN_PREFIX = "/__admin/";
@@ -88,38 +89,6 @@ export interface WireMockAdminHost {
   resetScenarios(): void;
 }
 
-const JSON_HEAD: ResponseHead = { status: 200, headers: { "content-type": "application/json" } };
-const EMPTY_OK: ResponseHead = { status: 200, headers: {} };
-/** The ids a stub may have (what the converter keeps of a mapping's id unchanged). */
-const STUB_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
-/** A request pattern's URL matchers that count and find apply themselves (the converter refuses them for stubs). */
-const URL_KEYS = ["url", "urlPattern", "urlPathPattern"] as const;
-
-type Answer = [ResponseHead, string | null];
-/** A request body read as JSON (with its text), or the answer that refuses it. */
-type Body = { value: unknown; text: string } | { answer: Answer };
-
-function json(value: unknown, status = 200): Answer {
-  return [status === 200 ? JSON_HEAD : { status, headers: JSON_HEAD.headers }, JSON.stringify(value)];
-}
-
-function errors(status: number, ...list: WireMockError[]): Answer {
-  return json(wireMockErrors(...list), status);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A converter warning as a WireMock error: the feature in the title, the whole line in the detail. */
-function refusal(warning: WireMockWarning): WireMockError {
-  return {
-    code: 10,
-    title: `'${warning.feature}' is not supported by stubtool`,
-    detail: warning.message,
-  };
-}
-
 /** Is `path` `folder` or inside it? */
 function inside(path: string, folder: string): boolean {
   const rel = relative(folder, path);
@@ -140,12 +109,14 @@ export class WireMockAdminMount {
   readonly #host: WireMockAdminHost;
   readonly #guard: ReservedGuard;
   readonly #started = Date.now();
+  readonly #journal: WireMockJournal;
   /** The mappings added here, by id, with the route each became (a route replaced elsewhere drops it). */
   readonly #mappings = new Map<string, { route: Route; mapping: Record<string, unknown> }>();
 
   constructor(host: WireMockAdminHost, guard: ReservedGuard) {
     this.#host = host;
     this.#guard = guard;
+    this.#journal = new WireMockJournal(host, (route) => this.#mappingOf(route));
   }
 
   /** Is `pathname` this mount's (`/__admin/…`, or `/__admin` itself)? */
@@ -204,18 +175,18 @@ export class WireMockAdminMount {
         this.#host.reset();
         return [EMPTY_OK, null];
       case "requests":
-        if (method === "GET") return this.#requests(params);
+        if (method === "GET") return this.#journal.requests(params);
         if (method === "DELETE") {
           this.#host.clearJournal();
           return json({});
         }
         return on("GET", "DELETE")!;
       case "requests/count":
-        return on("POST") ?? this.#read(incoming).then((body) => this.#count(body));
+        return on("POST") ?? this.#read(incoming).then((body) => this.#journal.count(body));
       case "requests/find":
-        return on("POST") ?? this.#read(incoming).then((body) => this.#find(body));
+        return on("POST") ?? this.#read(incoming).then((body) => this.#journal.find(body));
       case "requests/unmatched":
-        return on("GET") ?? this.#unmatched();
+        return on("GET") ?? this.#journal.unmatched();
       case "scenarios":
         return on("GET") ?? json({ scenarios: this.#scenarios() });
       case "scenarios/reset":
@@ -446,53 +417,6 @@ export class WireMockAdminMount {
     return json(mapping);
   }
 
-  /** Journal records as serve events, newest first (`?limit=N`, `?unmatched=true`). */
-  #requests(params: URLSearchParams): Answer {
-    const { records, on } = this.#host.journal();
-    let events = records.map((r, k) => this.#event(r, k)).reverse();
-    if (params.get("unmatched") === "true") events = events.filter((e) => !e.wasMatched);
-    const total = events.length;
-    if (params.has("limit")) events = events.slice(0, Math.max(0, Number(params.get("limit")) || 0));
-    return json({ requests: events, meta: { total }, requestJournalDisabled: !on });
-  }
-
-  #event(record: JournalRecord, k: number) {
-    const route = record.id === undefined ? undefined : this.#host.route(record.id);
-    // Serve event ids: stable for a record while it is kept (its arrival time and place).
-    const id = `00000000-0000-4000-8000-${(record.time * 1000 + (k % 1000)).toString(16).padStart(12, "0")}`;
-    const mapping = route ? this.#mappingOf(route) : record.id !== undefined ? { id: record.id } : undefined;
-    return serveEvent(id, logged(record), record.status, record.ms, mapping);
-  }
-
-  #unmatched(): Answer {
-    const { records, on } = this.#host.journal();
-    return json({
-      requests: records.filter((r) => r.id === undefined).map(logged),
-      requestJournalDisabled: !on,
-    });
-  }
-
-  /** The journaled records a WireMock request pattern matches, or the 422 that says why it cannot be used. */
-  #matching(body: Body): { records: JournalRecord[]; on: boolean } | Answer {
-    if ("answer" in body) return body.answer;
-    const pattern = requestPattern(body.value);
-    if ("answer" in pattern) return pattern.answer;
-    const { records, on } = this.#host.journal();
-    return { records: findRequests(pattern.pattern, records).filter(pattern.url), on };
-  }
-
-  #count(body: Body): Answer {
-    const found = this.#matching(body);
-    if (Array.isArray(found)) return found;
-    return json({ count: found.records.length, requestJournalDisabled: !found.on });
-  }
-
-  #find(body: Body): Answer {
-    const found = this.#matching(body);
-    if (Array.isArray(found)) return found;
-    return json({ requests: found.records.map(logged), requestJournalDisabled: !found.on });
-  }
-
   #scenarios() {
     const routes = this.#host.routes();
     return this.#host.scenarios().filter((s) => s.scope === undefined).map((s) =>
@@ -536,78 +460,4 @@ function decoded(part: string): string {
 
 function notFound(title: string): Answer {
   return errors(404, { code: 404, title });
-}
-
-/** A journal record as WireMock's `LoggedRequest`. */
-function logged(record: JournalRecord) {
-  return loggedRequest({
-    method: record.method,
-    target: record.target,
-    time: record.time,
-    headers: record.headers ? headerRecord(record.headers) : {},
-    body: record.body,
-    bodyTruncated: record.bodyTruncated,
-  });
-}
-
-/**
- * A WireMock request pattern (`requests/count`, `requests/find`) as a stubtool request
- * pattern, through the mapping converter's request part, plus the URL matchers the
- * journal can apply to what was sent: `url` (the path and query exactly), `urlPattern` and
- * `urlPathPattern` (Java regular expressions over the whole URL / the path). A pattern
- * without a path matcher matches every path.
- */
-export function requestPattern(
-  raw: unknown,
-): { pattern: NonNullable<ReturnType<typeof checkPattern>["pattern"]>; url: (r: JournalRecord) => boolean } | {
-  answer: Answer;
-} {
-  if (raw === undefined) raw = {};
-  if (!isObject(raw)) return { answer: errors(422, { code: 10, title: "a request pattern is a JSON object" }) };
-  const rest: Record<string, unknown> = { ...raw };
-  const tests: ((r: JournalRecord) => boolean)[] = [];
-  for (const key of URL_KEYS) {
-    const value = rest[key];
-    if (value === undefined) continue;
-    delete rest[key];
-    if (typeof value !== "string") {
-      return { answer: errors(422, { code: 10, source: { pointer: `/${key}` }, title: `${key} must be text` }) };
-    }
-    if (key === "url") {
-      tests.push((r) => r.target === value);
-      continue;
-    }
-    const js = javaRegexToJs(value);
-    if ("problem" in js) {
-      return {
-        answer: errors(422, {
-          code: 10,
-          source: { pointer: `/${key}` },
-          title: `'${key}' is not supported: ${js.problem}`,
-        }),
-      };
-    }
-    const regex = new RegExp(`^(?:${js.source})$`, "u");
-    tests.push(
-      key === "urlPattern" ? (r) => regex.test(r.target) : (r) => {
-        const q = r.target.indexOf("?");
-        return regex.test(q === -1 ? r.target : r.target.slice(0, q));
-      },
-    );
-  }
-  const anyPath = rest.urlPath === undefined && rest.urlPathTemplate === undefined;
-  if (anyPath) rest.urlPath = "/";
-  const converted = mappingsToConfig({ request: rest, response: { status: 200 } }, "pattern");
-  if (converted.warnings.length || converted.routes.length !== 1) {
-    return { answer: errors(422, ...converted.warnings.map(refusal)) };
-  }
-  const route = converted.routes[0];
-  const fields: Record<string, unknown> = {};
-  if (route.method !== undefined && route.method !== "ANY") fields.method = route.method;
-  if (!anyPath) fields.path = route.path;
-  if (route.query_params !== undefined) fields.query_params = route.query_params;
-  if (route.request !== undefined) fields.request = route.request;
-  const { pattern, errors: problems } = checkPattern(fields);
-  if (!pattern) return { answer: errors(422, ...problems.map((title) => ({ code: 10, title }))) };
-  return { pattern, url: (r) => tests.every((t) => t(r)) };
 }
