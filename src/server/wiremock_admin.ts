@@ -53,7 +53,6 @@ import {
   errors,
   isObject,
   json,
-  type JSON_HEAD,
   refusal,
   STUB_ID,
   WireMockJournal,
