@@ -36,8 +36,8 @@ import type { BatchProblem } from "./stub_set.ts";
 import { type StubInfo, stubInfo } from "./stub_form.ts";
 import type { JournalEntry } from "../report/types.ts";
 
-/** What the admin endpoints ask of the server. */
-export interface AdminHost {
+/** What every admin API (`/__stubtool__/stubs`, WireMock's `/__admin/mappings`) asks of the server's stubs. */
+export interface StubsHost {
   /** The largest request body accepted (`--max-body`). */
   maxBody: number;
   /** Every stub, in declaration order. */
@@ -54,6 +54,10 @@ export interface AdminHost {
   resetStubs(): void;
   /** The folder `body_file` may read from (`--files-root`); none: no file is read. */
   filesRoot?: string;
+}
+
+/** What the admin endpoints ask of the server. */
+export interface AdminHost extends StubsHost {
   /** The journaled requests a pattern matches, and whether the journal still holds every request. */
   find(pattern: RequestPattern): { requests: JournalEntry[]; complete: boolean };
 }

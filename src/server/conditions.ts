@@ -214,6 +214,18 @@ function jsonCondition(pattern: JsonPattern, names: readonly string[]): NamedCon
   };
 }
 
+/** A condition on the body, from a check that says why it does not hold (undefined: it holds). */
+function bodyCheck(check: (view: RequestView) => string | undefined): NamedCondition {
+  return {
+    weight: 1,
+    needsBody: true,
+    literals: NONE,
+    names: NONE,
+    test: (view) => check(view) === undefined,
+    reason: (view) => check(view) ?? "body does not match",
+  };
+}
+
 function containsCondition(text: string): NamedCondition {
   return {
     weight: 1,
@@ -283,14 +295,7 @@ function jsonEqualsCondition(spec: NonNullable<RequestMatch["jsonEquals"]>): Nam
     const parsed = parsedBody(view);
     return typeof parsed === "string" ? parsed : equalJson(spec.value, parsed.value, relax);
   };
-  return {
-    weight: 1,
-    needsBody: true,
-    literals: NONE,
-    names: NONE,
-    test: (view) => check(view) === undefined,
-    reason: (view) => check(view) ?? "body does not match",
-  };
+  return bodyCheck(check);
 }
 
 /** What a JSONPath result offers a value pattern: strings as they are, other values as JSON text; null is nothing. */
@@ -324,14 +329,7 @@ function jsonPathCondition(path: string, pattern: ValuePattern | "present"): Nam
       texts.length > 1 ? ` (and ${texts.length - 1} more)` : ""
     }, stub wants ${wants(pattern)}`;
   };
-  return {
-    weight: 1,
-    needsBody: true,
-    literals: NONE,
-    names: NONE,
-    test: (view) => check(view) === undefined,
-    reason: (view) => check(view) ?? "body does not match",
-  };
+  return bodyCheck(check);
 }
 
 /**

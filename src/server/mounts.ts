@@ -8,6 +8,7 @@
 import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
 import type { RequestPattern } from "../stubs/validate.ts";
 import type { CallbackRecord } from "./callbacks.ts";
+import type { StubsHost } from "./admin.ts";
 import { ReservedMount } from "./endpoints.ts";
 import type { ReservedGuard } from "./guard.ts";
 import type { Incoming } from "./incoming.ts";
@@ -42,35 +43,31 @@ export interface MountedServer {
 export function serverMounts(server: MountedServer, guard: ReservedGuard): Mount[] {
   const { registry, journal } = server;
   const scenarios = () => registry.set.scenarios;
-  const reserved = new ReservedMount({
+  const stubs: StubsHost = {
     maxBody: server.maxBody,
+    filesRoot: server.filesRoot,
     routes: () => registry.routes,
     route: (id) => registry.get(id),
-    add: (stubs, source) => registry.tryAdd(stubs, source),
+    add: (batch, source) => registry.tryAdd(batch, source),
     replaceStub: (id, stub) => registry.replaceStub(id, stub),
     remove: (which) => registry.removeWhere(which),
+    resetStubs: () => registry.resetStubs(),
+  };
+  const reserved = new ReservedMount({
+    ...stubs,
     find: (pattern) => server.findRequests(pattern),
     scopes: () => server.scopes,
     version: server.version,
     report: (options) => server.report(options),
     journal: (filter) => server.journalSnapshot(filter),
     reset: () => server.reset(),
-    resetStubs: () => registry.resetStubs(),
     scenarios: () => scenarios().list(),
     setScenarioState: (name, state, scope) => scenarios().set(name, state, scope),
     resetScenarios: () => scenarios().reset(),
     callbacks: () => server.callbacks(),
-    filesRoot: server.filesRoot,
   }, guard);
   const wiremock = new WireMockAdminMount({
-    maxBody: server.maxBody,
-    filesRoot: server.filesRoot,
-    routes: () => registry.routes,
-    route: (id) => registry.get(id),
-    add: (stubs, source) => registry.tryAdd(stubs, source),
-    replaceStub: (id, stub) => registry.replaceStub(id, stub),
-    remove: (which) => registry.removeWhere(which),
-    resetStubs: () => registry.resetStubs(),
+    ...stubs,
     reset: () => server.reset(),
     clearJournal: () => journal?.clear(),
     journal: () => ({ records: journal?.records() ?? [], on: journal !== undefined }),

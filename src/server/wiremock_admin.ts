@@ -38,6 +38,7 @@ import { messageOf } from "../error_message.ts";
 import type { Stub, StubSource } from "../stubs/model.ts";
 import { validateConfig } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
+import type { StubsHost } from "./admin.ts";
 import type { ReservedGuard } from "./guard.ts";
 import type { Incoming } from "./incoming.ts";
 import type { JournalRecord } from "./journal.ts";
@@ -62,21 +63,7 @@ import {
 export const WIREMOCK_ADMIN_PREFIX = "/__admin/";
 
 /** What the WireMock admin endpoints ask of the server. */
-export interface WireMockAdminHost {
-  /** The largest request body accepted (`--max-body`). */
-  maxBody: number;
-  /** The folder `bodyFileName` may read from (`--files-root`); none: no file is read. */
-  filesRoot?: string;
-  /** Every stub, in declaration order. */
-  routes(): readonly Route[];
-  route(id: string): Route | undefined;
-  /** Adds a batch; problems (taken ids) keep it out. */
-  add(stubs: readonly Stub[], source: StubSource): { routes?: readonly Route[]; problems: BatchProblem[] };
-  replaceStub(id: string, stub: Stub): { route?: Route; problems: BatchProblem[] };
-  /** Removes the stubs `which` picks; returns their ids. */
-  remove(which: (route: Route) => boolean): string[];
-  /** Back to the stubs the server started with. */
-  resetStubs(): void;
+export interface WireMockAdminHost extends StubsHost {
   /** Hit counts, the journal, unmatched requests and scenarios start again. */
   reset(): void;
   /** Forgets the journaled requests only. */
