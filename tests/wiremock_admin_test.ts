@@ -406,3 +406,32 @@ Deno.test("regression: an admin mapping of the default priority lost to every ra
   assert.equal(await text("/tie"), "admin", "a mapping added over /__admin/ wins a tie with the loaded ones");
   assert.equal(await text("/urgent"), "folder urgent", "a loaded priority-1 mapping beats a later default one");
 });
+
+serverTest(
+  "regression: WireMock's Java client removes a mapping with POST /__admin/mappings/remove and asks for near misses when a verify fails; both were 404/405",
+  async (server) => {
+    const mapping = { request: { method: "GET", urlPath: "/tmp" }, response: { status: 200, body: "t" } };
+    const added = await send(server, "POST", "/__admin/mappings", { body: JSON.stringify(mapping) });
+    assert.equal(added.status, 201);
+    assert.equal((await send(server, "GET", "/tmp")).status, 200);
+    // By request part (the client sends the mapping it registered; here without its id).
+    const removed = await send(server, "POST", "/__admin/mappings/remove", { body: JSON.stringify(mapping) });
+    assert.equal(removed.status, 200, removed.text);
+    assert.equal((await send(server, "GET", "/tmp")).status, 404);
+    const again = await send(server, "POST", "/__admin/mappings/remove", { body: JSON.stringify(mapping) });
+    assert.equal(again.status, 404);
+    // By id.
+    const withId = await send(server, "POST", "/__admin/mappings", { body: JSON.stringify(mapping) });
+    const id = withId.json.id;
+    const byId = await send(server, "POST", "/__admin/mappings/remove", { body: JSON.stringify({ id }) });
+    assert.equal(byId.status, 200, byId.text);
+    assert.equal((await send(server, "GET", `/__admin/mappings/${id}`)).status, 404);
+    for (const path of ["/__admin/near-misses/request-pattern", "/__admin/near-misses/request"]) {
+      const near = await send(server, "POST", path, { body: JSON.stringify({ method: "GET", url: "/x" }) });
+      assert.equal(near.status, 200, path);
+      assert.deepEqual(near.json, { nearMisses: [] }, path);
+    }
+    const unmatched = await send(server, "GET", "/__admin/requests/unmatched/near-misses");
+    assert.deepEqual([unmatched.status, unmatched.json], [200, { nearMisses: [] }]);
+  },
+);

@@ -59,6 +59,9 @@ import {
   WireMockJournal,
 } from "./wiremock_journal.ts";
 
+/** The near-miss answer: WireMock's shape, with none (stubtool's own explanations are in its 404s). */
+const NO_NEAR_MISSES = json({ nearMisses: [] });
+
 /** Where the WireMock admin API is. */
 export const WIREMOCK_ADMIN_PREFIX = "/__admin/";
 
@@ -151,6 +154,8 @@ export class WireMockAdminMount {
           return json({});
         }
         return on("GET", "POST", "DELETE")!;
+      case "mappings/remove":
+        return on("POST") ?? this.#read(incoming).then((body) => this.#removeMapping(body));
       case "mappings/import":
         return on("POST") ?? this.#read(incoming).then((body) => this.#import(body));
       case "mappings/reset":
@@ -173,6 +178,13 @@ export class WireMockAdminMount {
         return on("POST") ?? this.#read(incoming).then((body) => this.#journal.find(body));
       case "requests/unmatched":
         return on("GET") ?? this.#journal.unmatched();
+      // WireMock's clients ask for near misses when a verification fails, to word the error.
+      // stubtool explains misses its own way (the 404's closest): these say there are none.
+      case "near-misses/request":
+      case "near-misses/request-pattern":
+        return on("POST") ?? this.#read(incoming, true).then((body) => "answer" in body ? body.answer : NO_NEAR_MISSES);
+      case "requests/unmatched/near-misses":
+        return on("GET") ?? NO_NEAR_MISSES;
       case "scenarios":
         return on("GET") ?? json({ scenarios: this.#scenarios() });
       case "scenarios/reset":
@@ -388,6 +400,27 @@ export class WireMockAdminMount {
     for (const id of replaced) this.#mappings.delete(id);
     // One batch: the first declared wins a tie within it, as the first mapping of a WireMock import does.
     return this.#addBatch(admitted) ?? [EMPTY_OK, null];
+  }
+
+  /**
+   * `POST /__admin/mappings/remove` (the Java client's `removeStubMapping`): the mapping with
+   * the body's id, else the ones added with the same request part.
+   */
+  #removeMapping(body: Body): Answer {
+    if ("answer" in body) return body.answer;
+    const sent = body.value;
+    if (!isObject(sent)) return errors(422, { code: 10, title: "the body is a mapping" });
+    const id = typeof sent.id === "string" ? sent.id : typeof sent.uuid === "string" ? sent.uuid : undefined;
+    const request = JSON.stringify(sent.request ?? null);
+    const ids = id !== undefined
+      ? [id]
+      : [...this.#mappings].filter(([, kept]) => JSON.stringify(kept.mapping.request ?? null) === request).map(([k]) =>
+        k
+      );
+    const removed = this.#host.remove((r) => ids.includes(r.id));
+    if (removed.length === 0) return notFound(`no mapping ${id === undefined ? "has that request" : `has id ${id}`}`);
+    for (const gone of removed) this.#mappings.delete(gone);
+    return json({});
   }
 
   #replace(id: string, body: Body): Answer {
