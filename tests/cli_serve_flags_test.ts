@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { request } from "node:https";
 import { join } from "node:path";
 import { freePort, get, lines, runCli, startServe, tempDir } from "./_cli.ts";
+import { rawRequest } from "./_http.ts";
 import { selfSignedCertificate } from "../src/server/tls.ts";
 import { stubServer } from "../mod.ts";
 
@@ -284,4 +285,26 @@ Deno.test("serve --files-root DIR (or STUBTOOL_FILES_ROOT): stubs added over the
       JSON.stringify(join(dir.path, "none"))
     } cannot be read: no such folder (a folder of body files)`,
   ]);
+});
+
+// What Java's java.net.http client sends for a GET on http:// (HTTP/2 is its default): an h2c
+// upgrade with `Content-Length: 0`. Deno.serve refuses it with 400 before any handler runs.
+const JAVA_GET = "GET /x HTTP/1.1\r\nConnection: Upgrade, HTTP2-Settings, close\r\nContent-Length: 0\r\n" +
+  "Host: 127.0.0.1\r\nHTTP2-Settings: AAEAAEAAAAIAAAAAAAMAAAAAAAQBAAAAAAUAAEAAAAYABgAA\r\nUpgrade: h2c\r\n" +
+  "User-Agent: Java-http-client/17.0.15\r\n\r\n";
+
+Deno.test("serve --adapter node answers Java's java.net.http GET (an h2c upgrade Deno.serve refuses with 400); a bad value is a usage error", async () => {
+  const served = await startServe(["--port", "0", "--quiet", "--adapter", "node", "--stub", 'GET /x -> 200 {"a":1}']);
+  await using _ = served.process;
+  const answer = await rawRequest(Number(new URL(served.url).port), JAVA_GET);
+  assert.equal(answer.statusLine, "HTTP/1.1 200 OK");
+  assert.equal(answer.body, '{"a":1}');
+  const env = await startServe(["--port", "0", "--quiet", "--stub", 'GET /x -> 200 {"a":1}'], {
+    env: { STUBTOOL_ADAPTER: "node" },
+  });
+  await using __ = env.process;
+  assert.equal((await rawRequest(Number(new URL(env.url).port), JAVA_GET)).statusLine, "HTTP/1.1 200 OK");
+  const bad = await runCli(["serve", "--adapter", "bun"]);
+  assert.equal(bad.code, 2);
+  assert.equal(bad.stderr, '[ERROR] --adapter: must be deno or node, got "bun"; run stubtool serve --help\n');
 });

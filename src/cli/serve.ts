@@ -148,6 +148,8 @@ interface Settings {
   adminToken?: string;
   /** `--files-root`: the folder stubs added over the admin API may read `body_file`s from. */
   filesRoot?: string;
+  /** `--adapter`: the HTTP server (`deno` is the default under Deno; Node always runs `node`). */
+  adapter?: "deno" | "node";
 }
 
 /** The TLS settings: a certificate and key file (flags, else variables), or `--tls-self-signed`; never half a pair. */
@@ -220,6 +222,13 @@ function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settin
   if (adminToken === "") throw new UsageError("--admin-token: must not be empty", "serve");
   const filesRoot = str("files-root") ?? (env.STUBTOOL_FILES_ROOT?.trim() || undefined);
   if (filesRoot === "") throw new UsageError("--files-root: must not be empty", "serve");
+  const adapter = str("adapter") ?? (env.STUBTOOL_ADAPTER?.trim() || undefined);
+  if (adapter !== undefined && adapter !== "deno" && adapter !== "node") {
+    throw new UsageError(`--adapter: must be deno or node, got ${JSON.stringify(adapter)}`, "serve");
+  }
+  if (adapter === "deno" && !("Deno" in globalThis)) {
+    throw new UsageError("--adapter deno needs the Deno runtime (the npm package runs on node:http)", "serve");
+  }
   let reportFile: string | undefined;
   if (str("report-file") !== undefined) {
     const checked = checkOutputPath(str("report-file")!);
@@ -256,6 +265,7 @@ function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settin
     allowHosts,
     adminToken,
     filesRoot,
+    adapter,
   };
 }
 
@@ -521,6 +531,7 @@ function serverOptions(
     allowHosts: settings.allowHosts,
     adminToken: settings.adminToken,
     filesRoot: settings.filesRoot,
+    ...(settings.adapter ? { adapter: settings.adapter } : {}),
   };
 }
 

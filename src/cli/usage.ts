@@ -242,6 +242,13 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: "/__stubtool__/ endpoints but health need authorization: Bearer TOKEN (default: $STUBTOOL_ADMIN_TOKEN)",
       },
       {
+        name: "adapter",
+        type: "string",
+        value: "deno|node",
+        help: "the HTTP server under Deno: deno (Deno.serve, the default) or node (node:http, which also takes " +
+          "Java's java.net.http GETs: Deno.serve refuses their h2c upgrade with 400) (default: $STUBTOOL_ADAPTER)",
+      },
+      {
         name: "files-root",
         type: "string",
         value: "DIR",
