@@ -11,13 +11,13 @@
 
 import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
 import type { RequestPattern } from "../stubs/validate.ts";
-import { messageOf } from "../error_message.ts";
 import { METHODS, type Stub, type StubSource } from "../stubs/model.ts";
 import { CannedAnswerer } from "./answers/canned.ts";
 import { FunctionAnswerer } from "./answers/function.ts";
 import { ProxyAnswerer } from "./answers/proxy.ts";
-import { modelOf, paramsOf, TemplateAnswerer } from "./answers/template.ts";
-import { CallbackQueue, type CallbackRecord } from "./callbacks.ts";
+import { paramsOf, TemplateAnswerer } from "./answers/template.ts";
+import { AfterAnswer } from "./after_answer.ts";
+import type { CallbackRecord } from "./callbacks.ts";
 import type { ForwardTap } from "./proxy.ts";
 import { BodyReader } from "./body.ts";
 import { Cors } from "./cors.ts";
@@ -135,9 +135,8 @@ export class StubHandler {
   readonly #function: FunctionAnswerer;
   readonly #proxy: ProxyAnswerer;
   readonly #template: TemplateAnswerer;
-  /** Callbacks (webhooks) on their way out. */
-  readonly #callbacks: CallbackQueue;
-  readonly #onCallback: ((line: string) => void) | undefined;
+  /** Callbacks (webhooks) after the answer. */
+  readonly #afterAnswer: AfterAnswer;
 
   /**
    * Starts with `stubs` (validated, as builders' {@link StubBuilder.toStub} or a config file
@@ -161,8 +160,7 @@ export class StubHandler {
     this.#canned = new CannedAnswerer(this.#bodies);
     this.#function = new FunctionAnswerer(this.#bodies, this.#deadlines);
     this.#template = new TemplateAnswerer(this.#bodies);
-    this.#onCallback = options.onCallback;
-    this.#callbacks = new CallbackQueue({ log: options.onCallback });
+    this.#afterAnswer = new AfterAnswer(options.onCallback);
     const proxyUnmatched = options.proxyUnmatched === undefined ? undefined : new URL(options.proxyUnmatched);
     this.#unmatched = new UnmatchedAnswerer(
       this.registry.set,
@@ -312,7 +310,7 @@ export class StubHandler {
     }
     this.registry.hit(route, view.scope);
     const callbacks = route.callbacks;
-    if (callbacks) respond = this.#thenCallbacks(route, match, view, incoming, respond);
+    if (callbacks) respond = this.#afterAnswer.wrap(route, match, view, incoming, respond);
     return this.#answer(route, match, view, incoming, respond, log);
   }
 
@@ -372,58 +370,17 @@ export class StubHandler {
     }
   }
 
-  /**
-   * `respond`, then the stub's callbacks, rendered from this request and queued (never
-   * delaying the answer); an answer that is an error of the server's own (5xx with
-   * `stub`) still sends them, as WireMock does once a stub is chosen.
-   */
-  #thenCallbacks<R>(
-    route: Route,
-    match: Match<Route>,
-    view: RequestView,
-    incoming: Incoming,
-    respond: Respond<R>,
-  ): Respond<R> {
-    const callbacks = route.callbacks!;
-    return (head, body) => {
-      const answer = respond(head, body);
-      let outgoing;
-      try {
-        const model = callbacks.templated
-          ? modelOf(
-            view,
-            incoming,
-            paramsOf(route.names, match.values),
-            paramsOf(route.names, match.raw, route.pathCaptures),
-          )
-          : undefined;
-        outgoing = callbacks.render(match.values, model);
-      } catch (error) {
-        this.#callbacks.fail(route.id, `could not render the callback: ${messageOf(error)}`);
-        return answer;
-      }
-      for (const callback of outgoing) this.#callbacks.send(route.id, callback);
-      return answer;
-    };
-  }
-
   /** The callbacks sent (and failed), oldest first (`GET /__stubtool__/callbacks`). */
   callbackRecords(): CallbackRecord[] {
-    return this.#callbacks.records();
+    return this.#afterAnswer.records();
   }
 
   /**
    * Waits up to `graceMs` for callbacks in flight, then drops the rest; resolves with how
    * many were dropped (shutdown).
    */
-  async drainCallbacks(graceMs: number): Promise<{ dropped: number }> {
-    const result = await this.#callbacks.drain(graceMs);
-    if (result.dropped > 0) {
-      this.#onCallback?.(
-        `[WARN] ${result.dropped} callback(s) dropped at shutdown: still on their way when the grace period ended`,
-      );
-    }
-    return result;
+  drainCallbacks(graceMs: number): Promise<{ dropped: number }> {
+    return this.#afterAnswer.drain(graceMs);
   }
 
   /**
