@@ -29,14 +29,8 @@
  * @module
  */
 
-import { readFileSync, realpathSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
-import { mappingsToConfig } from "../formats/wiremock/mapping.ts";
-import { adminPriority } from "../formats/wiremock/ranks.ts";
-import { mappingList, scenarioShape, stubToMapping, withId } from "../formats/wiremock/shapes.ts";
+import { mappingList, scenarioShape, stubToMapping } from "../formats/wiremock/shapes.ts";
 import { messageOf } from "../error_message.ts";
-import type { Stub } from "../stubs/model.ts";
-import { validateConfig } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
 import type { StubsHost } from "./admin.ts";
 import type { ReservedGuard } from "./guard.ts";
@@ -46,17 +40,8 @@ import type { Respond } from "./response.ts";
 import type { Route } from "./route.ts";
 import type { ScenarioEntry, SetStateResult } from "./scenarios.ts";
 import { stubInfo } from "./stub_form.ts";
-import {
-  type Answer,
-  type Body,
-  EMPTY_OK,
-  errors,
-  isObject,
-  json,
-  refusal,
-  STUB_ID,
-  WireMockJournal,
-} from "./wiremock_journal.ts";
+import { admitMappings, type Admitted } from "./wiremock_mappings.ts";
+import { type Answer, type Body, EMPTY_OK, errors, isObject, json, WireMockJournal } from "./wiremock_journal.ts";
 
 /** The near-miss answer: WireMock's shape, with none (stubtool's own explanations are in its 404s). */
 const NO_NEAR_MISSES = json({ nearMisses: [] });
@@ -75,18 +60,6 @@ export interface WireMockAdminHost extends StubsHost {
   scenarios(): ScenarioEntry[];
   setScenarioState(name: string, state: string): SetStateResult;
   resetScenarios(): void;
-}
-
-/** Is `path` `folder` or inside it? */
-function inside(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
-/** One mapping as admitted: the stub, and the mapping as it will be shown. */
-interface Admitted {
-  stub: Stub;
-  mapping: Record<string, unknown>;
 }
 
 /**
@@ -260,88 +233,6 @@ export class WireMockAdminMount {
     return routes.slice(offset, Number.isFinite(limit) ? offset + limit : undefined).map((r) => this.#mappingOf(r));
   }
 
-  /**
-   * Converts mappings into stubs as `serve --wiremock` does, then validates them like any
-   * admin `POST`; the first mapping that does not convert or validate refuses them all.
-   * Each mapping gets an id (its own, else a new UUID) and WireMock's priority (1 highest).
-   */
-  #admit(mappings: readonly unknown[], text: string): { admitted: Admitted[] } | { answer: Answer } {
-    const admitted: Admitted[] = [];
-    for (const [i, raw] of mappings.entries()) {
-      if (!isObject(raw)) return { answer: errors(422, { code: 10, title: `mappings[${i}] must be an object` }) };
-      const given = raw.id ?? raw.uuid;
-      if (given !== undefined && (typeof given !== "string" || !STUB_ID.test(given))) {
-        return {
-          answer: errors(422, {
-            code: 10,
-            source: { pointer: "/id" },
-            title: `${JSON.stringify(given)} is not a valid id (a UUID, or 1-100 of A-Z a-z 0-9 _ . : -)`,
-          }),
-        };
-      }
-      const id = given ?? crypto.randomUUID();
-      const mapping = withId(raw, id);
-      const converted = mappingsToConfig(mapping, "body", { source: text });
-      if (converted.warnings.length || converted.routes.length !== 1) {
-        return { answer: errors(422, ...converted.warnings.map(refusal)) };
-      }
-      const route = converted.routes[0];
-      // WireMock's priority band, at its top: a mapping added now beats every loaded one of its priority.
-      const priority = adminPriority(converted.wiremockPriorities[0]);
-      if (priority === 0) delete route.priority;
-      else route.priority = priority;
-      const stub = this.#validate(route, converted.bodyFiles.filter((f) => f.route === 0));
-      if ("answer" in stub) return stub;
-      admitted.push({ stub: stub.stub, mapping });
-    }
-    return { admitted };
-  }
-
-  /** One converted stub through the validator; `bodyFileName` reads inside `--files-root` only. */
-  #validate(
-    route: Record<string, unknown>,
-    files: readonly { name: string; source?: string; bytes?: Uint8Array }[],
-  ): { stub: Stub } | { answer: Answer } {
-    const root = this.#host.filesRoot;
-    const source = files.find((f) => f.source !== undefined);
-    if (source && root === undefined) {
-      return {
-        answer: errors(422, {
-          code: 10,
-          source: { pointer: "/response/bodyFileName" },
-          title: "'bodyFileName' is not supported over the admin API here",
-          detail: "the server reads no file of its machine: send the body in the mapping (body, jsonBody, " +
-            "base64Body), or start it with --files-root DIR to read files inside DIR",
-        }),
-      };
-    }
-    const base = resolve(root ?? "/");
-    const readFile = (path: string): Uint8Array<ArrayBuffer> => {
-      for (const file of files) {
-        if (file.bytes && resolve(base, file.name) === path) return new Uint8Array(file.bytes);
-      }
-      const realRoot = realpathSync(base);
-      const real = realpathSync(path);
-      if (root === undefined || !inside(resolve(path), base) || !inside(real, realRoot)) {
-        throw new Error(`it resolves outside --files-root ${root}`);
-      }
-      return new Uint8Array(readFileSync(real));
-    };
-    if (source) route.body_file = source.source!.replace(/\\/g, "/").replace(/^\/+/, "");
-    const { config, problems } = validateConfig({ routes: [route] }, { baseDir: base, readFile });
-    const problem = problems.find((p) => p.level === "error");
-    if (!config || problem) {
-      return {
-        answer: errors(422, {
-          code: 10,
-          title: problem?.message ?? "the mapping is not a valid stub",
-          detail: `stubtool's stub from this mapping: ${JSON.stringify(route)}`,
-        }),
-      };
-    }
-    return { stub: config.routes[0] };
-  }
-
   /** Adds admitted mappings as one batch; a taken id is WireMock's 422 "Duplicate stub mapping ID". */
   #addBatch(admitted: readonly Admitted[]): Answer | undefined {
     const { routes, problems } = this.#host.add(admitted.map((a) => a.stub), "admin");
@@ -359,7 +250,7 @@ export class WireMockAdminMount {
 
   #addMapping(body: Body): Answer {
     if ("answer" in body) return body.answer;
-    const result = this.#admit([body.value], body.text);
+    const result = admitMappings(this.#host, [body.value], body.text);
     if ("answer" in result) return result.answer;
     const refused = this.#addBatch(result.admitted);
     if (refused) return refused;
@@ -380,7 +271,7 @@ export class WireMockAdminMount {
     }
     const options = isObject(doc.importOptions) ? doc.importOptions : {};
     const ignore = options.duplicatePolicy === "IGNORE";
-    const result = this.#admit(doc.mappings, body.text);
+    const result = admitMappings(this.#host, doc.mappings, body.text);
     if ("answer" in result) return result.answer;
     let admitted = result.admitted;
     const ids = new Set(admitted.map((a) => a.mapping.id as string));
@@ -426,7 +317,7 @@ export class WireMockAdminMount {
     if (!this.#host.route(id)) return notFound(`no mapping has id ${id}`);
     if ("answer" in body) return body.answer;
     if (!isObject(body.value)) return errors(422, { code: 10, title: "PUT takes one mapping" });
-    const result = this.#admit([{ ...body.value, id, uuid: id }], body.text);
+    const result = admitMappings(this.#host, [{ ...body.value, id, uuid: id }], body.text);
     if ("answer" in result) return result.answer;
     const { mapping, stub } = result.admitted[0];
     const { route } = this.#host.replaceStub(id, stub);
