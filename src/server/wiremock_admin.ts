@@ -35,7 +35,7 @@ import { mappingsToConfig } from "../formats/wiremock/mapping.ts";
 import { adminPriority } from "../formats/wiremock/ranks.ts";
 import { mappingList, scenarioShape, stubToMapping, withId } from "../formats/wiremock/shapes.ts";
 import { messageOf } from "../error_message.ts";
-import type { Stub, StubSource } from "../stubs/model.ts";
+import type { Stub } from "../stubs/model.ts";
 import { validateConfig } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
 import type { StubsHost } from "./admin.ts";
@@ -45,7 +45,6 @@ import type { JournalRecord } from "./journal.ts";
 import type { Respond } from "./response.ts";
 import type { Route } from "./route.ts";
 import type { ScenarioEntry, SetStateResult } from "./scenarios.ts";
-import type { BatchProblem } from "./stub_set.ts";
 import { stubInfo } from "./stub_form.ts";
 import {
   type Answer,
