@@ -30,7 +30,7 @@ async function wiremockFolder(root: string): Promise<void> {
     JSON.stringify({
       mappings: [
         {
-          request: { method: "GET", urlPath: "/health", cookies: { s: { equalTo: "1" } } },
+          request: { method: "GET", urlPath: "/health", pathParameters: { id: { equalTo: "1" } } },
           response: { status: 200, body: "UP" },
         },
         { request: { method: "POST", urlPath: "/orders" }, response: { status: 201, jsonBody: { id: 99 } } },
@@ -50,7 +50,7 @@ Deno.test("import wiremock: a folder becomes a config that validates, body files
   assert.equal(code, 0, stderr);
   const more = join(root, "mappings", "more.json");
   assert.deepEqual(lines(stderr), [
-    `[WARN] ${more} mappings[0]: 'cookies' is not supported: stubtool has no cookie conditions (a Cookie header pattern would not parse cookies)`,
+    `[WARN] ${more} mappings[0]: 'pathParameters' is not supported: stubtool has no conditions on path parameters`,
     `[WARN] ${more} mappings[2]: 'bodyFileName' is not supported: "../secret.txt" leaves __files ('..')`,
     `[WARN] ${more} mappings[3]: 'bodyFileName' is not supported: "link.txt" is a symbolic link that leaves __files`,
   ]);
@@ -93,7 +93,10 @@ Deno.test("import wiremock: a folder becomes a config that validates, body files
 Deno.test("import wiremock: --strict exits 1 when a mapping was left out, 0 when none was", async () => {
   await using dir = await tempDir();
   const file = join(dir.path, "one.json");
-  await writeFile(file, JSON.stringify({ request: { method: "GET", urlPath: "/x", cookies: {} }, response: {} }));
+  await writeFile(
+    file,
+    JSON.stringify({ request: { method: "GET", urlPath: "/x", pathParameters: {} }, response: {} }),
+  );
   const out = join(dir.path, "out.yaml");
   const refused = await runCli(["import", "wiremock", file, "-o", out, "--strict"]);
   assert.equal(refused.code, 1);

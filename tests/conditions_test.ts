@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { get, post, route } from "../mod.ts";
 import { validateConfig } from "../src/stubs/validate.ts";
-import { send, serverTest } from "./_http.ts";
+import { rawRequest, send, serverTest } from "./_http.ts";
 
 const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { "content-type": "application/json" } });
 
@@ -346,5 +346,83 @@ serverTest(
     assert.equal(await reason("/num", { id: "12a" }), "body at $.id is '12a', stub wants /[0-9]+/");
     assert.equal(await reason("/absent", { debug: true }), "body has a value at $.debug, stub wants none");
     assert.equal(await reason("/filter", { kind: "refund" }), "body has nothing at $[?(@.kind == 'order')]");
+  },
+);
+
+serverTest(
+  "cookies: by name (case-sensitive) across Cookie lines, any of a repeated cookie, quotes stripped; a missing cookie meets only absent",
+  async (server) => {
+    server.routes(
+      get("/c").withCookie("session", "abc").withCookie("theme", { regex: "[a-z]+" }).body("both"),
+      get("/neg").withCookie("session", { not_contains: "x" }).body("neg"),
+      get("/gone").withCookie("session", { absent: true }).body("gone"),
+      get("/cap").withCookie("user", "u-{id}").body({ id: "{id}" }),
+    );
+    const at = (path: string, cookie?: string) =>
+      send(server, "GET", path, cookie === undefined ? {} : { headers: { cookie } });
+    assert.equal((await at("/c", "theme=dark; session=abc")).json, "both");
+    assert.equal((await at("/c", 'session="abc";theme = dark ')).json, "both");
+    assert.equal((await at("/c", "session=zzz; session=abc; theme=dark")).json, "both");
+    assert.equal((await at("/c", "Session=abc; theme=dark")).status, 404);
+    assert.equal((await at("/neg", "session=ok")).json, "neg");
+    assert.equal((await at("/neg")).status, 404, "a negation needs the cookie");
+    assert.equal((await at("/gone", "other=1; session")).json, "gone", "a piece without = is no cookie");
+    assert.equal((await at("/gone", "session=")).status, 404);
+    assert.deepEqual((await at("/cap", "user=u-7")).json, { id: "7" });
+    // Two Cookie lines: each line's cookies count (Deno joins them with ", ", Node with "; ").
+    const two = await rawRequest(
+      server.port,
+      "GET /c HTTP/1.1\r\nhost: x\r\ncookie: theme=dark\r\ncookie: session=abc\r\nconnection: close\r\n\r\n",
+    );
+    assert.equal(two.statusLine, "HTTP/1.1 200 OK");
+    const reasons = async (path: string, cookie?: string) =>
+      (await at(path, cookie)).json.closest.map((c: { reason: string }) => c.reason);
+    assert.deepEqual(await reasons("/c", "theme=dark"), ["missing cookie 'session'"]);
+    assert.deepEqual(await reasons("/c", "session=abc; theme=Dark"), ["cookie 'theme' is 'Dark', stub wants /[a-z]+/"]);
+    assert.deepEqual(await reasons("/gone", "session=1"), ["cookie 'session' must be absent"]);
+  },
+);
+
+serverTest(
+  "regression: the near misses of a stub whose header pattern is not literal were cached across header values",
+  async (server) => {
+    server.routes(get("/h").withHeader("accept", { contains: "json" }).body("json"));
+    const reasons = async (accept: string) =>
+      (await send(server, "GET", "/h", { headers: { accept } })).json.closest.map((c: { reason: string }) => c.reason);
+    assert.deepEqual(await reasons("text/html"), ["header 'accept' is 'text/html', stub wants text containing 'json'"]);
+    assert.deepEqual(await reasons("text/xml"), ["header 'accept' is 'text/xml', stub wants text containing 'json'"]);
+  },
+);
+
+serverTest(
+  "all / any on one value; has_exactly / includes on all the values of a repeated query parameter",
+  async (server) => {
+    server.routes(
+      get("/all").queryParams({ q: { all: [{ contains: "a" }, { contains: "b" }] } }).body("all"),
+      get("/any").withHeader("x-mode", { any: ["fast", { absent: true }] }).body("any"),
+      get("/exactly").queryParams({ tag: { has_exactly: ["a", { regex: "b+" }] } }).body("exactly"),
+      get("/includes").queryParams({ tag: { includes: ["a"] } }).body("includes"),
+    );
+    const status = async (path: string, headers: Record<string, string> = {}) =>
+      (await send(server, "GET", path, { headers })).status;
+    assert.equal(await status("/all?q=ab"), 200);
+    assert.equal(await status("/all?q=a&q=b"), 404, "each value on its own");
+    assert.equal(await status("/all?q=b&q=ba"), 200);
+    assert.equal(await status("/any"), 200, "absent meets a missing header");
+    assert.equal(await status("/any", { "x-mode": "fast" }), 200);
+    assert.equal(await status("/any", { "x-mode": "slow" }), 404);
+    assert.equal(await status("/exactly?tag=bb&tag=a"), 200, "any order");
+    assert.equal(await status("/exactly?tag=a&tag=b&tag=b"), 404);
+    assert.equal(await status("/exactly?tag=a"), 404);
+    assert.equal(await status("/includes?tag=c&tag=a"), 200);
+    assert.equal(await status("/includes"), 404);
+    const reasons = async (path: string, headers: Record<string, string> = {}) =>
+      (await send(server, "GET", path, { headers })).json.closest.map((c: { reason: string }) => c.reason);
+    assert.deepEqual(await reasons("/exactly?tag=a&tag=c"), [
+      "query parameter 'tag' has 'a', 'c', stub wants exactly 2 values matching 'a', /b+/",
+    ]);
+    assert.deepEqual(await reasons("/any", { "x-mode": "slow" }), [
+      "header 'x-mode' is 'slow', stub wants a value matching any of 'fast', no value",
+    ]);
   },
 );

@@ -10,6 +10,7 @@ import {
   equalsIgnoreCase,
   jsonLeaves,
   matchJson,
+  matchMulti,
   wants,
 } from "../src/stubs/patterns.ts";
 
@@ -91,6 +92,52 @@ Deno.test("value pattern operators: contains, not_contains, not_regex, equals_ig
   assert.deepEqual(pattern({ contains: 5 }).match("150"), [], "a number is its text");
 });
 
+Deno.test("value pattern all / any: every / some part matches one value; a missing value is met as the parts meet it", () => {
+  const all = pattern({ all: [{ contains: "a" }, { not_contains: "z" }] });
+  assert.deepEqual(all.match("ab"), []);
+  assert.equal(all.match("az"), undefined);
+  assert.equal(all.missingMatches, false, "contains needs a value");
+  assert.equal(wants(all), "a value matching all of text containing 'a', text not containing 'z'");
+  const any = pattern({ any: ["a", { absent: true }] });
+  assert.deepEqual(any.match("a"), []);
+  assert.equal(any.match("b"), undefined, "absent never matches a present value");
+  assert.equal(any.missingMatches, true);
+  assert.equal(pattern({ all: [{ absent: true }, { not_regex: "x" }] }).missingMatches, true);
+  assert.equal(any.literal, undefined);
+});
+
+Deno.test("value pattern has_exactly / includes: each part matches one of the values; has_exactly counts them", () => {
+  const exactly = pattern({ has_exactly: ["a", { regex: "b+" }] }).multi!;
+  assert.equal(matchMulti(exactly, ["bb", "a"]), true, "any order");
+  assert.equal(matchMulti(exactly, ["a", "b", "b"]), false, "one value too many");
+  assert.equal(matchMulti(exactly, ["a", "a"]), false, "no value for b+");
+  // As in WireMock: each pattern needs a value, not each value a pattern of its own.
+  assert.equal(matchMulti(pattern({ has_exactly: [{ contains: "a" }, "ab"] }).multi!, ["ab", "zz"]), true);
+  const includes = pattern({ includes: ["a"] }).multi!;
+  assert.equal(matchMulti(includes, ["b", "a", "c"]), true);
+  assert.equal(matchMulti(includes, ["b"]), false);
+  assert.equal(pattern({ includes: ["a"] }).match("a"), undefined, "never matches one value");
+});
+
+Deno.test("value pattern lists: problems name the part", () => {
+  const problem = (spec: unknown) => compileValuePattern(spec).problem;
+  assert.equal(problem({ all: [] }), "all must be a non-empty list of value patterns, got a list");
+  assert.equal(problem({ any: "a" }), "any must be a non-empty list of value patterns, got string");
+  assert.equal(
+    problem({ any: ["a", "{x}"] }),
+    "any[1] captures nothing: leave out {name} placeholders and named groups",
+  );
+  assert.equal(problem({ includes: [{ absent: true }] }), "includes[0] cannot be absent (a value is there to match)");
+  assert.equal(
+    problem({ all: [{ includes: ["a"] }] }),
+    "all[0] cannot be has_exactly or includes (they test a whole field)",
+  );
+  assert.match(
+    problem({ all: [{ regex: "(" }] })!,
+    /^all\[0\] regex "\(" is not a valid JavaScript regular expression/,
+  );
+});
+
 Deno.test("equalsIgnoreCase follows Java: per letter, simple case mappings, same length", () => {
   assert.equal(equalsIgnoreCase("Bearer", "bEARER"), true);
   assert.equal(equalsIgnoreCase("k", "\u212A"), true, "the Kelvin sign lower-cases to k");
@@ -114,11 +161,11 @@ Deno.test("value pattern problems say what to write", () => {
   assert.equal(problem({ absent: false }), "absent must be true (leave the condition out to allow any value)");
   assert.equal(
     problem({ regex: "a", absent: true }),
-    "must be text or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, got a mapping with 'regex', 'absent'",
+    "must be text or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got a mapping with 'regex', 'absent'",
   );
   assert.equal(
     problem(null),
-    "must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, got null",
+    "must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got null",
   );
   assert.equal(problem({ contains: null }), "contains must be a string, got null");
   assert.match(problem({ not_regex: "[" })!, /^not_regex "\[" is not a valid JavaScript regular expression: /);

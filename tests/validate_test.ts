@@ -463,7 +463,7 @@ Deno.test("validateStub: query_params must be a mapping of strings", () => {
     'query_params must be a mapping of names to values (text, {name}, {regex: …} or {absent: true}), got "q=1"',
   ]);
   assert.deepEqual(errorsOf(get({ query_params: { q: null } })), [
-    "query_params.q must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, got null",
+    "query_params.q must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got null",
   ]);
 });
 
@@ -684,7 +684,7 @@ Deno.test("validateStub: returns every problem, in field-check order", () => {
       `invalid method 'FETCH' ${ALLOWED}`,
       "path segment 'x{y}' is not a placeholder: write a whole segment as {name} (letters, digits, _)",
       "path query parameter 'q' appears twice",
-      "query_params.s must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, got a list",
+      "query_params.s must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got a list",
       'delay must be milliseconds (250) or a range ({min: 100, max: 300}), got "slow"',
       "status must be an integer from 100 to 599, got 700",
       "headers: 'bad name' is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)",
@@ -1074,11 +1074,45 @@ Deno.test("validateStub: query_string, path_regex, url_regex, json_equals, json_
   const text = stubOf(get({ request: { json_path: { "$.id": false } } })).match?.jsonPath?.[0][1];
   assert.equal(typeof text === "object" && text.literal, "false", "false is the text 'false', as in other patterns");
   assert.deepEqual(errorsOf(get({ request: { headers: { "x-a": { contains: "a", regex: "b" } } } })), [
-    "request.headers.x-a must be text or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, got a mapping with 'contains', 'regex'",
+    "request.headers.x-a must be text or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got a mapping with 'contains', 'regex'",
   ]);
   const stub = stubOf(get({ request: { path_regex: "/a(?<x>.*)", query_string: "", json_equals: [1] } }));
   assert.deepEqual(stub.request, { path_regex: "/a(?<x>.*)", query_string: "", json_equals: [1] });
   assert.deepEqual(stub.match?.pathRegex?.names, ["x"]);
+});
+
+Deno.test("request.cookies and the list patterns: what the validator takes and refuses", () => {
+  assert.deepEqual(
+    stubOf(get({ request: { cookies: { Session: "s-{id}", theme: { any: ["dark", "light"] } } } })).match?.cookies
+      ?.map(([name, p]) => [name, p.names]),
+    [["Session", ["id"]], ["theme", []]],
+  );
+  assert.deepEqual(errorsOf(get({ request: { cookies: ["a"] } })), [
+    "request.cookies must be a mapping of cookie names to patterns, got a list",
+  ]);
+  assert.deepEqual(errorsOf(get({ request: { cookies: { "a b": "1" } } })), [
+    "request.cookies: 'a b' is not a valid cookie name",
+  ]);
+  assert.deepEqual(errorsOf(get({ request: { headers: { "x-a": { has_exactly: ["1"] } } } })), [
+    "request.headers.x-a cannot use has_exactly or includes: a header sent twice arrives as one joined value (a, b); use all, any or contains",
+  ]);
+  assert.deepEqual(errorsOf(get({ request: { cookies: { a: { includes: ["1"] } } } })), [
+    "request.cookies.a cannot use has_exactly or includes: a cookie condition tests each value of the cookie on its own",
+  ]);
+  assert.deepEqual(errorsOf(get({ request: { json_path: { "$.a": { includes: ["1"] } } } })), [
+    "request.json_path.$.a cannot use has_exactly or includes: any one of several results may match; use any",
+  ]);
+  assert.deepEqual(errorsOf(get({ request: { form: { a: { all: [] } } } })), [
+    "request.form.a all must be a non-empty list of value patterns, got a list",
+  ]);
+});
+
+Deno.test("findShadowedStubs: stubs that differ by their cookies do not shadow each other", () => {
+  const stubs = [
+    stubOf(get({ request: { cookies: { a: "1" } } })),
+    stubOf(get({ request: { cookies: { a: "2" } } })),
+  ];
+  assert.deepEqual(findShadowedStubs(stubs, stubs.map((_, i) => `routes[${i}]`)), []);
 });
 
 Deno.test("findShadowedStubs: a stub whose pattern takes a missing value is not shadowed by a whole capture", () => {

@@ -259,7 +259,51 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
     ],
     [
       { request: { method: "GET", urlPath: "/x", headers: { "X-A": { hasExactly: [{ equalTo: "a" }] } } } },
-      "'headers.X-A hasExactly' is not supported: stubtool has no equivalent (it has equalTo, caseInsensitive, contains, doesNotContain, matches, doesNotMatch and absent)",
+      "'headers.X-A hasExactly' is not supported: a header sent twice reaches stubtool as one joined value (a, b), so its lines cannot be counted",
+    ],
+    [
+      {
+        request: { method: "GET", urlPath: "/x", headers: { "X-A": { and: [{ contains: "a" }, { matches: "b.*" }] } } },
+      },
+      "'headers.X-A and' is not supported: a header sent twice reaches stubtool joined by ', ' (WireMock tries each line), so two parts needing text could each be met by another line",
+    ],
+    [
+      {
+        request: { method: "GET", urlPath: "/x", headers: { "X-A": { or: [{ equalTo: "a, b" }, { absent: true }] } } },
+      },
+      "'headers.X-A or' is not supported: the text holds a comma: a header sent twice reaches stubtool joined by ', ' (WireMock tries each line), so the joined text could match where no line does",
+    ],
+    [
+      { request: { method: "GET", urlPath: "/x", queryParameters: { a: { or: [{ equalTo: "a" }] } } } },
+      `'queryParameters.a or' is not supported: expected a list of two matchers or more, got [{"equalTo":"a"}]`,
+    ],
+    [
+      {
+        request: {
+          method: "GET",
+          urlPath: "/x",
+          queryParameters: { a: { or: [{ equalTo: "a" }, { and: [{ contains: "b" }, { contains: "c" }] }] } },
+        },
+      },
+      "'queryParameters.a or[1]' is not supported: stubtool converts one level of and, or, hasExactly and includes",
+    ],
+    [
+      { request: { method: "GET", urlPath: "/x", queryParameters: { a: { includes: [{ absent: true }] } } } },
+      "'queryParameters.a includes[0]' is not supported: absent inside hasExactly or includes has no stubtool equivalent",
+    ],
+    [
+      { request: { method: "GET", urlPath: "/x", cookies: { s: { hasExactly: [{ equalTo: "a" }] } } } },
+      "'cookies.s hasExactly' is not supported: WireMock takes hasExactly and includes on query parameters and headers only",
+    ],
+    [
+      {
+        request: {
+          method: "POST",
+          urlPath: "/x",
+          bodyPatterns: [{ matchesJsonPath: { expression: "$.a", or: [{ equalTo: "a" }, { equalTo: "b" }] } }],
+        },
+      },
+      "'bodyPatterns[0] matchesJsonPath or' is not supported: stubtool converts and, or, hasExactly and includes on request fields only",
     ],
     [
       {
@@ -278,10 +322,6 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
     [
       { request: { method: "GET", urlPath: "/x", headers: { "X-A": { matches: "a++" } } } },
       `'headers.X-A matches' is not supported: the Java pattern "a++" uses a possessive quantifier`,
-    ],
-    [
-      { request: { method: "GET", urlPath: "/x", cookies: { s: { equalTo: "1" } } } },
-      "'cookies' is not supported: stubtool has no cookie conditions (a Cookie header pattern would not parse cookies)",
     ],
     [
       { response: { status: 200, statusMessage: "Fine" } },
@@ -313,10 +353,63 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
   }
 });
 
+Deno.test("wiremock mapping: cookies convert with the value matchers of headers (names as written)", () => {
+  const { routes, warnings } = one({
+    request: {
+      method: "GET",
+      urlPath: "/x",
+      cookies: {
+        session: { equalTo: "abc" },
+        Theme: { matches: "d.*" },
+        gone: { absent: true },
+        plain: { doesNotContain: "x" },
+        either: { or: [{ equalTo: "a" }, { contains: "b" }] },
+      },
+    },
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes[0].request, {
+    cookies: {
+      session: "abc",
+      Theme: { regex: "d[\\s\\S]*" },
+      gone: { absent: true },
+      plain: { not_contains: "x" },
+      either: { any: ["a", { contains: "b" }] },
+    },
+  });
+});
+
+Deno.test("wiremock mapping: and / or become all / any; hasExactly / includes on query parameters become has_exactly / includes", () => {
+  const { routes, warnings } = one({
+    request: {
+      method: "GET",
+      urlPath: "/x",
+      queryParameters: {
+        a: { and: [{ contains: "x" }, { doesNotContain: "y" }] },
+        b: { hasExactly: [{ equalTo: "1" }, { matches: "2+" }] },
+        c: { includes: [{ equalTo: "{x}" }] },
+      },
+      headers: {
+        "X-A": { and: [{ equalTo: "v" }, { contains: "v" }] },
+        "X-B": { or: [{ equalTo: "1" }, { absent: true }] },
+      },
+    },
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes[0].query_params, {
+    a: { all: [{ contains: "x" }, { not_contains: "y" }] },
+    b: { has_exactly: ["1", { regex: "2+" }] },
+    c: { includes: [{ regex: "\\{x\\}" }] },
+  });
+  assert.deepEqual(routes[0].request, {
+    headers: { "x-a": { all: ["v", { contains: "v" }] }, "x-b": { any: ["1", { absent: true }] } },
+  });
+});
+
 Deno.test("wiremock mapping: a mapping is refused with one warning per unsupported feature", () => {
   assert.deepEqual(
     one({
-      request: { method: "GET", urlPath: "/x", queryParameters: { a: { and: [] } }, cookies: {} },
+      request: { method: "GET", urlPath: "/x", queryParameters: { a: { and: [] } }, cookies: [] },
       response: { statusMessage: "m" },
     }).warnings.map((w) => w.feature),
     ["queryParameters.a and", "cookies", "response.statusMessage"],

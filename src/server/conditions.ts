@@ -16,6 +16,7 @@ import {
   jsonLiterals,
   type JsonPattern,
   matchJson,
+  matchMulti,
   type ValuePattern,
   wants,
 } from "../stubs/patterns.ts";
@@ -100,6 +101,7 @@ function fieldCondition(
       const given = params?.all(name);
       if (pattern.absent) return given === undefined;
       if (given === undefined) return pattern.missingMatches === true;
+      if (pattern.multi) return matchMulti(pattern.multi, given);
       if (pattern.literal !== undefined) return given.includes(pattern.literal);
       for (let i = 0; i < given.length; i++) {
         const found = pattern.match(given[i]);
@@ -121,6 +123,9 @@ function fieldCondition(
       const given = fields(view)?.all(name);
       if (pattern.absent) return `${what(name)} must be absent`;
       if (given === undefined) return missing(name);
+      if (pattern.multi) {
+        return `${what(name)} has ${given.map(quoteValue).join(", ")}, stub wants ${wants(pattern)}`;
+      }
       const got = given.length === 1 ? quoteValue(given[0]) : `${quoteValue(given[0])} (and ${given.length - 1} more)`;
       return `${what(name)} is ${got}, stub wants ${wants(pattern)}`;
     },
@@ -164,6 +169,7 @@ function headerCondition(name: string, pattern: ValuePattern): NamedCondition {
   return {
     weight: 1,
     needsBody: false,
+    readsHeaders: true,
     literals,
     names: pattern.names,
     test(view, values, raw) {
@@ -183,6 +189,75 @@ function headerCondition(name: string, pattern: ValuePattern): NamedCondition {
       if (pattern.absent) return `header '${name}' must be absent`;
       if (value === null) return `missing header '${name}'`;
       return `header '${name}' is ${quoteValue(value)}, stub wants ${wants(pattern)}`;
+    },
+  };
+}
+
+/**
+ * The cookies of a request: every `name=value` of its Cookie header(s), as Jetty reads them for
+ * WireMock — pairs split on `;` (and on `, `, which joins two Cookie lines), name and value
+ * trimmed, a value in double quotes without them, pieces without `=` and `$` attributes skipped.
+ */
+export function parseCookies(header: string | null): Map<string, string[]> {
+  const cookies = new Map<string, string[]>();
+  if (header === null) return cookies;
+  let i = 0;
+  while (i < header.length) {
+    let end = i;
+    let quoted = false;
+    while (end < header.length) {
+      const c = header[end];
+      if (c === '"') quoted = !quoted;
+      else if (!quoted && (c === ";" || (c === "," && header[end + 1] === " "))) break;
+      end++;
+    }
+    const piece = header.slice(i, end);
+    i = end + 1;
+    const eq = piece.indexOf("=");
+    if (eq < 0) continue;
+    const name = piece.slice(0, eq).trim();
+    let value = piece.slice(eq + 1).trim();
+    if (name === "" || name.startsWith("$")) continue;
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    const list = cookies.get(name);
+    if (list) list.push(value);
+    else cookies.set(name, [value]);
+  }
+  return cookies;
+}
+
+/**
+ * A cookie by name (case-sensitive): one of its values must match; a missing cookie meets
+ * only `{absent: true}` (as in WireMock, where even the negations need the cookie).
+ */
+function cookieCondition(name: string, pattern: ValuePattern): NamedCondition {
+  return {
+    weight: 1,
+    needsBody: false,
+    readsHeaders: true,
+    literals: NONE,
+    names: pattern.names,
+    test(view, values, raw) {
+      const given = parseCookies(view.header("cookie")).get(name);
+      if (pattern.absent) return given === undefined;
+      if (given === undefined) return false;
+      for (const value of given) {
+        const found = pattern.match(value);
+        if (!found) continue;
+        for (const v of found) {
+          values.push(v);
+          raw.push(v);
+        }
+        return true;
+      }
+      return false;
+    },
+    reason(view) {
+      const given = parseCookies(view.header("cookie")).get(name);
+      if (pattern.absent) return `cookie '${name}' must be absent`;
+      if (given === undefined) return `missing cookie '${name}'`;
+      const got = given.length === 1 ? quoteValue(given[0]) : `${quoteValue(given[0])} (and ${given.length - 1} more)`;
+      return `cookie '${name}' is ${got}, stub wants ${wants(pattern)}`;
     },
   };
 }
@@ -334,7 +409,7 @@ function jsonPathCondition(path: string, pattern: ValuePattern | "present"): Nam
 
 /**
  * The conditions of a stub, in capture order (exact query, path and URL regexes, query
- * parameters, headers, JSON, form, body text, JSON equality, JSONPath).
+ * parameters, headers, cookies, JSON, form, body text, JSON equality, JSONPath).
  * `query` may be given as written (name → literal or `{name}`), for stubs whose query was
  * not compiled by the validator.
  */
@@ -355,6 +430,7 @@ export function buildConditions(
     }
   }
   if (match?.headers) { for (const [name, pattern] of match.headers) conditions.push(headerCondition(name, pattern)); }
+  for (const [name, pattern] of match?.cookies ?? []) conditions.push(cookieCondition(name, pattern));
   if (match?.json) conditions.push(jsonCondition(match.json, match.jsonNames ?? NONE));
   if (match?.form) { for (const [name, pattern] of match.form) conditions.push(formCondition(name, pattern)); }
   if (match?.bodyContains !== undefined) conditions.push(containsCondition(match.bodyContains));

@@ -42,6 +42,8 @@ export interface Condition {
   readonly weight: number;
   /** It reads the body. */
   readonly needsBody: boolean;
+  /** It reads request headers (a header or cookie condition), so near misses differ by them. */
+  readonly readsHeaders?: boolean;
   /** The literals it requires on dimensions the router can index (a JSON pattern may have several). */
   readonly literals: readonly { dimension: Dimension; key: string }[];
   /** Does the request meet it? When it does, its captures are pushed (decoded to `values`, as sent to `raw`). */

@@ -30,7 +30,7 @@ function carryPosition(position: number, stub: Stub): number {
 /** Does whether `route` matches depend on more than the request's target (headers, body, scenario state)? */
 function readsMoreThanTarget(route: Route): boolean {
   return route.stub.whenState !== undefined ||
-    route.conditions.some((c) => c.needsBody || c.literals.some((l) => l.dimension.id[0] === "h"));
+    route.conditions.some((c) => c.needsBody || c.readsHeaders === true);
 }
 
 /** The stubs of a server: listed in declaration order (batch by batch), routed by precedence. */

@@ -239,6 +239,16 @@ export class StubBuilder<P extends string = string> {
   }
 
   /**
+   * Requires a cookie of the Cookie header (name case-sensitive): a value pattern one of its
+   * values must match, or `{ absent: true }` (a missing cookie meets nothing else).
+   */
+  withCookie(name: string, pattern: ValuePatternSpec): this {
+    const request = this.#request();
+    request.cookies = { ...(request.cookies as Record<string, ValuePatternSpec> | undefined), [name]: pattern };
+    return this;
+  }
+
+  /**
    * Requires a JSON body that contains `value`: listed object keys must be there (others may
    * be too), lists must match element by element, strings are text patterns (`"{name}"`
    * captures any string, number or boolean).

@@ -24,6 +24,8 @@ export interface RequestMatch {
   query?: [name: string, pattern: ValuePattern][];
   /** Required headers, names lower-cased. */
   headers?: [name: string, pattern: ValuePattern][];
+  /** Required cookies (from the Cookie header), names as written (case-sensitive). */
+  cookies?: [name: string, pattern: ValuePattern][];
   /** A pattern the JSON body must contain. */
   json?: JsonPattern;
   /** The names {@link RequestMatch.json} captures, in walk order. */

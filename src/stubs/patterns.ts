@@ -21,14 +21,36 @@ export type ValuePatternSpec =
   | { contains: string }
   | { not_contains: string }
   | { not_regex: string }
-  | { equals_ignore_case: string };
+  | { equals_ignore_case: string }
+  | { all: ValuePatternSpec[] }
+  | { any: ValuePatternSpec[] }
+  | { has_exactly: ValuePatternSpec[] }
+  | { includes: ValuePatternSpec[] };
 
 /** How messages list the mapping forms. */
 const ONE_OF =
-  "one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}";
+  "one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}";
 
 /** The operator keys of a value pattern mapping, in the order messages list them. */
-export const PATTERN_KEYS = ["regex", "absent", "contains", "not_contains", "not_regex", "equals_ignore_case"] as const;
+export const PATTERN_KEYS = [
+  "regex",
+  "absent",
+  "contains",
+  "not_contains",
+  "not_regex",
+  "equals_ignore_case",
+  "all",
+  "any",
+  "has_exactly",
+  "includes",
+] as const;
+
+/** `{has_exactly}` / `{includes}`: patterns on all the values of a repeated field at once. */
+export interface MultiValue {
+  /** `has_exactly`: as many values as patterns; `includes`: any number. Either way each pattern matches a value. */
+  readonly exactly: boolean;
+  readonly parts: readonly ValuePattern[];
+}
 
 /** A compiled value pattern. */
 export interface ValuePattern {
@@ -46,6 +68,8 @@ export interface ValuePattern {
   readonly missingMatches?: boolean;
   /** How a reason shows what it wants, when not the display quoted (`containing 'x'`). */
   readonly wanted?: string;
+  /** `{has_exactly}` / `{includes}`: a test of the field's list of values, not of one value (never matches one). */
+  readonly multi?: MultiValue;
   /** The captured values when `value` matches (empty for no captures), else undefined. */
   match(value: string): string[] | undefined;
 }
@@ -83,6 +107,7 @@ export function compileValuePattern(spec: unknown): { pattern?: ValuePattern; pr
   }
   const key = keys[0] as typeof PATTERN_KEYS[number];
   const value = (spec as Record<string, unknown>)[key];
+  if (key === "all" || key === "any" || key === "has_exactly" || key === "includes") return compileList(key, value);
   if (key === "absent") {
     if (value !== true) return { problem: `absent must be true (leave the condition out to allow any value)` };
     return { pattern: ABSENT };
@@ -120,12 +145,86 @@ export function compileValuePattern(spec: unknown): { pattern?: ValuePattern; pr
 
 const ABSENT: ValuePattern = {
   display: "absent",
+  wanted: "no value",
   names: NONE,
   absent: true,
   literal: undefined,
   anyValue: false,
   match: () => undefined,
 };
+
+/** Each part of a list operator, or the first problem (`all[1] must …`). */
+function compileParts(key: string, value: unknown, multi: boolean): { parts?: ValuePattern[]; problem?: string } {
+  if (!Array.isArray(value) || value.length === 0) {
+    return { problem: `${key} must be a non-empty list of value patterns, got ${kindOf(value)}` };
+  }
+  const parts: ValuePattern[] = [];
+  for (const [i, item] of value.entries()) {
+    const { pattern, problem } = compileValuePattern(item);
+    if (!pattern) return { problem: `${key}[${i}] ${problem}` };
+    if (pattern.names.length) {
+      return { problem: `${key}[${i}] captures nothing: leave out {name} placeholders and named groups` };
+    }
+    if (pattern.multi) return { problem: `${key}[${i}] cannot be has_exactly or includes (they test a whole field)` };
+    if (multi && pattern.absent) return { problem: `${key}[${i}] cannot be absent (a value is there to match)` };
+    parts.push(pattern);
+  }
+  return { parts };
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  return Array.isArray(value) ? "a list" : typeof value === "object" ? "a mapping" : typeof value;
+}
+
+/**
+ * `{all}` / `{any}`: a value that every / some part matches; a missing value is met as each
+ * part meets it (`absent`, the negations). `{has_exactly}` / `{includes}` test all the values of
+ * a repeated field: each part matches one of them (and, for has_exactly, there are as many
+ * values as parts). None captures.
+ */
+function compileList(
+  key: "all" | "any" | "has_exactly" | "includes",
+  value: unknown,
+): { pattern?: ValuePattern; problem?: string } {
+  const multi = key === "has_exactly" || key === "includes";
+  const { parts, problem } = compileParts(key, value, multi);
+  if (!parts) return { problem };
+  const display = `{${key}: [${parts.map((p) => p.display).join(", ")}]}`;
+  const listed = parts.map(wants).join(", ");
+  const base = { display, names: NONE, absent: false, literal: undefined, anyValue: false };
+  if (multi) {
+    return {
+      pattern: {
+        ...base,
+        wanted: key === "has_exactly"
+          ? `exactly ${parts.length} value${parts.length === 1 ? "" : "s"} matching ${listed}`
+          : `values matching ${listed}`,
+        multi: { exactly: key === "has_exactly", parts },
+        match: () => undefined,
+      },
+    };
+  }
+  const meetsMissing = (p: ValuePattern) => p.absent || p.missingMatches === true;
+  const all = key === "all";
+  return {
+    pattern: {
+      ...base,
+      wanted: `a value matching ${all ? "all" : "any"} of ${listed}`,
+      missingMatches: all ? parts.every(meetsMissing) : parts.some(meetsMissing),
+      match: (v) =>
+        (all ? parts.every((p) => p.match(v) !== undefined) : parts.some((p) => p.match(v) !== undefined))
+          ? NONE as string[]
+          : undefined,
+    },
+  };
+}
+
+/** Whether the values of a repeated field meet `{has_exactly}` / `{includes}`. */
+export function matchMulti(multi: MultiValue, values: readonly string[]): boolean {
+  if (multi.exactly && values.length !== multi.parts.length) return false;
+  return multi.parts.every((p) => values.some((v) => p.match(v) !== undefined));
+}
 
 /** `{contains}`, `{not_contains}`, `{not_regex}`, `{equals_ignore_case}`: no captures, never indexed. */
 function compileOperator(

@@ -1,6 +1,6 @@
 /**
  * Checks and compiles what a stub requires of a request beyond method and path (*): its `id`, `scope` and `priority`, its query parameters and its
- * `request:` conditions (headers, json, form, body_contains). Every capture name must be
+ * `request:` conditions (headers, cookies, json, form, body_contains). Every capture name must be
  * used once across the path and all conditions.
  * @module
  */
@@ -22,6 +22,7 @@ const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** The keys of `request:`. */
 export const REQUEST_FIELDS = [
   "headers",
+  "cookies",
   "json",
   "form",
   "body_contains",
@@ -99,12 +100,16 @@ export function compileRequest(
       } else owners.set(name, where);
     }
   };
-  const patterns = (map: Readonly<Record<string, unknown>>, field: string, lower: boolean) => {
+  const patterns = (map: Readonly<Record<string, unknown>>, field: string, lower: boolean, single?: string) => {
     const out: [string, ValuePattern][] = [];
     for (const [key, spec] of Object.entries(map)) {
       const { pattern, problem } = compileValuePattern(spec);
       if (!pattern) {
         errors.push(`${field}.${key} ${problem}`);
+        continue;
+      }
+      if (pattern.multi && single) {
+        errors.push(`${field}.${key} cannot use has_exactly or includes: ${single}`);
         continue;
       }
       claim(pattern.names, `${field}.${key}`);
@@ -127,7 +132,7 @@ export function compileRequest(
         errors.push(`request: ${unknownField("condition", key, REQUEST_FIELDS)}`);
       }
     }
-    const { headers, json, form, body_contains: contains } = request;
+    const { headers, cookies, json, form, body_contains: contains } = request;
     compileMore(request, match, written, claim, errors);
     if (headers !== undefined) {
       if (!isMapping(headers)) {
@@ -144,8 +149,29 @@ export function compileRequest(
           }
           seen.set(lower, name);
         }
-        match.headers = patterns(headers, "request.headers", true);
+        match.headers = patterns(
+          headers,
+          "request.headers",
+          true,
+          "a header sent twice arrives as one joined value (a, b); use all, any or contains",
+        );
         written.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+      }
+    }
+    if (cookies !== undefined) {
+      if (!isMapping(cookies)) {
+        errors.push(`request.cookies must be a mapping of cookie names to patterns, got ${shown(cookies)}`);
+      } else {
+        for (const name of Object.keys(cookies)) {
+          if (!HEADER_NAME.test(name)) errors.push(`request.cookies: '${name}' is not a valid cookie name`);
+        }
+        match.cookies = patterns(
+          cookies,
+          "request.cookies",
+          false,
+          "a cookie condition tests each value of the cookie on its own",
+        );
+        written.cookies = cookies;
       }
     }
     if (json !== undefined) {
@@ -176,7 +202,8 @@ export function compileRequest(
     }
   }
   if (
-    !match.query && !match.headers && !match.json && !match.form && match.bodyContains === undefined &&
+    !match.query && !match.headers && !match.cookies && !match.json && !match.form &&
+    match.bodyContains === undefined &&
     match.queryString === undefined && !match.pathRegex && !match.urlRegex && !match.jsonEquals && !match.jsonPath
   ) {
     return { match: {}, request: written };
@@ -293,6 +320,10 @@ function compileMore(
       }
       if (pattern.names.length) {
         errors.push(`${place} captures nothing: leave out {name} placeholders and named groups`);
+        continue;
+      }
+      if (pattern.multi) {
+        errors.push(`${place} cannot use has_exactly or includes: any one of several results may match; use any`);
         continue;
       }
       list.push([path, pattern]);

@@ -45,9 +45,12 @@ const operator = (key: string, value: JsonSchema = TEXT_LIKE): JsonSchema => ({
   additionalProperties: false,
 });
 
+/** The parts of `{all}`, `{any}`, `{has_exactly}`, `{includes}`. */
+const PATTERN_LIST: JsonSchema = { type: "array", minItems: 1, items: { $ref: "#/$defs/valuePattern" } };
+
 const VALUE_PATTERN: JsonSchema = {
   description:
-    "text (with {name} captures), {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN} or {equals_ignore_case: TEXT}",
+    "text (with {name} captures), {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]} (query, form) or {includes: [PATTERNS]} (query, form)",
   anyOf: [
     TEXT_LIKE,
     operator("regex", { type: "string" }),
@@ -56,6 +59,10 @@ const VALUE_PATTERN: JsonSchema = {
     operator("not_contains"),
     operator("not_regex"),
     operator("equals_ignore_case"),
+    operator("all", PATTERN_LIST),
+    operator("any", PATTERN_LIST),
+    operator("has_exactly", PATTERN_LIST),
+    operator("includes", PATTERN_LIST),
   ],
 };
 
@@ -126,6 +133,7 @@ const ENTRY: SchemasOf<typeof ENTRY_FIELDS> = {
 
 const REQUEST: SchemasOf<typeof REQUEST_FIELDS> = {
   headers: PATTERN_MAP("header"),
+  cookies: PATTERN_MAP("cookie"),
   json: { description: "a JSON pattern the request body must contain" },
   form: PATTERN_MAP("form field"),
   body_contains: { type: "string", minLength: 1, description: "text the request body must contain" },

@@ -63,7 +63,9 @@ function conditionKeys(stub: Stub): Key[] {
   if (stub.whenState !== undefined) {
     keys.push({ on: "s", text: JSON.stringify([stub.scenario, stub.whenState]), any: false });
   }
-  for (const field of ["query_string", "path_regex", "url_regex", "json_equals", "json_ignore", "json_path"]) {
+  for (
+    const field of ["cookies", "query_string", "path_regex", "url_regex", "json_equals", "json_ignore", "json_path"]
+  ) {
     const value = stub.request?.[field];
     if (value !== undefined) keys.push({ on: field, text: JSON.stringify(value), any: false });
   }

@@ -796,7 +796,7 @@ function captureNames(stub: Stub): string[] {
   for (const segment of stub.segments) if (segment.param) names.push(segment.name);
   const { match } = stub;
   if (!match) return names;
-  for (const list of [match.query, match.headers, match.form]) {
+  for (const list of [match.query, match.headers, match.cookies, match.form]) {
     for (const [, pattern] of list ?? []) names.push(...pattern.names);
   }
   names.push(...match.jsonNames ?? []);

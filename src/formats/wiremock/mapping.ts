@@ -345,7 +345,10 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
     }
   }
   if (request.cookies !== undefined) {
-    ctx.refuse("cookies", "stubtool has no cookie conditions (a Cookie header pattern would not parse cookies)");
+    // WireMock's cookie matchers see each value of a cookie on its own, as stubtool's do; a
+    // missing cookie meets only absent in both (not the negations, unlike headers).
+    const cookies = fieldPatterns("cookies", request.cookies, ctx);
+    if (cookies && Object.keys(cookies).length) conditions.cookies = cookies;
   }
   if (request.basicAuthCredentials !== undefined) basicAuth(request.basicAuthCredentials, conditions, ctx);
   if (request.bodyPatterns !== undefined) convertBodyPatterns(request.bodyPatterns, conditions, ctx);
@@ -448,12 +451,15 @@ function fieldPatterns(what: string, spec: unknown, ctx: Context): Record<string
   }
   const out: Record<string, unknown> = {};
   for (const [name, matcher] of Object.entries(spec)) {
-    const pattern = valuePattern(`${what}.${name}`, matcher, ctx);
+    const pattern = valuePattern(`${what}.${name}`, matcher, ctx, what);
     if (pattern === undefined) continue;
     if (what === "headers" && joinedMatch(matcher as Record<string, unknown>)) {
+      const kind = Object.keys(matcher as object)[0];
       ctx.refuse(
-        `${what}.${name} ${Object.keys(matcher as object)[0]}`,
-        "the text holds a comma: a header sent twice reaches stubtool joined by ', ' (WireMock tries each line), so the joined text could match where no line does",
+        `${what}.${name} ${kind}`,
+        kind === "and"
+          ? "a header sent twice reaches stubtool joined by ', ' (WireMock tries each line), so two parts needing text could each be met by another line"
+          : "the text holds a comma: a header sent twice reaches stubtool joined by ', ' (WireMock tries each line), so the joined text could match where no line does",
       );
       continue;
     }
@@ -467,6 +473,14 @@ function fieldPatterns(what: string, spec: unknown, ctx: Context): Record<string
  * literal matcher where neither line does? Only when its text spans the `, ` between them.
  */
 function joinedMatch(matcher: Record<string, unknown>): boolean {
+  if (Array.isArray(matcher.or)) return matcher.or.some((m) => isObject(m) && joinedMatch(m));
+  if (Array.isArray(matcher.and)) {
+    // Two parts that need text (contains, matches) could each be met by another line of the joined value.
+    const needing = matcher.and.filter((m) =>
+      isObject(m) && (m.contains !== undefined || m.matches !== undefined || m.caseInsensitive === true)
+    );
+    return needing.length > 1 || matcher.and.some((m) => isObject(m) && joinedMatch(m));
+  }
   if (typeof matcher.equalTo === "string") return matcher.equalTo.includes(", ");
   if (typeof matcher.contains === "string") return matcher.contains.includes(",") || matcher.contains.startsWith(" ");
   return false;
@@ -476,12 +490,15 @@ function joinedMatch(matcher: Record<string, unknown>): boolean {
  * One WireMock string matcher as a stubtool value pattern. A literal that would read as a
  * `{name}` capture goes through an escaped regex instead.
  */
-function valuePattern(place: string, matcher: unknown, ctx: Context): unknown {
+function valuePattern(place: string, matcher: unknown, ctx: Context, what = ""): unknown {
   if (!isObject(matcher)) {
     ctx.refuse(place, `expected a matcher object, got ${shown(matcher)}`);
     return undefined;
   }
   const keys = Object.keys(matcher);
+  if (keys.length === 1 && ["and", "or", "hasExactly", "includes"].includes(keys[0])) {
+    return listPattern(place, keys[0], matcher[keys[0]], ctx, what);
+  }
   const kind = keys.find((k) => k !== "caseInsensitive");
   const extra = keys.filter((k) => k !== kind && k !== "caseInsensitive");
   if (kind === undefined || extra.length) {
@@ -533,6 +550,55 @@ function valuePattern(place: string, matcher: unknown, ctx: Context): unknown {
       );
       return undefined;
   }
+}
+
+/**
+ * `and` / `or` (on one value; WireMock needs two parts or more) as `{all}` / `{any}`;
+ * `hasExactly` / `includes` (on all the values of a repeated query parameter) as
+ * `{has_exactly}` / `{includes}`. Headers reach stubtool joined, so those two are refused
+ * there; WireMock does not take them on cookies.
+ */
+function listPattern(place: string, kind: string, list: unknown, ctx: Context, what: string): unknown {
+  const multi = kind === "hasExactly" || kind === "includes";
+  if (!["headers", "queryParameters", "cookies"].includes(what)) {
+    ctx.refuse(`${place} ${kind}`, "stubtool converts and, or, hasExactly and includes on request fields only");
+    return undefined;
+  }
+  if (multi && what === "headers") {
+    ctx.refuse(
+      `${place} ${kind}`,
+      "a header sent twice reaches stubtool as one joined value (a, b), so its lines cannot be counted",
+    );
+    return undefined;
+  }
+  if (multi && what !== "queryParameters") {
+    ctx.refuse(`${place} ${kind}`, "WireMock takes hasExactly and includes on query parameters and headers only");
+    return undefined;
+  }
+  if (!Array.isArray(list) || list.length < (multi ? 1 : 2)) {
+    ctx.refuse(
+      `${place} ${kind}`,
+      `expected a list of ${multi ? "one matcher or more" : "two matchers or more"}, got ${shown(list)}`,
+    );
+    return undefined;
+  }
+  const parts: unknown[] = [];
+  for (const [i, matcher] of list.entries()) {
+    const sub = `${place} ${kind}[${i}]`;
+    if (isObject(matcher) && Object.keys(matcher).some((k) => ["and", "or", "hasExactly", "includes"].includes(k))) {
+      ctx.refuse(sub, "stubtool converts one level of and, or, hasExactly and includes");
+      return undefined;
+    }
+    if (multi && isObject(matcher) && matcher.absent !== undefined) {
+      ctx.refuse(sub, "absent inside hasExactly or includes has no stubtool equivalent");
+      return undefined;
+    }
+    const pattern = valuePattern(sub, matcher, ctx);
+    if (pattern === undefined) return undefined;
+    parts.push(pattern);
+  }
+  const key = { and: "all", or: "any", hasExactly: "has_exactly", includes: "includes" }[kind]!;
+  return { [key]: parts };
 }
 
 function convertBodyPatterns(spec: unknown, conditions: Record<string, unknown>, ctx: Context): void {
