@@ -73,7 +73,21 @@ export function upstreamUrl(base: URL, pathname: string, rawQuery: string): URL 
  * they come and still be readable to every client and to `record`.
  */
 export function requestHeaders(incoming: Incoming): Record<string, string> {
-  const all = incoming.headers();
+  const source = incoming.headerSource();
+  if (!(source instanceof Headers)) return passedOn(incoming.headers());
+  // One pass over the runtime's own headers, without a full copy first.
+  const drop = connectionTokens(source.get("connection"));
+  const out: Record<string, string> = {};
+  for (const [name, value] of source) {
+    if (name === "host" || HOP_BY_HOP.has(name) || drop.has(name)) continue;
+    out[name] = value;
+  }
+  out["accept-encoding"] = "identity";
+  return out;
+}
+
+/** {@link requestHeaders} from a header record. */
+function passedOn(all: Record<string, string>): Record<string, string> {
   const drop = connectionTokens(all["connection"] ?? null);
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(all)) {
