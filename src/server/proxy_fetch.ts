@@ -307,7 +307,8 @@ export async function forwardByFetch(
   options: ForwardOptions,
 ): Promise<Forwarded | ForwardFailure> {
   const inFlight = inFlightFor(options);
-  // Shutdown still ends the body once the head is in; the timeout only bounds the wait for the head.
+  // The timeout bounds only the wait for the head; a body still streaming at shutdown ends when the server closes
+  // its connections after the grace period.
   const waiting = inFlight.start();
   const late = waiting.late!;
   let response: Response;
