@@ -245,8 +245,8 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "adapter",
         type: "string",
         value: "deno|node",
-        help: "the HTTP server under Deno: deno (Deno.serve, the default) or node (node:http, which also takes " +
-          "Java's java.net.http GETs: Deno.serve refuses their h2c upgrade with 400) (default: $STUBTOOL_ADAPTER)",
+        help: "the HTTP server under Deno: deno (its own server, the default) or node (node:http, which also takes " +
+          "Java's java.net.http GETs, whose h2c upgrade Deno's server refuses with 400) (default: $STUBTOOL_ADAPTER)",
       },
       {
         name: "files-root",
