@@ -426,3 +426,67 @@ serverTest(
     ]);
   },
 );
+
+// ---------------------------------------------------------------- linear-time regexes (P23.2)
+
+/** Sends `attack` and, while it runs, a health check; both must answer within the bounds. */
+async function underAttack(server: { url: string }, attack: () => Promise<{ status: number }>, status: number) {
+  const start = performance.now();
+  const answer = attack().then((a) => ({ ...a, took: performance.now() - start }));
+  const health = fetch(server.url + "/__stubtool__/health").then(async (r) => {
+    await r.body?.cancel();
+    return { status: r.status, took: performance.now() - start };
+  });
+  const [a, h] = await Promise.all([answer, health]);
+  assert.equal(a.status, status);
+  assert.equal(h.status, 200);
+  // The backtracking engine took 7+ s at 37 characters (and doubled per character).
+  assert.ok(a.took < 2000, `the attack took ${a.took.toFixed(0)} ms`);
+  assert.ok(h.took < 2000, `the concurrent health check took ${h.took.toFixed(0)} ms`);
+}
+
+serverTest(
+  "regression: {regex: '(a+)+$'} on a 37-character header or a 50 KB JSON field froze the server for seconds; it answers at once",
+  async (server) => {
+    server.routes(
+      get("/h").withHeader("x-name", { regex: "(a+)+$" }).body("matched"),
+      post("/j").withJsonPath("$.name", { regex: "(a+)+$" }).body("matched"),
+      post("/t").withJson({ name: "{a}x{b}x{c}y" }).body("matched"),
+      post("/f").withJsonPath("$[?(@.name =~ /^(a+)+$/)]").body("matched"),
+    );
+    const almost = "a".repeat(37) + "!";
+    await underAttack(server, () => send(server, "GET", "/h", { headers: { "x-name": almost } }), 404);
+    assert.equal((await send(server, "GET", "/h", { headers: { "x-name": "aaa" } })).json, "matched");
+    const big = JSON.stringify({ name: "a".repeat(50_000) + "!" });
+    await underAttack(server, () => send(server, "POST", "/j", json({ name: JSON.parse(big).name })), 404);
+    await underAttack(server, () => send(server, "POST", "/f", json({ name: JSON.parse(big).name })), 404);
+    // Several {name} captures were polynomial on the backtracking engine.
+    await underAttack(server, () => send(server, "POST", "/t", json({ name: "x".repeat(50_000) })), 404);
+    assert.equal((await send(server, "POST", "/t", json({ name: "1x2x3y" }))).json, "matched");
+  },
+);
+
+serverTest("named groups of {regex} and path_regex still fill answers on the linear-time engine", async (server) => {
+  server.routes(
+    get("/v").withHeader("x-v", { regex: "v(?<major>\\d+)\\.(?<minor>\\d+)\\s*" }).body({ v: "{major}/{minor}" }),
+    get("/u/{rest*}").withPathRegex("/u/(?<id>\\p{Lu}[a-z]+)").body({ id: "{id}" }),
+  );
+  assert.deepEqual((await send(server, "GET", "/v", { headers: { "x-v": "v2.17" } })).json, { v: "2/17" });
+  assert.deepEqual((await send(server, "GET", "/u/Bob")).json, { id: "Bob" });
+});
+
+Deno.test("a backreference or lookahead in {regex}, {not_regex} or path_regex is an error at its place", () => {
+  const { problems } = validateConfig({
+    routes: [
+      { method: "GET", path: "/a", request: { headers: { "x-a": { regex: "(a)\\1" } } } },
+      { method: "GET", path: "/b", request: { headers: { "x-b": { not_regex: "a(?=b)" } } } },
+      { method: "GET", path: "/c/{rest*}", request: { path_regex: "/c/(?<!x)y" } },
+    ],
+  });
+  const tail = "which stubtool's linear-time engine (RE2) cannot run; rewrite the pattern without it";
+  assert.deepEqual(problems.map((p) => [p.place, p.message]), [
+    ["routes[0]", `request.headers.x-a regex "(a)\\\\1" uses a backreference \\1 at offset 3, ${tail}`],
+    ["routes[1]", `request.headers.x-b not_regex "a(?=b)" uses a lookahead (?=…) at offset 1, ${tail}`],
+    ["routes[2]", `request.path_regex "/c/(?<!x)y" uses a lookbehind (?<!…) at offset 3, ${tail}`],
+  ]);
+});

@@ -435,3 +435,50 @@ serverTest(
     assert.deepEqual([unmatched.status, unmatched.json], [200, { nearMisses: [] }]);
   },
 );
+
+serverTest(
+  "regression: a mapping with matches / urlPattern '(a+)+$' froze the server on an almost-match; it answers at once",
+  async (server) => {
+    for (
+      const mapping of [
+        { request: { method: "GET", urlPattern: "/p/(a+)+$" }, response: { status: 200, body: "url" } },
+        {
+          request: {
+            method: "POST",
+            urlPath: "/b",
+            bodyPatterns: [{ matchesJsonPath: { expression: "$.name", matches: "(a+)+$" } }],
+          },
+          response: { status: 200, body: "body" },
+        },
+      ]
+    ) {
+      assert.equal((await send(server, "POST", "/__admin/mappings", { body: JSON.stringify(mapping) })).status, 201);
+    }
+    const start = performance.now();
+    const attacks = [
+      send(server, "GET", "/p/" + "a".repeat(37) + "!"),
+      send(server, "POST", "/b", { body: JSON.stringify({ name: "a".repeat(50_000) + "!" }) }),
+      send(server, "GET", "/__stubtool__/health"),
+    ];
+    const [url, body, health] = await Promise.all(attacks);
+    const took = performance.now() - start;
+    assert.deepEqual([url.status, body.status, health.status], [404, 404, 200]);
+    // The backtracking engine took 7+ s at 37 characters; a generous bound for a loaded machine.
+    assert.ok(took < 2000, `the attacks and the health check took ${took.toFixed(0)} ms`);
+    assert.equal((await send(server, "GET", "/p/aaa")).text, "url");
+  },
+);
+
+serverTest("a mapping with a lookahead or a backreference is refused with 422 and not added", async (server) => {
+  for (const [pattern, problem] of [["a(?=b)", "a lookahead (?=…)"], ["(a)\\1", "the escape \\1"]]) {
+    const refused = await send(server, "POST", "/__admin/mappings", {
+      body: JSON.stringify({
+        request: { method: "GET", urlPath: "/x", headers: { "x-a": { matches: pattern } } },
+        response: { status: 200 },
+      }),
+    });
+    assert.equal(refused.status, 422, pattern);
+    assert.ok(refused.json.errors[0].detail.includes(problem), refused.json.errors[0].detail);
+  }
+  assert.deepEqual((await send(server, "GET", "/__admin/mappings")).json, { mappings: [], meta: { total: 0 } });
+});

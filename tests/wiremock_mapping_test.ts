@@ -528,14 +528,23 @@ Deno.test("wiremock mapping: a document that is not a mapping is one warning on 
   }]);
 });
 
-Deno.test("wiremock regex: Java patterns translate with DOTALL and ASCII \\s, Java-only syntax is refused", () => {
+Deno.test("wiremock regex: Java patterns translate with DOTALL and ASCII \\s, Java-only syntax and what the linear-time engine cannot run are refused", () => {
   assert.deepEqual(javaRegexToJs("a.c"), { source: "a[\\s\\S]c" });
   assert.deepEqual(javaRegexToJs("\\s+\\d{2,3}"), { source: "[\\t\\n\\x0B\\f\\r ]+\\d{2,3}" });
   assert.deepEqual(javaRegexToJs("[a-z\\-]+"), { source: "[a-z\\u{2d}]+" });
   assert.deepEqual(javaRegexToJs("a/b]"), { source: "a\\/b\\]" });
   for (
     const [java, problem] of [
-      ["(?i)abc", "a group of the form (?…) other than (?:, (?=, (?!, (?<=, (?<!"],
+      ["(?i)abc", "a group of the form (?…) other than (?:"],
+      ["a(?=b)", "a lookahead (?=…), which stubtool's linear-time engine (RE2) cannot run"],
+      ["a(?!b)", "a lookahead (?!…), which stubtool's linear-time engine (RE2) cannot run"],
+      ["(?<=a)b", "a lookbehind (?<=…), which stubtool's linear-time engine (RE2) cannot run"],
+      ["(?<!a)b", "a lookbehind (?<!…), which stubtool's linear-time engine (RE2) cannot run"],
+      ["a++", "a possessive quantifier"],
+      [
+        "a{1001}",
+        "a construct stubtool cannot run: the translation cannot be read by the linear-time engine (RE2 syntax): invalid repeat count: `{1001}`",
+      ],
       ["(a)\\1", "the escape \\1 (Java-only or read differently by JavaScript)"],
       ["\\bword", "the escape \\b (Java-only or read differently by JavaScript)"],
       ["\\p{Alpha}", "the escape \\p (Java-only or read differently by JavaScript)"],

@@ -13,6 +13,7 @@
 import { sample } from "openapi-sampler";
 import * as randexp from "randexp";
 import { ID } from "../stubs/request.ts";
+import { compileRegex } from "../util/regex.ts";
 
 type Json = Record<string, unknown>;
 
@@ -84,15 +85,13 @@ const VALUE_KEYS = new Set(["example", "examples", "default", "enum", "const"]);
 /**
  * A string matching `pattern` within the schema's lengths: the shortest one randexp builds
  * (each quantifier at its least, each alternative the first), else one of a few seeded ones;
- * undefined when none fits (or the pattern is not a JavaScript regular expression).
+ * undefined when none fits (or the pattern is not one the linear-time engine runs).
  */
 function patternSample(pattern: string, minLength = 0, maxLength = Infinity): string | undefined {
-  let regex: RegExp;
-  try {
-    regex = new RegExp(pattern, "u");
-  } catch {
-    return undefined;
-  }
+  // A pattern the linear-time engine cannot run gets no sample (the spec is the user's to fix).
+  const compiled = compileRegex(pattern);
+  if ("problem" in compiled) return undefined;
+  const { regex } = compiled;
   let state = 1;
   const next = () => state = (state * 1103515245 + 12345) % 2 ** 31;
   for (let attempt = 0; attempt < 20; attempt++) {
@@ -103,7 +102,7 @@ function patternSample(pattern: string, minLength = 0, maxLength = Infinity): st
         ? (low: number) => low
         : (low: number, high: number) => low + next() % (high - low + 1);
       const text = generator.gen();
-      if (regex.test(text) && text.length >= minLength && text.length <= maxLength) return text;
+      if (regex.find(text) && text.length >= minLength && text.length <= maxLength) return text;
     } catch {
       return undefined;
     }

@@ -11,6 +11,7 @@
  */
 
 import { messageOf } from "../error_message.ts";
+import { compileRegex, type LinearRegex } from "../util/regex.ts";
 import { readFile } from "node:fs/promises";
 import { describeReadError } from "../stubs/config.ts";
 import type { ResponseSpec, Stub } from "../stubs/model.ts";
@@ -68,7 +69,7 @@ type PathPart = { param: true } | { param: false; value: string };
 type SpecSegment =
   | { kind: "static"; value: string }
   | { kind: "param" }
-  | { kind: "pattern"; regex: RegExp };
+  | { kind: "pattern"; regex: LinearRegex };
 
 type Json = Record<string, unknown>;
 
@@ -95,7 +96,10 @@ function specSegments(path: string): SpecSegment[] {
     if (!piece.includes("{")) return { kind: "static", value: decodeSegment(piece) };
     // `{name}.json`, `v{major}`: each template expression matches one or more characters.
     const source = piece.split(/\{[^{}]*\}/).map((text) => decodeSegment(text).replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
-    return { kind: "pattern", regex: new RegExp(`^${source.join(".+")}$`, "s") };
+    // Several `.+` would be polynomial on a backtracking engine: the linear one runs it.
+    const compiled = compileRegex(source.join(".+"), { dotAll: true });
+    if ("problem" in compiled) throw new Error(`path template piece ${JSON.stringify(piece)} ${compiled.problem}`);
+    return { kind: "pattern", regex: compiled.regex };
   });
 }
 
@@ -213,6 +217,17 @@ function adaptOpenApi30(schema: unknown, seen: WeakSet<object>): void {
 }
 
 /** The subset of ajv's API this module uses. */
+/**
+ * ajv's engine for the spec's `pattern` and `patternProperties`: the linear-time one (a
+ * pattern it cannot run fails the schema's compilation, which the check reports).
+ */
+const linearRegExp = Object.assign((pattern: string) => {
+  const compiled = compileRegex(pattern);
+  if ("problem" in compiled) throw new Error(`pattern ${JSON.stringify(pattern)} ${compiled.problem}`);
+  const { regex } = compiled;
+  return { test: (s: string) => regex.find(s), toString: () => `/${pattern}/` };
+}, { code: "linearRegExp" });
+
 interface AjvLike {
   addSchema(schema: object, key: string): unknown;
   compile(schema: object): ValidateFn;
@@ -650,7 +665,13 @@ export async function loadOpenApi(file: string): Promise<{ spec?: OpenApiSpec; p
  */
 export async function compileOpenApi(file: string, doc: Record<string, unknown>): Promise<OpenApiSpec> {
   const version = String(doc.openapi);
-  const options = { strict: false, allErrors: true, logger: false as const, validateSchema: false };
+  const options = {
+    strict: false,
+    allErrors: true,
+    logger: false as const,
+    validateSchema: false,
+    code: { regExp: linearRegExp },
+  };
   let ajv: AjvLike;
   if (version.startsWith("3.0")) {
     const seen = new WeakSet<object>();

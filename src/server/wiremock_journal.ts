@@ -6,6 +6,7 @@
 
 import { mappingsToConfig, type WireMockWarning } from "../formats/wiremock/mapping.ts";
 import { javaRegexToJs } from "../formats/wiremock/regex.ts";
+import { compileRegex } from "../util/regex.ts";
 import { loggedRequest, serveEvent, type WireMockError, wireMockErrors } from "../formats/wiremock/shapes.ts";
 import { checkPattern, findRequests } from "./find.ts";
 import { headerRecord } from "./incoming.ts";
@@ -153,16 +154,17 @@ export function requestPattern(
       continue;
     }
     const js = javaRegexToJs(value);
-    if ("problem" in js) {
+    const compiled = "problem" in js ? js : compileRegex(js.source);
+    if ("problem" in compiled) {
       return {
         answer: errors(422, {
           code: 10,
           source: { pointer: `/${key}` },
-          title: `'${key}' is not supported: ${js.problem}`,
+          title: `'${key}' is not supported: ${compiled.problem}`,
         }),
       };
     }
-    const regex = new RegExp(`^(?:${js.source})$`, "u");
+    const regex = compiled.regex;
     tests.push(
       key === "urlPattern" ? (r) => regex.test(r.target) : (r) => {
         const q = r.target.indexOf("?");

@@ -7,6 +7,7 @@
  */
 
 import { JSONPath } from "jsonpath-plus";
+import { compileRegex, type LinearRegex } from "../util/regex.ts";
 
 /** What a path found: nothing, one value (a definite path), or a list (a path with filters, wildcards or `..`). */
 export type PathResult = { kind: "none" } | { kind: "value"; value: unknown } | { kind: "list"; values: unknown[] };
@@ -59,7 +60,7 @@ export function evaluatePath(document: unknown, path: string): PathResult {
 type Node =
   | { t: "lit"; v: unknown }
   | { t: "path"; root: "v" | "root"; keys: (string | number)[] }
-  | { t: "regex"; v: RegExp }
+  | { t: "regex"; v: LinearRegex }
   | { t: "list"; items: Node[] }
   | { t: "not"; a: Node }
   | { t: "and" | "or"; a: Node; b: Node }
@@ -101,11 +102,15 @@ function parseFilter(code: string): Node {
     const tok = tokens[i++];
     if (!tok) throw new Error("the filter ends early");
     if (tok[0] === "regex") {
-      try {
-        return { t: "regex", v: new RegExp(tok[1], tok[2].replace(/[^imsu]/g, "")) };
-      } catch (e) {
-        throw new Error((e as Error).message);
-      }
+      const flags = tok[2];
+      const compiled = compileRegex(tok[1], {
+        ignoreCase: flags.includes("i"),
+        dotAll: flags.includes("s"),
+        multiline: flags.includes("m"),
+      });
+      if ("problem" in compiled) throw new Error(`the regular expression /${tok[1]}/ ${compiled.problem}`);
+      REGEXES.add(compiled.regex);
+      return { t: "regex", v: compiled.regex };
     }
     if (tok[1] !== undefined) {
       const body = tok[1].slice(1, -1);
@@ -182,6 +187,9 @@ function parseFilter(code: string): Node {
 
 const MISSING = Symbol("missing");
 
+/** The filters' compiled `=~` operands (a value read from the document is never one of them). */
+const REGEXES = new WeakSet<LinearRegex>();
+
 function read(node: Node, context: Record<string, unknown>): unknown {
   switch (node.t) {
     case "lit":
@@ -227,7 +235,7 @@ function test(node: Node, context: Record<string, unknown>): boolean {
         case "!=":
           return !same(a, b);
         case "=~":
-          return typeof a === "string" && b instanceof RegExp && b.test(a);
+          return typeof a === "string" && REGEXES.has(b as LinearRegex) && (b as LinearRegex).find(a);
         case "in":
           return Array.isArray(b) && b.some((item) => same(a, item));
         case "nin":

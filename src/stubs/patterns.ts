@@ -6,8 +6,8 @@
  * @module
  */
 
-import { messageOf } from "../error_message.ts";
 import { quoteValue } from "./quote.ts";
+import { compileRegex, escapeRegex, type LinearRegex } from "../util/regex.ts";
 
 /**
  * A value pattern as a config file writes it: text with `{name}` captures, `{regex}`,
@@ -79,10 +79,6 @@ const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g;
 const WHOLE_PLACEHOLDER = /^\{([A-Za-z0-9_]+)\}$/;
 const NONE: readonly string[] = [];
 
-function escapeRegExp(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&");
-}
-
 /**
  * Compiles a value pattern. Returns the pattern, or a problem phrased to follow the field's
  * place (`must …`), for the validator to report.
@@ -119,14 +115,10 @@ export function compileValuePattern(spec: unknown): { pattern?: ValuePattern; pr
     return { problem: `${key} must be a string, got ${value === null ? "null" : typeof value}` };
   }
   if (key !== "regex") return compileOperator(key, value);
-  let regex: RegExp;
-  try {
-    regex = new RegExp(`^(?:${value})$`, "u");
-  } catch (error) {
-    const reason = messageOf(error).replace(/^Invalid regular expression: /, "");
-    return { problem: `regex ${JSON.stringify(value)} is not a valid JavaScript regular expression: ${reason}` };
-  }
-  const names = [...value.matchAll(/\(\?<([A-Za-z_$][\w$]*)>/g)].map((m) => m[1]);
+  const compiled = compileRegex(value);
+  if ("problem" in compiled) return { problem: `regex ${JSON.stringify(value)} ${compiled.problem}` };
+  const { regex } = compiled;
+  const names = regex.names;
   return {
     pattern: {
       display: `/${value}/`,
@@ -135,9 +127,9 @@ export function compileValuePattern(spec: unknown): { pattern?: ValuePattern; pr
       literal: undefined,
       anyValue: false,
       match(text) {
-        const found = regex.exec(text);
-        if (!found) return undefined;
-        return names.length === 0 ? NONE as string[] : names.map((name) => found.groups?.[name] ?? "");
+        if (names.length === 0) return regex.test(text) ? NONE as string[] : undefined;
+        const found = regex.match(text);
+        return found && names.map((name) => found.named[name] ?? "");
       },
     },
   };
@@ -263,15 +255,9 @@ function compileOperator(
         },
       };
     case "not_regex": {
-      let regex: RegExp;
-      try {
-        regex = new RegExp(`^(?:${value})$`, "u");
-      } catch (error) {
-        const reason = messageOf(error).replace(/^Invalid regular expression: /, "");
-        return {
-          problem: `not_regex ${JSON.stringify(value)} is not a valid JavaScript regular expression: ${reason}`,
-        };
-      }
+      const compiled = compileRegex(value);
+      if ("problem" in compiled) return { problem: `not_regex ${JSON.stringify(value)} ${compiled.problem}` };
+      const regex: LinearRegex = compiled.regex;
       return {
         pattern: {
           ...base,
@@ -354,7 +340,7 @@ function compileText(text: string): { pattern?: ValuePattern; problem?: string }
     if (names.includes(found[1])) {
       return { problem: `uses placeholder {${found[1]}} twice in ${JSON.stringify(text)}; give each its own name` };
     }
-    source += escapeRegExp(text.slice(last, found.index)) + "([\\s\\S]+?)";
+    source += escapeRegex(text.slice(last, found.index)) + "([^]+?)";
     names.push(found[1]);
     last = found.index + found[0].length;
   }
@@ -372,7 +358,9 @@ function compileText(text: string): { pattern?: ValuePattern; problem?: string }
   }
   // The last capture takes what is left when nothing follows it.
   if (last === text.length) source = source.slice(0, -"?)".length) + ")";
-  const regex = new RegExp(source + escapeRegExp(text.slice(last)) + "$");
+  const compiled = compileRegex(source + escapeRegex(text.slice(last)) + "$");
+  if ("problem" in compiled) throw new Error(`cannot compile ${JSON.stringify(text)}: ${compiled.problem}`);
+  const { regex } = compiled;
   return {
     pattern: {
       display: text,
@@ -381,8 +369,8 @@ function compileText(text: string): { pattern?: ValuePattern; problem?: string }
       literal: undefined,
       anyValue: false,
       match(value) {
-        const found = regex.exec(value);
-        return found ? found.slice(1) : undefined;
+        const found = regex.match(value);
+        return found ? found.numbered.slice(1) as string[] : undefined;
       },
     },
   };

@@ -11,6 +11,7 @@
 
 import { PLACEHOLDER_ANYWHERE } from "../../stubs/path.ts";
 import { escapeRegex, javaRegexToJs } from "./regex.ts";
+import { compileRegex } from "../../util/regex.ts";
 import { evaluatePath } from "../../stubs/jsonpath.ts";
 import { rankPriorities } from "./ranks.ts";
 
@@ -418,7 +419,12 @@ function regexPath(
   }
   // Every path the regex matches starts with the prefix; the catch-all takes what follows
   // when that is one character or more. A regex that matches the bare prefix moves up a segment.
-  const regex = new RegExp(`^(?:${source})$`, "u");
+  const compiled = compileRegex(source);
+  if ("problem" in compiled) {
+    ctx.refuse(feature, `the pattern ${compiled.problem}`);
+    return;
+  }
+  const regex = compiled.regex;
   while (regex.test(prefix)) {
     if (prefix === "/") {
       ctx.refuse(

@@ -2,9 +2,13 @@
  * Java regular expressions (what WireMock's `matches` takes) as JavaScript ones with the same
  * meaning, or a refusal. WireMock compiles a pattern with `Pattern.DOTALL` and requires the
  * whole value to match; stubtool's `{regex}` is anchored the same way, so what remains is the
- * syntax: a conservative subset that both engines read alike is translated, the rest refused.
+ * syntax: a conservative subset that both engines read alike is translated, the rest refused —
+ * and so is what stubtool's linear-time engine cannot run (lookahead and lookbehind, besides
+ * backreferences and possessive quantifiers), since every pattern runs there (`util/regex.ts`).
  * @module
  */
+
+import { compileRegex } from "../../util/regex.ts";
 
 /** Java's `\s` without `UNICODE_CHARACTER_CLASS`: ASCII white space only (JavaScript's is wider). */
 const JAVA_SPACE = "\\t\\n\\x0B\\f\\r ";
@@ -41,8 +45,8 @@ const SYNTAX = "\\^$.*+?()[]{}|/";
 /**
  * Translates a Java pattern into a JavaScript `u`-mode source with the same full-match
  * meaning under `DOTALL`, or says which construct it refuses (backreferences, possessive
- * quantifiers, inline flags, named groups, `\b`, `\p{…}`, `\Q…\E`, nested classes and
- * intersections, `^`/`$` anywhere but the ends, …).
+ * quantifiers, lookahead and lookbehind, inline flags, named groups, `\b`, `\p{…}`, `\Q…\E`,
+ * nested classes and intersections, `^`/`$` anywhere but the ends, …).
  */
 export function javaRegexToJs(src: string): { source: string } | { problem: string } {
   let out = "";
@@ -71,12 +75,17 @@ export function javaRegexToJs(src: string): { source: string } | { problem: stri
       i++;
       atom = false;
     } else if (c === "(") {
-      const look = /^\(\?(?::|=|!|<=|<!)/.exec(src.slice(i));
-      if (src[i + 1] === "?" && !look) {
-        return { problem: "a group of the form (?…) other than (?:, (?=, (?!, (?<=, (?<!" };
+      const look = /^\(\?(?:=|!|<=|<!)/.exec(src.slice(i));
+      if (look) {
+        return {
+          problem: `a ${look[0].length === 3 ? "lookahead" : "lookbehind"} ${look[0]}…), which stubtool's ` +
+            "linear-time engine (RE2) cannot run",
+        };
       }
-      out += look ? look[0] : "(";
-      i += look ? look[0].length : 1;
+      const group = src.startsWith("(?:", i) ? "(?:" : "(";
+      if (src[i + 1] === "?" && group === "(") return { problem: "a group of the form (?…) other than (?:" };
+      out += group;
+      i += group.length;
       atom = false;
     } else if (c === ")") {
       out += c;
@@ -138,11 +147,8 @@ export function javaRegexToJs(src: string): { source: string } | { problem: stri
       atom = true;
     }
   }
-  try {
-    new RegExp(out, "u");
-  } catch {
-    return { problem: "it does not compile as a JavaScript regular expression" };
-  }
+  const compiled = compileRegex(out);
+  if ("problem" in compiled) return { problem: `a construct stubtool cannot run: the translation ${compiled.problem}` };
   return { source: out };
 }
 
