@@ -379,7 +379,7 @@ for (const adapter of ADAPTERS) {
       const outside = (file: string, looked: string) =>
         `body_file ${
           JSON.stringify(file)
-        } cannot be read: it resolves outside --files-root ${root} (looked for ${looked})`;
+        } cannot be read: it is not a file inside --files-root ${root} (looked for ${looked})`;
       for (
         const [file, looked] of [
           ["../secret.txt", join(top, "secret.txt")],
@@ -410,6 +410,33 @@ for (const adapter of ADAPTERS) {
     }
   });
 }
+
+Deno.test("regression: admin body_file told whether a path outside --files-root exists (ENOENT vs outside); one message for both", async () => {
+  const top = await Deno.realPath(await Deno.makeTempDir({ prefix: "stubtool-files-" }));
+  try {
+    const root = join(top, "files");
+    await Deno.mkdir(root);
+    await Deno.writeTextFile(join(top, "exists.txt"), "secret");
+    await using server = await stubServer(0, { filesRoot: root });
+    const message = async (body_file: string) =>
+      (await post(server, "/__stubtool__/stubs", { method: "GET", path: "/f", body_file })).json.problems[0].message
+        .replace(/ \(looked for .*\)$/, "").replace(JSON.stringify(body_file), "FILE");
+    const said = [
+      await message("../exists.txt"),
+      await message("../missing.txt"),
+      await message(join(top, "exists.txt")),
+      await message(join(top, "missing.txt")),
+      await message("/etc/passwd"),
+      await message("/etc/no-such-file"),
+    ];
+    assert.deepEqual(
+      new Set(said),
+      new Set([`body_file FILE cannot be read: it is not a file inside --files-root ${root}`]),
+    );
+  } finally {
+    await Deno.remove(top, { recursive: true });
+  }
+});
 
 Deno.test("stubServer refuses a filesRoot that is no folder", async () => {
   await assert.rejects(

@@ -380,7 +380,9 @@ Deno.test("import openapi: operations left out are [WARN] lines; --strict exits 
   assert.equal(strict.code, 1);
   assert.equal(
     strict.stderr,
-    `[WARN] ${spec} paths./b.post: 'responses' is not supported: the operation declares no 2xx or default response to answer with (declared: 405)\n`,
+    `[WARN] ${spec} paths./b.post: 'responses' is not supported: the operation declares no 2xx or default response to answer with (declared: 405)\n` +
+      // Issue #29.11: --strict exited 1 with only [WARN] lines; the [ERROR] says why.
+      `[ERROR] ${spec}: --strict: 1 operation(s) left out (see the warnings), so the exit code is 1\n`,
   );
   assert.equal(
     strict.stdout,

@@ -269,7 +269,7 @@ Deno.test("serve --files-root DIR (or STUBTOOL_FILES_ROOT): stubs added over the
     assert.equal(outside.status, 400);
     assert.equal(
       outside.json.problems[0].message,
-      `body_file "../secret.txt" cannot be read: it resolves outside --files-root ${root} (looked for ${
+      `body_file "../secret.txt" cannot be read: it is not a file inside --files-root ${root} (looked for ${
         join(dir.path, "secret.txt")
       })`,
     );

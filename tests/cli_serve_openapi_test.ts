@@ -255,3 +255,52 @@ Deno.test("serve --openapi SPEC --mock reads Swagger 2.0; without --mock a Swagg
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /^\[ERROR\] --mock answers the operations of an OpenAPI document: add --openapi SPEC/);
 });
+
+Deno.test("regression: serve --openapi SPEC --mock served the file an example's $ref named outside the spec's folder (/etc/passwd, ../private/secret.yaml); those operations are left out with a [WARN], the rest served", async () => {
+  const spec = join(ROOT, "tests/fixtures/openapi/refs/api.yaml");
+  const secret = join(ROOT, "tests/fixtures/openapi/private/secret.yaml");
+  const served = await startServe(["--port", "0", "--quiet", "--openapi", spec, "--mock"]);
+  await using _ = served.process;
+  const outside = `it is outside the folder of ${spec}`;
+  assert.deepEqual(lines(served.process.stderr), [
+    `[WARN] ${spec}: $ref ${JSON.stringify(secret)} is not read: ${outside} (what uses it is left out)`,
+    `[WARN] ${spec}: $ref "/etc/passwd" is not read: ${outside} (what uses it is left out)`,
+    `[WARN] ${spec} paths./secret.get: '$ref' is not supported: $ref ${JSON.stringify(secret)} is not read: ${outside}`,
+    `[WARN] ${spec} paths./passwd.get: '$ref' is not supported: $ref "/etc/passwd" is not read: ${outside}`,
+  ]);
+  const pet = await fetch(`${served.url}/pet`);
+  assert.deepEqual(await pet.json(), { id: 1, name: "Rex" }, "a $ref inside the spec's folder is read");
+  for (const path of ["/secret", "/passwd"]) {
+    const answer = await fetch(`${served.url}${path}`);
+    const text = await answer.text();
+    assert.equal(answer.status, 404, path);
+    assert.ok(!text.includes("s3cr3t") && !text.includes("root:"), text);
+  }
+});
+
+Deno.test("regression: a spec of a few hundred bytes with a YAML alias bomb took 17-21 s to load (the issue's 691-byte one); refused at once with an [ERROR]", async () => {
+  const spec = join(ROOT, "tests/fixtures/openapi/alias-bomb.yaml");
+  const started = performance.now();
+  const result = await runCli(["serve", "--port", "0", "--openapi", spec, "--mock"]);
+  const seconds = (performance.now() - started) / 1000;
+  assert.equal(result.code, 1);
+  assert.deepEqual(lines(result.stderr), [
+    `[ERROR] ${spec}: YAML aliases in ${spec} expand past 1000 nodes (an alias bomb): write the repeated parts out or use $ref`,
+  ]);
+  assert.ok(seconds < 8, `refused in ${seconds.toFixed(1)} s (a process start included)`);
+});
+
+Deno.test("regression: nested minItems: 1000 in a 575-byte spec made a sample of a million values (the issue measured 460 MB); that operation is left out with a [WARN], the rest served", async () => {
+  const spec = join(ROOT, "tests/fixtures/openapi/huge-sample.yaml");
+  const served = await startServe(["--port", "0", "--quiet", "--openapi", spec, "--mock"]);
+  await using _ = served.process;
+  assert.deepEqual(lines(served.process.stderr), [
+    `[WARN] ${spec} paths./grid.get: 'schema' is not supported: the example generated from its schema would hold ` +
+    "more than 100000 values (minItems, minLength): give the response an example",
+  ]);
+  const grid = await fetch(`${served.url}/grid`);
+  assert.equal(grid.status, 404);
+  await grid.body?.cancel();
+  const pets = await fetch(`${served.url}/pets`);
+  assert.deepEqual(await pets.json(), [0, 0]);
+});

@@ -3,6 +3,7 @@
 // with content" (HTTP/2 pseudo-headers, base64 content, status 0 for blocked requests).
 import assert from "node:assert/strict";
 import { harExchanges } from "../src/formats/har.ts";
+import { recordedConfig } from "../src/stubs/recording.ts";
 import { fixture } from "./_cli.ts";
 
 const SHOP = JSON.parse(await Deno.readTextFile(fixture("har/shop.har")));
@@ -162,4 +163,19 @@ Deno.test("har: a document without log.entries is refused with what to give inst
       "is not a HAR recording: it needs log.entries, a list (export one from the browser's network tab)",
     ),
   );
+});
+
+Deno.test("regression: import har wrote a query value '{q}' as a capture; it is a literal (a regex matching exactly it)", () => {
+  const { exchanges } = harExchanges(
+    har(entry(
+      {
+        url: "https://shop.example/search?q={q}",
+        queryString: [{ name: "q", value: "{q}" }],
+      },
+      { status: 200, content: { size: 2, mimeType: "text/html", text: "{q}" } },
+    )),
+    "search.har",
+  );
+  const { config } = recordedConfig(exchanges, {});
+  assert.deepEqual(config.routes[0].query_params, { q: { regex: "\\{q\\}" } });
 });

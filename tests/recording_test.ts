@@ -172,3 +172,30 @@ serverTest(
     assert.deepEqual((await send(server, "GET", "/jobs/7")).json, { state: "done" });
   },
 );
+
+serverTest(
+  "regression: a recorded query value '{q}' (an unfilled URL template) became a capture that echoed any value back as text/html; it is answered literally",
+  async (server) => {
+    const page = "<p>results for {q}</p>";
+    const { config } = recordedConfig([{
+      method: "GET",
+      target: "/search?q={q}&page=1",
+      status: 200,
+      headers: { "content-type": "text/html" },
+      body: bytes(page),
+      request: { headers: {}, body: bytes("") },
+    }]);
+    assert.deepEqual(config.routes[0].query_params, { q: { regex: "\\{q\\}" }, page: "1" });
+    const loaded = await loadConfigText(stringify(config), "recorded.yaml");
+    // The page's `{q}` names no capture: sent as written, and the loader says so.
+    assert.deepEqual(loaded.problems.map((p) => p.message.split(",")[0]), ["body holds {q}"]);
+    server.handler.registry.replaceSource(loaded.config!.routes, "config");
+    const literal = await send(server, "GET", "/search?q=%7Bq%7D&page=1");
+    assert.deepEqual([literal.status, literal.text], [200, page]);
+    const attack = await send(server, "GET", `/search?q=${encodeURIComponent("<script>alert(1)</script>")}&page=1`);
+    assert.equal(attack.status, 404);
+    // The 404 is JSON that quotes the request, never the recorded page with the value in it.
+    assert.match(attack.headers.get("content-type") ?? "", /^application\/json/);
+    assert.ok(!attack.text.includes("results for"), attack.text);
+  },
+);

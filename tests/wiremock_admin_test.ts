@@ -133,6 +133,34 @@ serverTest("bodyFileName over /__admin/ is refused without --files-root (the ser
   assert.equal(refused.json.errors[0].source.pointer, "/response/bodyFileName");
 });
 
+Deno.test("regression: bodyFileName over /__admin/ with --files-root told an outside file that exists from one that does not; one message, and a file inside is served", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "files");
+  await mkdir(root);
+  await writeFile(join(root, "pet.json"), '{"pet":1}');
+  await writeFile(join(dir.path, "exists.txt"), "secret");
+  await using server = await stubServer(0, { filesRoot: root });
+  const add = (bodyFileName: string, url = "/f") =>
+    send(server, "POST", "/__admin/mappings", {
+      body: JSON.stringify({ request: { method: "GET", urlPath: url }, response: { bodyFileName } }),
+    });
+  assert.equal((await add("pet.json", "/pet")).status, 201);
+  assert.equal((await send(server, "GET", "/pet")).text, '{"pet":1}');
+  const titles = new Set<string>();
+  for (const name of ["../exists.txt", "../missing.txt", "/etc/passwd", "/etc/no-such-file"]) {
+    const refused = await add(name);
+    assert.equal(refused.status, 422, name);
+    titles.add(
+      refused.json.errors[0].title.replace(JSON.stringify(name.replace(/^\/+/, "")), "FILE").replace(
+        / \(looked for .*\)$/,
+        "",
+      ),
+    );
+  }
+  assert.deepEqual([...titles], [`body_file FILE cannot be read: it is not a file inside --files-root ${root}`]);
+  assert.equal((await send(server, "GET", "/f")).status, 404);
+});
+
 serverTest(
   "the most recently added mapping wins a tie; WireMock's priority 1 beats a later default one",
   async (server) => {

@@ -224,5 +224,9 @@ async function importOpenApi(
       `${(values.out as string | undefined) ?? "stubs.yaml"}` +
       (left ? ` (${left} operation(s) left out, see the warnings)` : ""),
   );
-  return values.strict === true && left > 0 ? 1 : 0;
+  if (values.strict === true && left > 0) {
+    output.err(errorLine(source, `--strict: ${left} operation(s) left out (see the warnings), so the exit code is 1`));
+    return 1;
+  }
+  return 0;
 }

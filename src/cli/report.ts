@@ -191,10 +191,8 @@ export async function reportCommand(
     // The OpenAPI parser and the schema validator load only when a spec is asked for.
     const { loadOpenApi } = await import("../report/openapi.ts");
     const { spec, problems } = await loadOpenApi(specFile);
-    if (!spec) {
-      printProblems(output, problems, specFile);
-      return 2;
-    }
+    printProblems(output, problems, specFile);
+    if (!spec) return 2;
     openapi = spec.drift(report);
   }
 

@@ -49,7 +49,8 @@ export async function openApiServe(
   const { compileOpenApi, readOpenApiDocument } = await import("../report/openapi.ts");
   const { doc, problems } = await readOpenApiDocument(file, { swagger: mock });
   if (!doc) return { stubs: [], places: [], problems, banner: [] };
-  const result: OpenApiServe = { stubs: [], places: [], problems: [], banner: [] };
+  // The reader's warnings ($refs not read) first.
+  const result: OpenApiServe = { stubs: [], places: [], problems: [...problems], banner: [] };
   let summary = "";
   if (mock) {
     const { openApiToConfig } = await import("../formats/openapi_import.ts");

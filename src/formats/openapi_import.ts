@@ -14,6 +14,7 @@ import { sample } from "openapi-sampler";
 import * as randexp from "randexp";
 import { ID } from "../stubs/request.ts";
 import { compileRegex } from "../util/regex.ts";
+import { refusedRefIn } from "./openapi_files.ts";
 
 type Json = Record<string, unknown>;
 
@@ -138,6 +139,16 @@ function addPatternExamples(node: unknown): void {
   }
 }
 
+/** The most values (array items, properties, string characters) a generated example may hold. */
+export const MAX_SAMPLE_VALUES = 100_000;
+/** The most bytes a generated example may take as JSON. */
+export const MAX_SAMPLE_BYTES = 1 << 20;
+/** How deep the sampler goes (openapi-sampler's `maxSampleDepth`, its default). */
+const SAMPLE_DEPTH = 15;
+
+/** A generated example past the bounds: the operation is left out with this reason. */
+class SampleRefused extends Error {}
+
 class Converter {
   readonly #doc: Json;
   readonly #file: string;
@@ -176,6 +187,27 @@ class Converter {
     return value;
   }
 
+  /** Refused-`$ref` markers found under each node (internal `$ref`s followed), so each node is walked once. */
+  readonly #refusedUnder = new WeakMap<object, string | null>();
+
+  /** The first `$ref` the reader refused under `value` (internal `$ref`s followed), or undefined. */
+  #refusedRef(value: unknown): string | undefined {
+    const own = refusedRefIn(value);
+    if (own !== undefined || typeof value !== "object" || value === null) return own;
+    const known = this.#refusedUnder.get(value);
+    if (known !== undefined) return known ?? undefined;
+    this.#refusedUnder.set(value, null); // a cycle finds nothing new
+    let found: string | undefined;
+    const target = isObject(value) && typeof value.$ref === "string" ? this.resolve(value) : undefined;
+    if (target !== undefined && target !== value) found = this.#refusedRef(target);
+    for (const child of Object.values(value)) {
+      if (found !== undefined) break;
+      found = this.#refusedRef(child);
+    }
+    this.#refusedUnder.set(value, found ?? null);
+    return found;
+  }
+
   run(): OpenApiConversion {
     const paths = isObject(this.#doc.paths) ? this.#doc.paths : {};
     for (const [path, rawItem] of Object.entries(paths)) {
@@ -187,7 +219,16 @@ class Converter {
         if (!isObject(operation)) continue;
         this.result.operations++;
         const place = `${this.#file} paths.${path}.${method}`;
-        const converted = this.#operation(path, method, item, operation);
+        const refused = this.#refusedRef(operation) ?? this.#refusedRef(item.parameters);
+        let converted: { stub: Json } | { refused: [string, string] };
+        try {
+          converted = refused === undefined
+            ? this.#operation(path, method, item, operation)
+            : { refused: ["$ref", refused] };
+        } catch (error) {
+          if (!(error instanceof SampleRefused)) throw error;
+          converted = { refused: ["schema", error.message] };
+        }
         if ("refused" in converted) {
           const [feature, why] = converted.refused;
           this.result.warnings.push({ place, feature, message: `${place}: '${feature}' is not supported: ${why}` });
@@ -330,12 +371,70 @@ class Converter {
     if (Array.isArray(schema.examples) && schema.examples.length) return schema.examples[0];
     if (schema.default !== undefined) return schema.default;
     if (schema.type === "file") return undefined;
+    const size = this.#sampleSize(schema, 0, new Map());
+    if (size > MAX_SAMPLE_VALUES) {
+      throw new SampleRefused(
+        `the example generated from its schema would hold more than ${MAX_SAMPLE_VALUES} values ` +
+          "(minItems, minLength): give the response an example",
+      );
+    }
+    let value: unknown;
     try {
       // deno-lint-ignore no-explicit-any -- the sampler's JSONSchema7 type does not know OpenAPI's keywords
-      return sample(schema as any, { skipWriteOnly: true, quiet: true }, this.#doc);
+      value = sample(schema as any, { skipWriteOnly: true, quiet: true, maxSampleDepth: SAMPLE_DEPTH }, this.#doc);
     } catch {
       return undefined;
     }
+    const bytes = JSON.stringify(value)?.length ?? 0;
+    if (bytes > MAX_SAMPLE_BYTES) {
+      throw new SampleRefused(
+        `the example generated from its schema takes ${bytes} bytes, past ${MAX_SAMPLE_BYTES}: give the response an example`,
+      );
+    }
+    return value;
+  }
+
+  /**
+   * About how many values the sampler makes from `raw` (array items, properties, string
+   * characters), as it does: `minItems` (else 1) items, each property, `minLength` characters,
+   * down to its depth. Each schema is counted once per depth, so the count takes time linear
+   * in the document; it stops growing past the bound.
+   */
+  #sampleSize(raw: unknown, depth: number, seen: Map<object, number[]>): number {
+    if (depth > SAMPLE_DEPTH + 1) return 1;
+    const schema = this.resolve(raw);
+    if (!isObject(schema)) return 1;
+    const known = seen.get(schema)?.[depth];
+    if (known !== undefined) return known;
+    const counts = seen.get(schema) ?? [];
+    seen.set(schema, counts);
+    counts[depth] = 1; // a cycle at the same depth counts once
+    let size = 1;
+    const add = (n: number) => size = Math.min(size + n, MAX_SAMPLE_VALUES + 1);
+    if (schema.example !== undefined || schema.default !== undefined || schema.const !== undefined) {
+      counts[depth] = size;
+      return size;
+    }
+    if (typeof schema.minLength === "number") add(Math.max(0, schema.minLength));
+    const items = schema.prefixItems ?? schema.items ?? schema.contains;
+    if (items !== undefined) {
+      const min = typeof schema.minItems === "number" ? schema.minItems : 1;
+      const length = Math.min(typeof schema.maxItems === "number" ? schema.maxItems : Infinity, min || 1);
+      if (Array.isArray(items)) {
+        for (const item of items) add(this.#sampleSize(item, depth + 1, seen));
+        add(Math.max(0, length - items.length));
+      } else add(Math.max(length, 0) * this.#sampleSize(items, depth + 1, seen));
+    }
+    if (isObject(schema.properties)) {
+      for (const property of Object.values(schema.properties)) add(this.#sampleSize(property, depth + 1, seen));
+    }
+    if (isObject(schema.additionalProperties)) add(this.#sampleSize(schema.additionalProperties, depth + 1, seen));
+    for (const key of ["allOf", "oneOf", "anyOf"]) {
+      const list = schema[key];
+      if (Array.isArray(list)) { for (const part of list) add(this.#sampleSize(part, depth, seen)); }
+    }
+    counts[depth] = size;
+    return size;
   }
 }
 

@@ -13,6 +13,8 @@
 import { messageOf } from "../error_message.ts";
 import { compileRegex, type LinearRegex } from "../util/regex.ts";
 import { readFile } from "node:fs/promises";
+import type { ParserOptions } from "@readme/openapi-parser";
+import { specParserOptions, type SpecReads } from "../formats/openapi_files.ts";
 import { describeReadError } from "../stubs/config.ts";
 import type { ResponseSpec, Stub } from "../stubs/model.ts";
 import { decodeSegment, PLACEHOLDER_ANYWHERE, placeholderName } from "../stubs/path.ts";
@@ -609,8 +611,11 @@ export async function readOpenApiDocument(
     return fail(describeReadError(error));
   }
   const parser = await import("@readme/openapi-parser");
+  const reads: SpecReads = { refused: [] };
+  // Files inside the spec's folder only, no network, YAML aliases bounded (P23.6).
+  const parserOptions = await specParserOptions(file, reads) as ParserOptions;
   try {
-    const raw = await parser.parse(file) as unknown;
+    const raw = await parser.parse(file, parserOptions) as unknown;
     if (isObject(raw) && raw.swagger !== undefined) {
       if (!options.swagger) return fail("OpenAPI 2.0 (Swagger) is not supported: convert it to OpenAPI 3.0 or 3.1");
       if (String(raw.swagger) !== "2.0") return fail(`Swagger ${raw.swagger} is not supported: stubtool reads 2.0`);
@@ -619,7 +624,7 @@ export async function readOpenApiDocument(
     } else if (!/^3\.[01]\./.test(String(raw.openapi))) {
       return fail(`OpenAPI ${raw.openapi} is not supported: stubtool reads OpenAPI 3.0 and 3.1`);
     }
-    const checked = await parser.validate(file);
+    const checked = await parser.validate(file, parserOptions);
     if (!checked.valid) {
       const problems = checked.errors.slice(0, 5).map((e) => ({
         level: "error" as const,
@@ -628,8 +633,17 @@ export async function readOpenApiDocument(
       }));
       return { problems };
     }
-    return { doc: await parser.bundle(file) as unknown as Json, problems: [] };
+    const doc = await parser.bundle(file, parserOptions) as unknown as Json;
+    return {
+      doc,
+      problems: reads.refused.map(({ target, why }) => ({
+        level: "warn" as const,
+        place: file,
+        message: `$ref ${JSON.stringify(target)} is not read: ${why} (what uses it is left out)`,
+      })),
+    };
   } catch (error) {
+    if (reads.failed !== undefined) return fail(reads.failed);
     const message = messageOf(error).split("\n")[0];
     // `Error parsing api.yaml: missed comma between flow collection entries (3:10)`
     const syntax = /^Error parsing .*?: (.*) \((\d+):(\d+)\)$/.exec(message);
@@ -656,7 +670,7 @@ export async function readOpenApiDocument(
 export async function loadOpenApi(file: string): Promise<{ spec?: OpenApiSpec; problems: Problem[] }> {
   const { doc, problems } = await readOpenApiDocument(file);
   if (!doc) return { problems };
-  return { spec: await compileOpenApi(file, doc), problems: [] };
+  return { spec: await compileOpenApi(file, doc), problems };
 }
 
 /**

@@ -21,8 +21,8 @@
  * @module
  */
 
-import { readFileSync, realpathSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { messageOf } from "../error_message.ts";
 import { parseConfigText } from "../stubs/config.ts";
 import type { Stub, StubSource } from "../stubs/model.ts";
@@ -35,6 +35,7 @@ import type { Route } from "./route.ts";
 import type { BatchProblem } from "./stub_set.ts";
 import { type StubInfo, stubInfo } from "./stub_form.ts";
 import type { JournalEntry } from "../report/types.ts";
+import { resolveInside } from "../util/paths.ts";
 
 /** What every admin API (`/__stubtool__/stubs`, WireMock's `/__admin/mappings`) asks of the server's stubs. */
 export interface StubsHost {
@@ -168,12 +169,6 @@ function bodyFilePlaces(routes: readonly unknown[]): string[] {
   return places;
 }
 
-/** Is `path` `folder` or inside it? */
-function inside(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
-}
-
 /**
  * How the admin API validates a batch's `body_file`s: refused without a files root (the
  * problems); else read relative to the root, and only when the path, with symbolic links
@@ -188,17 +183,19 @@ function fileAccess(
     return { problems: bodyFilePlaces(routes).map((place) => ({ level: "error", place, message: NO_FILES })) };
   }
   const base = resolve(root);
-  const outside = () => new Error(`it resolves outside --files-root ${root}`);
-  const readFile = (path: string): Uint8Array<ArrayBuffer> => {
-    const realRoot = realpathSync(base);
-    // The path as written first, so nothing outside the root is even looked at.
-    if (!inside(resolve(path), base) && !inside(resolve(path), realRoot)) throw outside();
-    const real = realpathSync(path);
-    if (!inside(real, realRoot)) throw outside();
-    const buffer = readFileSync(real);
-    return new Uint8Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer);
-  };
-  return { options: { baseDir: base, readFile } };
+  return { options: { baseDir: base, readFile: (path) => readInsideRoot(root, path) } };
+}
+
+/**
+ * Reads a file for an admin call: only a file inside `--files-root` (symbolic links followed).
+ * A path outside it, missing or not a file gets one message, so that a client cannot learn
+ * whether a path of the server's machine exists.
+ */
+export function readInsideRoot(root: string, path: string): Uint8Array<ArrayBuffer> {
+  const found = resolveInside(root, path);
+  if ("problem" in found) throw new Error(`it is not a file inside --files-root ${root}`);
+  const buffer = readFileSync(found.path);
+  return new Uint8Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer);
 }
 
 /** One stub, a list of stubs, or `{routes: [...]}`, as the config validator's document. */

@@ -5,25 +5,19 @@
  * @module
  */
 
-import { readFileSync, realpathSync } from "node:fs";
-import { isAbsolute, relative, resolve } from "node:path";
+import { resolve } from "node:path";
 import { mappingsToConfig } from "../formats/wiremock/mapping.ts";
 import { adminPriority } from "../formats/wiremock/ranks.ts";
 import { withId } from "../formats/wiremock/shapes.ts";
 import type { Stub } from "../stubs/model.ts";
 import { validateConfig } from "../stubs/validate.ts";
+import { readInsideRoot } from "./admin.ts";
 import { type Answer, errors, isObject, refusal, STUB_ID } from "./wiremock_journal.ts";
 
 /** One mapping as admitted: the stub, and the mapping as it will be shown. */
 export interface Admitted {
   stub: Stub;
   mapping: Record<string, unknown>;
-}
-
-/** Is `path` `folder` or inside it? */
-function inside(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return rel === "" || (!rel.startsWith("..") && !isAbsolute(rel));
 }
 
 /**
@@ -90,12 +84,9 @@ function validateMapping(
     for (const file of files) {
       if (file.bytes && resolve(base, file.name) === path) return new Uint8Array(file.bytes);
     }
-    const realRoot = realpathSync(base);
-    const real = realpathSync(path);
-    if (root === undefined || !inside(resolve(path), base) || !inside(real, realRoot)) {
-      throw new Error(`it resolves outside --files-root ${root}`);
-    }
-    return new Uint8Array(readFileSync(real));
+    // Never reached without a root: a bodyFileName is refused above, and generated bodies are in `files`.
+    if (root === undefined) throw new Error("the server reads no file of its machine");
+    return readInsideRoot(root, path);
   };
   if (source) route.body_file = source.source!.replace(/\\/g, "/").replace(/^\/+/, "");
   const { config, problems } = validateConfig({ routes: [route] }, { baseDir: base, readFile });

@@ -75,11 +75,17 @@ export function literalPath(pathname: string): string {
   return "/" + segments.join("/");
 }
 
-/** The query of a request as required literal values (the first value of a repeated name). */
-function literalQuery(rawQuery: string): Record<string, string> | undefined {
+/**
+ * The query of a request as required literal values (the first value of a repeated name); a
+ * value holding `{name}` (a client's unfilled URL template) is data, written as a regex that
+ * matches exactly it, never a capture (P23.7).
+ */
+function literalQuery(rawQuery: string): Record<string, string | { regex: string }> | undefined {
   if (rawQuery === "") return undefined;
-  const out: Record<string, string> = {};
-  for (const [name, value] of new URLSearchParams(rawQuery)) if (!Object.hasOwn(out, name)) out[name] = value;
+  const out: Record<string, string | { regex: string }> = {};
+  for (const [name, value] of new URLSearchParams(rawQuery)) {
+    if (!Object.hasOwn(out, name)) out[name] = literalValue(value);
+  }
   return Object.keys(out).length ? out : undefined;
 }
 

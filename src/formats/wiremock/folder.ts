@@ -7,7 +7,8 @@
 
 import { messageOf } from "../../error_message.ts";
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, relative, sep } from "node:path";
+import { basename, dirname, isAbsolute, join } from "node:path";
+import { resolveInside } from "../../util/paths.ts";
 import {
   mappingsToConfig,
   rankPriorities,
@@ -138,7 +139,7 @@ export function readWireMockFolder(
   return result;
 }
 
-/** A `bodyFileName` resolved inside `__files`: its real path, or why it cannot be used. */
+/** A `bodyFileName` resolved inside `__files` (P23.6's one rule): its real path, or why it cannot be used. */
 function resolveBodyFile(
   name: string,
   filesDir: string,
@@ -149,16 +150,11 @@ function resolveBodyFile(
   }
   if (name.split(/[\\/]/).includes("..")) return `${JSON.stringify(name)} leaves __files ('..')`;
   if (filesReal === undefined) return `${JSON.stringify(name)} cannot be read: there is no folder ${filesDir}`;
-  let real: string;
-  try {
-    real = realpathSync(join(filesDir, name));
-  } catch {
+  const found = resolveInside(filesDir, name);
+  if ("path" in found) return found;
+  if (found.problem === "missing") {
     return `${JSON.stringify(name)} does not exist in ${filesDir} (WireMock answers 500)`;
   }
-  const inside = relative(filesReal, real);
-  if (inside === "" || inside.startsWith("..") || isAbsolute(inside) || inside.split(sep)[0] === "..") {
-    return `${JSON.stringify(name)} is a symbolic link that leaves __files`;
-  }
-  if (!statSync(real).isFile()) return `${JSON.stringify(name)} is not a file`;
-  return { path: real };
+  if (found.problem === "not a file") return `${JSON.stringify(name)} is not a file`;
+  return `${JSON.stringify(name)} is a symbolic link that leaves __files`;
 }
