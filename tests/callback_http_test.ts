@@ -103,14 +103,17 @@ serverTest(
     // Unanswered, it is not recorded yet.
     assert.deepEqual((await send(server, "GET", "/__stubtool__/callbacks")).json, { callbacks: [] });
     receiver.release(204);
+    assert.equal(got.headers["stubtool-callback-depth"], "1");
     const [record] = await records(server.url, 1);
-    assert.deepEqual(Object.keys(record), ["stub", "method", "url", "status", "duration_ms", "at"]);
+    assert.deepEqual(Object.keys(record), ["stub", "method", "url", "headers", "body", "status", "duration_ms", "at"]);
     assert.deepEqual(
       { ...record, duration_ms: typeof record.duration_ms, at: typeof record.at },
       {
         stub: "order-created",
         method: "POST",
         url: `${receiver.base}/hold/orders/o%201?event=created&id=o%201`,
+        headers: { "content-type": "application/json", "x-order": "o 1", "stubtool-callback-depth": "1" },
+        body: '{"id":"o 1","status":"created"}',
         status: 204,
         duration_ms: "number",
         at: "string",
@@ -171,13 +174,163 @@ serverTest("a receiver that refuses the connection is recorded with an error and
   server.routes(get("/ping").id("ping").callback("POST", `http://127.0.0.1:${closed}/hook`));
   assert.equal((await send(server, "GET", "/ping")).status, 200);
   const [record] = await records(server.url, 1);
-  assert.deepEqual(Object.keys(record), ["stub", "method", "url", "error", "duration_ms", "at"]);
+  assert.deepEqual(Object.keys(record), ["stub", "method", "url", "headers", "error", "duration_ms", "at"]);
   assert.deepEqual([record.stub, record.method, record.url, record.error], [
     "ping",
     "POST",
     `http://127.0.0.1:${closed}/hook`,
     "connection refused",
   ]);
+});
+
+for (const journalSize of [undefined, 0]) {
+  serverTest(
+    `regression: a template callback of a 65,537-byte request was sent with an empty body (the journal's cut copy); now the whole body (journalSize ${journalSize})`,
+    async (server) => {
+      await using receiver = await Receiver.start();
+      server.routes(
+        post("/upload").template().status(202).callback("POST", `${receiver.base}/copy`, { body: "{{request.body}}" }),
+      );
+      for (const size of [65_537, 20_000]) {
+        const body = "a".repeat(size - 1) + "z";
+        assert.equal((await send(server, "POST", "/upload", { body })).status, 202);
+        const got = await receiver.arrived(size === 65_537 ? 1 : 2);
+        assert.equal(got.at(-1)!.body.length, size);
+        assert.equal(got.at(-1)!.body, body);
+      }
+      // The record keeps the first 4 KiB.
+      const listed = await records(server.url, 2);
+      assert.deepEqual(
+        listed.map((r: { body: string; body_truncated: boolean }) => [r.body.length, r.body_truncated]),
+        [
+          [4096, true],
+          [4096, true],
+        ],
+      );
+    },
+    { journalSize },
+  );
+}
+
+serverTest(
+  "a template callback that reads a body over --max-body is not sent (recorded, never with a cut body): the stub answers 413",
+  async (server) => {
+    await using receiver = await Receiver.start();
+    server.routes(
+      post("/upload").id("up").template().callback("POST", `${receiver.base}/copy`, { body: "{{request.body}}" }),
+    );
+    assert.equal((await send(server, "POST", "/upload", { body: "x".repeat(2000) })).status, 413);
+    const [record] = await records(server.url, 1);
+    assert.deepEqual([record.stub, record.error], [
+      "up",
+      "the request body was not read whole: request body is larger than 1000 bytes (--max-body)",
+    ]);
+    assert.equal(receiver.received.length, 0);
+  },
+  { maxBody: 1000 },
+);
+
+serverTest(
+  "regression: a callback that calls its own stub on this server looped until the stub was deleted; now the chain stops after 4 hops",
+  async (server) => {
+    server.routes(get("/loop").id("loop").callback("GET", `${server.url}/loop`));
+    assert.equal((await send(server, "GET", "/loop")).status, 200);
+    const listed = await records(server.url, 5);
+    assert.deepEqual(listed.map((r: { status?: number; error?: string }) => r.status ?? r.error), [
+      200,
+      200,
+      200,
+      200,
+      "dropped: a callback loop: the request was hop 4 of a callback chain (stubtool-callback-depth), at most 4",
+    ]);
+    // Nothing more goes out: 1 request + 4 callbacks hit the stub, and stay at that.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal((await server.report()).stubs[0].hit_count, 5);
+    assert.equal((await records(server.url, 5)).length, 5);
+  },
+);
+
+serverTest(
+  "regression: a healthy receiver's callback waited behind 100 to a receiver that never answers; now it goes out at once",
+  async (server) => {
+    await using stuck = await Receiver.start();
+    await using healthy = await Receiver.start();
+    server.routes(
+      get("/slow").callback("POST", `${stuck.base}/never/x`),
+      get("/ok").id("ok").callback("POST", `${healthy.base}/fine`),
+    );
+    for (let i = 0; i < 100; i++) assert.equal((await send(server, "GET", "/slow")).status, 200);
+    await stuck.arrived(16);
+    const start = performance.now();
+    assert.equal((await send(server, "GET", "/ok")).status, 200);
+    await healthy.arrived(1);
+    const ms = performance.now() - start;
+    assert.ok(ms < 2000, `the healthy callback took ${ms.toFixed(0)} ms`);
+    const [record] = await records(server.url, 1);
+    assert.deepEqual([record.stub, record.status], ["ok", 200]);
+    // Only 16 are in flight to the stuck one.
+    assert.equal(stuck.received.length, 16);
+  },
+);
+
+serverTest(
+  "regression: a callback to an https receiver with a self-signed certificate failed with no way out; the error names --callback-ca",
+  async (server) => {
+    await using receiver = await stubServer(0, { tls: "self-signed" });
+    receiver.routes(post("/hook").status(202));
+    server.routes(get("/go").callback("POST", `${receiver.url}/hook`, { body: "hi" }));
+    assert.equal((await send(server, "GET", "/go")).status, 200);
+    const [record] = await records(server.url, 1);
+    assert.match(record.error, /certificate/i);
+    assert.match(
+      record.error,
+      /\(the receiver's certificate is not trusted: pass its PEM certificate with serve --callback-ca FILE\)$/,
+    );
+    assert.equal((await receiver.report()).stubs[0].hit_count, 0);
+  },
+);
+
+for (const adapter of ADAPTERS) {
+  Deno.test(`[${adapter}] callbackCa: a callback to an https receiver with that self-signed certificate goes out`, async () => {
+    await using receiver = await stubServer(0, { tls: "self-signed" });
+    receiver.routes(post("/hook").status(202));
+    await using server = await stubServer(0, { adapter, callbackCa: receiver.certificate! });
+    server.routes(get("/go").callback("POST", `${receiver.url}/hook`, { body: "hi" }));
+    assert.equal((await send(server, "GET", "/go")).status, 200);
+    const [record] = await records(server.url, 1);
+    assert.deepEqual([record.status, record.error], [202, undefined]);
+    assert.equal((await receiver.report()).stubs[0].hit_count, 1);
+  });
+}
+
+Deno.test("callbackCa must be PEM certificate text", async () => {
+  await assert.rejects(stubServer(0, { callbackCa: "nope" }), {
+    name: "TypeError",
+    message:
+      'stubServer(port, options): callbackCa must be PEM certificate text (-----BEGIN CERTIFICATE-----), got "nope"',
+  });
+});
+
+Deno.test("serve --callback-ca (and STUBTOOL_CALLBACK_CA) trusts a self-signed receiver; an unreadable file stops serve", async () => {
+  await using receiver = await stubServer(0, { tls: "self-signed" });
+  receiver.routes(post("/hook").status(202));
+  await using dir = await tempDir();
+  const ca = join(dir.path, "ca.pem");
+  await Deno.writeTextFile(ca, receiver.certificate!);
+  const stub = `{id: go, method: GET, path: /go, callbacks: [{method: POST, url: "${receiver.url}/hook"}]}`;
+  for (const [args, env] of [[["--callback-ca", ca], {}], [[], { STUBTOOL_CALLBACK_CA: ca }]] as const) {
+    const served = await startServe(["--port", "0", "--stub", stub, ...args], { env });
+    try {
+      await (await fetch(`${served.url}/go`)).body?.cancel();
+      await served.process.waitForStdout(/^callback POST https:\/\/127\.0\.0\.1:\d+\/hook 202 \[go\] \d+\.\dms$/m);
+    } finally {
+      await served.process[Symbol.asyncDispose]();
+    }
+  }
+  const missing = join(dir.path, "missing.pem");
+  const result = await runCli(["serve", "--port", "0", "--stub", stub, "--callback-ca", missing]);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, new RegExp(`^\\[ERROR\\] --callback-ca ${missing.replaceAll("/", "\\/")}: `, "m"));
 });
 
 Deno.test("the scheme, host and port of a callback url are written out: a capture or template there is refused", () => {

@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CallbackQueue, type CallbackRecord } from "../src/server/callbacks.ts";
+import { CallbackQueue, type CallbackRecord, MAX_CALLBACK_BYTES } from "../src/server/callbacks.ts";
 
 interface Hit {
   method: string;
@@ -104,9 +104,17 @@ Deno.test("a callback goes out with its method, headers and body; the answer's s
   assert.equal(byUrl("/ping").body, "");
   assert.equal(byUrl("/raw").body, "héllo");
   const records = queue.records().map(untimed).sort((a, b) => a.stub.localeCompare(b.stub));
+  // Each record says what was sent: the headers, and the body (none for a GET).
   assert.deepEqual(records, [
-    { stub: "bytes", method: "PUT", url: `${target.url}/raw`, status: 202 },
-    { stub: "order-created", method: "POST", url: `${target.url}/hooks/orders?id=7`, status: 202 },
+    { stub: "bytes", method: "PUT", url: `${target.url}/raw`, body: "héllo", status: 202 },
+    {
+      stub: "order-created",
+      method: "POST",
+      url: `${target.url}/hooks/orders?id=7`,
+      headers: { "content-type": "application/json", "x-tag": "a, b" },
+      body: '{"id":7}',
+      status: 202,
+    },
     { stub: "ping", method: "GET", url: `${target.url}/ping`, status: 202 },
   ]);
   assert.deepEqual(
@@ -144,6 +152,7 @@ Deno.test("a receiver that does not answer within the timeout is recorded as an 
     stub: "slow",
     method: "POST",
     url: `${target.url}/slow`,
+    body: "x",
     error: "no answer within 100 ms",
   });
   assert.ok(record.duration_ms >= 90, `${record.duration_ms}`);
@@ -153,7 +162,7 @@ Deno.test("a receiver that does not answer within the timeout is recorded as an 
 
 Deno.test("at most 64 callbacks are in flight: the 65th waits for a slot, and waiting ones go in order", async () => {
   await using target = await holdingReceiver();
-  const queue = new CallbackQueue();
+  const queue = new CallbackQueue({ maxInFlightPerOrigin: 64 });
   assert.equal(queue.maxInFlight, 64);
   for (let i = 1; i <= 66; i++) queue.send("s", { method: "POST", url: `${target.url}/${i}` });
   assert.equal(queue.inFlight, 64);
@@ -224,7 +233,7 @@ Deno.test("drain past the grace period aborts callbacks in flight, drops waiting
   target.release();
 });
 
-Deno.test("beyond maxWaiting the newest callback is dropped, with one warning per spell of a full queue", async () => {
+Deno.test("beyond maxWaiting the oldest waiting callback is dropped, with a counted warning at the 1st, 10th, 100th drop of a spell", async () => {
   await using target = await holdingReceiver();
   const lines: string[] = [];
   const queue = new CallbackQueue({ maxInFlight: 1, maxWaiting: 2, log: (line) => lines.push(line) });
@@ -233,32 +242,107 @@ Deno.test("beyond maxWaiting the newest callback is dropped, with one warning pe
   assert.equal(queue.waiting, 2);
   assert.equal(queue.dropped, 2);
   assert.deepEqual(lines, [
-    `[WARN] callbacks: 2 are waiting; dropped POST ${target.url}/4 of stub s (1 dropped so far)`,
+    `[WARN] callbacks: more than 2 waiting; dropped the oldest waiting, POST ${target.url}/2 of stub s (1 dropped so far)`,
   ]);
   assert.deepEqual(queue.records().map(untimed), [
-    { stub: "s", method: "POST", url: `${target.url}/4`, error: "dropped: too many callbacks waiting" },
-    { stub: "s", method: "POST", url: `${target.url}/5`, error: "dropped: too many callbacks waiting" },
+    { stub: "s", method: "POST", url: `${target.url}/2`, error: "dropped: more than 2 waiting" },
+    { stub: "s", method: "POST", url: `${target.url}/3`, error: "dropped: more than 2 waiting" },
   ]);
-  await until(() => target.hits.length === 1, "the first request");
-  target.release();
-  await until(() => target.hits.length === 2 && target.held.length === 1, "the second request");
-  target.release();
-  await until(() => target.hits.length === 3 && target.held.length === 1, "the third request");
-  // Nothing waits now, so the next full spell warns again.
-  for (let i = 6; i <= 9; i++) queue.send("s", { method: "POST", url: `${target.url}/${i}` });
-  assert.equal(queue.dropped, 4);
-  assert.equal(lines.filter((line) => line.startsWith("[WARN]")).length, 2);
+  // Eight more drops make ten in this spell: the second warning.
+  for (let i = 6; i <= 13; i++) queue.send("s", { method: "POST", url: `${target.url}/${i}` });
+  assert.equal(queue.dropped, 10);
+  assert.equal(lines.length, 2);
   assert.equal(
-    lines.at(-1),
-    `[WARN] callbacks: 2 are waiting; dropped POST ${target.url}/8 of stub s (3 dropped so far)`,
+    lines[1],
+    `[WARN] callbacks: more than 2 waiting; dropped the oldest waiting, POST ${target.url}/11 of stub s (10 dropped so far)`,
   );
-  for (let n = 4; n <= 5; n++) {
-    target.release();
+  for (let n = 1; n <= 3; n++) {
     await until(() => target.hits.length === n && target.held.length === 1, `request ${n}`);
+    target.release();
   }
-  target.release();
+  // Nothing waits now, so the next full spell warns again at its first drop.
+  await until(() => queue.inFlight === 0, "the queue to empty");
+  for (let i = 14; i <= 17; i++) queue.send("s", { method: "POST", url: `${target.url}/${i}` });
+  assert.equal(queue.dropped, 11);
+  assert.equal(lines.filter((line) => line.startsWith("[WARN]")).length, 3);
+  assert.match(lines.at(-1)!, /dropped the oldest waiting, POST .*\/15 of stub s \(11 dropped so far\)$/);
+  for (let n = 4; n <= 6; n++) {
+    await until(() => target.hits.length === n && target.held.length === 1, `request ${n}`);
+    target.release();
+  }
   assert.deepEqual(await queue.drain(5000), { dropped: 0 });
-  assert.deepEqual(target.hits.map((hit) => hit.url), ["/1", "/2", "/3", "/6", "/7"]);
+  assert.deepEqual(target.hits.map((hit) => hit.url), ["/1", "/12", "/13", "/14", "/16", "/17"]);
+});
+
+Deno.test("regression: 10,000 callbacks with 64 KB bodies to a receiver that never answers held every body (690 MB); now at most maxBytes, the oldest dropped and counted", async () => {
+  await using target = await holdingReceiver();
+  const lines: string[] = [];
+  const queue = new CallbackQueue({ log: (line) => lines.push(line) });
+  assert.equal(queue.maxBytes, MAX_CALLBACK_BYTES);
+  const body = new Uint8Array(64 * 1024);
+  const url = `${target.url}/hook`;
+  const each = url.length + "POST".length + body.byteLength;
+  for (let i = 0; i < 10_000; i++) queue.send("big", { method: "POST", url, body });
+  const held = Math.floor(MAX_CALLBACK_BYTES / each);
+  assert.equal(queue.bytes, held * each);
+  assert.ok(queue.bytes <= MAX_CALLBACK_BYTES);
+  assert.equal(queue.inFlight, 16);
+  assert.equal(queue.waiting, held - 16);
+  assert.equal(queue.dropped, 10_000 - held);
+  // One counted warning at the 1st, 10th, 100th and 1000th drop.
+  assert.deepEqual(lines.map((line) => /\((\d+) dropped so far\)$/.exec(line)?.[1]), ["1", "10", "100", "1000"]);
+  assert.match(lines[0], /^\[WARN\] callbacks: more than 33554432 bytes held; dropped the oldest waiting, POST /);
+  const records = queue.records();
+  assert.equal(records.length, 500);
+  assert.ok(records.every((record) => record.error === "dropped: more than 33554432 bytes held"));
+  assert.deepEqual(await queue.drain(0), { dropped: held });
+  assert.equal(queue.bytes, 0);
+});
+
+Deno.test("regression: a healthy receiver's callback waited behind a slow one's; now the slow origin holds at most 16 slots and 2,000 waiting", async () => {
+  await using slow = await holdingReceiver();
+  await using healthy = await receiver((res) => res.writeHead(204).end());
+  const queue = new CallbackQueue({ timeoutMs: 60_000 });
+  for (let i = 0; i < 2_100; i++) queue.send("slow", { method: "POST", url: `${slow.url}/${i}` });
+  assert.equal(queue.inFlightTo(slow.url), 16);
+  assert.equal(queue.waiting, 2_000);
+  assert.equal(queue.dropped, 84);
+  assert.equal(queue.records()[0].error, `dropped: more than 2000 waiting for ${slow.url}`);
+  const start = performance.now();
+  queue.send("healthy", { method: "POST", url: `${healthy.url}/now` });
+  await until(() => queue.records().some((record) => record.status === 204), "the healthy callback");
+  const ms = performance.now() - start;
+  assert.ok(ms < 2000, `the healthy callback took ${ms.toFixed(0)} ms`);
+  assert.equal(queue.inFlightTo(slow.url), 16);
+  assert.deepEqual(await queue.drain(0), { dropped: 2_016 });
+});
+
+Deno.test("regression: records were listed in completion order; now oldest first by when each was sent", async () => {
+  await using slow = await holdingReceiver();
+  await using fast = await receiver();
+  const queue = new CallbackQueue();
+  queue.send("first", { method: "POST", url: `${slow.url}/1` });
+  await until(() => slow.hits.length === 1, "the first callback sent");
+  queue.send("second", { method: "POST", url: `${fast.url}/2` });
+  await until(() => queue.records().length === 1, "the second answered");
+  slow.release();
+  await queue.drain(5000);
+  const records = queue.records();
+  assert.deepEqual(records.map((record) => record.stub), ["first", "second"]);
+  assert.ok(records[0].at <= records[1].at);
+  assert.ok(records[0].duration_ms > records[1].duration_ms);
+});
+
+Deno.test("a record keeps the first 4 KiB of the body sent, and says when it is cut", async () => {
+  const queue = new CallbackQueue({ fetch: () => Promise.resolve(new Response(null, { status: 204 })) });
+  queue.send("text", { method: "POST", url: "http://127.0.0.1:9/t", body: "é".repeat(3000) });
+  queue.send("bytes", { method: "POST", url: "http://127.0.0.1:9/b", body: new Uint8Array(5000).fill(97) });
+  queue.send("small", { method: "POST", url: "http://127.0.0.1:9/s", body: "x".repeat(4096) });
+  await queue.drain(5000);
+  const [text, bytes, small] = queue.records();
+  assert.deepEqual([text.body, text.body_truncated], ["é".repeat(2048), true]);
+  assert.deepEqual([bytes.body, bytes.body_truncated], ["a".repeat(4096), true]);
+  assert.deepEqual([small.body, small.body_truncated], ["x".repeat(4096), undefined]);
 });
 
 Deno.test("send never throws: a bad URL, scheme or header is recorded as an error", async () => {
@@ -298,7 +382,7 @@ Deno.test("a log function that throws loses its line, never the callback or its 
   queue.send("s", { method: "POST", url: "http://127.0.0.1:9/a" });
   queue.send("s", { method: "POST", url: "http://127.0.0.1:9/b" }); // dropped: its warning throws too
   assert.deepEqual(await queue.drain(5000), { dropped: 0 });
-  assert.deepEqual(queue.records().map((r) => r.status ?? r.error), ["dropped: too many callbacks waiting", 204]);
+  assert.deepEqual(queue.records().map((r) => r.status ?? r.error), [204, "dropped: more than 0 waiting"]);
 });
 
 Deno.test("a delayed callback waits for its delay, then goes out", async () => {

@@ -144,6 +144,8 @@ interface Settings {
   /** Certificate files (`--tls-cert`/`--tls-key` or their variables), or a self-signed one. */
   tls?: { certFile: string; keyFile: string } | "self-signed";
   tlsCertOut?: string;
+  /** `--callback-ca` (or `STUBTOOL_CALLBACK_CA`): PEM certificates to trust for https callback receivers. */
+  callbackCaFile?: string;
   allowHosts: string[];
   adminToken?: string;
   /** `--files-root`: the folder stubs added over the admin API may read `body_file`s from. */
@@ -262,6 +264,7 @@ function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settin
     cors: values.cors === true,
     proxyUnmatched,
     ...tlsSettings(values, env),
+    callbackCaFile: str("callback-ca") ?? (env.STUBTOOL_CALLBACK_CA?.trim() || undefined),
     allowHosts,
     adminToken,
     filesRoot,
@@ -336,28 +339,30 @@ async function readTls(
   tls: Settings["tls"],
 ): Promise<{ cert: string; key: string } | { problem: Problem } | undefined> {
   if (tls === undefined || tls === "self-signed") return undefined;
-  const read = async (
-    file: string,
-    flag: string,
-    marker: RegExp,
-    what: string,
-  ): Promise<{ text: string } | { problem: Problem }> => {
-    const place = `${flag} ${file}`;
-    let text: string;
-    try {
-      text = await readFile(file, "utf8");
-    } catch (error) {
-      return { problem: { level: "error", place, message: describeReadError(error) } };
-    }
-    if (marker.test(text)) return { text };
-    const message = `holds no PEM ${what} (-----BEGIN ${what.toUpperCase()}-----)`;
-    return { problem: { level: "error", place, message } };
-  };
-  const cert = await read(tls.certFile, "--tls-cert", /-----BEGIN CERTIFICATE-----/, "certificate");
+  const cert = await readPem(tls.certFile, "--tls-cert", /-----BEGIN CERTIFICATE-----/, "certificate");
   if ("problem" in cert) return cert;
-  const key = await read(tls.keyFile, "--tls-key", /-----BEGIN [A-Z ]*PRIVATE KEY-----/, "private key");
+  const key = await readPem(tls.keyFile, "--tls-key", /-----BEGIN [A-Z ]*PRIVATE KEY-----/, "private key");
   if ("problem" in key) return key;
   return { cert: cert.text, key: key.text };
+}
+
+/** A PEM file's text, or the problem (unreadable, or no `-----BEGIN WHAT-----` in it) placed at `flag file`. */
+async function readPem(
+  file: string,
+  flag: string,
+  marker: RegExp,
+  what: string,
+): Promise<{ text: string } | { problem: Problem }> {
+  const place = `${flag} ${file}`;
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    return { problem: { level: "error", place, message: describeReadError(error) } };
+  }
+  if (marker.test(text)) return { text };
+  const message = `holds no PEM ${what} (-----BEGIN ${what.toUpperCase()}-----)`;
+  return { problem: { level: "error", place, message } };
 }
 
 async function writeReportFile(file: string, report: Report): Promise<string | undefined> {
@@ -386,6 +391,8 @@ interface Inputs {
   wiremock?: WireMockFolders;
   openapi?: Awaited<ReturnType<typeof openApiServe>>;
   tls?: { cert: string; key: string };
+  /** `--callback-ca`'s certificates. */
+  callbackCa?: string;
   /** The config file's text as loaded (`--watch` compares against it). */
   loadedText?: string;
 }
@@ -432,6 +439,10 @@ async function loadInputs(values: ParsedArgs["values"], settings: Settings, sour
   if (openapi) problems.push(...openapi.problems);
   const tls = await readTls(settings.tls);
   if (tls !== undefined && "problem" in tls) problems.push(tls.problem);
+  const callbackCa = settings.callbackCaFile === undefined
+    ? undefined
+    : await readPem(settings.callbackCaFile, "--callback-ca", /-----BEGIN CERTIFICATE-----/, "certificate");
+  if (callbackCa !== undefined && "problem" in callbackCa) problems.push(callbackCa.problem);
   if (settings.filesRoot !== undefined) {
     const problem = folderProblem(settings.filesRoot);
     if (problem) {
@@ -450,6 +461,7 @@ async function loadInputs(values: ParsedArgs["values"], settings: Settings, sour
     wiremock,
     openapi,
     tls: tls !== undefined && !("problem" in tls) ? tls : undefined,
+    callbackCa: callbackCa !== undefined && !("problem" in callbackCa) ? callbackCa.text : undefined,
     loadedText,
   };
 }
@@ -531,6 +543,7 @@ function serverOptions(
     allowHosts: settings.allowHosts,
     adminToken: settings.adminToken,
     filesRoot: settings.filesRoot,
+    ...(inputs.callbackCa !== undefined ? { callbackCa: inputs.callbackCa } : {}),
     ...(settings.adapter ? { adapter: settings.adapter } : {}),
   };
 }

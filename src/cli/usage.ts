@@ -229,6 +229,13 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: "with --tls-self-signed: write its PEM certificate to FILE for clients to trust",
       },
       {
+        name: "callback-ca",
+        type: "string",
+        value: "FILE",
+        help: "callbacks to https receivers also trust the PEM certificate(s) in FILE, e.g. a self-signed one " +
+          "(default: $STUBTOOL_CALLBACK_CA)",
+      },
+      {
         name: "allow-host",
         type: "string",
         multiple: true,
@@ -722,7 +729,7 @@ export function toolHelp(): string {
     `             STUBTOOL_CONFIG (serve's default config file instead of ${DEFAULT_CONFIG_PATH}),`,
     "             STUBTOOL_TLS_CERT and STUBTOOL_TLS_KEY (serve's certificate files),",
     "             STUBTOOL_ADMIN_TOKEN (serve's admin token, sent by report and stubs),",
-    "             STUBTOOL_FILES_ROOT (serve's --files-root).",
+    "             STUBTOOL_FILES_ROOT (serve's --files-root), STUBTOOL_CALLBACK_CA (serve's --callback-ca).",
     "",
   ].join("\n");
 }

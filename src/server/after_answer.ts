@@ -2,27 +2,45 @@
  * What happens after a stub has answered: its callbacks (webhooks), rendered from the
  * request and queued, never delaying the answer. The handler calls {@link AfterAnswer.wrap}
  * for a stub that has callbacks; the queue's records and its drain at shutdown live here too.
+ *
+ * Loops: every callback carries `stubtool-callback-depth` (one more than the request that
+ * caused it), so a chain of callbacks through this server (or other stubtool servers) that
+ * comes back is cut after {@link MAX_CALLBACK_DEPTH} hops: the callbacks of a request at
+ * that depth are recorded as dropped, with a `[WARN]`.
  * @module
  */
 
 import { messageOf } from "../error_message.ts";
 import { modelOf, paramsOf } from "./answers/template.ts";
-import { CallbackQueue, type CallbackRecord } from "./callbacks.ts";
+import { CallbackQueue, type CallbackRecord, type OutgoingCallback } from "./callbacks.ts";
 import type { Incoming } from "./incoming.ts";
 import type { RequestView } from "./request_view.ts";
 import type { Respond } from "./response.ts";
 import type { Route } from "./route.ts";
 import type { Match } from "./router.ts";
 
+/** The header that counts the hops of a callback chain. */
+export const CALLBACK_DEPTH_HEADER = "stubtool-callback-depth";
+/** The longest chain of callbacks: the callbacks of a request that is the 4th hop are not sent. */
+export const MAX_CALLBACK_DEPTH = 4;
+
 /** The after-answer hook of one server: its callback queue and its log. */
 export class AfterAnswer {
   readonly #queue: CallbackQueue;
   readonly #log: ((line: string) => void) | undefined;
 
-  /** `log` gets one line per callback, and a `[WARN]` line when callbacks are dropped. */
-  constructor(log: ((line: string) => void) | undefined) {
+  /**
+   * `log` gets one line per callback, and a `[WARN]` line when callbacks are dropped; `ca`
+   * is PEM certificates to trust for https receivers (`--callback-ca`).
+   */
+  constructor(log: ((line: string) => void) | undefined, ca?: string) {
     this.#log = log;
-    this.#queue = new CallbackQueue({ log });
+    this.#queue = new CallbackQueue({ log, ca });
+  }
+
+  /** Records that `route`'s callbacks were not sent for a request, and why. */
+  notSent(route: Route, why: string): void {
+    this.#queue.fail(route.id, why);
   }
 
   /**
@@ -49,7 +67,17 @@ export class AfterAnswer {
         this.#queue.fail(route.id, `could not render the callback: ${messageOf(error)}`);
         return answer;
       }
-      for (const callback of outgoing) this.#queue.send(route.id, callback);
+      const depth = depthOf(incoming.header(CALLBACK_DEPTH_HEADER));
+      for (const callback of outgoing) {
+        const sent = withDepth(callback, depth + 1);
+        if (depth >= MAX_CALLBACK_DEPTH) {
+          this.#queue.refuse(
+            route.id,
+            sent,
+            `a callback loop: the request was hop ${depth} of a callback chain (${CALLBACK_DEPTH_HEADER}), at most ${MAX_CALLBACK_DEPTH}`,
+          );
+        } else this.#queue.send(route.id, sent);
+      }
       return answer;
     };
   }
@@ -72,4 +100,20 @@ export class AfterAnswer {
     }
     return result;
   }
+}
+
+/** The depth a request's header says (0 without one, or with one that is not a count). */
+function depthOf(header: string | null): number {
+  if (header === null || !/^\d{1,9}$/.test(header.trim())) return 0;
+  return Number(header.trim());
+}
+
+/** `callback` with the depth header set (replacing one its headers give, in any case). */
+function withDepth(callback: OutgoingCallback, depth: number): OutgoingCallback {
+  const headers: Record<string, string | readonly string[]> = {};
+  for (const name in callback.headers) {
+    if (name.toLowerCase() !== CALLBACK_DEPTH_HEADER) headers[name] = callback.headers[name];
+  }
+  headers[CALLBACK_DEPTH_HEADER] = String(depth);
+  return { ...callback, headers };
 }

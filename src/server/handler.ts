@@ -93,6 +93,8 @@ export interface HandlerOptions extends GuardOptions {
   proxyUnmatched?: string;
   /** Gets one line per callback sent (the request log), and a `[WARN]` line when callbacks are dropped. */
   onCallback?: (line: string) => void;
+  /** PEM certificates that callbacks to https receivers trust besides the usual ones (`serve --callback-ca`). */
+  callbackCa?: string;
   /** Watches every proxied exchange (`stubtool record`): the request's method, target and headers give its tap. */
   proxyTap?: (method: string, target: string, headers: Record<string, string>) => ForwardTap | undefined;
   /**
@@ -160,7 +162,7 @@ export class StubHandler {
     this.#canned = new CannedAnswerer(this.#bodies);
     this.#function = new FunctionAnswerer(this.#bodies, this.#deadlines);
     this.#template = new TemplateAnswerer(this.#bodies);
-    this.#afterAnswer = new AfterAnswer(options.onCallback);
+    this.#afterAnswer = new AfterAnswer(options.onCallback, options.callbackCa);
     const proxyUnmatched = options.proxyUnmatched === undefined ? undefined : new URL(options.proxyUnmatched);
     this.#unmatched = new UnmatchedAnswerer(
       this.registry.set,
@@ -310,7 +312,20 @@ export class StubHandler {
     }
     this.registry.hit(route, view.scope);
     const callbacks = route.callbacks;
-    if (callbacks) respond = this.#afterAnswer.wrap(route, match, view, incoming, respond);
+    if (callbacks) {
+      // A callback that reads the body gets all of it (up to --max-body), never the journal's first 64 KiB.
+      if (callbacks.readsBody && !view.body) {
+        return this.#bodies.whole(incoming, view, log).then((failed) => {
+          if (failed) {
+            this.#afterAnswer.notSent(route, `the request body was not read whole: ${errorText(failed[1])}`);
+            return respond(...failed);
+          }
+          const wrapped = this.#afterAnswer.wrap(route, match, view, incoming, respond);
+          return this.#answer(route, match, view, incoming, wrapped, log);
+        });
+      }
+      respond = this.#afterAnswer.wrap(route, match, view, incoming, respond);
+    }
     return this.#answer(route, match, view, incoming, respond, log);
   }
 
@@ -406,5 +421,14 @@ export class StubHandler {
       }
     }
     return { respond: (head, body) => respond(cors.decorate(head, origin), body) };
+  }
+}
+
+/** The `error` of an error answer's JSON body. */
+function errorText(body: unknown): string {
+  try {
+    return String(JSON.parse(body as string).error);
+  } catch {
+    return String(body);
   }
 }

@@ -38,6 +38,8 @@ export class StubCallbacks {
   readonly #callbacks: CompiledCallback[];
   /** Do they read the request model (a template stub), rather than only captures? */
   readonly templated: boolean;
+  /** Does one of them read the request body (so the whole body is read before the answer)? */
+  readonly readsBody: boolean;
 
   constructor(specs: readonly CallbackSpec[], template: boolean, names: readonly string[]) {
     this.templated = template;
@@ -63,6 +65,8 @@ export class StubCallbacks {
       const untyped = !headers.some(([name]) => name.toLowerCase() === "content-type");
       return { method: spec.method, url: text(spec.url), headers, body, json, untyped, delayMs: spec.delayMs };
     });
+    const reads = (text: Text | undefined) => text !== undefined && "hbs" in text && text.hbs.readsBody;
+    this.readsBody = this.#callbacks.some((c) => reads(c.url) || reads(c.body) || c.headers.some(([, v]) => reads(v)));
   }
 
   /** The requests to send for one answered request (`model` for a template stub). */

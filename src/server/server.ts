@@ -70,6 +70,7 @@ const OPTION_NAMES: Record<keyof StubServerOptions, true> = {
   proxyUnmatched: true,
   proxyTap: true,
   onCallback: true,
+  callbackCa: true,
   loopbackOnly: true,
   allowHosts: true,
   adminToken: true,
@@ -98,7 +99,16 @@ function checkArguments(port: unknown, options: unknown): void {
       throw new TypeError(`stubServer(port, options): ${unknownField("option", name, KNOWN_OPTIONS)}`);
     }
   }
-  const { filesRoot } = options as StubServerOptions;
+  const { filesRoot, callbackCa } = options as StubServerOptions;
+  if (
+    callbackCa !== undefined && (typeof callbackCa !== "string" || !callbackCa.includes("-----BEGIN CERTIFICATE-----"))
+  ) {
+    throw new TypeError(
+      `stubServer(port, options): callbackCa must be PEM certificate text (-----BEGIN CERTIFICATE-----), got ${
+        describe(typeof callbackCa === "string" ? callbackCa.slice(0, 40) : callbackCa)
+      }`,
+    );
+  }
   if (filesRoot !== undefined) {
     const problem = folderProblem(filesRoot);
     if (problem) throw new TypeError(`stubServer(port, options): filesRoot ${problem}`);

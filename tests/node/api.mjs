@@ -800,6 +800,28 @@ describe("npm package: scenarios, templates and callbacks on Node", { concurrenc
     });
   });
 
+  it("callbackCa: a callback to an https receiver with a self-signed certificate goes out; without it the error names --callback-ca", async () => {
+    const receiver = await api.stubServer(0, { tls: "self-signed" });
+    try {
+      receiver.routes(api.post("/hook").status(202));
+      for (const [options, expected] of [[{ callbackCa: receiver.certificate }, 202], [{}, "untrusted"]]) {
+        await withServer(async (server) => {
+          server.routes(api.get("/go").callback("POST", `${receiver.url}/hook`, { body: "hi" }));
+          assert.equal((await send(server, "GET", "/go")).status, 200);
+          let records = [];
+          while (records.length === 0) {
+            await sleep(10);
+            records = (await send(server, "GET", "/__stubtool__/callbacks")).json.callbacks;
+          }
+          if (expected === 202) assert.equal(records[0].status, 202, records[0].error);
+          else assert.match(records[0].error, /pass its PEM certificate with serve --callback-ca FILE\)$/);
+        }, options);
+      }
+    } finally {
+      await receiver.shutdown();
+    }
+  });
+
   it("sends a callback to a second server after the answer and records it", async () => {
     const received = [];
     const receiver = createServer((req, res) => {
@@ -825,7 +847,7 @@ describe("npm package: scenarios, templates and callbacks on Node", { concurrenc
           records = (await send(server, "GET", "/__stubtool__/callbacks")).json.callbacks;
         }
         assert.deepEqual(received, [{ method: "POST", url: "/hooks/o-1?e=created", body: '{"id":"o-1"}' }]);
-        assert.deepEqual(Object.keys(records[0]), ["stub", "method", "url", "status", "duration_ms", "at"]);
+        assert.deepEqual(Object.keys(records[0]), ["stub", "method", "url", "headers", "body", "status", "duration_ms", "at"]);
         assert.deepEqual([records[0].stub, records[0].method, records[0].url, records[0].status], [
           "order-created",
           "POST",
