@@ -336,3 +336,40 @@ Deno.test("regression: validate warned that templates were not available for {{�
     "",
   ]);
 });
+
+serverTest("math on text that is not a number answers 500 naming math (it rendered 0 before)", async (server) => {
+  server.routes(get("/ratio").template().body({ ratio: "{{math request.query.a '/' request.query.b}}" }));
+  const failed = await send(server, "GET", "/ratio?a=x&b=2");
+  assert.equal(failed.status, 500);
+  assert.deepEqual(failed.json, {
+    error: 'template failed: math: "x" is not a number',
+    stub: "GET /ratio",
+    helper: "math",
+  });
+  const missing = await send(server, "GET", "/ratio?b=2");
+  assert.equal(missing.status, 500);
+  assert.equal(missing.json.helper, "math");
+});
+
+serverTest("math computes 300-digit products exactly (they printed Infinity before)", async (server) => {
+  server.routes(
+    get("/big").template().body("{{math request.query.a '*' request.query.b}}").header("content-type", "text/plain"),
+  );
+  const a = "9".repeat(300);
+  const answer = await send(server, "GET", `/big?a=${a}&b=${a}.5`);
+  assert.equal(answer.status, 200);
+  // (10^300 − 1) × (10^300 − 0.5) = (10^300 − 1.5)·10^300 + 0.5
+  assert.equal(answer.text, "9".repeat(299) + "85" + "0".repeat(299) + ".5");
+});
+
+serverTest("math refuses a 60,000-digit operand at once (its number regex took 6 s before)", async (server) => {
+  server.routes(post("/sum").template().body("{{math request.body '+' 1}}").header("content-type", "text/plain"));
+  const started = performance.now();
+  const answer = await send(server, "POST", "/sum", { body: "1".repeat(60_000) + "x" });
+  assert.equal(answer.status, 500);
+  assert.equal(answer.json.helper, "math");
+  assert.ok(performance.now() - started < 2000);
+  const long = await send(server, "POST", "/sum", { body: "1".repeat(60_000) });
+  assert.equal(long.status, 500);
+  assert.match(long.json.error, /longer than 10000 digits/);
+});

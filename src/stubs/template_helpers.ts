@@ -9,6 +9,7 @@
 import type { HelperOptions } from "handlebars";
 import { evaluatePath } from "./jsonpath.ts";
 import { formatDate, offsetDate } from "./date_format.ts";
+import { Decimal } from "decimal.js";
 
 /** A helper as Handlebars calls it: the positional arguments, then the options. */
 // deno-lint-ignore no-explicit-any
@@ -111,24 +112,58 @@ function empty(value: unknown): boolean {
 
 // --- math: BigDecimal arithmetic as WireMock's `math` does it --------------------------
 
-/** A decimal as BigDecimal holds it: a value and a scale (digits after the point). */
-interface Decimal {
-  value: number;
+/** Exact decimals: results are never rounded by precision (operands are bounded by {@link MAX_MATH_DIGITS}). */
+const Exact = Decimal.clone({ precision: 1e9, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -9e15, toExpPos: 9e15 });
+
+/** An operand written longer than this (digits before and after the point, exponent included) is refused. */
+export const MAX_MATH_DIGITS = 10_000;
+
+/** A number as BigDecimal holds it: the exact value and its scale (digits after the point; negative for `1e3`). */
+interface BigDecimal {
+  value: Decimal;
   scale: number;
 }
 
-function decimalOf(value: unknown): Decimal {
-  const source = text(value).trim();
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)$/.test(source)) return { value: 0, scale: 0 };
-  const point = source.indexOf(".");
-  return { value: Number(source), scale: point === -1 ? 0 : source.length - point - 1 };
-}
-
-function roundHalfUp(value: number, scale: number): number {
-  const factor = 10 ** scale;
-  const shifted = Math.abs(value) * factor;
-  const rounded = Math.floor(shifted + 0.5 + 1e-9) / factor;
-  return value < 0 ? -rounded : rounded;
+/**
+ * Reads an operand as Java's `new BigDecimal(text)` does (sign, digits, point, exponent; no
+ * spaces), in one pass. Not a number → an error: WireMock silently reads it as 0.
+ */
+function decimalOf(operand: unknown): BigDecimal {
+  if (operand === undefined || operand === null) throw new Error("an operand is missing (the value is empty)");
+  const source = typeof operand === "number" ? String(operand) : text(operand);
+  let i = 0;
+  if (source[i] === "+" || source[i] === "-") i++;
+  let digits = 0, fraction = 0, point = false;
+  for (; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      digits++;
+      if (point) fraction++;
+    } else if (c === 46 && !point) point = true;
+    else break;
+  }
+  let exponent = 0;
+  let ok = digits > 0;
+  if (ok && i < source.length && (source[i] === "e" || source[i] === "E")) {
+    let j = i + 1;
+    const negative = source[j] === "-";
+    if (source[j] === "-" || source[j] === "+") j++;
+    const from = j;
+    for (; j < source.length && source.charCodeAt(j) >= 48 && source.charCodeAt(j) <= 57; j++) {
+      if (j - from > 9) break;
+    }
+    ok = j > from && j - from <= 9;
+    exponent = ok ? Number(source.slice(from, j)) * (negative ? -1 : 1) : 0;
+    i = j;
+  }
+  if (!ok || i !== source.length) {
+    const shown = source.length > 40 ? JSON.stringify(source.slice(0, 40)) + "…" : JSON.stringify(source);
+    throw new Error(`${shown} is not a number`);
+  }
+  if (digits + Math.abs(exponent) > MAX_MATH_DIGITS) {
+    throw new Error(`an operand is longer than ${MAX_MATH_DIGITS} digits`);
+  }
+  return { value: new Exact(source), scale: fraction - exponent };
 }
 
 /** Java's `Double.toString`: at least one decimal, exponent form outside [10⁻³, 10⁷). */
@@ -142,37 +177,57 @@ function javaDouble(value: number): string {
   return plain.includes(".") ? plain : plain + ".0";
 }
 
-function math(left: unknown, operator: unknown, right: unknown): number | string {
+/** `value / 10^scale` rounded half up to `scale` places, exactly (scaled to whole numbers first). */
+function divide(a: BigDecimal, b: BigDecimal): Decimal {
+  const shift = Math.max(0, a.scale, b.scale, -a.scale);
+  const n = a.value.times(new Exact(10).pow(shift + a.scale)).round();
+  const d = b.value.times(new Exact(10).pow(shift)).round();
+  // a / b to a.scale places = (a·10^(s+a.scale)) / (b·10^s) / 10^a.scale.
+  const quotient = n.dividedToIntegerBy(d);
+  const rest = n.minus(quotient.times(d)).abs().times(2);
+  const rounded = rest.gte(d.abs()) ? quotient.plus(n.isNegative() !== d.isNegative() ? -1 : 1) : quotient;
+  return rounded.dividedBy(new Exact(10).pow(a.scale));
+}
+
+/**
+ * WireMock's `math`: BigDecimal arithmetic (`/` keeps the left operand's scale, rounding half
+ * up). A whole result prints as its digits; one with a scale as Java prints the double
+ * WireMock turns it into, unless the double would lose digits: then exactly.
+ */
+function math(left: unknown, operator: string, right: unknown): number | string {
+  if (!["+", "-", "*", "/", "%"].includes(operator)) {
+    throw new Error(`unknown operator ${JSON.stringify(operator)} (use '+', '-', '*', '/' or '%')`);
+  }
   const a = decimalOf(left), b = decimalOf(right);
-  let value: number, scale: number;
+  let value: Decimal, scale: number;
+  if ((operator === "/" || operator === "%") && b.value.isZero()) throw new Error("division by zero");
   switch (operator) {
     case "+":
-      value = a.value + b.value;
+      value = a.value.plus(b.value);
       scale = Math.max(a.scale, b.scale);
       break;
     case "-":
-      value = a.value - b.value;
+      value = a.value.minus(b.value);
       scale = Math.max(a.scale, b.scale);
       break;
     case "*":
-      value = a.value * b.value;
+      value = a.value.times(b.value);
       scale = a.scale + b.scale;
       break;
     case "/":
-      if (b.value === 0) throw new Error("division by zero");
-      value = a.value / b.value;
+      value = divide(a, b);
       scale = a.scale;
       break;
-    case "%":
-      if (b.value === 0) throw new Error("division by zero");
-      value = a.value % b.value;
-      scale = Math.max(a.scale, b.scale);
-      break;
     default:
-      throw new Error(`unknown operator ${JSON.stringify(operator)} (use '+', '-', '*', '/' or '%')`);
+      value = a.value.mod(b.value);
+      scale = Math.max(a.scale, b.scale);
   }
-  value = roundHalfUp(value, scale);
-  return scale === 0 ? value : javaDouble(value);
+  if (scale === 0) return value.toFixed(0);
+  const double = value.toNumber();
+  if (value.precision(true) <= 15 && Number.isFinite(double) && (double === 0) === value.isZero()) {
+    return javaDouble(double);
+  }
+  return value.toFixed(Math.max(scale, 0));
 }
 
 // --- random values ---------------------------------------------------------------------
