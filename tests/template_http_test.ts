@@ -373,3 +373,99 @@ serverTest("math refuses a 60,000-digit operand at once (its number regex took 6
   assert.equal(long.status, 500);
   assert.match(long.json.error, /longer than 10000 digits/);
 });
+
+/** Sends the attack and, while it runs, a plain request: both answer, the plain one at once. */
+async function attack(
+  server: Parameters<Parameters<typeof serverTest>[1]>[0],
+  path: string,
+  body: string,
+): Promise<{ status: number; json: Record<string, unknown>; size: number }> {
+  const sent = send(server, "POST", path, { body, headers: { "content-type": "application/json" } });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const started = performance.now();
+  const health = await send(server, "GET", "/health");
+  assert.equal(health.status, 200);
+  assert.ok(performance.now() - started < 5000, "a concurrent request is answered while the attack renders");
+  const answer = await sent;
+  return { status: answer.status, json: answer.json, size: answer.text.length };
+}
+
+serverTest(
+  "a loop over 4.9 million items stops at the output limit with a 500 naming the helper (it ran out of memory before)",
+  async (server) => {
+    server.routes(
+      get("/health").status(200),
+      post("/each").template().body("{{#each request.json.items}}{{randomValue length=36}}{{/each}}")
+        .header("content-type", "text/plain"),
+    );
+    const items = '{"items":[' + "0,".repeat(4_900_000) + "0]}";
+    const answer = await attack(server, "/each", items);
+    assert.equal(answer.status, 500);
+    assert.equal(answer.json.stub, "POST /each");
+    assert.equal(answer.json.helper, "randomValue");
+    assert.match(String(answer.json.error), /exceed 1048576 characters/);
+    assert.ok(answer.size < 1000);
+  },
+);
+
+serverTest("a loop of more than 100,000 iterations answers 500 naming each", async (server) => {
+  server.routes(get("/health").status(200), post("/each").template().body("{{#each request.json}}{{/each}}"));
+  const answer = await attack(server, "/each", "[" + "0,".repeat(100_000) + "0]");
+  assert.equal(answer.status, 500);
+  assert.deepEqual(answer.json, {
+    error: "template failed: each: more than 100000 loop iterations (the limit)",
+    stub: "POST /each",
+    helper: "each",
+  });
+  const fine = await send(server, "POST", "/each", { body: "[" + "0,".repeat(99_999) + "0]" });
+  assert.equal(fine.status, 200);
+});
+
+serverTest("jsonPath '$..*' on a 9 MB body stops at the JSONPath limit with a 500 naming jsonPath", async (server) => {
+  server.routes(get("/health").status(200), post("/scan").template().body("{{jsonPath request.body '$..*'}}"));
+  const answer = await attack(server, "/scan", "[" + '{"id":1},'.repeat(900_000) + "{}]");
+  assert.equal(answer.status, 500);
+  assert.equal(answer.json.stub, "POST /scan");
+  assert.equal(answer.json.helper, "jsonPath");
+  assert.match(String(answer.json.error), /more than 1000000 units of work/);
+});
+
+serverTest(
+  "jsonPath '$..id' on 1 MB nested 999 deep is refused before it runs (it took 1 GB before)",
+  async (server) => {
+    server.routes(get("/health").status(200), post("/scan").template().body("{{jsonPath request.body '$..id'}}"));
+    let deep = "";
+    for (let i = 0; i < 999; i++) deep += `{"id":${i},"a":[${"1,".repeat(500)}1],"c":`;
+    deep += "0" + "}".repeat(999);
+    assert.ok(deep.length > 1_000_000);
+    const answer = await attack(server, "/scan", deep);
+    assert.equal(answer.status, 500);
+    assert.equal(answer.json.helper, "jsonPath");
+    assert.match(String(answer.json.error), /more than 1000000 units of work/);
+  },
+);
+
+serverTest(
+  "formatJson of 2.9 MB nested 990 deep stops at the output limit (it answered 501 MB before)",
+  async (server) => {
+    server.routes(get("/health").status(200), post("/pretty").template().body("{{formatJson request.body}}"));
+    let deep = "";
+    for (let i = 0; i < 990; i++) deep += `{"k":[${'"xxxxxxxxxxxxxxxxxxxx",'.repeat(130)}1],"c":`;
+    deep += "0" + "}".repeat(990);
+    assert.ok(deep.length > 2_900_000);
+    const answer = await attack(server, "/pretty", deep);
+    assert.equal(answer.status, 500);
+    assert.equal(answer.json.helper, "formatJson");
+    assert.match(String(answer.json.error), /exceed 1048576 characters/);
+    assert.ok(answer.size < 1000);
+  },
+);
+
+serverTest("randomValue gives up to 65,536 characters (past 16,384 it answered 500 before)", async (server) => {
+  server.routes(
+    get("/r").template().body("{{randomValue length=65536 type='NUMERIC'}}").header("content-type", "text/plain"),
+  );
+  const answer = await send(server, "GET", "/r");
+  assert.equal(answer.status, 200);
+  assert.match(answer.text, /^[0-9]{65536}$/);
+});

@@ -8,10 +8,15 @@
  */
 
 import Handlebars from "handlebars";
+import type { HelperOptions } from "handlebars";
 import {
+  BudgetError,
+  budgetOf,
   type Helper,
   HELPERS,
   RANDOM_TYPES,
+  RENDER_BUDGET,
+  RenderBudget,
   type REQUEST_DOCUMENT,
   type RequestDocument,
   text,
@@ -19,7 +24,16 @@ import {
 import { checkDateFormat, checkTimeZone, offsetDate } from "./date_format.ts";
 import { escapeJsonString } from "./template.ts";
 
-export { prettyJson, REQUEST_DOCUMENT, type RequestDocument, Values } from "./template_helpers.ts";
+export {
+  DEFAULT_RENDER_LIMITS,
+  prettyJson,
+  RENDER_BUDGET,
+  RenderBudget,
+  type RenderLimits,
+  REQUEST_DOCUMENT,
+  type RequestDocument,
+  Values,
+} from "./template_helpers.ts";
 
 /** A helper failed while a template rendered (e.g. `{{math 1 '/' 0}}`): the handler answers 500 naming it. */
 export class TemplateError extends Error {
@@ -70,6 +84,8 @@ export interface TemplateModel {
   params: Readonly<Record<string, string>>;
   /** The request body as `jsonPath` reads it, so a body is parsed once however often templates query it. */
   [REQUEST_DOCUMENT]?: RequestDocument;
+  /** What rendering this response may still spend (made on first render when absent). */
+  [RENDER_BUDGET]?: RenderBudget;
 }
 
 /** A compiled template. */
@@ -92,6 +108,20 @@ for (const name of Object.keys(env.helpers)) {
 }
 for (const [name, helper] of Object.entries(HELPERS)) env.registerHelper(name, guarded(name, helper));
 for (const name of Object.keys(env.decorators)) env.unregisterDecorator(name);
+// Every loop runs through `each` (a block over a list too): each iteration counts, and its output is held.
+const each = env.helpers.each as Helper;
+env.registerHelper("each", function (this: unknown, context: unknown, options: HelperOptions) {
+  const budget = budgetOf(options);
+  const fn = options.fn;
+  const counted = Object.assign((item: unknown, more: unknown) => {
+    budget.iterate("each");
+    const before = budget.output;
+    const out = fn(item, more as never);
+    budget.hold(before + out.length, "each");
+    return out;
+  }, fn);
+  return each.call(this, context, { ...options, fn: counted });
+});
 
 /** The helpers a template may call: Handlebars' block helpers and WireMock's. */
 export const HELPER_NAMES: readonly string[] = Object.keys(env.helpers).filter((n) => !n.endsWith("Missing")).sort();
@@ -109,6 +139,7 @@ function guarded(name: string, helper: Helper): Helper {
       return helper.apply(this, args);
     } catch (e) {
       if (e instanceof TemplateError) throw e;
+      if (e instanceof BudgetError) throw new TemplateError(`${e.helper || name}: ${e.message}`, e.helper || name);
       throw new TemplateError(`${name}: ${(e as Error).message}`, name);
     }
   };
@@ -278,10 +309,17 @@ export function compileTemplate(source: string): ResponseTemplate {
     dynamic: true,
     readsBody: state.readsBody,
     render(model: TemplateModel): string {
+      const budget = model[RENDER_BUDGET] ??= new RenderBudget();
+      const start = budget.output;
       try {
-        return run(model);
+        const out = run(model);
+        budget.hold(start + out.length, "");
+        return out;
       } catch (e) {
         if (e instanceof TemplateError) throw e;
+        if (e instanceof BudgetError) {
+          throw new TemplateError(`${e.helper || "output"}: ${e.message}`, e.helper || null);
+        }
         throw new TemplateError((e as Error).message.replace(/\s*\n\s*/g, " "), null);
       }
     },

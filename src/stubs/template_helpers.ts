@@ -7,7 +7,7 @@
  */
 
 import type { HelperOptions } from "handlebars";
-import { evaluatePath } from "./jsonpath.ts";
+import { evaluatePath, JsonPathWorkError } from "./jsonpath.ts";
 import { formatDate, offsetDate } from "./date_format.ts";
 import { Decimal } from "decimal.js";
 
@@ -29,18 +29,48 @@ function printable<T extends object>(value: T, print: (value: T) => string): T {
 }
 
 /** Jackson's default pretty printer, which WireMock uses for `toJson`, `formatJson` and objects from `jsonPath`. */
-export function prettyJson(value: unknown, depth = 0): string {
-  if (value instanceof Values) return prettyJson(value.length === 1 ? value[0] : [...value], depth);
-  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) {
-    if (value.length === 0) return "[ ]";
-    return "[ " + value.map((item) => prettyJson(item, depth)).join(", ") + " ]";
+export function prettyJson(value: unknown, depth = 0, limit = Infinity): string {
+  const parts: string[] = [];
+  let size = 0;
+  const put = (piece: string): void => {
+    size += piece.length;
+    if (size > limit) throw new BudgetError(`the printed JSON would exceed ${limit} characters (the output limit)`, "");
+    parts.push(piece);
+  };
+  const print = (value: unknown, depth: number): void => {
+    if (value instanceof Values) return print(value.length === 1 ? value[0] : [...value], depth);
+    if (value === null || typeof value !== "object") return put(JSON.stringify(value ?? null));
+    if (Array.isArray(value)) {
+      if (value.length === 0) return put("[ ]");
+      put("[ ");
+      value.forEach((item, i) => {
+        if (i > 0) put(", ");
+        print(item, depth);
+      });
+      return put(" ]");
+    }
+    const entries = Object.entries(value);
+    if (entries.length === 0) return put("{ }");
+    const inner = "  ".repeat(depth + 1);
+    put("{\n");
+    entries.forEach(([k, v], i) => {
+      put((i > 0 ? ",\n" : "") + inner + JSON.stringify(k) + " : ");
+      print(v, depth + 1);
+    });
+    put("\n" + "  ".repeat(depth) + "}");
+  };
+  print(value, depth);
+  return parts.join("");
+}
+
+/** {@link prettyJson} within what the render's output budget has left, failures naming `helper`. */
+function prettyWithin(value: unknown, budget: RenderBudget, helper: string): string {
+  try {
+    return prettyJson(value, 0, budget.limits.output - budget.output);
+  } catch (e) {
+    if (e instanceof BudgetError) throw new BudgetError(e.message, helper);
+    throw e;
   }
-  const entries = Object.entries(value);
-  if (entries.length === 0) return "{ }";
-  const inner = "  ".repeat(depth + 1);
-  return "{\n" + entries.map(([k, v]) => inner + JSON.stringify(k) + " : " + prettyJson(v, depth + 1)).join(",\n") +
-    "\n" + "  ".repeat(depth) + "}";
 }
 
 /** What a value prints as when a helper reads it as text. */
@@ -99,6 +129,75 @@ export interface RequestDocument {
 
 /** Where a template model keeps its {@link RequestDocument}: a symbol, which no template can name. */
 export const REQUEST_DOCUMENT: unique symbol = Symbol("request document");
+
+/** Where a template model keeps its {@link RenderBudget}, shared by every template of one response. */
+export const RENDER_BUDGET: unique symbol = Symbol("render budget");
+
+/** The limits of one response's rendering (P23.3). */
+export interface RenderLimits {
+  /** Characters of output, all of a response's templates together. */
+  output: number;
+  /** Loop iterations (`each`, and a block over a list). */
+  iterations: number;
+  /** JSONPath work: results listed, and nodes a deep scan (`..`) visits weighted by their depth. */
+  jsonPath: number;
+}
+
+/** The default limits: 1 MiB of output, 100,000 iterations, 1,000,000 units of JSONPath work. */
+export const DEFAULT_RENDER_LIMITS: Readonly<RenderLimits> = Object.freeze({
+  output: 1024 * 1024,
+  iterations: 100_000,
+  jsonPath: 1_000_000,
+});
+
+/** Work past a render's budget; the handler answers 500 naming the stub and {@link helper}. */
+export class BudgetError extends Error {
+  readonly helper: string;
+  constructor(message: string, helper: string) {
+    super(message);
+    this.name = "BudgetError";
+    this.helper = helper;
+  }
+}
+
+/** What one response's rendering may still spend. */
+export class RenderBudget {
+  readonly limits: Readonly<RenderLimits>;
+  /** Output characters held so far. */
+  output = 0;
+  iterations = 0;
+  jsonPath = 0;
+  constructor(limits: Readonly<RenderLimits> = DEFAULT_RENDER_LIMITS) {
+    this.limits = limits;
+  }
+  /** Sets the output held to `total` characters; throws past the limit. */
+  hold(total: number, helper: string): void {
+    this.output = total;
+    if (total > this.limits.output) {
+      throw new BudgetError(`the answer would exceed ${this.limits.output} characters (the output limit)`, helper);
+    }
+  }
+  /** One more loop iteration. */
+  iterate(helper: string): void {
+    if (++this.iterations > this.limits.iterations) {
+      throw new BudgetError(`more than ${this.limits.iterations} loop iterations (the limit)`, helper);
+    }
+  }
+  /** `units` more JSONPath work. */
+  search(units: number): void {
+    this.jsonPath += units;
+    if (this.jsonPath > this.limits.jsonPath) {
+      throw new BudgetError(`more than ${this.limits.jsonPath} units of JSONPath work (the limit)`, "jsonPath");
+    }
+  }
+}
+
+/** The budget of the render a helper runs in (a fresh unlimited-by-default one outside a response). */
+export function budgetOf(options: HelperOptions | undefined): RenderBudget {
+  const root = options?.data?.root as Record<symbol, RenderBudget> | undefined;
+  if (!root) return new RenderBudget();
+  return root[RENDER_BUDGET] ??= new RenderBudget();
+}
 
 /** What a block helper answers: its block for true, its `{{else}}` for false; inline, the boolean. */
 function decide(result: boolean, options: HelperOptions, self: unknown): unknown {
@@ -254,9 +353,12 @@ function randomValue(hash: Record<string, unknown>): string {
     if (!Number.isInteger(length) || length < 0 || length > 65536) {
       throw new Error(`length must be an integer from 0 to 65536`);
     }
-    const bytes = crypto.getRandomValues(new Uint32Array(length));
-    out = "";
-    for (let i = 0; i < length; i++) out += alphabet[bytes[i] % alphabet.length];
+    // getRandomValues fills at most 65,536 bytes (16,384 numbers) a call.
+    const bytes = new Uint32Array(length);
+    for (let at = 0; at < length; at += 16_384) crypto.getRandomValues(bytes.subarray(at, at + 16_384));
+    const chars: string[] = new Array(length);
+    for (let i = 0; i < length; i++) chars[i] = alphabet[bytes[i] % alphabet.length];
+    out = chars.join("");
   }
   return hash.uppercase === true || hash.uppercase === "true" ? out.toUpperCase() : out;
 }
@@ -325,13 +427,38 @@ export const HELPERS: Record<string, Helper> = {
     const document = documentOf(source, options);
     const fallback = options.hash.default;
     if (document === undefined) return fallback ?? "";
-    const found = evaluatePath(document, text(path));
+    const budget = budgetOf(options);
+    let found;
+    try {
+      found = evaluatePath(document, text(path), budget.limits.jsonPath - budget.jsonPath);
+    } catch (e) {
+      if (e instanceof JsonPathWorkError) throw new BudgetError(e.message, "jsonPath");
+      throw e;
+    }
+    if (found.kind === "list") budget.search(found.values.length);
+    const printList = (list: unknown[]): string => {
+      // Each item printed alone, so a list whose text would pass the output limit stops early.
+      const left = budget.limits.output - budget.output;
+      let size = 2;
+      const pieces = list.map((item) => {
+        const piece = JSON.stringify(item) ?? "null";
+        size += piece.length + 1;
+        if (size > left) {
+          throw new BudgetError(
+            `the list found would exceed ${budget.limits.output} characters (the output limit)`,
+            "jsonPath",
+          );
+        }
+        return piece;
+      });
+      return "[" + pieces.join(",") + "]";
+    };
     if (found.kind === "none") return fallback ?? "";
-    if (found.kind === "list") return printable(found.values, (v) => JSON.stringify(v));
+    if (found.kind === "list") return printable(found.values, printList);
     const value = found.value;
     if (value === null) return fallback ?? "";
-    if (Array.isArray(value)) return printable(value.slice(), (v) => JSON.stringify(v));
-    if (typeof value === "object") return printable({ ...value }, (v) => prettyJson(v));
+    if (Array.isArray(value)) return printable(value.slice(), printList);
+    if (typeof value === "object") return printable({ ...value }, (v) => prettyWithin(v, budget, "jsonPath"));
     return value;
   },
   parseJson(...args) {
@@ -339,13 +466,14 @@ export const HELPERS: Record<string, Helper> = {
     const value = parseJsonText(text(source ?? (options.fn ? options.fn(this) : "")));
     return value;
   },
-  toJson(value) {
-    return prettyJson(value);
+  toJson(...args) {
+    const [[value], options] = split(args);
+    return prettyWithin(value, budgetOf(options), "toJson");
   },
   formatJson(...args) {
     const [[source], options] = split(args);
     const raw = source === undefined && options.fn ? options.fn(this) : source;
-    return prettyJson(typeof raw === "string" ? parseJsonText(raw) : raw);
+    return prettyWithin(typeof raw === "string" ? parseJsonText(raw) : raw, budgetOf(options), "formatJson");
   },
   now(...args) {
     const [, options] = split(args);
@@ -359,7 +487,11 @@ export const HELPERS: Record<string, Helper> = {
     );
   },
   randomValue(...args) {
-    return randomValue(split(args)[1].hash);
+    const options = split(args)[1];
+    const out = randomValue(options.hash);
+    const budget = budgetOf(options);
+    budget.hold(budget.output + out.length, "randomValue");
+    return out;
   },
   randomInt(...args) {
     return randomInt(split(args)[1].hash);
