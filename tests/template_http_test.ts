@@ -469,3 +469,41 @@ serverTest("randomValue gives up to 65,536 characters (past 16,384 it answered 5
   assert.equal(answer.status, 200);
   assert.match(answer.text, /^[0-9]{65536}$/);
 });
+
+serverTest(
+  "a template status of 204 or 304 drops the body, and the journal records what the client got (it answered 500 null body status before)",
+  async (server) => {
+    server.routes(get("/s").template().status("{{request.query.s}}").body({ ok: "{{request.query.s}}" }));
+    for (const code of [204, 304]) {
+      const answer = await send(server, "GET", `/s?s=${code}`);
+      assert.equal(answer.status, code);
+      assert.equal(answer.text, "");
+      assert.equal(answer.headers.get("content-type"), null);
+    }
+    const ok = await send(server, "GET", "/s?s=200");
+    assert.deepEqual([ok.status, ok.json], [200, { ok: "200" }]);
+    const found = await send(server, "POST", "/__stubtool__/requests/find", { body: "{}" });
+    assert.deepEqual(found.json.requests.map((r: { status: number }) => r.status), [204, 304, 200]);
+  },
+);
+
+serverTest(
+  "a template header with a non-ASCII capture goes out percent-encoded like a plain stub's (it went out as raw Latin-1 before)",
+  async (server) => {
+    server.routes(
+      post("/shops/{shop}/orders").template().status(201).header("location", "/shops/{{params.shop}}/orders/1"),
+      post("/plain/{shop}/orders").status(201).header("location", "/shops/{shop}/orders/1"),
+      get("/crlf").template().header("x-echo", "{{request.query.v}}"),
+    );
+    const templated = await send(server, "POST", "/shops/caf%C3%A9/orders");
+    const plain = await send(server, "POST", "/plain/caf%C3%A9/orders");
+    assert.equal(templated.headers.get("location"), "/shops/caf%C3%A9/orders/1");
+    assert.equal(plain.headers.get("location"), templated.headers.get("location"));
+    const wide = await send(server, "POST", "/shops/%E2%82%AC/orders");
+    assert.equal(wide.headers.get("location"), "/shops/%E2%82%AC/orders/1");
+    const split = await send(server, "GET", "/crlf?v=a%0D%0Aset-cookie:%20x=1");
+    assert.equal(split.status, 500);
+    assert.equal(split.json.stub, "GET /crlf");
+    assert.match(split.json.error, /header 'x-echo'/);
+  },
+);
