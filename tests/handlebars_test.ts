@@ -262,7 +262,8 @@ Deno.test("compileTemplate: a template that cannot run is a one-line SyntaxError
       "a\n{{foo bar=}}",
       'line 2: expected OPEN_SEXPR, ID, STRING, NUMBER, BOOLEAN, UNDEFINED, NULL, DATA, got CLOSE, near "a{{foo bar=}}"',
     ],
-    ["x {{nope 1}}", "line 1, column 3: unknown helper 'nope' (helpers: " + HELPER_NAMES.join(", ") + ")"],
+    ["x {{nope 1}}", "line 1, column 3: unknown helper 'nope' (did you mean 'ne'?)"],
+    ["{{zzzzzz 1}}", "line 1, column 1: unknown helper 'zzzzzz' (allowed: " + HELPER_NAMES.join(", ") + ")"],
     [
       "{{now timezone='Mars/Base'}}",
       'line 1, column 1: now: unknown time zone "Mars/Base" (use an IANA name such as "Europe/Paris")',

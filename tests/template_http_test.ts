@@ -301,7 +301,7 @@ Deno.test("validate: a broken template is an error with its place (body, header,
   );
   assert.match(
     lines[1],
-    /^\[ERROR\] routes\[1\]: headers\.x-a: broken template: line 1, column 1: unknown helper 'nosuch' \(helpers: .*\) \(at .*stubs\.yaml:10:7\)$/,
+    /^\[ERROR\] routes\[1\]: headers\.x-a: broken template: line 1, column 1: unknown helper 'nosuch' \(allowed: .*\) \(at .*stubs\.yaml:10:7\)$/,
   );
   assert.match(lines[2], /^\[ERROR\] routes\[2\]: body_file: broken template: line 2: .*\(at .*stubs\.yaml:14:5\)$/);
   assert.equal(
@@ -507,3 +507,47 @@ serverTest(
     assert.match(split.json.error, /header 'x-echo'/);
   },
 );
+
+Deno.test("validate lists every broken template of a stub, with did-you-mean for a helper (it stopped at the first before)", async () => {
+  await using dir = await tempDir();
+  const config = join(dir.path, "stubs.yaml");
+  await Deno.writeTextFile(
+    config,
+    `routes:
+  - method: GET
+    path: /a
+    template: true
+    headers:
+      x-a: "{{uper request.path}} {{lowr request.path}}"
+    body:
+      one: "{{#if}}"
+      two: "{{uper 'x'}}"
+  - method: GET
+    path: /b
+    template: true
+    status: "201"
+`,
+  );
+  const result = await runCli(["validate", config]);
+  assert.equal(result.code, 1);
+  const lines = result.stderr.trimEnd().split("\n");
+  assert.equal(lines.length, 5, result.stderr);
+  assert.equal(
+    lines[0],
+    `[ERROR] routes[0]: headers.x-a: broken template: line 1, column 1: unknown helper 'uper' (did you mean 'upper'?) (at ${config}:6:7)`,
+  );
+  assert.equal(
+    lines[1],
+    `[ERROR] routes[0]: headers.x-a: broken template: line 1, column 23: unknown helper 'lowr' (did you mean 'lower'?) (at ${config}:6:7)`,
+  );
+  assert.match(lines[2], /^\[ERROR\] routes\[0\]: body\.one: broken template: line 1: /);
+  assert.equal(
+    lines[3],
+    `[ERROR] routes[0]: body.two: broken template: line 1, column 1: unknown helper 'uper' (did you mean 'upper'?) (at ${config}:9:7)`,
+  );
+  assert.equal(
+    lines[4],
+    `[ERROR] routes[1]: status must be an integer from 100 to 599, got "201"; write it without quotes (status: 201), ` +
+      `or render it with {{…}} (at ${config}:13:5)`,
+  );
+});
