@@ -143,6 +143,40 @@ const cases: Case[] = [
   { name: "math integer division", template: "{{math 1 '/' 3}}" },
   { name: "math large decimal", template: "{{math 5000000 '*' '3.0'}}" },
   { name: "math on a capture", template: "{{math request.query.n '+' 1}}", request: { path: "/q?n=41" } },
+  {
+    name: "math not a number",
+    template: "{{math request.query.a '/' request.query.b}}",
+    request: { path: "/q?a=x&b=2" },
+  },
+  { name: "math not a number right", template: "{{math 5 '+' request.query.b}}", request: { path: "/q?b=x" } },
+  { name: "math empty operand", template: "{{math request.query.none '+' 1}}", request: { path: "/q" } },
+  { name: "math division by zero", template: "{{math 6 '/' 0}}" },
+  { name: "math remainder by zero", template: "{{math 6 '%' 0}}" },
+  { name: "math decimal division", template: "{{math '7.50' '/' '2'}}" },
+  { name: "math decimal by decimal", template: "{{math '1' '/' '0.3'}}" },
+  { name: "math negative half", template: "{{math '-5' '/' '2'}}" },
+  { name: "math long", template: "{{math 2147483647 '+' 1}}" },
+  { name: "math long overflow", template: "{{math '9223372036854775807' '+' '1'}}" },
+  {
+    name: "math big product",
+    template: "{{math request.query.a '*' request.query.a}}",
+    request: {
+      path:
+        "/q?a=999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999",
+    },
+  },
+  {
+    name: "math big decimal product",
+    template: "{{math request.query.a '*' '1.5'}}",
+    request: {
+      path:
+        "/q?a=999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999999",
+    },
+  },
+  { name: "math exponent", template: "{{math '1e3' '+' '1'}}" },
+  { name: "math leading plus", template: "{{math '+4' '+' '.5'}}" },
+  { name: "math spaces", template: "{{math ' 4 ' '+' 1}}" },
+  { name: "math unknown operator", template: "{{math 4 request.query.op 1}}", request: { path: "/q?op=%5E" } },
   { name: "base64 encode", template: "{{base64 'hello world'}}" },
   { name: "base64 decode", template: "{{base64 'aGVsbG8gd29ybGQ=' decode=true}}" },
   { name: "base64 block", template: "{{#base64}}abc{{/base64}}" },

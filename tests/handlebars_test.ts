@@ -54,7 +54,7 @@ function modelOf(
   return templateModel(source);
 }
 
-/** Where stubtool answers differently from WireMock on purpose, and what it answers. */
+/** Where stubtool answers differently from WireMock on purpose, and what it answers (`500 helper: message` for a failure). */
 const DIFFERENCES: Record<string, { ours: string; why: string }> = {
   "lookup __proto__": {
     ours: "[]",
@@ -64,17 +64,58 @@ const DIFFERENCES: Record<string, { ours: string; why: string }> = {
     ours: "[1,2,3]",
     why: "Jayway adds a null for every object without the key; jsonpath-plus lists only what exists",
   },
+  "math not a number": {
+    ours: '500 math: math: "x" is not a number',
+    why: "WireMock reads text that is not a number as 0 and answers a made-up number; stubtool answers 500",
+  },
+  "math not a number right": {
+    ours: '500 math: math: "x" is not a number',
+    why: "as above",
+  },
+  "math spaces": {
+    ours: '500 math: math: " 4 " is not a number',
+    why: "BigDecimal refuses the spaces and WireMock silently uses 0; stubtool answers 500",
+  },
+  "math unknown operator": {
+    ours: `500 math: math: unknown operator "^" (use '+', '-', '*', '/' or '%')`,
+    why: "WireMock prints an [ERROR: …] text into a 200 answer; stubtool answers 500",
+  },
+  "math long overflow": {
+    ours: "9223372036854775808",
+    why: "WireMock turns a whole result into a Java long, which wraps past 2^63; stubtool prints the exact value",
+  },
+  "math big product": {
+    ours: `${"9".repeat(299)}8${"0".repeat(299)}1`,
+    why: "WireMock's long wraps (it prints 1); stubtool prints the exact product",
+  },
+  "math big decimal product": {
+    ours: `14${"9".repeat(298)}8.5`,
+    why: "WireMock prints the double 1.5E300 (digits lost); stubtool prints the exact product",
+  },
 };
 
+/** What stubtool renders, or `500 helper: message` when rendering fails as a request would. */
+function outcome(template: string, model: TemplateModel): string {
+  try {
+    return compileTemplate(template).render(model);
+  } catch (e) {
+    if (!(e instanceof TemplateError)) throw e;
+    return `500 ${e.helper}: ${e.message}`;
+  }
+}
+
 for (const [index, c] of fixture.cases.entries()) {
-  if (c.status !== 200) continue;
   Deno.test(`same as WireMock ${fixture.wiremock}: ${c.name}`, () => {
     const request = { ...c.request, path: `/c${index}${c.request.path}` };
-    const out = compileTemplate(c.template).render(modelOf(request));
+    const out = outcome(c.template, modelOf(request));
     const difference = DIFFERENCES[c.name];
     if (difference) {
       assert.notEqual(c.body, difference.ours, "WireMock now agrees: drop the difference");
       assert.equal(out, difference.ours);
+    } else if (c.status !== 200) {
+      // WireMock answers 500 with a Java exception; stubtool a 500 naming the helper.
+      assert.equal(c.status, 500);
+      assert.match(out, /^500 [a-zA-Z]+: /);
     } else if (c.pattern !== undefined) {
       assert.match(c.body ?? "(sample) " + (c as { sample?: string }).sample, /.*/);
       assert.match(out, new RegExp(c.pattern));
@@ -221,7 +262,8 @@ Deno.test("compileTemplate: a template that cannot run is a one-line SyntaxError
       "a\n{{foo bar=}}",
       'line 2: expected OPEN_SEXPR, ID, STRING, NUMBER, BOOLEAN, UNDEFINED, NULL, DATA, got CLOSE, near "a{{foo bar=}}"',
     ],
-    ["x {{nope 1}}", "line 1, column 3: unknown helper 'nope' (helpers: " + HELPER_NAMES.join(", ") + ")"],
+    ["x {{nope 1}}", "line 1, column 3: unknown helper 'nope' (did you mean 'ne'?)"],
+    ["{{zzzzzz 1}}", "line 1, column 1: unknown helper 'zzzzzz' (allowed: " + HELPER_NAMES.join(", ") + ")"],
     [
       "{{now timezone='Mars/Base'}}",
       'line 1, column 1: now: unknown time zone "Mars/Base" (use an IANA name such as "Europe/Paris")',

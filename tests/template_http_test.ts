@@ -301,7 +301,7 @@ Deno.test("validate: a broken template is an error with its place (body, header,
   );
   assert.match(
     lines[1],
-    /^\[ERROR\] routes\[1\]: headers\.x-a: broken template: line 1, column 1: unknown helper 'nosuch' \(helpers: .*\) \(at .*stubs\.yaml:10:7\)$/,
+    /^\[ERROR\] routes\[1\]: headers\.x-a: broken template: line 1, column 1: unknown helper 'nosuch' \(allowed: .*\) \(at .*stubs\.yaml:10:7\)$/,
   );
   assert.match(lines[2], /^\[ERROR\] routes\[2\]: body_file: broken template: line 2: .*\(at .*stubs\.yaml:14:5\)$/);
   assert.equal(
@@ -335,4 +335,219 @@ Deno.test("regression: validate warned that templates were not available for {{�
     `[OK] ${config} is valid (1 route(s) defined)\n`,
     "",
   ]);
+});
+
+serverTest("math on text that is not a number answers 500 naming math (it rendered 0 before)", async (server) => {
+  server.routes(get("/ratio").template().body({ ratio: "{{math request.query.a '/' request.query.b}}" }));
+  const failed = await send(server, "GET", "/ratio?a=x&b=2");
+  assert.equal(failed.status, 500);
+  assert.deepEqual(failed.json, {
+    error: 'template failed: math: "x" is not a number',
+    stub: "GET /ratio",
+    helper: "math",
+  });
+  const missing = await send(server, "GET", "/ratio?b=2");
+  assert.equal(missing.status, 500);
+  assert.equal(missing.json.helper, "math");
+});
+
+serverTest("math computes 300-digit products exactly (they printed Infinity before)", async (server) => {
+  server.routes(
+    get("/big").template().body("{{math request.query.a '*' request.query.b}}").header("content-type", "text/plain"),
+  );
+  const a = "9".repeat(300);
+  const answer = await send(server, "GET", `/big?a=${a}&b=${a}.5`);
+  assert.equal(answer.status, 200);
+  // (10^300 − 1) × (10^300 − 0.5) = (10^300 − 1.5)·10^300 + 0.5
+  assert.equal(answer.text, "9".repeat(299) + "85" + "0".repeat(299) + ".5");
+});
+
+serverTest("math refuses a 60,000-digit operand at once (its number regex took 6 s before)", async (server) => {
+  server.routes(post("/sum").template().body("{{math request.body '+' 1}}").header("content-type", "text/plain"));
+  const started = performance.now();
+  const answer = await send(server, "POST", "/sum", { body: "1".repeat(60_000) + "x" });
+  assert.equal(answer.status, 500);
+  assert.equal(answer.json.helper, "math");
+  assert.ok(performance.now() - started < 2000);
+  const long = await send(server, "POST", "/sum", { body: "1".repeat(60_000) });
+  assert.equal(long.status, 500);
+  assert.match(long.json.error, /longer than 10000 digits/);
+});
+
+/** Sends the attack and, while it runs, a plain request: both answer, the plain one at once. */
+async function attack(
+  server: Parameters<Parameters<typeof serverTest>[1]>[0],
+  path: string,
+  body: string,
+): Promise<{ status: number; json: Record<string, unknown>; size: number }> {
+  const sent = send(server, "POST", path, { body, headers: { "content-type": "application/json" } });
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  const started = performance.now();
+  const health = await send(server, "GET", "/health");
+  assert.equal(health.status, 200);
+  assert.ok(performance.now() - started < 5000, "a concurrent request is answered while the attack renders");
+  const answer = await sent;
+  return { status: answer.status, json: answer.json, size: answer.text.length };
+}
+
+serverTest(
+  "a loop over 4.9 million items stops at the output limit with a 500 naming the helper (it ran out of memory before)",
+  async (server) => {
+    server.routes(
+      get("/health").status(200),
+      post("/each").template().body("{{#each request.json.items}}{{randomValue length=36}}{{/each}}")
+        .header("content-type", "text/plain"),
+    );
+    const items = '{"items":[' + "0,".repeat(4_900_000) + "0]}";
+    const answer = await attack(server, "/each", items);
+    assert.equal(answer.status, 500);
+    assert.equal(answer.json.stub, "POST /each");
+    assert.equal(answer.json.helper, "randomValue");
+    assert.match(String(answer.json.error), /exceed 1048576 characters/);
+    assert.ok(answer.size < 1000);
+  },
+);
+
+serverTest("a loop of more than 100,000 iterations answers 500 naming each", async (server) => {
+  server.routes(get("/health").status(200), post("/each").template().body("{{#each request.json}}{{/each}}"));
+  const answer = await attack(server, "/each", "[" + "0,".repeat(100_000) + "0]");
+  assert.equal(answer.status, 500);
+  assert.deepEqual(answer.json, {
+    error: "template failed: each: more than 100000 loop iterations (the limit)",
+    stub: "POST /each",
+    helper: "each",
+  });
+  const fine = await send(server, "POST", "/each", { body: "[" + "0,".repeat(99_999) + "0]" });
+  assert.equal(fine.status, 200);
+});
+
+serverTest("jsonPath '$..*' on a 9 MB body stops at the JSONPath limit with a 500 naming jsonPath", async (server) => {
+  server.routes(get("/health").status(200), post("/scan").template().body("{{jsonPath request.body '$..*'}}"));
+  const answer = await attack(server, "/scan", "[" + '{"id":1},'.repeat(900_000) + "{}]");
+  assert.equal(answer.status, 500);
+  assert.equal(answer.json.stub, "POST /scan");
+  assert.equal(answer.json.helper, "jsonPath");
+  assert.match(String(answer.json.error), /more than 1000000 units of work/);
+});
+
+serverTest(
+  "jsonPath '$..id' on 1 MB nested 999 deep is refused before it runs (it took 1 GB before)",
+  async (server) => {
+    server.routes(get("/health").status(200), post("/scan").template().body("{{jsonPath request.body '$..id'}}"));
+    let deep = "";
+    for (let i = 0; i < 999; i++) deep += `{"id":${i},"a":[${"1,".repeat(500)}1],"c":`;
+    deep += "0" + "}".repeat(999);
+    assert.ok(deep.length > 1_000_000);
+    const answer = await attack(server, "/scan", deep);
+    assert.equal(answer.status, 500);
+    assert.equal(answer.json.helper, "jsonPath");
+    assert.match(String(answer.json.error), /more than 1000000 units of work/);
+  },
+);
+
+serverTest(
+  "formatJson of 2.9 MB nested 990 deep stops at the output limit (it answered 501 MB before)",
+  async (server) => {
+    server.routes(get("/health").status(200), post("/pretty").template().body("{{formatJson request.body}}"));
+    let deep = "";
+    for (let i = 0; i < 990; i++) deep += `{"k":[${'"xxxxxxxxxxxxxxxxxxxx",'.repeat(130)}1],"c":`;
+    deep += "0" + "}".repeat(990);
+    assert.ok(deep.length > 2_900_000);
+    const answer = await attack(server, "/pretty", deep);
+    assert.equal(answer.status, 500);
+    assert.equal(answer.json.helper, "formatJson");
+    assert.match(String(answer.json.error), /exceed 1048576 characters/);
+    assert.ok(answer.size < 1000);
+  },
+);
+
+serverTest("randomValue gives up to 65,536 characters (past 16,384 it answered 500 before)", async (server) => {
+  server.routes(
+    get("/r").template().body("{{randomValue length=65536 type='NUMERIC'}}").header("content-type", "text/plain"),
+  );
+  const answer = await send(server, "GET", "/r");
+  assert.equal(answer.status, 200);
+  assert.match(answer.text, /^[0-9]{65536}$/);
+});
+
+serverTest(
+  "a template status of 204 or 304 drops the body, and the journal records what the client got (it answered 500 null body status before)",
+  async (server) => {
+    server.routes(get("/s").template().status("{{request.query.s}}").body({ ok: "{{request.query.s}}" }));
+    for (const code of [204, 304]) {
+      const answer = await send(server, "GET", `/s?s=${code}`);
+      assert.equal(answer.status, code);
+      assert.equal(answer.text, "");
+      assert.equal(answer.headers.get("content-type"), null);
+    }
+    const ok = await send(server, "GET", "/s?s=200");
+    assert.deepEqual([ok.status, ok.json], [200, { ok: "200" }]);
+    const found = await send(server, "POST", "/__stubtool__/requests/find", { body: "{}" });
+    assert.deepEqual(found.json.requests.map((r: { status: number }) => r.status), [204, 304, 200]);
+  },
+);
+
+serverTest(
+  "a template header with a non-ASCII capture goes out percent-encoded like a plain stub's (it went out as raw Latin-1 before)",
+  async (server) => {
+    server.routes(
+      post("/shops/{shop}/orders").template().status(201).header("location", "/shops/{{params.shop}}/orders/1"),
+      post("/plain/{shop}/orders").status(201).header("location", "/shops/{shop}/orders/1"),
+      get("/crlf").template().header("x-echo", "{{request.query.v}}"),
+    );
+    const templated = await send(server, "POST", "/shops/caf%C3%A9/orders");
+    const plain = await send(server, "POST", "/plain/caf%C3%A9/orders");
+    assert.equal(templated.headers.get("location"), "/shops/caf%C3%A9/orders/1");
+    assert.equal(plain.headers.get("location"), templated.headers.get("location"));
+    const wide = await send(server, "POST", "/shops/%E2%82%AC/orders");
+    assert.equal(wide.headers.get("location"), "/shops/%E2%82%AC/orders/1");
+    const split = await send(server, "GET", "/crlf?v=a%0D%0Aset-cookie:%20x=1");
+    assert.equal(split.status, 500);
+    assert.equal(split.json.stub, "GET /crlf");
+    assert.match(split.json.error, /header 'x-echo'/);
+  },
+);
+
+Deno.test("validate lists every broken template of a stub, with did-you-mean for a helper (it stopped at the first before)", async () => {
+  await using dir = await tempDir();
+  const config = join(dir.path, "stubs.yaml");
+  await Deno.writeTextFile(
+    config,
+    `routes:
+  - method: GET
+    path: /a
+    template: true
+    headers:
+      x-a: "{{uper request.path}} {{lowr request.path}}"
+    body:
+      one: "{{#if}}"
+      two: "{{uper 'x'}}"
+  - method: GET
+    path: /b
+    template: true
+    status: "201"
+`,
+  );
+  const result = await runCli(["validate", config]);
+  assert.equal(result.code, 1);
+  const lines = result.stderr.trimEnd().split("\n");
+  assert.equal(lines.length, 5, result.stderr);
+  assert.equal(
+    lines[0],
+    `[ERROR] routes[0]: headers.x-a: broken template: line 1, column 1: unknown helper 'uper' (did you mean 'upper'?) (at ${config}:6:7)`,
+  );
+  assert.equal(
+    lines[1],
+    `[ERROR] routes[0]: headers.x-a: broken template: line 1, column 23: unknown helper 'lowr' (did you mean 'lower'?) (at ${config}:6:7)`,
+  );
+  assert.match(lines[2], /^\[ERROR\] routes\[0\]: body\.one: broken template: line 1: /);
+  assert.equal(
+    lines[3],
+    `[ERROR] routes[0]: body.two: broken template: line 1, column 1: unknown helper 'uper' (did you mean 'upper'?) (at ${config}:9:7)`,
+  );
+  assert.equal(
+    lines[4],
+    `[ERROR] routes[1]: status must be an integer from 100 to 599, got "201"; write it without quotes (status: 201), ` +
+      `or render it with {{…}} (at ${config}:13:5)`,
+  );
 });

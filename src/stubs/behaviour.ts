@@ -89,8 +89,7 @@ function attempt(field: string, errors: string[], compile: () => unknown): void 
     compile();
   } catch (error) {
     if (!(error instanceof SyntaxError)) throw error;
-    const where = error instanceof TemplateSyntaxError ? `${field}${error.path}` : field;
-    const reason = error instanceof TemplateSyntaxError ? error.reason : error.message;
-    errors.push(`${where}: broken template: ${reason}`);
+    if (!(error instanceof TemplateSyntaxError)) return void errors.push(`${field}: broken template: ${error.message}`);
+    for (const { path, reason } of error.problems) errors.push(`${field}${path}: broken template: ${reason}`);
   }
 }

@@ -8,18 +8,33 @@
  */
 
 import Handlebars from "handlebars";
+import type { HelperOptions } from "handlebars";
 import {
+  BudgetError,
+  budgetOf,
   type Helper,
   HELPERS,
   RANDOM_TYPES,
+  RENDER_BUDGET,
+  RenderBudget,
   type REQUEST_DOCUMENT,
   type RequestDocument,
   text,
 } from "./template_helpers.ts";
 import { checkDateFormat, checkTimeZone, offsetDate } from "./date_format.ts";
 import { escapeJsonString } from "./template.ts";
+import { unknownField } from "./hint.ts";
 
-export { prettyJson, REQUEST_DOCUMENT, type RequestDocument, Values } from "./template_helpers.ts";
+export {
+  DEFAULT_RENDER_LIMITS,
+  prettyJson,
+  RENDER_BUDGET,
+  RenderBudget,
+  type RenderLimits,
+  REQUEST_DOCUMENT,
+  type RequestDocument,
+  Values,
+} from "./template_helpers.ts";
 
 /** A helper failed while a template rendered (e.g. `{{math 1 '/' 0}}`): the handler answers 500 naming it. */
 export class TemplateError extends Error {
@@ -38,11 +53,14 @@ export class TemplateSyntaxError extends SyntaxError {
   readonly path: string;
   /** What is wrong, with the line and column inside the template when known. */
   readonly reason: string;
-  constructor(reason: string, path = "") {
+  /** Every problem found (this one first): each broken leaf of a body, each broken call of a template. */
+  readonly problems: readonly { path: string; reason: string }[];
+  constructor(reason: string, path = "", problems?: readonly { path: string; reason: string }[]) {
     super(path === "" ? reason : `${path.replace(/^\./, "")}: ${reason}`);
     this.name = "SyntaxError";
     this.path = path;
     this.reason = reason;
+    this.problems = problems ?? [{ path, reason }];
   }
 }
 
@@ -70,6 +88,8 @@ export interface TemplateModel {
   params: Readonly<Record<string, string>>;
   /** The request body as `jsonPath` reads it, so a body is parsed once however often templates query it. */
   [REQUEST_DOCUMENT]?: RequestDocument;
+  /** What rendering this response may still spend (made on first render when absent). */
+  [RENDER_BUDGET]?: RenderBudget;
 }
 
 /** A compiled template. */
@@ -92,6 +112,20 @@ for (const name of Object.keys(env.helpers)) {
 }
 for (const [name, helper] of Object.entries(HELPERS)) env.registerHelper(name, guarded(name, helper));
 for (const name of Object.keys(env.decorators)) env.unregisterDecorator(name);
+// Every loop runs through `each` (a block over a list too): each iteration counts, and its output is held.
+const each = env.helpers.each as Helper;
+env.registerHelper("each", function (this: unknown, context: unknown, options: HelperOptions) {
+  const budget = budgetOf(options);
+  const fn = options.fn;
+  const counted = Object.assign((item: unknown, more: unknown) => {
+    budget.iterate("each");
+    const before = budget.output;
+    const out = fn(item, more as never);
+    budget.hold(before + out.length, "each");
+    return out;
+  }, fn);
+  return each.call(this, context, { ...options, fn: counted });
+});
 
 /** The helpers a template may call: Handlebars' block helpers and WireMock's. */
 export const HELPER_NAMES: readonly string[] = Object.keys(env.helpers).filter((n) => !n.endsWith("Missing")).sort();
@@ -109,6 +143,7 @@ function guarded(name: string, helper: Helper): Helper {
       return helper.apply(this, args);
     } catch (e) {
       if (e instanceof TemplateError) throw e;
+      if (e instanceof BudgetError) throw new TemplateError(`${e.helper || name}: ${e.message}`, e.helper || name);
       throw new TemplateError(`${name}: ${(e as Error).message}`, name);
     }
   };
@@ -160,8 +195,17 @@ function checkCall(name: string, node: AstNode): void {
   }
 }
 
-/** Walks the template: refuses partials, decorators and unknown helpers; notes whether the body is read. */
-function inspect(node: AstNode, state: { readsBody: boolean }): void {
+/** Walks the template: refuses partials, decorators and unknown helpers (each noted in `state.problems`); notes whether the body is read. */
+function inspect(node: AstNode, state: { readsBody: boolean; problems: string[] }): void {
+  try {
+    visit(node, state);
+  } catch (e) {
+    if (!(e instanceof SyntaxError)) throw e;
+    state.problems.push(e.message);
+  }
+}
+
+function visit(node: AstNode, state: { readsBody: boolean; problems: string[] }): void {
   if (!node || typeof node !== "object") return;
   switch (node.type) {
     case "Program":
@@ -181,9 +225,8 @@ function inspect(node: AstNode, state: { readsBody: boolean }): void {
       if (path.type === "PathExpression" && call) {
         const name = path.original;
         if (!HELPER_NAMES.includes(name)) {
-          throw new SyntaxError(`${where(node)}unknown helper '${name}' (helpers: ${HELPER_NAMES.join(", ")})`);
-        }
-        checkCall(name, node);
+          state.problems.push(`${where(node)}${unknownField("helper", name, HELPER_NAMES)}`);
+        } else inspect({ type: "Call", name, node }, state);
         if (name === "lookup") state.readsBody = true;
       } else inspect(path, state);
       for (const param of node.params) inspect(param, state);
@@ -192,6 +235,9 @@ function inspect(node: AstNode, state: { readsBody: boolean }): void {
       inspect(node.inverse, state);
       return;
     }
+    case "Call":
+      checkCall(node.name, node.node);
+      return;
     case "PathExpression": {
       const parts: string[] = node.parts;
       // WireMock's `request.path` is the path, but `request.path.[n]` is its n-th segment and
@@ -263,13 +309,17 @@ export function compileTemplate(source: string): ResponseTemplate {
   if (!source.includes("{{")) {
     return { source, dynamic: false, readsBody: false, render: () => source };
   }
-  const state = { readsBody: false };
+  const state = { readsBody: false, problems: [] as string[] };
   let run: (context: unknown) => string;
   try {
     const ast = env.parse(source);
     inspect(ast, state);
+    if (state.problems.length > 0) {
+      throw new TemplateSyntaxError(state.problems[0], "", state.problems.map((reason) => ({ path: "", reason })));
+    }
     run = build(ast);
   } catch (e) {
+    if (e instanceof TemplateSyntaxError) throw e;
     if (e instanceof SyntaxError) throw new TemplateSyntaxError(e.message);
     throw new TemplateSyntaxError(oneLine(e as Error));
   }
@@ -278,10 +328,17 @@ export function compileTemplate(source: string): ResponseTemplate {
     dynamic: true,
     readsBody: state.readsBody,
     render(model: TemplateModel): string {
+      const budget = model[RENDER_BUDGET] ??= new RenderBudget();
+      const start = budget.output;
       try {
-        return run(model);
+        const out = run(model);
+        budget.hold(start + out.length, "");
+        return out;
       } catch (e) {
         if (e instanceof TemplateError) throw e;
+        if (e instanceof BudgetError) {
+          throw new TemplateError(`${e.helper || "output"}: ${e.message}`, e.helper || null);
+        }
         throw new TemplateError((e as Error).message.replace(/\s*\n\s*/g, " "), null);
       }
     },
@@ -315,13 +372,16 @@ export function compileJsonTemplate(value: unknown): JsonTemplate {
   const slots: ResponseTemplate[] = [];
   let current = "";
   let readsBody = false;
+  const problems: { path: string; reason: string }[] = [];
   const walk = (node: unknown, path: string): void => {
     if (typeof node === "string") {
       let template: ResponseTemplate;
       try {
         template = compileTemplate(node);
       } catch (e) {
-        throw new TemplateSyntaxError((e as TemplateSyntaxError).reason ?? (e as Error).message, path);
+        const found = (e as TemplateSyntaxError).problems ?? [{ path: "", reason: (e as Error).message }];
+        for (const problem of found) problems.push({ path, reason: problem.reason });
+        return;
       }
       if (!template.dynamic) {
         current += JSON.stringify(node);
@@ -352,6 +412,7 @@ export function compileJsonTemplate(value: unknown): JsonTemplate {
     } else current += JSON.stringify(node ?? null);
   };
   walk(value, "");
+  if (problems.length > 0) throw new TemplateSyntaxError(problems[0].reason, problems[0].path, problems);
   literals.push(current);
   if (slots.length === 0) {
     const fixed = literals[0];

@@ -23,11 +23,11 @@ function indefinite(path: string): boolean {
  * object itself, as Jayway does (`$.[?(@.kind == 'x')]`). Throws a `SyntaxError` for a path
  * or filter it cannot read.
  */
-export function evaluatePath(document: unknown, path: string): PathResult {
+export function evaluatePath(document: unknown, path: string, maxWork = Infinity): PathResult {
   // Jayway's `length()` function at the end: the size of the list, text or object found.
   const length = /^(.+?)\.length\(\s*\)\s*$/.exec(path.trim());
   if (length) {
-    const found = evaluatePath(document, length[1]);
+    const found = evaluatePath(document, length[1], maxWork);
     if (found.kind === "list") return { kind: "value", value: found.values.length };
     const value = found.kind === "value" ? found.value : undefined;
     if (typeof value === "string" || Array.isArray(value)) return { kind: "value", value: value.length };
@@ -45,14 +45,66 @@ export function evaluatePath(document: unknown, path: string): PathResult {
     if (expression === "$") return { kind: "value", value: json };
     return indefinite(expression) ? { kind: "list", values: [] } : { kind: "none" };
   }
+  const scans = expression.split("..").length - 1;
+  if (scans > 0 && Number.isFinite(maxWork)) {
+    const { visits, depth } = shape(json as object, maxWork);
+    // Each `..` visits every node below it, carrying its path: work grows with nodes × depth.
+    const work = visits * depth ** (scans - 1);
+    if (work > maxWork) throw new JsonPathWorkError(work, maxWork);
+  }
   let values: unknown[];
+  let results = 0;
+  const callback = Number.isFinite(maxWork)
+    ? () => {
+      if (++results > maxWork) throw new JsonPathWorkError(results, maxWork);
+    }
+    : undefined;
   try {
-    values = JSONPath({ path: expression, json: json as object, eval: FilterScript, wrap: true }) as unknown[];
+    values = JSONPath({
+      path: expression,
+      json: json as object,
+      eval: FilterScript,
+      wrap: true,
+      callback,
+    }) as unknown[];
   } catch (e) {
+    if (e instanceof JsonPathWorkError) throw e;
     throw new SyntaxError(`JSONPath ${JSON.stringify(path)}: ${(e as Error).message}`);
   }
   if (indefinite(expression)) return { kind: "list", values };
   return values.length === 0 ? { kind: "none" } : { kind: "value", value: values[0] };
+}
+
+/** A path that would do more work than allowed (`maxWork` of {@link evaluatePath}). */
+export class JsonPathWorkError extends Error {
+  constructor(work: number, limit: number) {
+    super(`the path would do ${work > limit * 10 ? "far " : ""}more than ${limit} units of work (the JSONPath limit)`);
+    this.name = "JsonPathWorkError";
+  }
+}
+
+const SHAPES = new WeakMap<object, { visits: number; depth: number; complete: boolean }>();
+
+/**
+ * A document's deep-scan cost: the sum over its nodes of their depth, and its depth
+ * (iterative, cached); the count stops once past `limit`.
+ */
+function shape(root: object, limit: number): { visits: number; depth: number } {
+  const known = SHAPES.get(root);
+  if (known && (known.visits > limit || known.complete)) return known;
+  let visits = 0, deepest = 0;
+  const stack: [unknown, number][] = [[root, 1]];
+  while (stack.length > 0 && visits <= limit) {
+    const [node, depth] = stack.pop()!;
+    visits += depth;
+    if (depth > deepest) deepest = depth;
+    if (node !== null && typeof node === "object") {
+      for (const child of Object.values(node)) stack.push([child, depth + 1]);
+    }
+  }
+  const found = { visits, depth: deepest, complete: stack.length === 0 };
+  SHAPES.set(root, found);
+  return found;
 }
 
 // --- filter expressions ----------------------------------------------------------------

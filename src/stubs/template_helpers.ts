@@ -7,8 +7,9 @@
  */
 
 import type { HelperOptions } from "handlebars";
-import { evaluatePath } from "./jsonpath.ts";
+import { evaluatePath, JsonPathWorkError } from "./jsonpath.ts";
 import { formatDate, offsetDate } from "./date_format.ts";
+import { Decimal } from "decimal.js";
 
 /** A helper as Handlebars calls it: the positional arguments, then the options. */
 // deno-lint-ignore no-explicit-any
@@ -28,18 +29,48 @@ function printable<T extends object>(value: T, print: (value: T) => string): T {
 }
 
 /** Jackson's default pretty printer, which WireMock uses for `toJson`, `formatJson` and objects from `jsonPath`. */
-export function prettyJson(value: unknown, depth = 0): string {
-  if (value instanceof Values) return prettyJson(value.length === 1 ? value[0] : [...value], depth);
-  if (value === null || typeof value !== "object") return JSON.stringify(value ?? null);
-  if (Array.isArray(value)) {
-    if (value.length === 0) return "[ ]";
-    return "[ " + value.map((item) => prettyJson(item, depth)).join(", ") + " ]";
+export function prettyJson(value: unknown, depth = 0, limit = Infinity): string {
+  const parts: string[] = [];
+  let size = 0;
+  const put = (piece: string): void => {
+    size += piece.length;
+    if (size > limit) throw new BudgetError(`the printed JSON would exceed ${limit} characters (the output limit)`, "");
+    parts.push(piece);
+  };
+  const print = (value: unknown, depth: number): void => {
+    if (value instanceof Values) return print(value.length === 1 ? value[0] : [...value], depth);
+    if (value === null || typeof value !== "object") return put(JSON.stringify(value ?? null));
+    if (Array.isArray(value)) {
+      if (value.length === 0) return put("[ ]");
+      put("[ ");
+      value.forEach((item, i) => {
+        if (i > 0) put(", ");
+        print(item, depth);
+      });
+      return put(" ]");
+    }
+    const entries = Object.entries(value);
+    if (entries.length === 0) return put("{ }");
+    const inner = "  ".repeat(depth + 1);
+    put("{\n");
+    entries.forEach(([k, v], i) => {
+      put((i > 0 ? ",\n" : "") + inner + JSON.stringify(k) + " : ");
+      print(v, depth + 1);
+    });
+    put("\n" + "  ".repeat(depth) + "}");
+  };
+  print(value, depth);
+  return parts.join("");
+}
+
+/** {@link prettyJson} within what the render's output budget has left, failures naming `helper`. */
+function prettyWithin(value: unknown, budget: RenderBudget, helper: string): string {
+  try {
+    return prettyJson(value, 0, budget.limits.output - budget.output);
+  } catch (e) {
+    if (e instanceof BudgetError) throw new BudgetError(e.message, helper);
+    throw e;
   }
-  const entries = Object.entries(value);
-  if (entries.length === 0) return "{ }";
-  const inner = "  ".repeat(depth + 1);
-  return "{\n" + entries.map(([k, v]) => inner + JSON.stringify(k) + " : " + prettyJson(v, depth + 1)).join(",\n") +
-    "\n" + "  ".repeat(depth) + "}";
 }
 
 /** What a value prints as when a helper reads it as text. */
@@ -99,6 +130,75 @@ export interface RequestDocument {
 /** Where a template model keeps its {@link RequestDocument}: a symbol, which no template can name. */
 export const REQUEST_DOCUMENT: unique symbol = Symbol("request document");
 
+/** Where a template model keeps its {@link RenderBudget}, shared by every template of one response. */
+export const RENDER_BUDGET: unique symbol = Symbol("render budget");
+
+/** The limits of one response's rendering (P23.3). */
+export interface RenderLimits {
+  /** Characters of output, all of a response's templates together. */
+  output: number;
+  /** Loop iterations (`each`, and a block over a list). */
+  iterations: number;
+  /** JSONPath work: results listed, and nodes a deep scan (`..`) visits weighted by their depth. */
+  jsonPath: number;
+}
+
+/** The default limits: 1 MiB of output, 100,000 iterations, 1,000,000 units of JSONPath work. */
+export const DEFAULT_RENDER_LIMITS: Readonly<RenderLimits> = Object.freeze({
+  output: 1024 * 1024,
+  iterations: 100_000,
+  jsonPath: 1_000_000,
+});
+
+/** Work past a render's budget; the handler answers 500 naming the stub and {@link helper}. */
+export class BudgetError extends Error {
+  readonly helper: string;
+  constructor(message: string, helper: string) {
+    super(message);
+    this.name = "BudgetError";
+    this.helper = helper;
+  }
+}
+
+/** What one response's rendering may still spend. */
+export class RenderBudget {
+  readonly limits: Readonly<RenderLimits>;
+  /** Output characters held so far. */
+  output = 0;
+  iterations = 0;
+  jsonPath = 0;
+  constructor(limits: Readonly<RenderLimits> = DEFAULT_RENDER_LIMITS) {
+    this.limits = limits;
+  }
+  /** Sets the output held to `total` characters; throws past the limit. */
+  hold(total: number, helper: string): void {
+    this.output = total;
+    if (total > this.limits.output) {
+      throw new BudgetError(`the answer would exceed ${this.limits.output} characters (the output limit)`, helper);
+    }
+  }
+  /** One more loop iteration. */
+  iterate(helper: string): void {
+    if (++this.iterations > this.limits.iterations) {
+      throw new BudgetError(`more than ${this.limits.iterations} loop iterations (the limit)`, helper);
+    }
+  }
+  /** `units` more JSONPath work. */
+  search(units: number): void {
+    this.jsonPath += units;
+    if (this.jsonPath > this.limits.jsonPath) {
+      throw new BudgetError(`more than ${this.limits.jsonPath} units of JSONPath work (the limit)`, "jsonPath");
+    }
+  }
+}
+
+/** The budget of the render a helper runs in (a fresh unlimited-by-default one outside a response). */
+export function budgetOf(options: HelperOptions | undefined): RenderBudget {
+  const root = options?.data?.root as Record<symbol, RenderBudget> | undefined;
+  if (!root) return new RenderBudget();
+  return root[RENDER_BUDGET] ??= new RenderBudget();
+}
+
 /** What a block helper answers: its block for true, its `{{else}}` for false; inline, the boolean. */
 function decide(result: boolean, options: HelperOptions, self: unknown): unknown {
   if (typeof options.fn === "function") return result ? options.fn(self) : options.inverse(self);
@@ -111,24 +211,58 @@ function empty(value: unknown): boolean {
 
 // --- math: BigDecimal arithmetic as WireMock's `math` does it --------------------------
 
-/** A decimal as BigDecimal holds it: a value and a scale (digits after the point). */
-interface Decimal {
-  value: number;
+/** Exact decimals: results are never rounded by precision (operands are bounded by {@link MAX_MATH_DIGITS}). */
+const Exact = Decimal.clone({ precision: 1e9, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -9e15, toExpPos: 9e15 });
+
+/** An operand written longer than this (digits before and after the point, exponent included) is refused. */
+export const MAX_MATH_DIGITS = 10_000;
+
+/** A number as BigDecimal holds it: the exact value and its scale (digits after the point; negative for `1e3`). */
+interface BigDecimal {
+  value: Decimal;
   scale: number;
 }
 
-function decimalOf(value: unknown): Decimal {
-  const source = text(value).trim();
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)$/.test(source)) return { value: 0, scale: 0 };
-  const point = source.indexOf(".");
-  return { value: Number(source), scale: point === -1 ? 0 : source.length - point - 1 };
-}
-
-function roundHalfUp(value: number, scale: number): number {
-  const factor = 10 ** scale;
-  const shifted = Math.abs(value) * factor;
-  const rounded = Math.floor(shifted + 0.5 + 1e-9) / factor;
-  return value < 0 ? -rounded : rounded;
+/**
+ * Reads an operand as Java's `new BigDecimal(text)` does (sign, digits, point, exponent; no
+ * spaces), in one pass. Not a number → an error: WireMock silently reads it as 0.
+ */
+function decimalOf(operand: unknown): BigDecimal {
+  if (operand === undefined || operand === null) throw new Error("an operand is missing (the value is empty)");
+  const source = typeof operand === "number" ? String(operand) : text(operand);
+  let i = 0;
+  if (source[i] === "+" || source[i] === "-") i++;
+  let digits = 0, fraction = 0, point = false;
+  for (; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if (c >= 48 && c <= 57) {
+      digits++;
+      if (point) fraction++;
+    } else if (c === 46 && !point) point = true;
+    else break;
+  }
+  let exponent = 0;
+  let ok = digits > 0;
+  if (ok && i < source.length && (source[i] === "e" || source[i] === "E")) {
+    let j = i + 1;
+    const negative = source[j] === "-";
+    if (source[j] === "-" || source[j] === "+") j++;
+    const from = j;
+    for (; j < source.length && source.charCodeAt(j) >= 48 && source.charCodeAt(j) <= 57; j++) {
+      if (j - from > 9) break;
+    }
+    ok = j > from && j - from <= 9;
+    exponent = ok ? Number(source.slice(from, j)) * (negative ? -1 : 1) : 0;
+    i = j;
+  }
+  if (!ok || i !== source.length) {
+    const shown = source.length > 40 ? JSON.stringify(source.slice(0, 40)) + "…" : JSON.stringify(source);
+    throw new Error(`${shown} is not a number`);
+  }
+  if (digits + Math.abs(exponent) > MAX_MATH_DIGITS) {
+    throw new Error(`an operand is longer than ${MAX_MATH_DIGITS} digits`);
+  }
+  return { value: new Exact(source), scale: fraction - exponent };
 }
 
 /** Java's `Double.toString`: at least one decimal, exponent form outside [10⁻³, 10⁷). */
@@ -142,37 +276,57 @@ function javaDouble(value: number): string {
   return plain.includes(".") ? plain : plain + ".0";
 }
 
-function math(left: unknown, operator: unknown, right: unknown): number | string {
+/** `value / 10^scale` rounded half up to `scale` places, exactly (scaled to whole numbers first). */
+function divide(a: BigDecimal, b: BigDecimal): Decimal {
+  const shift = Math.max(0, a.scale, b.scale, -a.scale);
+  const n = a.value.times(new Exact(10).pow(shift + a.scale)).round();
+  const d = b.value.times(new Exact(10).pow(shift)).round();
+  // a / b to a.scale places = (a·10^(s+a.scale)) / (b·10^s) / 10^a.scale.
+  const quotient = n.dividedToIntegerBy(d);
+  const rest = n.minus(quotient.times(d)).abs().times(2);
+  const rounded = rest.gte(d.abs()) ? quotient.plus(n.isNegative() !== d.isNegative() ? -1 : 1) : quotient;
+  return rounded.dividedBy(new Exact(10).pow(a.scale));
+}
+
+/**
+ * WireMock's `math`: BigDecimal arithmetic (`/` keeps the left operand's scale, rounding half
+ * up). A whole result prints as its digits; one with a scale as Java prints the double
+ * WireMock turns it into, unless the double would lose digits: then exactly.
+ */
+function math(left: unknown, operator: string, right: unknown): number | string {
+  if (!["+", "-", "*", "/", "%"].includes(operator)) {
+    throw new Error(`unknown operator ${JSON.stringify(operator)} (use '+', '-', '*', '/' or '%')`);
+  }
   const a = decimalOf(left), b = decimalOf(right);
-  let value: number, scale: number;
+  let value: Decimal, scale: number;
+  if ((operator === "/" || operator === "%") && b.value.isZero()) throw new Error("division by zero");
   switch (operator) {
     case "+":
-      value = a.value + b.value;
+      value = a.value.plus(b.value);
       scale = Math.max(a.scale, b.scale);
       break;
     case "-":
-      value = a.value - b.value;
+      value = a.value.minus(b.value);
       scale = Math.max(a.scale, b.scale);
       break;
     case "*":
-      value = a.value * b.value;
+      value = a.value.times(b.value);
       scale = a.scale + b.scale;
       break;
     case "/":
-      if (b.value === 0) throw new Error("division by zero");
-      value = a.value / b.value;
+      value = divide(a, b);
       scale = a.scale;
       break;
-    case "%":
-      if (b.value === 0) throw new Error("division by zero");
-      value = a.value % b.value;
-      scale = Math.max(a.scale, b.scale);
-      break;
     default:
-      throw new Error(`unknown operator ${JSON.stringify(operator)} (use '+', '-', '*', '/' or '%')`);
+      value = a.value.mod(b.value);
+      scale = Math.max(a.scale, b.scale);
   }
-  value = roundHalfUp(value, scale);
-  return scale === 0 ? value : javaDouble(value);
+  if (scale === 0) return value.toFixed(0);
+  const double = value.toNumber();
+  if (value.precision(true) <= 15 && Number.isFinite(double) && (double === 0) === value.isZero()) {
+    return javaDouble(double);
+  }
+  return value.toFixed(Math.max(scale, 0));
 }
 
 // --- random values ---------------------------------------------------------------------
@@ -199,9 +353,12 @@ function randomValue(hash: Record<string, unknown>): string {
     if (!Number.isInteger(length) || length < 0 || length > 65536) {
       throw new Error(`length must be an integer from 0 to 65536`);
     }
-    const bytes = crypto.getRandomValues(new Uint32Array(length));
-    out = "";
-    for (let i = 0; i < length; i++) out += alphabet[bytes[i] % alphabet.length];
+    // getRandomValues fills at most 65,536 bytes (16,384 numbers) a call.
+    const bytes = new Uint32Array(length);
+    for (let at = 0; at < length; at += 16_384) crypto.getRandomValues(bytes.subarray(at, at + 16_384));
+    const chars: string[] = new Array(length);
+    for (let i = 0; i < length; i++) chars[i] = alphabet[bytes[i] % alphabet.length];
+    out = chars.join("");
   }
   return hash.uppercase === true || hash.uppercase === "true" ? out.toUpperCase() : out;
 }
@@ -270,13 +427,38 @@ export const HELPERS: Record<string, Helper> = {
     const document = documentOf(source, options);
     const fallback = options.hash.default;
     if (document === undefined) return fallback ?? "";
-    const found = evaluatePath(document, text(path));
+    const budget = budgetOf(options);
+    let found;
+    try {
+      found = evaluatePath(document, text(path), budget.limits.jsonPath - budget.jsonPath);
+    } catch (e) {
+      if (e instanceof JsonPathWorkError) throw new BudgetError(e.message, "jsonPath");
+      throw e;
+    }
+    if (found.kind === "list") budget.search(found.values.length);
+    const printList = (list: unknown[]): string => {
+      // Each item printed alone, so a list whose text would pass the output limit stops early.
+      const left = budget.limits.output - budget.output;
+      let size = 2;
+      const pieces = list.map((item) => {
+        const piece = JSON.stringify(item) ?? "null";
+        size += piece.length + 1;
+        if (size > left) {
+          throw new BudgetError(
+            `the list found would exceed ${budget.limits.output} characters (the output limit)`,
+            "jsonPath",
+          );
+        }
+        return piece;
+      });
+      return "[" + pieces.join(",") + "]";
+    };
     if (found.kind === "none") return fallback ?? "";
-    if (found.kind === "list") return printable(found.values, (v) => JSON.stringify(v));
+    if (found.kind === "list") return printable(found.values, printList);
     const value = found.value;
     if (value === null) return fallback ?? "";
-    if (Array.isArray(value)) return printable(value.slice(), (v) => JSON.stringify(v));
-    if (typeof value === "object") return printable({ ...value }, (v) => prettyJson(v));
+    if (Array.isArray(value)) return printable(value.slice(), printList);
+    if (typeof value === "object") return printable({ ...value }, (v) => prettyWithin(v, budget, "jsonPath"));
     return value;
   },
   parseJson(...args) {
@@ -284,13 +466,14 @@ export const HELPERS: Record<string, Helper> = {
     const value = parseJsonText(text(source ?? (options.fn ? options.fn(this) : "")));
     return value;
   },
-  toJson(value) {
-    return prettyJson(value);
+  toJson(...args) {
+    const [[value], options] = split(args);
+    return prettyWithin(value, budgetOf(options), "toJson");
   },
   formatJson(...args) {
     const [[source], options] = split(args);
     const raw = source === undefined && options.fn ? options.fn(this) : source;
-    return prettyJson(typeof raw === "string" ? parseJsonText(raw) : raw);
+    return prettyWithin(typeof raw === "string" ? parseJsonText(raw) : raw, budgetOf(options), "formatJson");
   },
   now(...args) {
     const [, options] = split(args);
@@ -304,7 +487,11 @@ export const HELPERS: Record<string, Helper> = {
     );
   },
   randomValue(...args) {
-    return randomValue(split(args)[1].hash);
+    const options = split(args)[1];
+    const out = randomValue(options.hash);
+    const budget = budgetOf(options);
+    budget.hold(budget.output + out.length, "randomValue");
+    return out;
   },
   randomInt(...args) {
     return randomInt(split(args)[1].hash);

@@ -139,7 +139,9 @@ function checkResponse(
   // Only an absent status defaults; `status:` left empty in YAML (null) is an error.
   const status = raw.status === undefined ? 200 : raw.status;
   const statusError = checkStatus(status, `${prefix}status`);
-  if (statusError) errors.push(statusError);
+  if (statusError && QUOTED_STATUS.has(raw)) {
+    errors.push(`${statusError}; write it without quotes (status: ${String(status).trim()}), or render it with {{…}}`);
+  } else if (statusError) errors.push(statusError);
   // `content-type: null` sends no content type at all (as WireMock does for a mapping that sets none).
   const noContentType = isMapping(raw.headers) &&
     Object.entries(raw.headers).some(([name, value]) => value === null && name.toLowerCase() === "content-type");
@@ -601,8 +603,14 @@ function buildStub(
 }
 
 /** A copy of `raw` whose template statuses (`"{{…}}"`, its own and its sequence entries') read 200; each kept by entry. */
+/** Responses of template stubs whose status is a number in quotes (`status: "201"`), for a message that says so. */
+const QUOTED_STATUS = new WeakSet<object>();
+
 function withNumericStatus(raw: Record<string, unknown>, kept: (string | undefined)[]): Record<string, unknown> {
   const numeric = (entry: Record<string, unknown>, i: number) => {
+    if (typeof entry.status === "string" && entry.status.trim() !== "" && Number.isInteger(Number(entry.status))) {
+      QUOTED_STATUS.add(entry);
+    }
     const status = templateStatus(entry.status);
     kept[i] = status;
     return status === undefined ? entry : { ...entry, status: 200 };

@@ -46,6 +46,8 @@ export class TemplateResponse {
   readonly #body: ResponseTemplate | JsonTemplate | Uint8Array<ArrayBuffer> | undefined;
   /** No content type: the rendered text goes out as bytes (Deno's Response would type a string as text/plain). */
   readonly #encode: boolean;
+  /** The first header is the `content-type` added for the body, dropped with it for a body-less status. */
+  readonly #addedType: boolean;
 
   /** Compiles `spec`'s templates; throws a `SyntaxError` for a broken one (validation has caught them before). */
   constructor(spec: ResponseSpec) {
@@ -55,9 +57,8 @@ export class TemplateResponse {
     const untyped = spec.noContentType === true;
     this.#encode = untyped;
     const headers: [string, ResponseTemplate | ResponseTemplate[]][] = [];
-    if (spec.hasBody && contentType === undefined && !spec.bytes && !untyped) {
-      headers.push(["content-type", compileTemplate("application/json")]);
-    }
+    this.#addedType = spec.hasBody === true && contentType === undefined && !spec.bytes && !untyped;
+    if (this.#addedType) headers.push(["content-type", compileTemplate("application/json")]);
     for (const name in spec.headers) {
       const value = spec.headers[name];
       headers.push([
@@ -82,20 +83,49 @@ export class TemplateResponse {
 
   /** The answer for one request; throws {@link TemplateError} or {@link HeaderValueError}. */
   render(model: Parameters<ResponseTemplate["render"]>[0]): [ResponseHead, AnswerBody] {
-    const head: ResponseHead = { status: this.#status.render(model), headers: Object.create(null) };
-    for (const [name, value] of this.#headers) {
-      if (!Array.isArray(value)) head.headers[name] = sendableHeader(name, value.render(model));
+    const status = this.#status.render(model);
+    const head: ResponseHead = { status, headers: Object.create(null) };
+    // A status rendered per request may forbid a body (204, 205, 304): the body is dropped, as
+    // validation makes a plain stub drop it, so the client, the log and the journal see the same answer.
+    const bodiless = status === 204 || status === 205 || status === 304;
+    for (const [i, [name, value]] of this.#headers.entries()) {
+      if (i === 0 && bodiless && this.#addedType) continue;
+      if (!Array.isArray(value)) head.headers[name] = headerValue(name, value.render(model));
       else {
         (head.lists ??= Object.create(null) as Record<string, string[]>)[name] = value.map((t) =>
-          sendableHeader(name, t.render(model))
+          headerValue(name, t.render(model))
         );
       }
     }
     const body = this.#body;
-    if (body === undefined || body instanceof Uint8Array) return [head, body ?? null];
+    if (bodiless || body === undefined) return [head, null];
+    if (body instanceof Uint8Array) return [head, body];
     const text = body.render(model);
     return [head, this.#encode ? ENCODER.encode(text) : text];
   }
+}
+
+/**
+ * A rendered header value as it goes out: characters outside ASCII percent-encoded as UTF-8,
+ * the way a plain stub sends a capture (as the request sent it); control characters (CR, LF)
+ * refused with {@link HeaderValueError}.
+ */
+export function headerValue(name: string, value: string): string {
+  let plain = true;
+  for (let i = 0; i < value.length && plain; i++) plain = value.charCodeAt(i) <= 0x7e;
+  if (plain) return sendableHeader(name, value);
+  let out = "";
+  for (const char of value) {
+    if (char.charCodeAt(0) <= 0x7e) out += char;
+    else {
+      try {
+        out += encodeURIComponent(char);
+      } catch {
+        out += "%EF%BF%BD"; // a lone surrogate: U+FFFD
+      }
+    }
+  }
+  return sendableHeader(name, out);
 }
 
 /** Renders template responses. */
