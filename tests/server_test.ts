@@ -475,7 +475,8 @@ Deno.test("regression: unknown stubServer options were ignored (journalsize); th
   });
   await assert.rejects(stubServer(0, { verbose: true } as never), {
     name: "TypeError",
-    message: "stubServer(port, options): unknown option 'verbose' (allowed: adapter, adminToken, allowHosts, callbackCa, cors, " +
+    message:
+      "stubServer(port, options): unknown option 'verbose' (allowed: adapter, adminToken, allowHosts, callbackCa, cors, " +
       "filesRoot, handlerTimeout, hostname, inline, journalBytes, journalSize, loopbackOnly, maxBody, maxUnmatched, onCallback, " +
       "onRequest, " +
       "proxyTap, proxyUnmatched, scopes, source, stubs, tls, wiremock)",

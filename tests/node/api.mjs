@@ -847,7 +847,16 @@ describe("npm package: scenarios, templates and callbacks on Node", { concurrenc
           records = (await send(server, "GET", "/__stubtool__/callbacks")).json.callbacks;
         }
         assert.deepEqual(received, [{ method: "POST", url: "/hooks/o-1?e=created", body: '{"id":"o-1"}' }]);
-        assert.deepEqual(Object.keys(records[0]), ["stub", "method", "url", "headers", "body", "status", "duration_ms", "at"]);
+        assert.deepEqual(Object.keys(records[0]), [
+          "stub",
+          "method",
+          "url",
+          "headers",
+          "body",
+          "status",
+          "duration_ms",
+          "at",
+        ]);
         assert.deepEqual([records[0].stub, records[0].method, records[0].url, records[0].status], [
           "order-created",
           "POST",
