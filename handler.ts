@@ -27,6 +27,6 @@ export type {
   StubChanges,
 } from "./src/server/handler.ts";
 export type { BodyRead, HeaderSource } from "./src/server/incoming.ts";
-export type { ForwardTap } from "./src/server/proxy.ts";
+export type { ForwardTap } from "./src/server/proxy/proxy.ts";
 export type { StubRegistry } from "./src/server/registry.ts";
-export type { CallbackRecord } from "./src/server/callbacks.ts";
+export type { CallbackRecord } from "./src/server/callbacks/callbacks.ts";

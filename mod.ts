@@ -33,14 +33,14 @@ export { route, StubBuilder } from "./src/stubs/builder.ts";
 export type { PathOnly, PathParams, PlaceholderNames, SequenceEntry } from "./src/stubs/builder.ts";
 export type { ValuePatternSpec } from "./src/stubs/patterns.ts";
 export type { JsonIgnore } from "./src/stubs/model.ts";
-export type { StubInfo } from "./src/server/stub_form.ts";
-export type { JournalFilter } from "./src/server/journal.ts";
+export type { StubInfo } from "./src/server/admin/stub_form.ts";
+export type { JournalFilter } from "./src/server/journal/journal.ts";
 export { StubServer, stubServer } from "./src/server/server.ts";
 export type { FoundRequests, StubServerOptions } from "./src/server/server.ts";
-export type { GuardOptions } from "./src/server/guard.ts";
+export type { GuardOptions } from "./src/server/admin/guard.ts";
 export type { HandlerOptions, RequestLogEntry } from "./src/server/handler.ts";
-export type { ForwardTap } from "./src/server/proxy.ts";
-export type { ScenarioEntry } from "./src/server/scenarios.ts";
+export type { ForwardTap } from "./src/server/proxy/proxy.ts";
+export type { ScenarioEntry } from "./src/server/matching/scenarios.ts";
 export type {
   ClosestStub,
   JournalEntry,

@@ -7,9 +7,9 @@
  * @module
  */
 
-import { compileJsonTemplate } from "../src/stubs/handlebars.ts";
-import { templateModel } from "../src/server/template_model.ts";
-import { compileJson, render } from "../src/stubs/template.ts";
+import { compileJsonTemplate } from "../src/templating/handlebars.ts";
+import { templateModel } from "../src/server/answers/template_model.ts";
+import { compileJson, render } from "../src/stubs/placeholders.ts";
 
 const iterations = Number(Deno.args[0] ?? 200_000);
 const body = JSON.stringify({ name: "Ada", owner: { id: 1 }, tags: ["a", "b"] });

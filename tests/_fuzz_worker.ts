@@ -14,8 +14,8 @@ import { duplicateKeyOffsets } from "../src/stubs/duplicate_keys.ts";
 import { inlineStub } from "../src/stubs/inline.ts";
 import { validateStub } from "../src/stubs/validate.ts";
 import { parsePathTemplate } from "../src/stubs/path.ts";
-import { NEED_BODY, Router } from "../src/server/router.ts";
-import { Route } from "../src/server/route.ts";
+import { NEED_BODY, Router } from "../src/server/matching/router.ts";
+import { Route } from "../src/server/matching/route.ts";
 import { RequestView } from "../src/server/request_view.ts";
 import type { Incoming } from "../src/server/incoming.ts";
 

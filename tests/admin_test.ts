@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { get, post as postStub, stubServer } from "../mod.ts";
-import { NO_FILES } from "../src/server/admin.ts";
+import { NO_FILES } from "../src/server/admin/admin.ts";
 import { ROOT, startServe } from "./_cli.ts";
 import { ADAPTERS, type Answer, send, serverTest } from "./_http.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The callback queue (src/server/callbacks.ts) against real receivers on port 0: what is
+ * The callback queue (src/server/callbacks/callbacks.ts) against real receivers on port 0: what is
  * sent and recorded, failures (refused, timeout), the in-flight bound, redirects, drops and
  * shutdown. Last, the same module compiled as the npm build compiles it, run under Node.
  */
@@ -9,7 +9,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CallbackQueue, type CallbackRecord, MAX_CALLBACK_BYTES } from "../src/server/callbacks.ts";
+import { CallbackQueue, type CallbackRecord, MAX_CALLBACK_BYTES } from "../src/server/callbacks/callbacks.ts";
 
 interface Hit {
   method: string;
@@ -449,14 +449,14 @@ Deno.test("the module compiled as the npm build compiles it sends, records and d
       join(root, "src"),
       "--outDir",
       dir,
-      join(root, "src/server/callbacks.ts"),
+      join(root, "src/server/callbacks/callbacks.ts"),
     ], { encoding: "utf8" });
     assert.equal(tsc.status, 0, tsc.stdout + tsc.stderr);
     const script = join(dir, "check.mjs");
     writeFileSync(
       script,
       `import { createServer } from "node:http";
-import { CallbackQueue } from "./server/callbacks.js";
+import { CallbackQueue } from "./server/callbacks/callbacks.js";
 const hits = [];
 const server = createServer((req, res) => {
   let body = "";

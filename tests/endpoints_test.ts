@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { get, post } from "../mod.ts";
-import { LARGE_ANSWER_BUDGET } from "../src/server/endpoints.ts";
+import { LARGE_ANSWER_BUDGET } from "../src/server/admin/endpoints.ts";
 import { send, serverTest } from "./_http.ts";
 
 serverTest("report, journal and dashboard carry an ETag; asked again unchanged they are a 304", async (server) => {

@@ -3,7 +3,7 @@
 // reports, reset, the dashboard), and ScenarioStates.coverage itself.
 import assert from "node:assert/strict";
 import { del, get, post, type StubServer } from "../mod.ts";
-import { ScenarioStates } from "../src/server/scenarios.ts";
+import { ScenarioStates } from "../src/server/matching/scenarios.ts";
 import { send, serverTest } from "./_http.ts";
 
 /** A 3-state checkout flow, a transition nobody takes, and a stub that only waits for a state. */

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { get, type StubServer } from "../mod.ts";
-import { hostName, isLoopbackName } from "../src/server/guard.ts";
+import { hostName, isLoopbackName } from "../src/server/admin/guard.ts";
 import { send, serverTest } from "./_http.ts";
 
 interface RawAnswer {

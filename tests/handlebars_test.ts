@@ -7,8 +7,8 @@ import {
   TemplateError,
   type TemplateModel,
   TemplateSyntaxError,
-} from "../src/stubs/handlebars.ts";
-import { templateModel, type TemplateRequest } from "../src/server/template_model.ts";
+} from "../src/templating/handlebars.ts";
+import { templateModel, type TemplateRequest } from "../src/server/answers/template_model.ts";
 
 /** A request as the fixture writes it: method, path with query, headers and body. */
 interface FixtureRequest {
@@ -384,8 +384,8 @@ Deno.test("jsonPath: a default when the path finds nothing", () => {
 });
 
 Deno.test("model: the getters templates may read are exactly the request model's getters", async () => {
-  const { _REQUEST_GETTERS } = await import("../src/server/template_model.ts");
-  const { MODEL_GETTERS } = await import("../src/stubs/handlebars.ts");
+  const { _REQUEST_GETTERS } = await import("../src/server/answers/template_model.ts");
+  const { MODEL_GETTERS } = await import("../src/templating/handlebars.ts");
   assert.deepEqual([..._REQUEST_GETTERS].sort(), [...MODEL_GETTERS].sort());
 });
 

@@ -2,7 +2,7 @@
 // records in it and serves at GET /__stubtool__/requests, over both adapters.
 import assert from "node:assert/strict";
 import { get, post, type RequestLogEntry, stubServer } from "../mod.ts";
-import { DEFAULT_JOURNAL_SIZE, Journal, type JournalRecord } from "../src/server/journal.ts";
+import { DEFAULT_JOURNAL_SIZE, Journal, type JournalRecord } from "../src/server/journal/journal.ts";
 import { send, serverTest } from "./_http.ts";
 
 const record = (target: string, extra: Partial<JournalRecord> = {}): JournalRecord => ({

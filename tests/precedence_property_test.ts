@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { Incoming } from "../src/server/incoming.ts";
 import { RequestView } from "../src/server/request_view.ts";
-import { Route } from "../src/server/route.ts";
-import { NEED_BODY, Router } from "../src/server/router.ts";
+import { Route } from "../src/server/matching/route.ts";
+import { NEED_BODY, Router } from "../src/server/matching/router.ts";
 import { validateStub } from "../src/stubs/validate.ts";
 
 const RUNS = 1000;

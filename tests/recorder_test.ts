@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { MAX_SCOPE_LENGTH, MAX_SCOPES, Recorder, UNMATCHED_PART_MAX } from "../src/server/recorder.ts";
-import { Route } from "../src/server/route.ts";
+import { MAX_SCOPE_LENGTH, MAX_SCOPES, Recorder, UNMATCHED_PART_MAX } from "../src/server/coverage/recorder.ts";
+import { Route } from "../src/server/matching/route.ts";
 import { get } from "../mod.ts";
 
 /** Routes of `get(path)` stubs, ids `r0`, `r1`, … in declaration order. */

@@ -13,8 +13,8 @@ import type { Method } from "../src/stubs/model.ts";
 import { validateStub } from "../src/stubs/validate.ts";
 import type { Incoming } from "../src/server/incoming.ts";
 import { RequestView } from "../src/server/request_view.ts";
-import { Route } from "../src/server/route.ts";
-import { NEED_BODY, Router } from "../src/server/router.ts";
+import { Route } from "../src/server/matching/route.ts";
+import { NEED_BODY, Router } from "../src/server/matching/router.ts";
 
 /** Each property runs this many cases; a fixed seed keeps CI reproducible (fast-check prints it on failure). */
 const RUNS = 1000;

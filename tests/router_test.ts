@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import type { Incoming } from "../src/server/incoming.ts";
 import { BodyView, RequestView } from "../src/server/request_view.ts";
-import { Route } from "../src/server/route.ts";
-import { NEED_BODY, Router } from "../src/server/router.ts";
+import { Route } from "../src/server/matching/route.ts";
+import { NEED_BODY, Router } from "../src/server/matching/router.ts";
 import { validateStub } from "../src/stubs/validate.ts";
 
 /** A route from `METHOD /template` (or a stub's fields), declared `order`-th in `batch`; its id is its name. */

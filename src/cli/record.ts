@@ -13,7 +13,7 @@ import { dirname, join, resolve } from "node:path";
 import { loadConfigText } from "../stubs/config.ts";
 import { type Exchange, recordedConfig, type RecordingOptions } from "../stubs/recording.ts";
 import { type StubServer, stubServer } from "../server/server.ts";
-import type { ForwardTap } from "../server/proxy.ts";
+import type { ForwardTap } from "../server/proxy/proxy.ts";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
 import { describeWriteError, writeFileAtomic } from "./files.ts";

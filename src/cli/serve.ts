@@ -12,7 +12,7 @@ import { inlineStubs } from "../stubs/inline.ts";
 import { type Stub, stubLabel } from "../stubs/model.ts";
 import { escapeControls, escapeJsonControls } from "../report/escape.ts";
 import type { Report } from "../report/types.ts";
-import { hostName, isLoopbackName } from "../server/guard.ts";
+import { hostName, isLoopbackName } from "../server/admin/guard.ts";
 import {
   folderProblem,
   SHUTDOWN_GRACE_MS,

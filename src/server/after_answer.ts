@@ -12,12 +12,12 @@
 
 import { messageOf } from "../error_message.ts";
 import { modelOf, paramsOf } from "./answers/template.ts";
-import { CallbackQueue, type CallbackRecord, type OutgoingCallback } from "./callbacks.ts";
+import { CallbackQueue, type CallbackRecord, type OutgoingCallback } from "./callbacks/callbacks.ts";
 import type { Incoming } from "./incoming.ts";
 import type { RequestView } from "./request_view.ts";
 import type { Respond } from "./response.ts";
-import type { Route } from "./route.ts";
-import type { Match } from "./router.ts";
+import type { Route } from "./matching/route.ts";
+import type { Match } from "./matching/router.ts";
 
 /** The header that counts the hops of a callback chain. */
 export const CALLBACK_DEPTH_HEADER = "stubtool-callback-depth";

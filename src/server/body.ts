@@ -7,7 +7,7 @@
 
 import { messageOf } from "../error_message.ts";
 import type { Incoming } from "./incoming.ts";
-import { JOURNAL_BODY_MAX } from "./journal.ts";
+import { JOURNAL_BODY_MAX } from "./journal/journal.ts";
 import { BodyView, type RequestView } from "./request_view.ts";
 import { errorAnswer, type Respond } from "./response.ts";
 

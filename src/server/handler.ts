@@ -17,15 +17,15 @@ import { FunctionAnswerer } from "./answers/function.ts";
 import { ProxyAnswerer } from "./answers/proxy.ts";
 import { paramsOf, TemplateAnswerer } from "./answers/template.ts";
 import { AfterAnswer } from "./after_answer.ts";
-import type { CallbackRecord } from "./callbacks.ts";
-import type { ForwardTap } from "./proxy.ts";
+import type { CallbackRecord } from "./callbacks/callbacks.ts";
+import type { ForwardTap } from "./proxy/proxy.ts";
 import { BodyReader } from "./body.ts";
 import { Cors } from "./cors.ts";
 import { Deadlines } from "./deadlines.ts";
-import { afterDelay, deliveringRespond } from "./delivery.ts";
-import { SCOPES_OFF } from "./endpoints.ts";
-import { findRequests } from "./find.ts";
-import { type GuardOptions, ReservedGuard } from "./guard.ts";
+import { afterDelay, deliveringRespond } from "./answers/delivery.ts";
+import { SCOPES_OFF } from "./admin/endpoints.ts";
+import { findRequests } from "./admin/find.ts";
+import { type GuardOptions, ReservedGuard } from "./admin/guard.ts";
 import { type Incoming, requestIncoming } from "./incoming.ts";
 import {
   DEFAULT_JOURNAL_BYTES,
@@ -35,25 +35,25 @@ import {
   journalEntry,
   type JournalFilter,
   type JournalRecord,
-} from "./journal.ts";
-import { DEFAULT_MAX_UNMATCHED, Recorder } from "./recorder.ts";
+} from "./journal/journal.ts";
+import { DEFAULT_MAX_UNMATCHED, Recorder } from "./coverage/recorder.ts";
 import { SCOPE_HEADER, scopeFrom } from "./scope.ts";
-import { type LogState, RequestLog, type RequestLogEntry } from "./request_log.ts";
+import { type LogState, RequestLog, type RequestLogEntry } from "./journal/request_log.ts";
 import { RequestView } from "./request_view.ts";
 import { headAnswer, type Respond, toResponse } from "./response.ts";
-import type { Route } from "./route.ts";
-import { type Match, NEED_BODY } from "./router.ts";
+import type { Route } from "./matching/route.ts";
+import { type Match, NEED_BODY } from "./matching/router.ts";
 import { StubRegistry } from "./registry.ts";
 import { type Mount, serverMounts } from "./mounts.ts";
-import { UnmatchedAnswerer } from "./unmatched.ts";
+import { UnmatchedAnswerer } from "./coverage/unmatched.ts";
 
 export { errorAnswer, jsonError } from "./response.ts";
 export type { Incoming } from "./incoming.ts";
 export type { AnswerBody, Respond, ResponseHead } from "./response.ts";
 export type { StubChanges } from "../stubs/reload.ts";
-export type { RequestLogEntry } from "./request_log.ts";
+export type { RequestLogEntry } from "./journal/request_log.ts";
 export { DEFAULT_MAX_BODY } from "./body.ts";
-export { SCOPES_OFF } from "./endpoints.ts";
+export { SCOPES_OFF } from "./admin/endpoints.ts";
 export { SCOPE_HEADER } from "./scope.ts";
 export { DEFAULT_HANDLER_TIMEOUT_MS } from "./deadlines.ts";
 

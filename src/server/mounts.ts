@@ -7,15 +7,15 @@
 
 import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
 import type { RequestPattern } from "../stubs/validate.ts";
-import type { CallbackRecord } from "./callbacks.ts";
-import type { StubsHost } from "./admin.ts";
-import { ReservedMount } from "./endpoints.ts";
-import type { ReservedGuard } from "./guard.ts";
+import type { CallbackRecord } from "./callbacks/callbacks.ts";
+import type { StubsHost } from "./admin/admin.ts";
+import { ReservedMount } from "./admin/endpoints.ts";
+import type { ReservedGuard } from "./admin/guard.ts";
 import type { Incoming } from "./incoming.ts";
-import type { Journal, JournalFilter } from "./journal.ts";
+import type { Journal, JournalFilter } from "./journal/journal.ts";
 import type { StubRegistry } from "./registry.ts";
 import type { Respond } from "./response.ts";
-import { WireMockAdminMount } from "./wiremock_admin.ts";
+import { WireMockAdminMount } from "./wiremock/wiremock_admin.ts";
 
 /** A room under a reserved prefix: it owns its paths, and answers them before any stub is looked at. */
 export interface Mount {

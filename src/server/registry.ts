@@ -7,9 +7,9 @@
 
 import type { Stub, StubSource } from "../stubs/model.ts";
 import type { StubChanges } from "../stubs/reload.ts";
-import type { Recorder } from "./recorder.ts";
-import type { Route } from "./route.ts";
-import { type BatchProblem, StubSet } from "./stub_set.ts";
+import type { Recorder } from "./coverage/recorder.ts";
+import type { Route } from "./matching/route.ts";
+import { type BatchProblem, StubSet } from "./matching/stub_set.ts";
 
 /** `TypeError` for a batch the API refuses: every problem, with the stub it is about. */
 export function batchError(stubs: readonly Stub[], problems: readonly BatchProblem[]): TypeError {

@@ -7,7 +7,7 @@
 
 import { messageOf } from "../error_message.ts";
 import type { Delay, HeaderMap, ResponseSpec } from "../stubs/model.ts";
-import { compileJson, compileText, render, type Template } from "../stubs/template.ts";
+import { compileJson, compileText, render, type Template } from "../stubs/placeholders.ts";
 import { checkHeaders, checkStatus, describe } from "../stubs/validate.ts";
 
 /**

@@ -6,16 +6,16 @@
 import { statSync } from "node:fs";
 import type { Serve } from "./adapters/types.ts";
 import { StubBuilder } from "../stubs/builder.ts";
-import { hostName, isLoopbackName } from "./guard.ts";
+import { hostName, isLoopbackName } from "./admin/guard.ts";
 import { DEFAULT_MAX_BODY, type HandlerOptions, StubHandler } from "./handler.ts";
 import { unreadBodyLimit } from "./incoming.ts";
 import { collectWhenIdle } from "./idle.ts";
 import type { Stub } from "../stubs/model.ts";
 import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
 import { describe, unknownField } from "../stubs/validate.ts";
-import { checkPattern } from "./find.ts";
-import { type StubInfo, stubInfo } from "./stub_form.ts";
-import type { ScenarioEntry } from "./scenarios.ts";
+import { checkPattern } from "./admin/find.ts";
+import { type StubInfo, stubInfo } from "./admin/stub_form.ts";
+import type { ScenarioEntry } from "./matching/scenarios.ts";
 
 /** What {@link StubServer.requests} resolves with. */
 export interface FoundRequests {

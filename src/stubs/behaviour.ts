@@ -6,7 +6,12 @@
  */
 
 import { type CallbackSpec, validateCallbacks } from "./callback_field.ts";
-import { compileJsonTemplate, compileStatusTemplate, compileTemplate, TemplateSyntaxError } from "./handlebars.ts";
+import {
+  compileJsonTemplate,
+  compileStatusTemplate,
+  compileTemplate,
+  TemplateSyntaxError,
+} from "../templating/handlebars.ts";
 import type { ResponseSpec } from "./model.ts";
 import { checkScenarioFields, type ScenarioStep } from "./scenario_flow.ts";
 

@@ -9,7 +9,7 @@ import type { JsonIgnore, RequestMatch } from "./model.ts";
 import type { Segment } from "./path.ts";
 import { unknownField } from "./hint.ts";
 import { compileJsonPattern, compileValuePattern, type ValuePattern } from "./patterns.ts";
-import { evaluatePath } from "./jsonpath.ts";
+import { evaluatePath } from "../templating/jsonpath.ts";
 
 /** Longest scope name (the same bound as `x-stubtool-scope` values the recorder takes). */
 export const MAX_SCOPE_LENGTH = 200;

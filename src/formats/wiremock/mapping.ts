@@ -12,7 +12,7 @@
 import { PLACEHOLDER_ANYWHERE } from "../../stubs/path.ts";
 import { escapeRegex, javaRegexToJs } from "./regex.ts";
 import { compileRegex } from "../../util/regex.ts";
-import { evaluatePath } from "../../stubs/jsonpath.ts";
+import { evaluatePath } from "../../templating/jsonpath.ts";
 import { rankPriorities } from "./ranks.ts";
 
 export { rankPriorities };

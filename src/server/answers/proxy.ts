@@ -6,7 +6,7 @@
 
 import type { Deadlines } from "../deadlines.ts";
 import type { Incoming } from "../incoming.ts";
-import { forward, type ForwardTap } from "../proxy.ts";
+import { forward, type ForwardTap } from "../proxy/proxy.ts";
 import type { RequestView } from "../request_view.ts";
 import { errorAnswer, type Respond } from "../response.ts";
 

@@ -15,7 +15,7 @@ import {
   type StatusTemplate,
   TemplateError,
   type TemplateModel,
-} from "../../stubs/handlebars.ts";
+} from "../../templating/handlebars.ts";
 import type { ResponseSpec } from "../../stubs/model.ts";
 import type { BodyReader, BodyRecord } from "../body.ts";
 import type { Incoming } from "../incoming.ts";
@@ -31,7 +31,7 @@ import {
   textual,
   withCharset,
 } from "../response.ts";
-import { templateModel } from "../template_model.ts";
+import { templateModel } from "./template_model.ts";
 
 const UTF8 = new TextDecoder();
 const ENCODER = new TextEncoder();

@@ -1,0 +1,440 @@
+/**
+ * A stub's request conditions as the router checks them: required
+ * query parameters, headers, a JSON body pattern, form fields and a body text. Each one
+ * says how much it weighs in precedence, whether it reads the body, which literals the
+ * router may index on, and why a request fails it.
+ * @module
+ */
+
+import type { RequestMatch } from "../../stubs/model.ts";
+import { evaluatePath } from "../../templating/jsonpath.ts";
+import {
+  compileValuePattern,
+  equalJson,
+  jsonKey,
+  jsonLeaves,
+  jsonLiterals,
+  type JsonPattern,
+  matchJson,
+  matchMulti,
+  type ValuePattern,
+  wants,
+} from "../../stubs/patterns.ts";
+import { quoteValue } from "../../stubs/quote.ts";
+import type { Condition, Dimension } from "./router.ts";
+import { MAX_JSON_DEPTH, type QueryParams, type RequestView } from "../request_view.ts";
+
+/** A condition with the capture names it fills, in order. */
+export interface NamedCondition extends Condition {
+  /** The names of the values {@link Condition.test} pushes, in order. */
+  readonly names: readonly string[];
+}
+
+const dimensions = new Map<string, Dimension>();
+
+/** One shared {@link Dimension} per id, so the router groups stubs on it. */
+function dimension(id: string, needsBody: boolean, keys: (view: RequestView) => readonly string[]): Dimension {
+  let found = dimensions.get(id);
+  if (!found) dimensions.set(id, found = { id, needsBody, keys });
+  return found;
+}
+
+const NO_KEYS: readonly string[] = [];
+
+function queryDimension(name: string): Dimension {
+  return dimension(`q ${name}`, false, (view) => view.query.all(name) ?? NO_KEYS);
+}
+
+function headerDimension(name: string): Dimension {
+  return dimension(`h ${name}`, false, (view) => {
+    const value = view.header(name);
+    return value === null ? NO_KEYS : [value];
+  });
+}
+
+function formDimension(name: string): Dimension {
+  return dimension(`f ${name}`, true, (view) => view.body?.form()?.all(name) ?? NO_KEYS);
+}
+
+function jsonDimension(pointer: string): Dimension {
+  // The pointer split once, not on every request (this runs for each request the index sees).
+  const steps = pointer === ""
+    ? []
+    : pointer.slice(1).split("/").map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+  return dimension(`j ${pointer}`, true, (view) => {
+    const parsed = view.body?.json();
+    if (!parsed) return NO_KEYS;
+    let leaf = parsed.value;
+    for (let i = 0; i < steps.length; i++) {
+      if (typeof leaf !== "object" || leaf === null || !Object.hasOwn(leaf, steps[i])) return NO_KEYS;
+      leaf = (leaf as Record<string, unknown>)[steps[i]];
+    }
+    return [jsonKey(leaf)];
+  });
+}
+
+const NONE: readonly never[] = [];
+
+const queryStringDimension = dimension("qs", false, (view) => [view.rawQuery]);
+
+/**
+ * A condition on the values of a name in a list of fields (query parameters, form fields):
+ * a literal matches when any value equals it; a pattern takes the first value it matches.
+ */
+function fieldCondition(
+  what: (name: string) => string,
+  name: string,
+  pattern: ValuePattern,
+  fields: (view: RequestView) => QueryParams | null,
+  dim: Dimension,
+  needsBody: boolean,
+  missing: (name: string) => string,
+): NamedCondition {
+  const literals = pattern.literal !== undefined ? [{ dimension: dim, key: pattern.literal }] : NONE;
+  return {
+    weight: 1,
+    needsBody,
+    literals,
+    names: pattern.names,
+    test(view, values, raw) {
+      const params = fields(view);
+      const given = params?.all(name);
+      if (pattern.absent) return given === undefined;
+      if (given === undefined) return pattern.missingMatches === true;
+      if (pattern.multi) return matchMulti(pattern.multi, given);
+      if (pattern.literal !== undefined) return given.includes(pattern.literal);
+      for (let i = 0; i < given.length; i++) {
+        const found = pattern.match(given[i]);
+        if (!found) continue;
+        if (pattern.anyValue) {
+          values.push(given[i]);
+          raw.push(params!.raw(name, i));
+        } else {
+          for (const value of found) {
+            values.push(value);
+            raw.push(encodeURIComponent(value));
+          }
+        }
+        return true;
+      }
+      return false;
+    },
+    reason(view) {
+      const given = fields(view)?.all(name);
+      if (pattern.absent) return `${what(name)} must be absent`;
+      if (given === undefined) return missing(name);
+      if (pattern.multi) {
+        return `${what(name)} has ${given.map(quoteValue).join(", ")}, stub wants ${wants(pattern)}`;
+      }
+      const got = given.length === 1 ? quoteValue(given[0]) : `${quoteValue(given[0])} (and ${given.length - 1} more)`;
+      return `${what(name)} is ${got}, stub wants ${wants(pattern)}`;
+    },
+  };
+}
+
+function queryCondition(name: string, pattern: ValuePattern): NamedCondition {
+  return fieldCondition(
+    (n) => `query parameter '${n}'`,
+    name,
+    pattern,
+    (view) => view.query,
+    queryDimension(name),
+    false,
+    (n) => `missing query parameter '${n}'`,
+  );
+}
+
+function formCondition(name: string, pattern: ValuePattern): NamedCondition {
+  const condition = fieldCondition(
+    (n) => `form field '${n}'`,
+    name,
+    pattern,
+    (view) => view.body?.form() ?? null,
+    formDimension(name),
+    true,
+    (n) => `form field '${n}' is missing`,
+  );
+  return {
+    ...condition,
+    reason(view) {
+      const body = view.body!;
+      if (body.form() === null) return `body is not a form (content-type is ${quoteValue(body.contentType ?? "")})`;
+      return condition.reason(view);
+    },
+  };
+}
+
+function headerCondition(name: string, pattern: ValuePattern): NamedCondition {
+  const literals = pattern.literal !== undefined ? [{ dimension: headerDimension(name), key: pattern.literal }] : NONE;
+  return {
+    weight: 1,
+    needsBody: false,
+    readsHeaders: true,
+    literals,
+    names: pattern.names,
+    test(view, values, raw) {
+      const value = view.header(name);
+      if (pattern.absent) return value === null;
+      if (value === null) return pattern.missingMatches === true;
+      const found = pattern.match(value);
+      if (!found) return false;
+      for (const v of found) {
+        values.push(v);
+        raw.push(v);
+      }
+      return true;
+    },
+    reason(view) {
+      const value = view.header(name);
+      if (pattern.absent) return `header '${name}' must be absent`;
+      if (value === null) return `missing header '${name}'`;
+      return `header '${name}' is ${quoteValue(value)}, stub wants ${wants(pattern)}`;
+    },
+  };
+}
+
+/**
+ * The cookies of a request: every `name=value` of its Cookie header(s), as Jetty reads them for
+ * WireMock — pairs split on `;` (and on `, `, which joins two Cookie lines), name and value
+ * trimmed, a value in double quotes without them, pieces without `=` and `$` attributes skipped.
+ */
+export function parseCookies(header: string | null): Map<string, string[]> {
+  const cookies = new Map<string, string[]>();
+  if (header === null) return cookies;
+  let i = 0;
+  while (i < header.length) {
+    let end = i;
+    let quoted = false;
+    while (end < header.length) {
+      const c = header[end];
+      if (c === '"') quoted = !quoted;
+      else if (!quoted && (c === ";" || (c === "," && header[end + 1] === " "))) break;
+      end++;
+    }
+    const piece = header.slice(i, end);
+    i = end + 1;
+    const eq = piece.indexOf("=");
+    if (eq < 0) continue;
+    const name = piece.slice(0, eq).trim();
+    let value = piece.slice(eq + 1).trim();
+    if (name === "" || name.startsWith("$")) continue;
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    const list = cookies.get(name);
+    if (list) list.push(value);
+    else cookies.set(name, [value]);
+  }
+  return cookies;
+}
+
+/**
+ * A cookie by name (case-sensitive): one of its values must match; a missing cookie meets
+ * only `{absent: true}` (as in WireMock, where even the negations need the cookie).
+ */
+function cookieCondition(name: string, pattern: ValuePattern): NamedCondition {
+  return {
+    weight: 1,
+    needsBody: false,
+    readsHeaders: true,
+    literals: NONE,
+    names: pattern.names,
+    test(view, values, raw) {
+      const given = parseCookies(view.header("cookie")).get(name);
+      if (pattern.absent) return given === undefined;
+      if (given === undefined) return false;
+      for (const value of given) {
+        const found = pattern.match(value);
+        if (!found) continue;
+        for (const v of found) {
+          values.push(v);
+          raw.push(v);
+        }
+        return true;
+      }
+      return false;
+    },
+    reason(view) {
+      const given = parseCookies(view.header("cookie")).get(name);
+      if (pattern.absent) return `cookie '${name}' must be absent`;
+      if (given === undefined) return `missing cookie '${name}'`;
+      const got = given.length === 1 ? quoteValue(given[0]) : `${quoteValue(given[0])} (and ${given.length - 1} more)`;
+      return `cookie '${name}' is ${got}, stub wants ${wants(pattern)}`;
+    },
+  };
+}
+
+function jsonCondition(pattern: JsonPattern, names: readonly string[]): NamedCondition {
+  return {
+    weight: jsonLeaves(pattern),
+    needsBody: true,
+    literals: jsonLiterals(pattern).map(([pointer, key]) => ({ dimension: jsonDimension(pointer), key })),
+    names,
+    test(view, values, raw) {
+      const parsed = view.body!.json();
+      if (!parsed) return false;
+      const kept = values.length;
+      if (matchJson(pattern, parsed.value, values) !== undefined) {
+        values.length = kept;
+        return false;
+      }
+      for (let i = kept; i < values.length; i++) raw.push(values[i]);
+      return true;
+    },
+    reason(view) {
+      const parsed = view.body!.json();
+      if (!parsed) {
+        return view.body!.tooDeep ? `body is nested deeper than ${MAX_JSON_DEPTH} levels` : "body is not JSON";
+      }
+      return matchJson(pattern, parsed.value, []) ?? "body does not match";
+    },
+  };
+}
+
+/** A condition on the body, from a check that says why it does not hold (undefined: it holds). */
+function bodyCheck(check: (view: RequestView) => string | undefined): NamedCondition {
+  return {
+    weight: 1,
+    needsBody: true,
+    literals: NONE,
+    names: NONE,
+    test: (view) => check(view) === undefined,
+    reason: (view) => check(view) ?? "body does not match",
+  };
+}
+
+function containsCondition(text: string): NamedCondition {
+  return {
+    weight: 1,
+    needsBody: true,
+    literals: NONE,
+    names: NONE,
+    test: (view) => view.body!.text().includes(text),
+    reason: () => `body does not contain ${quoteValue(text)}`,
+  };
+}
+
+/** `query_string`: the query as sent, exactly (indexed: many `url` stubs share a path and differ by query). */
+function queryStringCondition(text: string): NamedCondition {
+  return {
+    weight: 1,
+    needsBody: false,
+    literals: [{ dimension: queryStringDimension, key: text }],
+    names: NONE,
+    test: (view) => view.rawQuery === text,
+    reason(view) {
+      if (text === "") return `query must be empty, is ${quoteValue(view.rawQuery)}`;
+      if (view.rawQuery === "") return `query is empty, stub wants exactly ${quoteValue(text)}`;
+      return `query is ${quoteValue(view.rawQuery)}, stub wants exactly ${quoteValue(text)}`;
+    },
+  };
+}
+
+/** `path_regex` / `url_regex`: a regex on the path (and query) as sent; its named groups capture. */
+function regexCondition(pattern: ValuePattern, withQuery: boolean): NamedCondition {
+  const subject = (view: RequestView) =>
+    withQuery && view.rawQuery !== "" ? `${view.pathname}?${view.rawQuery}` : view.pathname;
+  return {
+    weight: 1,
+    needsBody: false,
+    literals: NONE,
+    names: pattern.names,
+    test(view, values, raw) {
+      const found = pattern.match(subject(view));
+      if (!found) return false;
+      for (const v of found) {
+        values.push(v);
+        raw.push(v);
+      }
+      return true;
+    },
+    reason: (view) =>
+      `${withQuery ? "path and query" : "path"} ${quoteValue(subject(view))} ${
+        withQuery ? "do" : "does"
+      } not match the regex ${pattern.display.slice(1, -1)}`,
+  };
+}
+
+function parsedBody(view: RequestView): { value: unknown } | string {
+  const parsed = view.body!.json();
+  if (parsed) return parsed;
+  return view.body!.tooDeep ? `body is nested deeper than ${MAX_JSON_DEPTH} levels` : "body is not JSON";
+}
+
+/** `json_equals` (+ `json_ignore`): the body is this JSON document. */
+function jsonEqualsCondition(spec: NonNullable<RequestMatch["jsonEquals"]>): NamedCondition {
+  const relax = {
+    extraFields: spec.ignore.includes("extra_fields"),
+    extraItems: spec.ignore.includes("extra_items"),
+    arrayOrder: spec.ignore.includes("array_order"),
+  };
+  const check = (view: RequestView) => {
+    const parsed = parsedBody(view);
+    return typeof parsed === "string" ? parsed : equalJson(spec.value, parsed.value, relax);
+  };
+  return bodyCheck(check);
+}
+
+/** What a JSONPath result offers a value pattern: strings as they are, other values as JSON text; null is nothing. */
+function pathTexts(document: unknown, path: string): string[] {
+  let result;
+  try {
+    result = evaluatePath(document, path);
+  } catch {
+    return [];
+  }
+  const values = result.kind === "none" ? [] : result.kind === "value" ? [result.value] : result.values;
+  const out: string[] = [];
+  for (const value of values) {
+    if (value === null || value === undefined) continue;
+    out.push(typeof value === "string" ? value : JSON.stringify(value));
+  }
+  return out;
+}
+
+/** One `json_path` entry: something found (not null), or a found value that matches the pattern. */
+function jsonPathCondition(path: string, pattern: ValuePattern | "present"): NamedCondition {
+  const check = (view: RequestView): string | undefined => {
+    const parsed = parsedBody(view);
+    if (typeof parsed === "string") return parsed;
+    const texts = pathTexts(parsed.value, path);
+    if (pattern === "present") return texts.length ? undefined : `body has nothing at ${path}`;
+    if (pattern.absent) return texts.length ? `body has a value at ${path}, stub wants none` : undefined;
+    if (texts.length === 0) return pattern.missingMatches ? undefined : `body has nothing at ${path}`;
+    if (texts.some((t) => pattern.match(t) !== undefined)) return undefined;
+    return `body at ${path} is ${quoteValue(texts[0])}${
+      texts.length > 1 ? ` (and ${texts.length - 1} more)` : ""
+    }, stub wants ${wants(pattern)}`;
+  };
+  return bodyCheck(check);
+}
+
+/**
+ * The conditions of a stub, in capture order (exact query, path and URL regexes, query
+ * parameters, headers, cookies, JSON, form, body text, JSON equality, JSONPath).
+ * `query` may be given as written (name → literal or `{name}`), for stubs whose query was
+ * not compiled by the validator.
+ */
+export function buildConditions(
+  match: RequestMatch | undefined,
+  query?: Readonly<Record<string, unknown>>,
+): NamedCondition[] {
+  const conditions: NamedCondition[] = [];
+  // The cheap checks on the request line first.
+  if (match?.queryString !== undefined) conditions.push(queryStringCondition(match.queryString));
+  if (match?.pathRegex) conditions.push(regexCondition(match.pathRegex, false));
+  if (match?.urlRegex) conditions.push(regexCondition(match.urlRegex, true));
+  if (match?.query) { for (const [name, pattern] of match.query) conditions.push(queryCondition(name, pattern)); }
+  else if (query) {
+    for (const name in query) {
+      const { pattern } = compileValuePattern(query[name]);
+      if (pattern) conditions.push(queryCondition(name, pattern));
+    }
+  }
+  if (match?.headers) { for (const [name, pattern] of match.headers) conditions.push(headerCondition(name, pattern)); }
+  for (const [name, pattern] of match?.cookies ?? []) conditions.push(cookieCondition(name, pattern));
+  if (match?.json) conditions.push(jsonCondition(match.json, match.jsonNames ?? NONE));
+  if (match?.form) { for (const [name, pattern] of match.form) conditions.push(formCondition(name, pattern)); }
+  if (match?.bodyContains !== undefined) conditions.push(containsCondition(match.bodyContains));
+  if (match?.jsonEquals) conditions.push(jsonEqualsCondition(match.jsonEquals));
+  for (const [path, pattern] of match?.jsonPath ?? []) conditions.push(jsonPathCondition(path, pattern));
+  return conditions;
+}

@@ -1,0 +1,372 @@
+/**
+ * The admin API WireMock's clients speak, at `/__admin/`, in WireMock 3's JSON shapes
+ * (src/formats/wiremock/shapes.ts), behind the same guard as `/__stubtool__/` (cross-origin
+ * refusal, DNS-rebinding `Host` check, admin token):
+ *
+ * | Request | Answer |
+ * | --- | --- |
+ * | `GET /__admin/mappings` | `200 {"mappings":[…],"meta":{"total"}}`, newest first |
+ * | `POST /__admin/mappings` | `201` the mapping with its `id`/`uuid`; `422` `{"errors":[…]}` naming what does not convert |
+ * | `DELETE /__admin/mappings` | `200 {}`: every stub is gone (`mappings/reset` brings the server's own back) |
+ * | `GET\|PUT\|DELETE /__admin/mappings/{id}` | the mapping / `200` the new one / `200 {}`; `404` |
+ * | `POST /__admin/mappings/import` | `200`: `{"mappings":[…], "importOptions"?}` added as one batch |
+ * | `POST /__admin/mappings/reset` | `200`: back to the stubs the server started with |
+ * | `POST /__admin/reset` | `200`: that, and the journal, hit counts and scenarios start again |
+ * | `GET\|DELETE /__admin/requests` | `200 {"requests":[serve events],"meta","requestJournalDisabled"}` newest first / `200 {}` |
+ * | `POST /__admin/requests/count` | `200 {"count","requestJournalDisabled"}` |
+ * | `POST /__admin/requests/find` | `200 {"requests":[logged requests],"requestJournalDisabled"}` |
+ * | `GET /__admin/requests/unmatched` | `200 {"requests":[…],"requestJournalDisabled"}` |
+ * | `GET /__admin/scenarios` | `200 {"scenarios":[{id,name,state,possibleStates,mappings}]}` |
+ * | `POST /__admin/scenarios/reset` | `200 {}` |
+ * | `PUT /__admin/scenarios/{name}/state` | `200 {}`; unknown `404`; a state no mapping names `422` |
+ * | `GET /__admin/health` | `200 {"status":"healthy",…}` |
+ *
+ * A mapping becomes an ordinary stub (`source: admin`) through the same converter as
+ * `serve --wiremock` (`mappingsToConfig`), then the validator every stub passes; one that
+ * does not convert is refused whole, never loaded with a broader match. The mapping as sent
+ * is kept beside its stub, so `GET` gives it back as it was; other stubs are shown in a
+ * best-effort WireMock shape. Requests to `/__admin/` are never counted or journaled.
+ * @module
+ */
+
+import { mappingList, scenarioShape, stubToMapping } from "../../formats/wiremock/shapes.ts";
+import { messageOf } from "../../error_message.ts";
+import { VERSION } from "../../version.ts";
+import type { StubsHost } from "../admin/admin.ts";
+import type { ReservedGuard } from "../admin/guard.ts";
+import type { Incoming } from "../incoming.ts";
+import type { JournalRecord } from "../journal/journal.ts";
+import type { Respond } from "../response.ts";
+import type { Route } from "../matching/route.ts";
+import type { ScenarioEntry, SetStateResult } from "../matching/scenarios.ts";
+import { stubInfo } from "../admin/stub_form.ts";
+import { admitMappings, type Admitted } from "./wiremock_mappings.ts";
+import { type Answer, type Body, EMPTY_OK, errors, isObject, json, WireMockJournal } from "./wiremock_journal.ts";
+
+/** The near-miss answer: WireMock's shape, with none (stubtool's own explanations are in its 404s). */
+const NO_NEAR_MISSES = json({ nearMisses: [] });
+
+/** Where the WireMock admin API is. */
+export const WIREMOCK_ADMIN_PREFIX = "/__admin/";
+
+/** What the WireMock admin endpoints ask of the server. */
+export interface WireMockAdminHost extends StubsHost {
+  /** Hit counts, the journal, unmatched requests and scenarios start again. */
+  reset(): void;
+  /** Forgets the journaled requests only. */
+  clearJournal(): void;
+  /** The journal's records, oldest first; `on` is false when the journal is off. */
+  journal(): { records: JournalRecord[]; on: boolean };
+  scenarios(): ScenarioEntry[];
+  setScenarioState(name: string, state: string): SetStateResult;
+  resetScenarios(): void;
+}
+
+/**
+ * The mount at `/__admin/`: every request passes the guard first. It keeps each mapping a
+ * client added as sent (by stub id), as long as the stub it became is still there.
+ */
+export class WireMockAdminMount {
+  readonly #host: WireMockAdminHost;
+  readonly #guard: ReservedGuard;
+  readonly #started = Date.now();
+  readonly #journal: WireMockJournal;
+  /** The mappings added here, by id, with the route each became (a route replaced elsewhere drops it). */
+  readonly #mappings = new Map<string, { route: Route; mapping: Record<string, unknown> }>();
+
+  constructor(host: WireMockAdminHost, guard: ReservedGuard) {
+    this.#host = host;
+    this.#guard = guard;
+    this.#journal = new WireMockJournal(host, (route) => this.#mappingOf(route));
+  }
+
+  /** Is `pathname` this mount's (`/__admin/…`, or `/__admin` itself)? */
+  owns(pathname: string): boolean {
+    return pathname.startsWith(WIREMOCK_ADMIN_PREFIX) || pathname === "/__admin";
+  }
+
+  /** Answers a request under `/__admin/`, or the guard's refusal. Never throws. */
+  answer<R>(incoming: Incoming, pathname: string, rawQuery: string, respond: Respond<R>): R | Promise<R> {
+    const endpoint = pathname.slice(WIREMOCK_ADMIN_PREFIX.length);
+    const refusal = this.#guard.check(incoming, pathname, endpoint, rawQuery);
+    if (refusal) return respond(...refusal);
+    let answer: Answer | Promise<Answer>;
+    try {
+      answer = this.#route(incoming, endpoint, new URLSearchParams(rawQuery));
+    } catch (error) {
+      answer = errors(500, { code: 10, title: `stubtool could not answer: ${messageOf(error)}` });
+    }
+    if (answer instanceof Promise) {
+      return answer.then(
+        (a) => respond(...a),
+        (error) => respond(...errors(500, { code: 10, title: `stubtool could not answer: ${messageOf(error)}` })),
+      );
+    }
+    return respond(...answer);
+  }
+
+  #route(incoming: Incoming, endpoint: string, params: URLSearchParams): Answer | Promise<Answer> {
+    const method = incoming.method === "HEAD" ? "GET" : incoming.method;
+    const path = endpoint.endsWith("/") ? endpoint.slice(0, -1) : endpoint;
+    const parts = path.split("/");
+    const on = (...allowed: string[]): Answer | undefined =>
+      allowed.includes(method) ? undefined : errors(405, {
+        code: 405,
+        title: `/__admin/${path} accepts ${allowed.join(", ")}, not ${incoming.method}`,
+      });
+    switch (path) {
+      case "health":
+        return on("GET") ?? this.#health();
+      case "mappings":
+        if (method === "GET") return json(mappingList(this.#listMappings(params)));
+        if (method === "POST") return this.#read(incoming).then((body) => this.#addMapping(body));
+        if (method === "DELETE") {
+          this.#host.remove(() => true);
+          this.#mappings.clear();
+          return json({});
+        }
+        return on("GET", "POST", "DELETE")!;
+      case "mappings/remove":
+        return on("POST") ?? this.#read(incoming).then((body) => this.#removeMapping(body));
+      case "mappings/import":
+        return on("POST") ?? this.#read(incoming).then((body) => this.#import(body));
+      case "mappings/reset":
+        return on("POST") ?? (this.#host.resetStubs(), [EMPTY_OK, null]);
+      case "reset":
+        if (on("POST")) return on("POST")!;
+        this.#host.resetStubs();
+        this.#host.reset();
+        return [EMPTY_OK, null];
+      case "requests":
+        if (method === "GET") return this.#journal.requests(params);
+        if (method === "DELETE") {
+          this.#host.clearJournal();
+          return json({});
+        }
+        return on("GET", "DELETE")!;
+      case "requests/count":
+        return on("POST") ?? this.#read(incoming).then((body) => this.#journal.count(body));
+      case "requests/find":
+        return on("POST") ?? this.#read(incoming).then((body) => this.#journal.find(body));
+      case "requests/unmatched":
+        return on("GET") ?? this.#journal.unmatched();
+      // WireMock's clients ask for near misses when a verification fails, to word the error.
+      // stubtool explains misses its own way (the 404's closest): these say there are none.
+      case "near-misses/request":
+      case "near-misses/request-pattern":
+        return on("POST") ?? this.#read(incoming, true).then((body) => "answer" in body ? body.answer : NO_NEAR_MISSES);
+      case "requests/unmatched/near-misses":
+        return on("GET") ?? NO_NEAR_MISSES;
+      case "scenarios":
+        return on("GET") ?? json({ scenarios: this.#scenarios() });
+      case "scenarios/reset":
+        if (on("POST")) return on("POST")!;
+        this.#host.resetScenarios();
+        return json({});
+    }
+    if (parts.length === 2 && parts[0] === "mappings") {
+      const id = decoded(parts[1]);
+      if (method === "GET") {
+        const route = this.#host.route(id);
+        return route ? json(this.#mappingOf(route)) : notFound(`no mapping has id ${id}`);
+      }
+      if (method === "PUT") return this.#read(incoming).then((body) => this.#replace(id, body));
+      if (method === "DELETE") {
+        if (this.#host.remove((r) => r.id === id).length === 0) return notFound(`no mapping has id ${id}`);
+        this.#mappings.delete(id);
+        return json({});
+      }
+      return on("GET", "PUT", "DELETE")!;
+    }
+    if (parts.length === 3 && parts[0] === "scenarios" && parts[2] === "state") {
+      return on("PUT") ?? this.#read(incoming, true).then((body) => this.#setState(decoded(parts[1]), body));
+    }
+    return errors(404, {
+      code: 404,
+      title: `stubtool has no WireMock admin endpoint /__admin/${endpoint}`,
+      detail: "see the README's 'WireMock admin API' for the endpoints stubtool answers",
+    });
+  }
+
+  #health(): Answer {
+    return json({
+      status: "healthy",
+      message: "stubtool is ok",
+      version: VERSION,
+      uptimeInSeconds: Math.floor((Date.now() - this.#started) / 1000),
+      timestamp: new Date().toISOString(),
+    });
+  }
+
+  /** The body as JSON (`undefined` for an empty one when `emptyOk`), or WireMock's 422. */
+  async #read(incoming: Incoming, emptyOk = false): Promise<Body> {
+    let text: string;
+    try {
+      const { bytes, complete } = await incoming.read(this.#host.maxBody);
+      if (!complete) {
+        return { answer: errors(413, { code: 10, title: `the body is larger than ${this.#host.maxBody} bytes` }) };
+      }
+      text = new TextDecoder().decode(bytes);
+    } catch (error) {
+      return { answer: errors(400, { code: 10, title: `could not read the request body: ${messageOf(error)}` }) };
+    }
+    if (text.trim() === "" && emptyOk) return { value: undefined, text };
+    try {
+      return { value: JSON.parse(text), text };
+    } catch (error) {
+      return { answer: errors(422, { code: 10, source: {}, title: "Error parsing JSON", detail: messageOf(error) }) };
+    }
+  }
+
+  /** The mapping `route` is shown as: the one a client sent, or its config form in WireMock's shape. */
+  #mappingOf(route: Route): Record<string, unknown> {
+    const kept = this.#mappings.get(route.id);
+    if (kept && kept.route === route) return kept.mapping;
+    return stubToMapping(stubInfo(route) as Record<string, unknown>);
+  }
+
+  /** Every stub as a mapping, newest first (`?limit=`, `?offset=` as WireMock pages them). */
+  #listMappings(params: URLSearchParams): Record<string, unknown>[] {
+    const routes = [...this.#host.routes()].reverse();
+    const offset = Number(params.get("offset") ?? 0) || 0;
+    const limit = params.has("limit") ? Number(params.get("limit")) : Infinity;
+    return routes.slice(offset, Number.isFinite(limit) ? offset + limit : undefined).map((r) => this.#mappingOf(r));
+  }
+
+  /** Adds admitted mappings as one batch; a taken id is WireMock's 422 "Duplicate stub mapping ID". */
+  #addBatch(admitted: readonly Admitted[]): Answer | undefined {
+    const { routes, problems } = this.#host.add(admitted.map((a) => a.stub), "admin");
+    if (!routes) {
+      const id = problems[0] ? admitted[problems[0].index]?.mapping.id : undefined;
+      return errors(422, {
+        code: 109,
+        title: "Duplicate stub mapping ID",
+        detail: `ID of the provided stub mapping '${id}' is already taken by another stub mapping`,
+      });
+    }
+    routes.forEach((route, i) => this.#mappings.set(route.id, { route, mapping: admitted[i].mapping }));
+    return undefined;
+  }
+
+  #addMapping(body: Body): Answer {
+    if ("answer" in body) return body.answer;
+    const result = admitMappings(this.#host, [body.value], body.text);
+    if ("answer" in result) return result.answer;
+    const refused = this.#addBatch(result.admitted);
+    if (refused) return refused;
+    return json(result.admitted[0].mapping, 201);
+  }
+
+  /**
+   * `POST /__admin/mappings/import`: every mapping, or none. A mapping whose id is taken
+   * replaces that stub (WireMock's default `duplicatePolicy: OVERWRITE`; `IGNORE` keeps the
+   * old one); `deleteAllNotInImport: true` removes every other stub first. Within the import,
+   * the first mapping wins a tie (WireMock adds an import's mappings last to first).
+   */
+  #import(body: Body): Answer {
+    if ("answer" in body) return body.answer;
+    const doc = body.value;
+    if (!isObject(doc) || !Array.isArray(doc.mappings)) {
+      return errors(422, { code: 10, title: 'an import is {"mappings": [...], "importOptions"?: {...}}' });
+    }
+    const options = isObject(doc.importOptions) ? doc.importOptions : {};
+    const ignore = options.duplicatePolicy === "IGNORE";
+    const result = admitMappings(this.#host, doc.mappings, body.text);
+    if ("answer" in result) return result.answer;
+    let admitted = result.admitted;
+    const ids = new Set(admitted.map((a) => a.mapping.id as string));
+    if (ids.size !== admitted.length) {
+      return errors(422, {
+        code: 109,
+        title: "Duplicate stub mapping ID",
+        detail: "two mappings of the import have one id",
+      });
+    }
+    if (ignore) admitted = admitted.filter((a) => !this.#host.route(a.mapping.id as string));
+    const replaced = ignore ? new Set<string>() : ids;
+    this.#host.remove((r) =>
+      options.deleteAllNotInImport === true ? !ids.has(r.id) || replaced.has(r.id) : replaced.has(r.id)
+    );
+    for (const id of replaced) this.#mappings.delete(id);
+    // One batch: the first declared wins a tie within it, as the first mapping of a WireMock import does.
+    return this.#addBatch(admitted) ?? [EMPTY_OK, null];
+  }
+
+  /**
+   * `POST /__admin/mappings/remove` (the Java client's `removeStubMapping`): the mapping with
+   * the body's id, else the ones added with the same request part.
+   */
+  #removeMapping(body: Body): Answer {
+    if ("answer" in body) return body.answer;
+    const sent = body.value;
+    if (!isObject(sent)) return errors(422, { code: 10, title: "the body is a mapping" });
+    const id = typeof sent.id === "string" ? sent.id : typeof sent.uuid === "string" ? sent.uuid : undefined;
+    const request = JSON.stringify(sent.request ?? null);
+    const ids = id !== undefined
+      ? [id]
+      : [...this.#mappings].filter(([, kept]) => JSON.stringify(kept.mapping.request ?? null) === request).map(([k]) =>
+        k
+      );
+    const removed = this.#host.remove((r) => ids.includes(r.id));
+    if (removed.length === 0) return notFound(`no mapping ${id === undefined ? "has that request" : `has id ${id}`}`);
+    for (const gone of removed) this.#mappings.delete(gone);
+    return json({});
+  }
+
+  #replace(id: string, body: Body): Answer {
+    if (!this.#host.route(id)) return notFound(`no mapping has id ${id}`);
+    if ("answer" in body) return body.answer;
+    if (!isObject(body.value)) return errors(422, { code: 10, title: "PUT takes one mapping" });
+    const result = admitMappings(this.#host, [{ ...body.value, id, uuid: id }], body.text);
+    if ("answer" in result) return result.answer;
+    const { mapping, stub } = result.admitted[0];
+    const { route } = this.#host.replaceStub(id, stub);
+    if (!route) return notFound(`no mapping has id ${id}`);
+    this.#mappings.set(id, { route, mapping });
+    return json(mapping);
+  }
+
+  #scenarios() {
+    const routes = this.#host.routes();
+    return this.#host.scenarios().filter((s) => s.scope === undefined).map((s) =>
+      scenarioShape(
+        s.name,
+        s.state,
+        s.states,
+        routes.filter((r) => r.stub.scenario === s.name).map((r) => this.#mappingOf(r)),
+      )
+    );
+  }
+
+  /** `PUT /__admin/scenarios/{name}/state` with `{"state": S}`; an empty body means `Started`. */
+  #setState(name: string, body: Body): Answer {
+    if ("answer" in body) return body.answer;
+    const scenario = this.#host.scenarios().find((s) => s.name === name && s.scope === undefined);
+    if (!scenario) return errors(404, { code: 404, title: `Scenario ${name} does not exist` });
+    const value = body.value;
+    const state = value === undefined
+      ? "Started"
+      : isObject(value) && typeof value.state === "string"
+      ? value.state
+      : undefined;
+    if (state === undefined) return errors(422, { code: 10, title: 'the body is {"state": "NAME"}' });
+    // As WireMock: only a state some mapping names (an empty body aside, which means Started).
+    if (value !== undefined && !scenario.states.includes(state)) {
+      return errors(422, { code: 11, title: `Scenario ${name} does not support state ${state}` });
+    }
+    this.#host.setScenarioState(name, state);
+    return json({});
+  }
+}
+
+function decoded(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return part;
+  }
+}
+
+function notFound(title: string): Answer {
+  return errors(404, { code: 404, title });
+}
