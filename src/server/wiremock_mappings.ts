@@ -7,7 +7,7 @@
 
 import { readFileSync, realpathSync } from "node:fs";
 import { isAbsolute, relative, resolve } from "node:path";
-import { mappingsToConfig } from "../formats/wiremock/mapping.ts";
+import { hasIntegralDecimal, mappingsToConfig } from "../formats/wiremock/mapping.ts";
 import { adminPriority } from "../formats/wiremock/ranks.ts";
 import { withId } from "../formats/wiremock/shapes.ts";
 import type { Stub } from "../stubs/model.ts";
@@ -37,6 +37,8 @@ export function admitMappings(
   text: string,
 ): { admitted: Admitted[] } | { answer: Answer } {
   const admitted: Admitted[] = [];
+  // One scan of the whole text, not one per mapping (a 2,000-mapping import rescanned it 2,000 times).
+  const integralDecimals = hasIntegralDecimal(text);
   for (const [i, raw] of mappings.entries()) {
     if (!isObject(raw)) return { answer: errors(422, { code: 10, title: `mappings[${i}] must be an object` }) };
     const given = raw.id ?? raw.uuid;
@@ -51,7 +53,7 @@ export function admitMappings(
     }
     const id = given ?? crypto.randomUUID();
     const mapping = withId(raw, id);
-    const converted = mappingsToConfig(mapping, "body", { source: text });
+    const converted = mappingsToConfig(mapping, "body", { integralDecimals });
     if (converted.warnings.length || converted.routes.length !== 1) {
       return { answer: errors(422, ...converted.warnings.map(refusal)) };
     }
