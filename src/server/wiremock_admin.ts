@@ -31,6 +31,7 @@
 
 import { mappingList, scenarioShape, stubToMapping } from "../formats/wiremock/shapes.ts";
 import { messageOf } from "../error_message.ts";
+import { NESTING_MESSAGE, tooDeep } from "../util/nesting.ts";
 import { VERSION } from "../version.ts";
 import type { StubsHost } from "./admin.ts";
 import type { ReservedGuard } from "./guard.ts";
@@ -211,11 +212,16 @@ export class WireMockAdminMount {
       return { answer: errors(400, { code: 10, title: `could not read the request body: ${messageOf(error)}` }) };
     }
     if (text.trim() === "" && emptyOk) return { value: undefined, text };
+    let value: unknown;
     try {
-      return { value: JSON.parse(text), text };
+      value = JSON.parse(text);
     } catch (error) {
       return { answer: errors(422, { code: 10, source: {}, title: "Error parsing JSON", detail: messageOf(error) }) };
     }
+    // Every reader after this one recurses: a body nested past the limit stops here, placed.
+    const deep = tooDeep(value);
+    if (deep !== undefined) return { answer: errors(400, { code: 10, title: `body ${deep}: ${NESTING_MESSAGE}` }) };
+    return { value, text };
   }
 
   /** The mapping `route` is shown as: the one a client sent, or its config form in WireMock's shape. */
