@@ -5,14 +5,13 @@
  * @module
  */
 
-import { setImmediate } from "node:timers";
-
 /** How long a slice of work may run before the event loop gets a turn. */
 export const SLICE_MS = 10;
 
 /**
  * A pacer: each call returns at once while the current slice lasts, and otherwise waits for
- * one turn of the event loop (timers and I/O run) and starts a new slice.
+ * one turn of the event loop (timers and I/O run) and starts a new slice. A zero timer, not
+ * `setImmediate`: on Deno `setImmediate` runs before pending I/O, so a request still waited.
  *
  * @example
  * ```ts
