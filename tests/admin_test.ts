@@ -583,3 +583,28 @@ serverTest(
     );
   },
 );
+
+serverTest(
+  "regression: deeply nested JSON to /__stubtool__/ answered 500 'Maximum call stack size exceeded'; 400 with its place",
+  async (server) => {
+    const deep = "[".repeat(100_000) + "]".repeat(100_000);
+    const stubs = await send(server, "POST", "/__stubtool__/stubs", {
+      body: `{"method":"GET","path":"/x","body":${deep}}`,
+    });
+    assert.equal(stubs.status, 400);
+    assert.deepEqual(stubs.json.problems, [{
+      level: "error",
+      place: "body body[0][0][0][0][0][0][0]…",
+      message: "nests objects and arrays more than 128 levels deep, which stubtool does not read: flatten the document",
+    }]);
+    const find = await send(server, "POST", "/__stubtool__/requests/find", { body: `{"body":${deep}}` });
+    assert.equal(find.status, 400);
+    assert.equal(find.json.problems[0].place, "body body[0][0][0][0][0][0][0]…");
+    const yaml = await send(server, "POST", "/__stubtool__/stubs", {
+      body: `method: GET\npath: /x\nbody: ${deep}\n`,
+      headers: { "content-type": "application/yaml" },
+    });
+    assert.equal(yaml.status, 400);
+    assert.match(yaml.json.problems[0].message, /^nests objects and arrays more than 128 levels deep/);
+  },
+);

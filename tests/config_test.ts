@@ -256,3 +256,24 @@ Deno.test("regression: a comment in a .json config got the parser's 'Expected pr
     }]);
   }
 });
+
+Deno.test("regression: a config nested thousands of levels deep crashed its readers; an [ERROR] placed, for JSON and YAML", async () => {
+  const deep = "[".repeat(5000) + "]".repeat(5000);
+  const json = await loadConfigText(`{"routes":[{"method":"GET","path":"/x","json":${deep}}]}`, "c.json");
+  assert.deepEqual(json.problems, [{
+    level: "error",
+    place: "c.json routes[0].json[0][0][0][0][0]…",
+    message: "nests objects and arrays more than 128 levels deep, which stubtool does not read: flatten the document",
+  }]);
+  // npm:yaml runs out of stack on its own: its problem keeps its line and column, with the rule's words.
+  const yaml = await loadConfigText(`routes:\n  - method: GET\n    path: /x\n    body: ${deep}\n`, "c.yaml");
+  assert.equal(yaml.config, undefined);
+  assert.match(yaml.problems[0].place!, /^c\.yaml:4:\d+$/);
+  assert.equal(yaml.problems[0].message, json.problems[0].message);
+  // Within the limit, YAML reads as usual.
+  const ok = await loadConfigText(
+    `routes:\n  - method: GET\n    path: /x\n    body: ${"[".repeat(100)}1${"]".repeat(100)}\n`,
+    "c.yaml",
+  );
+  assert.deepEqual(ok.problems, []);
+});

@@ -510,3 +510,64 @@ serverTest("a mapping with a lookahead or a backreference is refused with 422 an
   }
   assert.deepEqual((await send(server, "GET", "/__admin/mappings")).json, { mappings: [], meta: { total: 0 } });
 });
+
+serverTest(
+  "regression: a 2,000-mapping import rescanned the whole body once per mapping (9 s, every request blocked); 10,000 import in slices while a health check is answered",
+  async (server) => {
+    const mappings = Array.from({ length: 10_000 }, (_, i) => ({
+      request: { method: "GET", url: `/item/${i}` },
+      response: { status: 200, body: `item ${i}` },
+    }));
+    const started = performance.now();
+    const importing = send(server, "POST", "/__admin/mappings/import", { body: JSON.stringify({ mappings }) })
+      .then((answer) => ({ answer, at: performance.now() - started }));
+    // The health check goes out while the import is under way (its body is ~0.9 MB).
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const health = await send(server, "GET", "/__admin/health").then((answer) => ({
+      answer,
+      at: performance.now() - started,
+    }));
+    const imported = await importing;
+    assert.equal(imported.answer.status, 200);
+    assert.equal(health.answer.status, 200);
+    // Linear: well under a second on an idle machine; the bound is for a loaded 2-core CI machine.
+    assert.ok(imported.at < 10_000, `the import took ${Math.round(imported.at)} ms`);
+    assert.ok(health.at < imported.at, `the health check (${Math.round(health.at)} ms) waited for the import`);
+    assert.equal((await send(server, "GET", "/item/9999")).text, "item 9999");
+    assert.equal((await send(server, "GET", "/item/0")).text, "item 0");
+    assert.equal((await send(server, "GET", "/__admin/mappings")).json.mappings.length, 10_000);
+  },
+);
+
+serverTest(
+  "regression: deeply nested JSON to /__admin/ answered 500 'Maximum call stack size exceeded'; 400 with its place",
+  async (server) => {
+    const deep = "[".repeat(100_000) + "]".repeat(100_000);
+    const cases: [string, string][] = [
+      ["/__admin/mappings", `{"request":{"url":"/x"},"response":{"jsonBody":${deep}}}`],
+      ["/__admin/mappings/import", `{"mappings":[{"request":{"url":"/x"},"response":{"jsonBody":${deep}}}]}`],
+      ["/__admin/requests/find", `{"bodyPatterns":[{"equalToJson":${deep}}]}`],
+    ];
+    const places = [
+      "body response.jsonBody[0][0][0][0][0][0]…",
+      "body mappings[0].response.jsonBody[0][0][0][0]…",
+      "body bodyPatterns[0].equalToJson[0][0][0][0][0]…",
+    ];
+    for (const [i, [path, body]] of cases.entries()) {
+      const answer = await send(server, "POST", path, { body });
+      assert.equal(answer.status, 400, path);
+      assert.equal(
+        answer.json.errors[0].title,
+        `${
+          places[i]
+        }: nests objects and arrays more than 128 levels deep, which stubtool does not read: flatten the document`,
+      );
+    }
+    // 128 levels are read.
+    const ok = "[".repeat(120) + "1" + "]".repeat(120);
+    const added = await send(server, "POST", "/__admin/mappings", {
+      body: `{"request":{"url":"/x"},"response":{"jsonBody":${ok}}}`,
+    });
+    assert.equal(added.status, 201);
+  },
+);

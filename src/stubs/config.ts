@@ -8,6 +8,7 @@
  * @module
  */
 
+import { NESTING_MESSAGE, tooDeep } from "../util/nesting.ts";
 import { messageOf } from "../error_message.ts";
 import { dirname, resolve } from "node:path";
 import { duplicateKeyOffsets, mayHaveDuplicateKeys } from "./duplicate_keys.ts";
@@ -85,6 +86,12 @@ function syntaxProblem(file: string, text: string, offset: number, message: stri
 
 const DUPLICATE_KEY = "duplicate key: keys in one mapping must be unique";
 
+/** Every reader after the parser recurses: a document nested past the limit stops there, placed. */
+function nestingProblem(file: string, value: unknown): Problem | undefined {
+  const deep = tooDeep(value);
+  return deep === undefined ? undefined : { level: "error", place: `${file} ${deep}`, message: NESTING_MESSAGE };
+}
+
 async function parseJsonConfig(text: string, file: string): Promise<ParsedConfig> {
   const result = await parseJson(text);
   if ("error" in result) {
@@ -104,6 +111,8 @@ async function parseJsonConfig(text: string, file: string): Promise<ParsedConfig
       ],
     };
   }
+  const deep = nestingProblem(file, result.value);
+  if (deep) return { problems: [deep] };
   const problems = mayHaveDuplicateKeys(text, result.value)
     ? duplicateKeyOffsets(text).map((offset) => syntaxProblem(file, text, offset, DUPLICATE_KEY))
     : [];
@@ -190,10 +199,17 @@ async function parseYamlConfig(text: string, file: string): Promise<ParsedConfig
 export async function parseConfigText(text: string, file: string): Promise<ParsedConfig> {
   if (text.startsWith("\uFEFF")) text = text.slice(1);
   const format = formatOfFile(file);
-  if (format === "json") return parseJsonConfig(text, file);
-  if (format === "yaml") return parseYamlConfig(text, file);
-  const asJson = await parseJsonConfig(text, file);
-  return asJson.raw !== undefined ? asJson : parseYamlConfig(text, file);
+  const asJson = format === "yaml" ? undefined : await parseJsonConfig(text, file);
+  const parsed = asJson && (format === "json" || asJson.raw !== undefined) ? asJson : await parseYamlConfig(text, file);
+  const deep = nestingProblem(file, parsed.raw);
+  if (deep) return { problems: [deep] };
+  // npm:yaml catches its own stack overflow on a deep document and reports it as a syntax error.
+  return {
+    ...parsed,
+    problems: parsed.problems.map((p) =>
+      /Maximum call stack size/.test(p.message) ? { ...p, message: NESTING_MESSAGE } : p
+    ),
+  };
 }
 
 /** A loaded config file: the config when it has no error, and every problem, placed. */

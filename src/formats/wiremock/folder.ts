@@ -35,6 +35,8 @@ export interface WireMockFolder {
   files: number;
   /** Where each stub's mapping is: its file and its index in that file (`FILE mappings[i]`). */
   origins: [file: string, index: number][];
+  /** Each stub's mapping object as parsed (the file is read and parsed once). */
+  mappings: Record<string, unknown>[];
 }
 
 /** Every `*.json` file under `dir`, sorted by path, so that the result does not depend on the file system. */
@@ -76,7 +78,14 @@ export function readWireMockFolder(
     const parent = dirname(root);
     filesDir = basename(parent) === "mappings" ? join(parent, "..", "__files") : join(parent, "__files");
   }
-  const result: WireMockFolder = { routes: [], warnings: [], bodyFiles: [], files: files.length, origins: [] };
+  const result: WireMockFolder = {
+    routes: [],
+    warnings: [],
+    bodyFiles: [],
+    files: files.length,
+    origins: [],
+    mappings: [],
+  };
   const priorities: number[] = [];
   const takenIds = new Set<string>();
   let filesReal: string | undefined;
@@ -100,6 +109,7 @@ export function readWireMockFolder(
       continue;
     }
     const converted = mappingsToConfig(doc, file, { ...options, source: text, takenIds });
+    const list: unknown[] = isObject(doc) && Array.isArray(doc.mappings) ? doc.mappings : [doc];
     result.warnings.push(...converted.warnings);
     // A mapping whose body file cannot be used is left out whole.
     const refused = new Set<number>();
@@ -126,6 +136,8 @@ export function readWireMockFolder(
       renumber.set(i, result.routes.length);
       result.routes.push(route);
       result.origins.push([file, converted.indexes[i]]);
+      const mapping = list[converted.indexes[i]];
+      result.mappings.push(isObject(mapping) ? mapping : {});
       priorities.push(converted.wiremockPriorities[i]);
     });
     for (const body of converted.bodyFiles) {
@@ -137,6 +149,10 @@ export function readWireMockFolder(
   }
   rankPriorities(result.routes, priorities);
   return result;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A `bodyFileName` resolved inside `__files` (P23.6's one rule): its real path, or why it cannot be used. */

@@ -38,17 +38,6 @@ function stableUuid(place: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** The mapping objects of one mapping file, in document order (empty when it is not one). */
-function mappingsOf(file: string): Record<string, unknown>[] {
-  try {
-    const doc = JSON.parse(readFileSync(file, "utf8"));
-    const list = Array.isArray(doc?.mappings) ? doc.mappings : [doc];
-    return list.map((m: unknown) => (typeof m === "object" && m !== null ? m : {}) as Record<string, unknown>);
-  } catch {
-    return [];
-  }
-}
-
 /**
  * Reads a WireMock root folder (or one mapping file) and returns its mappings as validated
  * stubs. Each stub's `name` is the mapping's `name`, else `FILE mappings[i]`; its `id` is
@@ -86,12 +75,10 @@ export function loadWireMockFolder(root: string, options: WireMockLoadOptions = 
     const buffer = readFileSync(path);
     return new Uint8Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer);
   };
-  const documents = new Map<string, Record<string, unknown>[]>();
   const stubs: Stub[] = [];
   folder.routes.forEach((route, i) => {
     const [file, index] = folder.origins[i];
-    if (!documents.has(file)) documents.set(file, mappingsOf(file));
-    const mapping = documents.get(file)![index] ?? {};
+    const mapping = folder.mappings[i];
     const place = `${file} mappings[${index}]`;
     const name = typeof mapping.name === "string" && mapping.name !== "" ? mapping.name.slice(0, 200) : place;
     const stubId = typeof mapping.id === "string"

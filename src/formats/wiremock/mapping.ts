@@ -68,6 +68,11 @@ export interface WireMockOptions {
    * value no longer shows; with the text such a `jsonBody` is refused instead of guessed at.
    */
   source?: string;
+  /**
+   * `hasIntegralDecimal(source)`, when the caller has already scanned the text: a caller that
+   * converts one document's mappings one at a time scans it once, not once per mapping.
+   */
+  integralDecimals?: boolean;
   /** Ids already taken by earlier documents (a duplicate id stops WireMock from starting). */
   takenIds?: Set<string>;
 }
@@ -135,7 +140,8 @@ export function mappingsToConfig(doc: unknown, file: string, options: WireMockOp
     });
     return result;
   }
-  const decimals = options.source !== undefined && hasIntegralDecimal(options.source);
+  const decimals = options.integralDecimals ??
+    (options.source !== undefined && hasIntegralDecimal(options.source));
   const stem = file.replace(/^.*[\\/]/, "").replace(/\.json$/i, "").replace(/[^A-Za-z0-9_.-]/g, "_");
   list.forEach((mapping, i) => {
     const place = `${file} mappings[${i}]`;

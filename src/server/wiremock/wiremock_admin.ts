@@ -31,6 +31,7 @@
 
 import { mappingList, scenarioShape, stubToMapping } from "../../formats/wiremock/shapes.ts";
 import { messageOf } from "../../error_message.ts";
+import { NESTING_MESSAGE, tooDeep } from "../../util/nesting.ts";
 import { VERSION } from "../../version.ts";
 import type { StubsHost } from "../admin/admin.ts";
 import type { ReservedGuard } from "../admin/guard.ts";
@@ -211,11 +212,16 @@ export class WireMockAdminMount {
       return { answer: errors(400, { code: 10, title: `could not read the request body: ${messageOf(error)}` }) };
     }
     if (text.trim() === "" && emptyOk) return { value: undefined, text };
+    let value: unknown;
     try {
-      return { value: JSON.parse(text), text };
+      value = JSON.parse(text);
     } catch (error) {
       return { answer: errors(422, { code: 10, source: {}, title: "Error parsing JSON", detail: messageOf(error) }) };
     }
+    // Every reader after this one recurses: a body nested past the limit stops here, placed.
+    const deep = tooDeep(value);
+    if (deep !== undefined) return { answer: errors(400, { code: 10, title: `body ${deep}: ${NESTING_MESSAGE}` }) };
+    return { value, text };
   }
 
   /** The mapping `route` is shown as: the one a client sent, or its config form in WireMock's shape. */
@@ -248,9 +254,9 @@ export class WireMockAdminMount {
     return undefined;
   }
 
-  #addMapping(body: Body): Answer {
+  async #addMapping(body: Body): Promise<Answer> {
     if ("answer" in body) return body.answer;
-    const result = admitMappings(this.#host, [body.value], body.text);
+    const result = await admitMappings(this.#host, [body.value], body.text);
     if ("answer" in result) return result.answer;
     const refused = this.#addBatch(result.admitted);
     if (refused) return refused;
@@ -263,7 +269,7 @@ export class WireMockAdminMount {
    * old one); `deleteAllNotInImport: true` removes every other stub first. Within the import,
    * the first mapping wins a tie (WireMock adds an import's mappings last to first).
    */
-  #import(body: Body): Answer {
+  async #import(body: Body): Promise<Answer> {
     if ("answer" in body) return body.answer;
     const doc = body.value;
     if (!isObject(doc) || !Array.isArray(doc.mappings)) {
@@ -271,7 +277,8 @@ export class WireMockAdminMount {
     }
     const options = isObject(doc.importOptions) ? doc.importOptions : {};
     const ignore = options.duplicatePolicy === "IGNORE";
-    const result = admitMappings(this.#host, doc.mappings, body.text);
+    const result = await admitMappings(this.#host, doc.mappings, body.text);
+    // From here to the batch's addition nothing awaits: no request sees part of the import.
     if ("answer" in result) return result.answer;
     let admitted = result.admitted;
     const ids = new Set(admitted.map((a) => a.mapping.id as string));
@@ -313,11 +320,11 @@ export class WireMockAdminMount {
     return json({});
   }
 
-  #replace(id: string, body: Body): Answer {
+  async #replace(id: string, body: Body): Promise<Answer> {
     if (!this.#host.route(id)) return notFound(`no mapping has id ${id}`);
     if ("answer" in body) return body.answer;
     if (!isObject(body.value)) return errors(422, { code: 10, title: "PUT takes one mapping" });
-    const result = admitMappings(this.#host, [{ ...body.value, id, uuid: id }], body.text);
+    const result = await admitMappings(this.#host, [{ ...body.value, id, uuid: id }], body.text);
     if ("answer" in result) return result.answer;
     const { mapping, stub } = result.admitted[0];
     const { route } = this.#host.replaceStub(id, stub);
