@@ -14,6 +14,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ROOT, startServe, tempDir } from "./_cli.ts";
+import { COMMANDS } from "../src/cli/usage.ts";
+import { StubBuilder } from "../src/stubs/builder.ts";
+import { configSchema } from "../src/stubs/schema.ts";
 
 interface Block {
   /** 1-based line of the opening fence. */
@@ -254,3 +257,50 @@ for (const block of ALL.filter((b) => note(b, "run") !== undefined)) {
     });
   });
 }
+
+/** The first cells of the README table whose header row starts with `| first`, after `heading`. */
+function firstColumn(heading: string, first: string): string[] {
+  const section = README.slice(README.indexOf(heading));
+  const table = tables(section).find((t) => cells(t.rows[0])[0] === first);
+  assert.ok(table, `a table starting with '${first}' under '${heading}'`);
+  return table.rows.slice(2).map((row) => cells(row)[0]);
+}
+
+Deno.test("regression: README's config field table lacked scenario, when_state, set_state, template, callbacks, head, name (it follows the schema)", () => {
+  const fields = firstColumn("## Config file", "Field").map((cell) => cell.replaceAll("`", ""));
+  const schema = configSchema() as {
+    properties: Record<string, unknown>;
+    $defs: { stub: { properties: Record<string, unknown> } };
+  };
+  assert.deepEqual([...fields].sort(), Object.keys(schema.$defs.stub.properties).sort());
+  const section = README.slice(README.indexOf("## Config file"), README.indexOf("### Headers sent more than once"));
+  const topLevel = /Top-level keys besides `routes`: ([^]*?)\n\n/.exec(section)![1];
+  for (const key of Object.keys(schema.properties).filter((k) => k !== "routes")) {
+    assert.match(topLevel, new RegExp(`\`${key}\``), `README names the top-level key ${key}`);
+  }
+});
+
+Deno.test("regression: README's builder table lacked .inScenario/.whenState/.setState/.template/.callback (it follows the builder's methods)", () => {
+  const listed = firstColumn("## Programmatic API", "Builder").flatMap((cell) =>
+    [...cell.matchAll(/`\.(\w+)\(/g)].map((m) => m[1])
+  );
+  const methods = Object.getOwnPropertyNames(StubBuilder.prototype).filter((name) => name !== "constructor");
+  assert.deepEqual([...new Set(listed)].sort(), methods.sort());
+});
+
+Deno.test("regression: README's command synopsis lacked validate --wiremock (it names every flag of every command)", () => {
+  const start = README.indexOf("```", README.indexOf("## Command line"));
+  const synopsis = README.slice(start, README.indexOf("```", start + 3));
+  const after = README.slice(README.indexOf("```", start + 3), README.indexOf("Exit codes:", start));
+  const missing: string[] = [];
+  for (const command of COMMANDS.filter((c) => c.name !== "schema")) {
+    const line = synopsis.slice(synopsis.indexOf(`stubtool ${command.name} `)).split(/\nstubtool /)[0];
+    for (const flag of command.flags) {
+      const shown = line.includes(`--${flag.name}`) || (flag.short !== undefined && line.includes(`-${flag.short} `)) ||
+        (/RECORDING FLAGS/.test(line) && after.includes(`--${flag.name}`)) ||
+        after.includes(`\`${command.name}\``) && after.includes(`--${flag.name}`);
+      if (!shown) missing.push(`${command.name} --${flag.name}`);
+    }
+  }
+  assert.deepEqual(missing, []);
+});
