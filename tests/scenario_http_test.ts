@@ -183,6 +183,33 @@ serverTest("POST /__stubtool__/reset puts the scenarios back in Started too", as
 });
 
 serverTest(
+  "regression: a misspelt scenario (kart) or a state differing by case got no 'did you mean' over HTTP or the API, and the API named no states",
+  async (server) => {
+    server.routes(...cartBuilders());
+    const put = (path: string, body: string) => send(server, "PUT", path, { body });
+    const kart = await put("/__stubtool__/scenarios/kart", '{"state":"paid"}');
+    assert.equal(kart.status, 404);
+    assert.deepEqual(kart.json, { error: "no scenario is named 'kart' (did you mean 'cart'?)", scenarios: ["cart"] });
+    const paid = await put("/__stubtool__/scenarios/cart", '{"state":"Paid"}');
+    assert.equal(paid.status, 422);
+    assert.deepEqual(paid.json, {
+      error: "scenario 'cart' has no state 'Paid' (did you mean 'paid'? its states: Started, has-item, paid)",
+      states: STATES,
+    });
+    await assert.rejects(server.setScenarioState("kart", "paid"), {
+      name: "TypeError",
+      message: `setScenarioState("kart", "paid"): no scenario is named 'kart' (did you mean 'cart'?)`,
+    });
+    await assert.rejects(server.setScenarioState("cart", "Paid"), {
+      name: "TypeError",
+      message:
+        `setScenarioState("cart", "Paid"): scenario 'cart' has no state 'Paid' (did you mean 'paid'? its states: Started, has-item, paid)`,
+    });
+    assert.deepEqual(await call(server.url, "GET", "/cart"), { status: 200, json: { items: [] } });
+  },
+);
+
+serverTest(
   "the API moves and resets scenarios as the endpoints do; an unknown scenario or state rejects",
   async (server) => {
     server.routes(...cartBuilders());
@@ -192,11 +219,13 @@ serverTest(
     assert.deepEqual(await call(server.url, "GET", "/cart", "w1"), { status: 200, json: { items: [], paid: true } });
     await assert.rejects(server.setScenarioState("basket", "paid"), {
       name: "TypeError",
-      message: 'setScenarioState("basket", "paid"): unknown scenario',
+      message: `setScenarioState("basket", "paid"): no scenario is named 'basket'`,
     });
     await assert.rejects(server.setScenarioState("cart", "shipped"), {
       name: "TypeError",
-      message: 'setScenarioState("cart", "shipped"): unknown state',
+      message: `setScenarioState("cart", "shipped"): scenario 'cart' has no state 'shipped' (its states: ${
+        STATES.join(", ")
+      })`,
     });
     await server.resetScenarios();
     assert.deepEqual(await call(server.url, "GET", "/cart"), { status: 200, json: { items: [] } });

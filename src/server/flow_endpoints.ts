@@ -16,6 +16,10 @@ export interface FlowHost {
   maxBody: number;
   scenarios(): ScenarioEntry[];
   setScenarioState(name: string, state: string, scope: string | null): SetStateResult;
+  /** Why the scenario or state is refused, naming the close one when one is (`did you mean 'cart'?`). */
+  scenarioRefusal(name: string, state: string): string;
+  /** The states a scenario takes (`Started` first). */
+  scenarioStates(name: string): string[];
   resetScenarios(): void;
   callbacks(): CallbackRecord[];
 }
@@ -89,15 +93,12 @@ async function setState<R>(
   const result = host.setScenarioState(name, state, scope || null);
   if (result === "unknown scenario") {
     const known = host.scenarios().map((s) => s.name).filter((n, i, all) => all.indexOf(n) === i);
-    return respond(...errorAnswer(404, `no scenario is named '${name}'`, { scenarios: known }));
+    return respond(...errorAnswer(404, host.scenarioRefusal(name, state), { scenarios: known }));
   }
   if (result === "unknown state") {
     // 422 as WireMock answers it: the body is well formed, but no stub of the scenario names that state.
-    const declared = host.scenarios().find((s) => s.name === name)?.states ?? [];
-    const states = declared.includes("Started") ? declared : ["Started", ...declared];
-    return respond(
-      ...errorAnswer(422, `scenario '${name}' has no state '${state}' (its states: ${states.join(", ")})`, { states }),
-    );
+    const states = host.scenarioStates(name);
+    return respond(...errorAnswer(422, host.scenarioRefusal(name, state), { states }));
   }
   const entry = { name, state, ...(scope ? { scope } : {}) };
   return respond(JSON_200, JSON.stringify(entry));

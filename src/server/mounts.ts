@@ -63,6 +63,8 @@ export function serverMounts(server: MountedServer, guard: ReservedGuard): Mount
     reset: () => server.reset(),
     scenarios: () => scenarios().list(),
     setScenarioState: (name, state, scope) => scenarios().set(name, state, scope),
+    scenarioRefusal: (name, state) => scenarios().refusal(name, state) ?? "",
+    scenarioStates: (name) => scenarios().settable(name),
     resetScenarios: () => scenarios().reset(),
     callbacks: () => server.callbacks(),
   }, guard);

@@ -223,7 +223,8 @@ export class StubServer implements AsyncDisposable {
 
   /**
    * Moves scenario `name` to `state` (for the requests of `scope`, when given), as
-   * `PUT /__stubtool__/scenarios/NAME`. Rejects with a `TypeError` for an unknown scenario or state.
+   * `PUT /__stubtool__/scenarios/NAME`. Rejects with a `TypeError` for an unknown scenario or state, whose
+   * message says what the `404`/`422` answer says (the close name, the scenario's states).
    *
    * @example
    * ```ts
@@ -238,11 +239,10 @@ export class StubServer implements AsyncDisposable {
    * ```
    */
   setScenarioState(name: string, state: string, scope?: string): Promise<void> {
-    const result = this.handler.registry.set.scenarios.set(name, state, scope ?? null);
-    if (result === "ok") return Promise.resolve();
-    return Promise.reject(
-      new TypeError(`setScenarioState(${JSON.stringify(name)}, ${JSON.stringify(state)}): ${result}`),
-    );
+    const scenarios = this.handler.registry.set.scenarios;
+    if (scenarios.set(name, state, scope ?? null) === "ok") return Promise.resolve();
+    const why = scenarios.refusal(name, state);
+    return Promise.reject(new TypeError(`setScenarioState(${JSON.stringify(name)}, ${JSON.stringify(state)}): ${why}`));
   }
 
   /** Every scenario back to `Started`, in every scope. */
