@@ -188,6 +188,16 @@ export function loadWireMockFolders(
     for (const problem of loaded.problems) {
       result.problems.push(options.strict ? { ...problem, level: "error" } : problem);
     }
+    if (loaded.files === 0) {
+      // Most likely the wrong folder: say where WireMock looks (not an error: an empty root is legal).
+      const mappings = join(dir, "mappings");
+      result.problems.push({
+        level: "warn",
+        place,
+        message:
+          `no mappings found in ${dir} (WireMock reads ${mappings}/**/*.json; give the folder that holds mappings/)`,
+      });
+    }
   }
   return result;
 }
