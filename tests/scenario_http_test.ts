@@ -149,8 +149,51 @@ serverTest(
 
     const wrongMethod = await send(server, "POST", "/__stubtool__/scenarios/cart", { body: '{"state":"paid"}' });
     assert.equal(wrongMethod.status, 405);
-    assert.equal(wrongMethod.headers.get("allow"), "PUT");
+    assert.equal(wrongMethod.headers.get("allow"), "GET, HEAD, PUT");
   },
+);
+
+serverTest(
+  "regression: GET /__stubtool__/scenarios ignored ?scope= and GET /__stubtool__/scenarios/NAME answered 405; both answer the scope's view",
+  async (server) => {
+    server.routes(...cartBuilders(), get("/login").inScenario("auth").whenState("Started").body({}));
+    await call(server.url, "POST", "/cart", "w1");
+    await call(server.url, "POST", "/cart", "w2");
+    await call(server.url, "POST", "/checkout", "w2");
+    const AUTH = ["Started"];
+    assert.deepEqual((await send(server, "GET", "/__stubtool__/scenarios?scope=w1")).json, {
+      scenarios: [
+        { name: "cart", state: "has-item", states: STATES, scope: "w1" },
+        { name: "auth", state: "Started", states: AUTH, scope: "w1" },
+      ],
+    });
+    // A scope that never moved anything sees every scenario in Started.
+    assert.deepEqual((await send(server, "GET", "/__stubtool__/scenarios?scope=w9")).json, {
+      scenarios: [
+        { name: "cart", state: "Started", states: STATES, scope: "w9" },
+        { name: "auth", state: "Started", states: AUTH, scope: "w9" },
+      ],
+    });
+    assert.deepEqual(await server.scenarios("w2"), [
+      { name: "cart", state: "paid", states: STATES, scope: "w2" },
+      { name: "auth", state: "Started", states: AUTH, scope: "w2" },
+    ]);
+    // An empty ?scope= is the whole list, as for the report.
+    assert.equal((await send(server, "GET", "/__stubtool__/scenarios?scope=")).json.scenarios.length, 4);
+
+    const one = await send(server, "GET", "/__stubtool__/scenarios/cart");
+    assert.equal(one.status, 200);
+    assert.equal(one.text, '{"name":"cart","state":"Started","states":["Started","has-item","paid"]}');
+    const scoped = await send(server, "GET", "/__stubtool__/scenarios/cart?scope=w2");
+    assert.equal(scoped.text, '{"name":"cart","state":"paid","states":["Started","has-item","paid"],"scope":"w2"}');
+    const unknown = await send(server, "GET", "/__stubtool__/scenarios/kart");
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(unknown.json, {
+      error: "no scenario is named 'kart' (did you mean 'cart'?)",
+      scenarios: ["cart", "auth"],
+    });
+  },
+  { scopes: true },
 );
 
 serverTest(

@@ -214,17 +214,27 @@ export class ScenarioStates {
     return states?.get(name) ?? STARTED;
   }
 
+  /** One scenario's entry: unscoped, or as `scope` sees it (with `scope`); undefined for an unknown scenario. */
+  entry(name: string, scope?: string | null): ScenarioEntry | undefined {
+    const scenario = this.#scenarios.get(name);
+    if (!scenario) return undefined;
+    const state = this.state(name, scope)!;
+    return { name, state, states: [...scenario.states], ...(usableScope(scope) ? { scope } : {}) };
+  }
+
   /** Whether a stub names this scenario. */
   has(name: string): boolean {
     return this.#scenarios.has(name);
   }
 
   /**
-   * Every scenario's unscoped state, in the order the stubs name them; then, for each kept
+   * With `scope`: every scenario as that scope sees it (in `Started` where the scope never moved
+   * it), each entry with `scope`. Without: every scenario's unscoped state, in the order the stubs name them; then, for each kept
    * scope (least recently moved first), one entry per scenario that scope holds in a state
    * other than `Started` (a scenario a scope does not list is in `Started` there).
    */
-  list(): ScenarioEntry[] {
+  list(scope?: string): ScenarioEntry[] {
+    if (usableScope(scope)) return [...this.#scenarios.keys()].map((name) => this.entry(name, scope)!);
     const out: ScenarioEntry[] = [];
     for (const [name, scenario] of this.#scenarios) {
       out.push({ name, state: this.#unscoped.get(name) ?? STARTED, states: [...scenario.states] });

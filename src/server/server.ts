@@ -236,9 +236,12 @@ export class StubServer implements AsyncDisposable {
     return Promise.resolve();
   }
 
-  /** Every scenario's state (one entry per scope that has left `Started`), as `GET /__stubtool__/scenarios` lists them. */
-  scenarios(): Promise<ScenarioEntry[]> {
-    return Promise.resolve(this.handler.registry.set.scenarios.list());
+  /**
+   * Every scenario's state (one entry per scope that has left `Started`), as `GET /__stubtool__/scenarios`
+   * lists them; with `scope`, every scenario as that scope sees it (`?scope=`).
+   */
+  scenarios(scope?: string): Promise<ScenarioEntry[]> {
+    return Promise.resolve(this.handler.registry.set.scenarios.list(scope));
   }
 
   /**
