@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { get, post, type StubServer } from "../mod.ts";
+import { get, post, type StubServer, stubServer } from "../mod.ts";
 import { send, serverTest } from "./_http.ts";
 import { runCli, startServe, tempDir } from "./_cli.ts";
 
@@ -428,3 +428,27 @@ Deno.test("validate: the cart flow, every when_state reached, gives no warning",
   assert.deepEqual([result.code, result.stderr], [0, ""]);
   assert.equal(result.stdout, `[OK] ${config} is valid (6 route(s) defined)\n`);
 });
+
+for (const adapter of ["deno", "node"] as const) {
+  Deno.test(`[${adapter}] regression: the request log entry of a stub that moves a scenario did not say so; it carries 'cart: Started → has-item' (per scope)`, async () => {
+    const entries: { target: string; transition?: string }[] = [];
+    await using server = await stubServer(0, {
+      adapter,
+      scopes: true,
+      onRequest: (entry) => entries.push({ target: entry.target, transition: entry.transition }),
+    });
+    server.routes(...cartBuilders());
+    await call(server.url, "POST", "/cart");
+    await call(server.url, "GET", "/cart");
+    await call(server.url, "POST", "/checkout", "w1"); // w1 is still in Started: nothing matches
+    await call(server.url, "POST", "/checkout");
+    await call(server.url, "POST", "/logout", "w1");
+    assert.deepEqual(entries, [
+      { target: "/cart", transition: "cart: Started → has-item" },
+      { target: "/cart", transition: undefined },
+      { target: "/checkout", transition: undefined },
+      { target: "/checkout", transition: "cart: has-item → paid" },
+      { target: "/logout", transition: "cart: Started → Started" },
+    ]);
+  });
+}

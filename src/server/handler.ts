@@ -37,6 +37,7 @@ import {
   type JournalRecord,
 } from "./journal.ts";
 import { DEFAULT_MAX_UNMATCHED, Recorder } from "./recorder.ts";
+import { STARTED } from "./scenarios.ts";
 import { SCOPE_HEADER, scopeFrom } from "./scope.ts";
 import { type LogState, RequestLog, type RequestLogEntry } from "./request_log.ts";
 import { RequestView } from "./request_view.ts";
@@ -307,6 +308,12 @@ export class StubHandler {
     if (log) {
       log.stub = route.label;
       log.id = route.id;
+      const { scenario, setState } = route.stub;
+      if (setState !== undefined) {
+        // Read before hit() moves it: the state this request found.
+        const from = this.registry.set.scenarios.state(scenario!, view.scope) ?? STARTED;
+        log.transition = `${scenario}: ${from} → ${setState}`;
+      }
     }
     this.registry.hit(route, view.scope);
     const callbacks = route.callbacks;
