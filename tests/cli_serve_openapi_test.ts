@@ -255,3 +255,14 @@ Deno.test("serve --openapi SPEC --mock reads Swagger 2.0; without --mock a Swagg
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /^\[ERROR\] --mock answers the operations of an OpenAPI document: add --openapi SPEC/);
 });
+
+Deno.test("regression: near misses of stubs --openapi --mock made said place 'inline'; they name the operation and the spec", async () => {
+  const spec = join(ROOT, "tests/fixtures/openapi/petstore.yaml");
+  const served = await startServe(["--port", "0", "--quiet", "--openapi", spec, "--mock"]);
+  await using _ = served.process;
+  const answer = await fetch(`${served.url}/pets/1`, { method: "DELETE" });
+  assert.equal(answer.status, 404);
+  const { closest } = await answer.json();
+  assert.ok(closest.length > 0);
+  assert.deepEqual(closest.map((c: { place: string }) => c.place), [`openapi GET /pets/{petId} of ${spec}`]);
+});

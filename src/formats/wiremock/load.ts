@@ -112,6 +112,8 @@ export function loadWireMockFolder(root: string, options: WireMockLoadOptions = 
       return;
     }
     if (id !== undefined) options.takenIds?.add(id);
+    // Near misses name the mapping, as the report does for an unnamed one.
+    stub.place = place;
     stubs.push(stub);
   });
   return { stubs, problems, files: folder.files };
