@@ -398,3 +398,16 @@ Deno.test("import openapi: operations left out are [WARN] lines; --strict exits 
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /^\[ERROR\] --strict-requests is for import openapi/);
 });
+
+Deno.test("regression: import har --origin with the wrong scheme wrote routes: [] and only said 'sent to other origins skipped'; now a [WARN] names the HAR's origins", async () => {
+  await using dir = await tempDir();
+  const out = join(dir.path, "shop.yaml");
+  const wrong = SHOP.replace("https:", "http:");
+  const imported = await runCli(["import", "har", SHOP_HAR, "-o", out, "--origin", wrong]);
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.equal(
+    lines(imported.stderr).at(-1),
+    `[WARN] ${SHOP_HAR}: no entry was sent to --origin ${wrong}; the HAR holds https://shop.example.com, https://cdn.example.net (write --origin https://shop.example.com, or another of them)`,
+  );
+  assert.deepEqual(parse(await readFile(out, "utf8")), { routes: [] });
+});

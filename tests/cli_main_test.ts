@@ -105,6 +105,31 @@ Deno.test("routeTable: aligned columns of method, path with query, response, sou
   ]);
 });
 
+Deno.test("regression: logLine and routeTable showed no scenario state; a move is [cart: Started → one-item], a condition a column", async () => {
+  assert.equal(
+    logLine({
+      method: "POST",
+      target: "/cart",
+      status: 201,
+      stub: "POST /cart",
+      id: "add",
+      transition: "cart: Started → one-item",
+      ms: 0.42,
+    }),
+    "POST /cart 201 [add: POST /cart] [cart: Started → one-item] 0.4ms",
+  );
+  const { stubs } = await inlineStubs([
+    "{method: GET, path: /cart, scenario: cart, when_state: one-item}",
+    "{method: POST, path: /cart, scenario: cart, set_state: one-item}",
+    "GET /other -> 204",
+  ]);
+  assert.deepEqual(routeTable(stubs, ["a", "b", "c"]), [
+    "  GET   /cart   200  [cart: one-item]      a",
+    "  POST  /cart   200  [cart: * → one-item]  b",
+    "  GET   /other  204                        c",
+  ]);
+});
+
 Deno.test("routeTable: past the row limit, one line counts the rest; widths come from the shown rows", async () => {
   const texts = ["GET /a -> 200", "GET /b -> 200", "GET /a-much-longer-path-that-is-not-shown -> 200"];
   const { stubs } = await inlineStubs(texts);

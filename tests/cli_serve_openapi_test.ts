@@ -304,3 +304,14 @@ Deno.test("regression: nested minItems: 1000 in a 575-byte spec made a sample of
   const pets = await fetch(`${served.url}/pets`);
   assert.deepEqual(await pets.json(), [0, 0]);
 });
+
+Deno.test("regression: near misses of stubs --openapi --mock made said place 'inline'; they name the operation and the spec", async () => {
+  const spec = join(ROOT, "tests/fixtures/openapi/petstore.yaml");
+  const served = await startServe(["--port", "0", "--quiet", "--openapi", spec, "--mock"]);
+  await using _ = served.process;
+  const answer = await fetch(`${served.url}/pets/1`, { method: "DELETE" });
+  assert.equal(answer.status, 404);
+  const { closest } = await answer.json();
+  assert.ok(closest.length > 0);
+  assert.deepEqual(closest.map((c: { place: string }) => c.place), [`openapi GET /pets/{petId} of ${spec}`]);
+});

@@ -740,3 +740,36 @@ Deno.test("regression: serve with a proxy stub crashed printing the route table 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("regression: serve's route table showed three identical GET /cart 200 lines and the log no scenario move; both show the state", async () => {
+  await using dir = await tempDir();
+  const config = join(dir.path, "cart.yaml");
+  await Deno.writeTextFile(
+    config,
+    `routes:
+  - {method: GET, path: /cart, scenario: cart, when_state: Started, body: {items: []}}
+  - {method: POST, path: /cart, scenario: cart, when_state: Started, set_state: one-item, status: 201}
+  - {method: GET, path: /cart, scenario: cart, when_state: one-item, body: {items: [book]}}
+  - {method: POST, path: /logout, scenario: cart, set_state: Started, status: 204}
+  - {method: GET, path: /health, body: ok}
+`,
+  );
+  const served = await startServe(["--port", "0", "--config", config]);
+  await using _ = served.process;
+  const url = `http://127.0.0.1:${served.port}`;
+  assert.deepEqual(lines(served.process.stdout).slice(2, 7), [
+    `  GET   /cart    200  [cart: Started]             routes[0]`,
+    `  POST  /cart    201  [cart: Started → one-item]  routes[1]`,
+    `  GET   /cart    200  [cart: one-item]            routes[2]`,
+    `  POST  /logout  204  [cart: * → Started]         routes[3]`,
+    `  GET   /health  200                              routes[4]`,
+  ]);
+  assert.equal((await get(`${url}/cart`, { method: "POST" })).status, 201);
+  assert.equal((await get(`${url}/cart`)).status, 200);
+  assert.equal((await get(`${url}/logout`, { method: "POST" })).status, 204);
+  await served.process.waitForStdout(/POST \/logout 204/);
+  const log = lines(served.process.stdout).slice(9);
+  assert.match(log[0], /^POST \/cart 201 \[stub-2: POST \/cart\] \[cart: Started → one-item\] \d+\.\dms$/);
+  assert.match(log[1], /^GET \/cart 200 \[stub-3: GET \/cart\] \d+\.\dms$/);
+  assert.match(log[2], /^POST \/logout 204 \[stub-4: POST \/logout\] \[cart: one-item → Started\] \d+\.\dms$/);
+});

@@ -258,3 +258,15 @@ Deno.test("validate: {uuid}, {now} and {{…}} in an answer are sent as written,
     `[WARN] routes[2].sequence[1]: body holds {{request.query.name}}, which is sent as written: {{…}} is template syntax, rendered only in a stub with template: true; {name} fills in a capture of the stub (at ${file}:13:9)`,
   ]);
 });
+
+Deno.test("regression: validate --wiremock of a folder with no mappings said [OK] 0 stub(s) and nothing more; now a [WARN] says where WireMock looks", async () => {
+  await using dir = await tempDir();
+  const result = await runCli(["validate", "--wiremock", dir.path]);
+  assert.equal(result.code, 0);
+  assert.deepEqual(lines(result.stderr), [
+    `[WARN] --wiremock ${dir.path}: no mappings found in ${dir.path} (WireMock reads ${
+      join(dir.path, "mappings")
+    }/**/*.json; give the folder that holds mappings/)`,
+  ]);
+  assert.equal(result.stdout, `[OK] ${dir.path}: 0 stub(s) from 0 mapping file(s)\n`);
+});

@@ -79,3 +79,14 @@ Deno.test("a config's wiremock: folder is relative to the config, and --watch re
   assert.equal(gone.status, 404);
   assert.equal(await (await fetch(`${served.url}/own`)).status, 200);
 });
+
+Deno.test("regression: near misses of WireMock stubs said place 'wiremock'; they name the mapping's file and index", async () => {
+  const served = await startServe(["--port", "0", "--quiet", "--wiremock", EXAMPLE]);
+  await using _ = served.process;
+  const answer = await fetch(`${served.url}/users`, { method: "POST", headers: { "content-type": "text/plain" } });
+  assert.equal(answer.status, 404);
+  const { closest } = await answer.json();
+  assert.deepEqual(closest.map((c: { place: string }) => c.place), [
+    `${join(EXAMPLE, "mappings", "users.json")} mappings[1]`,
+  ]);
+});

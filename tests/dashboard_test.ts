@@ -140,8 +140,8 @@ serverTest(
       "POST /__stubtool__/stubs/reset",
       "GET|PUT|DELETE /__stubtool__/stubs/{id}",
       "POST /__stubtool__/requests/find",
-      "GET /__stubtool__/scenarios",
-      "PUT /__stubtool__/scenarios/{name}",
+      "GET /__stubtool__/scenarios[?scope=NAME]",
+      "GET|PUT /__stubtool__/scenarios/{name}",
       "POST /__stubtool__/scenarios/reset",
       "GET /__stubtool__/callbacks",
     ]);

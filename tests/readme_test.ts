@@ -1,6 +1,8 @@
 // README's code blocks run, so the README cannot drift from the product. Each fenced block
 // is one of:
-//   - TypeScript / JavaScript: run with Deno (`"stubtool"` imports the package's mod.ts);
+//   - TypeScript / JavaScript: run with Deno from the clone's root, so `"./mod.ts"` is the clone's mod.ts,
+//     as a user of a clone writes it; after `<!-- node: … -->`, a Node example importing the npm package
+//     by name (`"stubtool"`), run by tests/node/readme.mjs against the installed package instead;
 //   - a YAML config (`routes:`): passes `stubtool validate` (files it names are created);
 //   - a transcript (`$ command` lines, each followed by its output), after `<!-- run: ... -->`:
 //     run in bash with `stubtool` on the PATH, output compared line by line (timestamps and
@@ -12,6 +14,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { ROOT, startServe, tempDir } from "./_cli.ts";
+import { COMMANDS } from "../src/cli/usage.ts";
+import { StubBuilder } from "../src/stubs/builder.ts";
+import { configSchema } from "../src/stubs/schema.ts";
 
 interface Block {
   /** 1-based line of the opening fence. */
@@ -141,22 +146,51 @@ Deno.test("regression: README's admin endpoints were one paragraph, not rows of 
   assert.doesNotMatch(section, /\| \|/, "no row text run together into a paragraph");
 });
 
-for (const block of ALL.filter((b) => isCode(b) && !note(b, "not run"))) {
-  Deno.test(`README.md:${block.line}: the ${block.lang} example runs`, async () => {
-    await using dir = await tempDir();
-    const mod = new URL("../mod.ts", import.meta.url).href;
-    const source = block.text.replace(/from "stubtool"/g, `from "${mod}"`);
-    const file = join(dir.path, `example.${block.lang}`);
-    await Deno.writeTextFile(file, source);
+const isNode = (block: Block) => note(block, "node") !== undefined;
+
+Deno.test('regression: README\'s TypeScript examples imported "stubtool", which Deno cannot resolve from a clone', () => {
+  for (const block of ALL.filter(isCode)) {
+    const from = [...block.text.matchAll(/^import [^"\n]* from "([^"]+)"/gm)].map((m) => m[1]);
+    if (isNode(block)) {
+      assert.equal(block.lang, "js", `README.md:${block.line}: a Node example is plain JavaScript`);
+      assert.deepEqual(from, ["stubtool"], `README.md:${block.line}: a Node example imports the npm package`);
+    } else {
+      assert.deepEqual(from.filter((f) => !f.startsWith("node:")), ["./mod.ts"], `README.md:${block.line}`);
+    }
+    assert.doesNotMatch(block.text, /jsr:/, `README.md:${block.line}: nothing is published on JSR yet`);
+  }
+  assert.ok(ALL.some((b) => isCode(b) && isNode(b)), "the Install section shows the Node import");
+});
+
+/** Runs a Deno example written as README shows it, from `dir` (the clone's root: `./mod.ts` resolves there). */
+async function runDenoExample(dir: string, block: Block, source: string, args: string[] = []) {
+  const file = join(dir, `.readme-example-${block.line}-${crypto.randomUUID().slice(0, 8)}.${block.lang}`);
+  await Deno.writeTextFile(file, source);
+  try {
+    await using cwd = await tempDir();
     const { code, stderr } = await new Deno.Command(Deno.execPath(), {
-      // The repository's import map: mod.ts imports its npm dependencies by name.
-      args: ["run", "-A", "--no-check", "--config", join(ROOT, "deno.json"), file],
-      cwd: dir.path,
+      args: ["run", "-A", "--no-check", ...args, file],
+      cwd: cwd.path,
       stdout: "null",
     }).output();
     assert.equal(code, 0, new TextDecoder().decode(stderr));
+  } finally {
+    await Deno.remove(file);
+  }
+}
+
+for (const block of ALL.filter((b) => isCode(b) && !isNode(b) && !note(b, "not run"))) {
+  Deno.test(`README.md:${block.line}: the ${block.lang} example runs`, async () => {
+    await runDenoExample(ROOT, block, block.text);
   });
 }
+
+Deno.test("README: from outside the clone, the path to its mod.ts and --config its deno.json work as README says", async () => {
+  const block = ALL.find((b) => isCode(b) && !isNode(b) && b.text.includes("scopes: true") && b.text.length < 800)!;
+  await using dir = await tempDir();
+  const source = block.text.replace('from "./mod.ts"', `from "${join(ROOT, "mod.ts")}"`);
+  await runDenoExample(dir.path, block, source, ["--config", join(ROOT, "deno.json")]);
+});
 
 for (const block of ALL.filter((b) => isConfig(b) && !note(b, "not run"))) {
   Deno.test(`README.md:${block.line}: the config example is valid`, async () => {
@@ -223,3 +257,50 @@ for (const block of ALL.filter((b) => note(b, "run") !== undefined)) {
     });
   });
 }
+
+/** The first cells of the README table whose header row starts with `| first`, after `heading`. */
+function firstColumn(heading: string, first: string): string[] {
+  const section = README.slice(README.indexOf(heading));
+  const table = tables(section).find((t) => cells(t.rows[0])[0] === first);
+  assert.ok(table, `a table starting with '${first}' under '${heading}'`);
+  return table.rows.slice(2).map((row) => cells(row)[0]);
+}
+
+Deno.test("regression: README's config field table lacked scenario, when_state, set_state, template, callbacks, head, name (it follows the schema)", () => {
+  const fields = firstColumn("## Config file", "Field").map((cell) => cell.replaceAll("`", ""));
+  const schema = configSchema() as {
+    properties: Record<string, unknown>;
+    $defs: { stub: { properties: Record<string, unknown> } };
+  };
+  assert.deepEqual([...fields].sort(), Object.keys(schema.$defs.stub.properties).sort());
+  const section = README.slice(README.indexOf("## Config file"), README.indexOf("### Headers sent more than once"));
+  const topLevel = /Top-level keys besides `routes`: ([^]*?)\n\n/.exec(section)![1];
+  for (const key of Object.keys(schema.properties).filter((k) => k !== "routes")) {
+    assert.match(topLevel, new RegExp(`\`${key}\``), `README names the top-level key ${key}`);
+  }
+});
+
+Deno.test("regression: README's builder table lacked .inScenario/.whenState/.setState/.template/.callback (it follows the builder's methods)", () => {
+  const listed = firstColumn("## Programmatic API", "Builder").flatMap((cell) =>
+    [...cell.matchAll(/`\.(\w+)\(/g)].map((m) => m[1])
+  );
+  const methods = Object.getOwnPropertyNames(StubBuilder.prototype).filter((name) => name !== "constructor");
+  assert.deepEqual([...new Set(listed)].sort(), methods.sort());
+});
+
+Deno.test("regression: README's command synopsis lacked validate --wiremock (it names every flag of every command)", () => {
+  const start = README.indexOf("```", README.indexOf("## Command line"));
+  const synopsis = README.slice(start, README.indexOf("```", start + 3));
+  const after = README.slice(README.indexOf("```", start + 3), README.indexOf("Exit codes:", start));
+  const missing: string[] = [];
+  for (const command of COMMANDS.filter((c) => c.name !== "schema")) {
+    const line = synopsis.slice(synopsis.indexOf(`stubtool ${command.name} `)).split(/\nstubtool /)[0];
+    for (const flag of command.flags) {
+      const shown = line.includes(`--${flag.name}`) || (flag.short !== undefined && line.includes(`-${flag.short} `)) ||
+        (/RECORDING FLAGS/.test(line) && after.includes(`--${flag.name}`)) ||
+        after.includes(`\`${command.name}\``) && after.includes(`--${flag.name}`);
+      if (!shown) missing.push(`${command.name} --${flag.name}`);
+    }
+  }
+  assert.deepEqual(missing, []);
+});

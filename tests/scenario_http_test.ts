@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { get, post, type StubServer } from "../mod.ts";
+import { get, post, type StubServer, stubServer } from "../mod.ts";
 import { send, serverTest } from "./_http.ts";
 import { runCli, startServe, tempDir } from "./_cli.ts";
 
@@ -149,8 +149,51 @@ serverTest(
 
     const wrongMethod = await send(server, "POST", "/__stubtool__/scenarios/cart", { body: '{"state":"paid"}' });
     assert.equal(wrongMethod.status, 405);
-    assert.equal(wrongMethod.headers.get("allow"), "PUT");
+    assert.equal(wrongMethod.headers.get("allow"), "GET, HEAD, PUT");
   },
+);
+
+serverTest(
+  "regression: GET /__stubtool__/scenarios ignored ?scope= and GET /__stubtool__/scenarios/NAME answered 405; both answer the scope's view",
+  async (server) => {
+    server.routes(...cartBuilders(), get("/login").inScenario("auth").whenState("Started").body({}));
+    await call(server.url, "POST", "/cart", "w1");
+    await call(server.url, "POST", "/cart", "w2");
+    await call(server.url, "POST", "/checkout", "w2");
+    const AUTH = ["Started"];
+    assert.deepEqual((await send(server, "GET", "/__stubtool__/scenarios?scope=w1")).json, {
+      scenarios: [
+        { name: "cart", state: "has-item", states: STATES, scope: "w1" },
+        { name: "auth", state: "Started", states: AUTH, scope: "w1" },
+      ],
+    });
+    // A scope that never moved anything sees every scenario in Started.
+    assert.deepEqual((await send(server, "GET", "/__stubtool__/scenarios?scope=w9")).json, {
+      scenarios: [
+        { name: "cart", state: "Started", states: STATES, scope: "w9" },
+        { name: "auth", state: "Started", states: AUTH, scope: "w9" },
+      ],
+    });
+    assert.deepEqual(await server.scenarios("w2"), [
+      { name: "cart", state: "paid", states: STATES, scope: "w2" },
+      { name: "auth", state: "Started", states: AUTH, scope: "w2" },
+    ]);
+    // An empty ?scope= is the whole list, as for the report.
+    assert.equal((await send(server, "GET", "/__stubtool__/scenarios?scope=")).json.scenarios.length, 4);
+
+    const one = await send(server, "GET", "/__stubtool__/scenarios/cart");
+    assert.equal(one.status, 200);
+    assert.equal(one.text, '{"name":"cart","state":"Started","states":["Started","has-item","paid"]}');
+    const scoped = await send(server, "GET", "/__stubtool__/scenarios/cart?scope=w2");
+    assert.equal(scoped.text, '{"name":"cart","state":"paid","states":["Started","has-item","paid"],"scope":"w2"}');
+    const unknown = await send(server, "GET", "/__stubtool__/scenarios/kart");
+    assert.equal(unknown.status, 404);
+    assert.deepEqual(unknown.json, {
+      error: "no scenario is named 'kart' (did you mean 'cart'?)",
+      scenarios: ["cart", "auth"],
+    });
+  },
+  { scopes: true },
 );
 
 serverTest(
@@ -183,6 +226,33 @@ serverTest("POST /__stubtool__/reset puts the scenarios back in Started too", as
 });
 
 serverTest(
+  "regression: a misspelt scenario (kart) or a state differing by case got no 'did you mean' over HTTP or the API, and the API named no states",
+  async (server) => {
+    server.routes(...cartBuilders());
+    const put = (path: string, body: string) => send(server, "PUT", path, { body });
+    const kart = await put("/__stubtool__/scenarios/kart", '{"state":"paid"}');
+    assert.equal(kart.status, 404);
+    assert.deepEqual(kart.json, { error: "no scenario is named 'kart' (did you mean 'cart'?)", scenarios: ["cart"] });
+    const paid = await put("/__stubtool__/scenarios/cart", '{"state":"Paid"}');
+    assert.equal(paid.status, 422);
+    assert.deepEqual(paid.json, {
+      error: "scenario 'cart' has no state 'Paid' (did you mean 'paid'? its states: Started, has-item, paid)",
+      states: STATES,
+    });
+    await assert.rejects(server.setScenarioState("kart", "paid"), {
+      name: "TypeError",
+      message: `setScenarioState("kart", "paid"): no scenario is named 'kart' (did you mean 'cart'?)`,
+    });
+    await assert.rejects(server.setScenarioState("cart", "Paid"), {
+      name: "TypeError",
+      message:
+        `setScenarioState("cart", "Paid"): scenario 'cart' has no state 'Paid' (did you mean 'paid'? its states: Started, has-item, paid)`,
+    });
+    assert.deepEqual(await call(server.url, "GET", "/cart"), { status: 200, json: { items: [] } });
+  },
+);
+
+serverTest(
   "the API moves and resets scenarios as the endpoints do; an unknown scenario or state rejects",
   async (server) => {
     server.routes(...cartBuilders());
@@ -192,11 +262,13 @@ serverTest(
     assert.deepEqual(await call(server.url, "GET", "/cart", "w1"), { status: 200, json: { items: [], paid: true } });
     await assert.rejects(server.setScenarioState("basket", "paid"), {
       name: "TypeError",
-      message: 'setScenarioState("basket", "paid"): unknown scenario',
+      message: `setScenarioState("basket", "paid"): no scenario is named 'basket'`,
     });
     await assert.rejects(server.setScenarioState("cart", "shipped"), {
       name: "TypeError",
-      message: 'setScenarioState("cart", "shipped"): unknown state',
+      message: `setScenarioState("cart", "shipped"): scenario 'cart' has no state 'shipped' (its states: ${
+        STATES.join(", ")
+      })`,
     });
     await server.resetScenarios();
     assert.deepEqual(await call(server.url, "GET", "/cart"), { status: 200, json: { items: [] } });
@@ -356,3 +428,27 @@ Deno.test("validate: the cart flow, every when_state reached, gives no warning",
   assert.deepEqual([result.code, result.stderr], [0, ""]);
   assert.equal(result.stdout, `[OK] ${config} is valid (6 route(s) defined)\n`);
 });
+
+for (const adapter of ["deno", "node"] as const) {
+  Deno.test(`[${adapter}] regression: the request log entry of a stub that moves a scenario did not say so; it carries 'cart: Started → has-item' (per scope)`, async () => {
+    const entries: { target: string; transition?: string }[] = [];
+    await using server = await stubServer(0, {
+      adapter,
+      scopes: true,
+      onRequest: (entry) => entries.push({ target: entry.target, transition: entry.transition }),
+    });
+    server.routes(...cartBuilders());
+    await call(server.url, "POST", "/cart");
+    await call(server.url, "GET", "/cart");
+    await call(server.url, "POST", "/checkout", "w1"); // w1 is still in Started: nothing matches
+    await call(server.url, "POST", "/checkout");
+    await call(server.url, "POST", "/logout", "w1");
+    assert.deepEqual(entries, [
+      { target: "/cart", transition: "cart: Started → has-item" },
+      { target: "/cart", transition: undefined },
+      { target: "/checkout", transition: undefined },
+      { target: "/checkout", transition: "cart: has-item → paid" },
+      { target: "/logout", transition: "cart: Started → Started" },
+    ]);
+  });
+}

@@ -201,3 +201,21 @@ Deno.test("at most MAX_SCENARIO_SCOPES scopes are kept: moving one more drops th
   // The total still counts every transition taken.
   assert.deepEqual(states.transitions().map((t) => t.taken), [MAX_SCENARIO_SCOPES + 1, 1]);
 });
+
+Deno.test("regression: a misspelt scenario or a state that differs only by case was refused without naming the close one", () => {
+  const states = new ScenarioStates(CART);
+  assert.equal(states.refusal("kart", "Started"), "no scenario is named 'kart' (did you mean 'cart'?)");
+  assert.equal(states.refusal("basket", "Started"), "no scenario is named 'basket'");
+  assert.equal(
+    states.refusal("cart", "Has-Item"),
+    "scenario 'cart' has no state 'Has-Item' (did you mean 'has-item'? its states: Started, has-item, cleared)",
+  );
+  assert.equal(
+    states.refusal("cart", "shipped"),
+    "scenario 'cart' has no state 'shipped' (its states: Started, has-item, cleared)",
+  );
+  assert.equal(states.refusal("cart", "cleared"), undefined);
+  assert.equal(states.refusal("other", "Started"), undefined);
+  assert.deepEqual(states.settable("other"), ["Started", "waiting"]);
+  assert.deepEqual(states.settable("cart"), ["Started", "has-item", "cleared"]);
+});

@@ -478,7 +478,7 @@ Deno.test("regression: unknown stubServer options were ignored (journalsize); th
     message:
       "stubServer(port, options): unknown option 'verbose' (allowed: adapter, adminToken, allowHosts, callbackCa, cors, " +
       "filesRoot, handlerTimeout, hostname, inline, journalBytes, journalSize, loopbackOnly, maxBody, maxUnmatched, onCallback, " +
-      "onRequest, " +
+      "onRequest, onWarning, " +
       "proxyTap, proxyUnmatched, scopes, source, stubs, tls, wiremock)",
   });
   await assert.rejects(stubServer(0, null as never), {
@@ -853,3 +853,55 @@ serverTest(
     });
   },
 );
+
+// ---------------------------------------------------------------- routes() warnings
+
+Deno.test("regression: routes() took a {{…}} body without .template() and a whenState nothing sets without a word; it warns as validate does", async () => {
+  const lines: string[] = [];
+  await using server = await stubServer(0, { onWarning: (line) => lines.push(line) });
+  server.routes(
+    get("/cart").inScenario("cart").whenState("Started").body({ items: [] }),
+    get("/cart").inScenario("cart").whenState("paid").body({ paid: true }),
+    get("/id").body({ id: "{{randomValue length=8}}" }),
+    get("/ok").template().body({ id: "{{randomValue length=8}}" }),
+  );
+  // The same messages as validate gives for the same stubs in a config file.
+  const { problems } = validateConfig({
+    routes: [
+      { method: "GET", path: "/cart", scenario: "cart", when_state: "Started", body: { items: [] } },
+      { method: "GET", path: "/cart", scenario: "cart", when_state: "paid", body: { paid: true } },
+      { method: "GET", path: "/id", body: { id: "{{randomValue length=8}}" } },
+      { method: "GET", path: "/ok", template: true, body: { id: "{{randomValue length=8}}" } },
+    ],
+  });
+  assert.deepEqual(problems.map((p) => p.place), ["routes[1]", "routes[2]"]);
+  assert.deepEqual(lines, [
+    `[WARN] routes()[1] (GET /cart): ${problems[0].message}`,
+    `[WARN] routes()[2] (GET /id): ${problems[1].message}`,
+  ]);
+  assert.match(lines[0], /when_state 'paid' of scenario 'cart' is never reached: no stub sets it/);
+  assert.match(lines[1], /holds \{\{randomValue length=8\}\}, which is sent as written/);
+
+  // A later batch that sets the state is no surprise, and a state an earlier batch sets is reached.
+  lines.length = 0;
+  server.routes(post("/pay").inScenario("cart").setState("paid").status(204));
+  server.routes(get("/receipt").inScenario("cart").whenState("paid").body({}));
+  assert.deepEqual(lines, []);
+});
+
+Deno.test("routes() warnings go to stderr (console.warn) unless onWarning takes them", async () => {
+  const seen: unknown[][] = [];
+  const original = console.warn;
+  console.warn = (...args: unknown[]) => void seen.push(args);
+  try {
+    await using server = await stubServer(0);
+    server.routes(get("/x").body("{{now}}"));
+  } finally {
+    console.warn = original;
+  }
+  assert.equal(seen.length, 1);
+  assert.match(
+    String(seen[0][0]),
+    /^\[WARN\] routes\(\)\[0\] \(GET \/x\): body holds \{\{now\}\}, which is sent as written/,
+  );
+});

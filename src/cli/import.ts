@@ -114,6 +114,14 @@ async function importHar({ positionals, values }: ParsedArgs, { output }: CliCon
         "server; --origin URL keeps one",
     ));
   }
+  if (har.exchanges.length === 0 && har.otherOrigin > 0) {
+    // Every entry went to another origin: most likely a wrong scheme, host or port in --origin.
+    output.err(warnLine(
+      source,
+      `no entry was sent to --origin ${origin}; the HAR holds ${har.otherOrigins.join(", ")} ` +
+        `(write --origin ${har.otherOrigins[0]}${har.otherOrigins.length > 1 ? ", or another of them" : ""})`,
+    ));
+  }
   let written;
   try {
     written = await writeRecording(

@@ -34,7 +34,8 @@ const DEFAULT_PORT = 8080;
 const DEFAULT_HOST = "127.0.0.1";
 
 /**
- * One request-log line: `GET /users/42?x=1 200 [get-user: GET /users/{id}] 0.4ms`, or
+ * One request-log line: `GET /users/42?x=1 200 [get-user: GET /users/{id}] 0.4ms` (then the
+ * scenario move the stub made, `[cart: Started → has-item]`), or
  * `[UNMATCHED]` in place of the stub, with the ids of the stubs that came closest
  * (`[UNMATCHED; closest: stub-1, stub-2]`). Control and bidi characters a client sent in the
  * method or path are written out visibly (`\x1b`, `\u202e`), so a request cannot drive the
@@ -47,6 +48,8 @@ const DEFAULT_HOST = "127.0.0.1";
  * // "GET /nope 404 [UNMATCHED] 0.2ms"
  * console.log(logLine({ method: "GET", target: "/user", status: 404, closest: ["get-user"], ms: 0.21 }));
  * // "GET /user 404 [UNMATCHED; closest: get-user] 0.2ms"
+ * console.log(logLine({ method: "POST", target: "/cart", status: 201, stub: "POST /cart", id: "add", transition: "cart: Started → one-item", ms: 0.21 }));
+ * // "POST /cart 201 [add: POST /cart] [cart: Started → one-item] 0.2ms"
  * console.log(logLine({ method: "GET", target: "/\x1b[2J", status: 404, ms: 0.21 }));
  * // "GET /\\x1b[2J 404 [UNMATCHED] 0.2ms"
  * ```
@@ -57,7 +60,8 @@ export function logLine(entry: RequestLogEntry): string {
     : entry.id === undefined
     ? entry.stub
     : `${entry.id}: ${entry.stub}`;
-  return escapeControls(`${entry.method} ${entry.target} ${entry.status} [${stub}] ${entry.ms.toFixed(1)}ms`);
+  const moved = entry.transition === undefined ? "" : ` [${entry.transition}]`;
+  return escapeControls(`${entry.method} ${entry.target} ${entry.status} [${stub}]${moved} ${entry.ms.toFixed(1)}ms`);
 }
 
 function describeResponse(stub: Stub): string {
@@ -71,6 +75,16 @@ function describeResponse(stub: Stub): string {
   if (!stub.isSequence) return `${stub.responses[0].status}${delay(stub.responses[0])}`;
   const steps = stub.responses.map((r) => `${r.status}${delay(r)}`).join(", ");
   return `sequence ${steps} (${stub.sequenceMode})`;
+}
+
+/**
+ * A stub's scenario condition for the route table: `[cart: has-item]` (answers in that state),
+ * `[cart: Started → has-item]` (and moves it), `[cart: * → Started]` (moves it from any state).
+ */
+function scenarioCell(stub: Stub): string {
+  if (stub.scenario === undefined) return "";
+  const from = stub.whenState ?? "*";
+  return `[${stub.scenario}: ${stub.setState === undefined ? from : `${from} → ${stub.setState}`}]`;
 }
 
 /** The route table shows at most this many stubs; a config of thousands would bury the banner. */
@@ -89,12 +103,18 @@ export function routeTable(
   const placeOf = typeof places === "function" ? places : (i: number) => places[i];
   const shown = Math.min(stubs.length, maxRows);
   const rows: string[][] = [];
+  // A column for scenario conditions only when a shown stub has one: three `GET /cart 200` lines tell nothing apart.
+  const flows = stubs.slice(0, shown).some((stub) => stub.scenario !== undefined);
   for (let i = 0; i < shown; i++) {
     const stub = stubs[i];
-    rows.push([stub.method, stubLabel(stub).slice(stub.method.length + 1), describeResponse(stub), placeOf(i)]);
+    const row = [stub.method, stubLabel(stub).slice(stub.method.length + 1), describeResponse(stub)];
+    if (flows) row.push(scenarioCell(stub));
+    row.push(placeOf(i));
+    rows.push(row);
   }
-  const widths = [0, 1, 2].map((c) => rows.reduce((width, row) => Math.max(width, row[c].length), 0));
-  const lines = rows.map((row) => `  ${row.map((cell, c) => c < 3 ? cell.padEnd(widths[c]) : cell).join("  ")}`);
+  const last = rows[0]?.length - 1;
+  const widths = rows[0]?.map((_, c) => rows.reduce((width, row) => Math.max(width, row[c].length), 0)) ?? [];
+  const lines = rows.map((row) => `  ${row.map((cell, c) => c < last ? cell.padEnd(widths[c]) : cell).join("  ")}`);
   if (stubs.length > shown) {
     lines.push(`  … and ${stubs.length - shown} more routes (GET /__stubtool__/report lists them all)`);
   }

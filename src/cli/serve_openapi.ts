@@ -70,6 +70,8 @@ export async function openApiServe(
       result.problems.push({ ...problem, place: index === undefined ? file : converted.places[Number(index)] });
     }
     result.stubs = config?.routes ?? [];
+    // Near misses name the operation a stub mocks, not `inline`.
+    for (const stub of result.stubs) stub.place = `openapi ${stub.method} ${stub.path} of ${file}`;
     result.places = config ? converted.places : [];
     summary = `${converted.version}, ${converted.operations} operation(s)): ${result.stubs.length} mocked ` +
       `(configured stubs win)` +

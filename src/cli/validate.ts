@@ -51,7 +51,9 @@ export async function validateCommand(
     });
     printProblems(output, loaded.problems, "wiremock");
     if (loaded.problems.some((p) => p.level === "error")) return 1;
-    const left = new Set(loaded.problems.map((p) => p.place)).size;
+    // Problems of a whole folder (none found there) leave out no mapping.
+    const left = new Set(loaded.problems.map((p) => p.place).filter((place) => !dirs.some((d) => d.place === place)))
+      .size;
     output.out(
       `[OK] ${dirs.map((d) => d.dir).join(", ")}: ${loaded.stubs} stub(s) from ${loaded.files} mapping file(s)` +
         (left ? `, ${left} mapping(s) or file(s) left out (see the warnings)` : ""),

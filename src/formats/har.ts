@@ -26,6 +26,8 @@ export interface HarExchanges {
   otherOrigin: number;
   /** The origins of the converted entries, first seen first. */
   origins: string[];
+  /** The origins of the entries skipped as another origin's, first seen first. */
+  otherOrigins: string[];
 }
 
 /** `{name, value}` lists as HAR writes headers. */
@@ -157,6 +159,7 @@ export function harExchanges(doc: unknown, file: string, options: { origin?: str
   const kept: { exchange: Exchange; started: number }[] = [];
   const origins: string[] = [];
   let otherOrigin = 0;
+  const otherOrigins: string[] = [];
   entries.forEach((entry: unknown, i: number) => {
     const place = `${file} entries[${i}]`;
     const warn = (message: string) => warnings.push({ place, message });
@@ -179,6 +182,7 @@ export function harExchanges(doc: unknown, file: string, options: { origin?: str
     }
     if (options.origin !== undefined && url.origin !== options.origin) {
       otherOrigin++;
+      if (!otherOrigins.includes(url.origin)) otherOrigins.push(url.origin);
       return;
     }
     const method = request.method.toUpperCase();
@@ -210,5 +214,12 @@ export function harExchanges(doc: unknown, file: string, options: { origin?: str
   });
   // Oldest first, so repeated requests become sequences in the order they were answered.
   if (kept.every((k) => !Number.isNaN(k.started))) kept.sort((a, b) => a.started - b.started);
-  return { exchanges: kept.map((k) => k.exchange), warnings, entries: entries.length, otherOrigin, origins };
+  return {
+    exchanges: kept.map((k) => k.exchange),
+    warnings,
+    entries: entries.length,
+    otherOrigin,
+    origins,
+    otherOrigins,
+  };
 }

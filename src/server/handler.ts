@@ -37,6 +37,7 @@ import {
   type JournalRecord,
 } from "./journal/journal.ts";
 import { DEFAULT_MAX_UNMATCHED, Recorder } from "./coverage/recorder.ts";
+import { STARTED } from "./matching/scenarios.ts";
 import { SCOPE_HEADER, scopeFrom } from "./scope.ts";
 import { type LogState, RequestLog, type RequestLogEntry } from "./journal/request_log.ts";
 import { RequestView } from "./request_view.ts";
@@ -309,6 +310,12 @@ export class StubHandler {
     if (log) {
       log.stub = route.label;
       log.id = route.id;
+      const { scenario, setState } = route.stub;
+      if (setState !== undefined) {
+        // Read before hit() moves it: the state this request found.
+        const from = this.registry.set.scenarios.state(scenario!, view.scope) ?? STARTED;
+        log.transition = `${scenario}: ${from} → ${setState}`;
+      }
     }
     this.registry.hit(route, view.scope);
     const callbacks = route.callbacks;

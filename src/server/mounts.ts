@@ -61,8 +61,11 @@ export function serverMounts(server: MountedServer, guard: ReservedGuard): Mount
     report: (options) => server.report(options),
     journal: (filter) => server.journalSnapshot(filter),
     reset: () => server.reset(),
-    scenarios: () => scenarios().list(),
+    scenarios: (scope) => scenarios().list(scope),
+    scenario: (name, scope) => scenarios().entry(name, scope),
     setScenarioState: (name, state, scope) => scenarios().set(name, state, scope),
+    scenarioRefusal: (name, state) => scenarios().refusal(name, state) ?? "",
+    scenarioStates: (name) => scenarios().settable(name),
     resetScenarios: () => scenarios().reset(),
     callbacks: () => server.callbacks(),
   }, guard);

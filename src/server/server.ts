@@ -12,7 +12,8 @@ import { unreadBodyLimit } from "./incoming.ts";
 import { collectWhenIdle } from "./idle.ts";
 import type { Stub } from "../stubs/model.ts";
 import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
-import { describe, unknownField } from "../stubs/validate.ts";
+import { describe, stubWarnings, unknownField } from "../stubs/validate.ts";
+import { stubLabel } from "../stubs/model.ts";
 import { checkPattern } from "./admin/find.ts";
 import { type StubInfo, stubInfo } from "./admin/stub_form.ts";
 import type { ScenarioEntry } from "./matching/scenarios.ts";
@@ -48,6 +49,12 @@ export interface StubServerOptions extends HandlerOptions {
    * their bodies afterwards (stubs added with {@link StubServer.routes} are compiled at once).
    */
   stubs?: readonly Stub[];
+  /**
+   * Gets one `[WARN] routes()[i] (METHOD /path): …` line for each problem `validate` would warn
+   * about in the stubs {@link StubServer.routes} adds (a `{{…}}` without `.template()`, a
+   * `whenState` no stub sets). Default: written to stderr (`console.warn`); `() => {}` drops them.
+   */
+  onWarning?: (line: string) => void;
 }
 
 /** Every option {@link stubServer} knows (the compiler keeps this list complete). */
@@ -75,6 +82,7 @@ const OPTION_NAMES: Record<keyof StubServerOptions, true> = {
   allowHosts: true,
   adminToken: true,
   filesRoot: true,
+  onWarning: true,
 };
 const KNOWN_OPTIONS = Object.keys(OPTION_NAMES).sort();
 
@@ -164,6 +172,7 @@ export class StubServer implements AsyncDisposable {
   readonly #close: (graceMs: number, onGraceEnd: () => void) => Promise<void>;
   #closed: Promise<void> | undefined;
   readonly #stopCollecting: () => void;
+  readonly #warn: (line: string) => void;
 
   /** @internal Use {@link stubServer}. */
   constructor(
@@ -173,8 +182,11 @@ export class StubServer implements AsyncDisposable {
     close: (graceMs: number, onGraceEnd: () => void) => Promise<void>,
     certificate?: string,
     releaseMemory?: () => void,
+    // The library's one way to say something outside an answer: stderr unless the caller takes the lines.
+    warn: (line: string) => void = (line) => console.warn(line),
   ) {
     this.handler = handler;
+    this.#warn = warn;
     this.#port = port;
     this.certificate = certificate;
     this.url = `${certificate === undefined ? "http" : "https"}://${urlHost(hostname)}:${port}`;
@@ -185,11 +197,19 @@ export class StubServer implements AsyncDisposable {
   /**
    * Registers stubs (builders or validated stubs) as one batch; they answer from the next
    * request on, and win ties with stubs added before. Returns their ids. Every stub
-   * is checked first: a bad one throws and nothing is added.
+   * is checked first: a bad one throws and nothing is added. What `validate` would warn
+   * about is said through the `onWarning` option (stderr by default).
    */
   routes(...stubs: Array<StubBuilder | Stub>): string[] {
     const validated = stubs.map((s) => s instanceof StubBuilder ? s.toStub() : s);
-    return this.handler.registry.add(validated, "api");
+    const others = this.handler.registry.routes.map((route) => route.stub);
+    const ids = this.handler.registry.add(validated, "api");
+    for (
+      const { place, message } of stubWarnings(validated, (i) => `routes()[${i}] (${stubLabel(validated[i])})`, others)
+    ) {
+      this.#warn(`[WARN] ${place}: ${message}`);
+    }
+    return ids;
   }
 
   /** Every stub in declaration order, in config form with `id`, `source` and `hit_count` (as `GET /__stubtool__/stubs`). */
@@ -226,14 +246,18 @@ export class StubServer implements AsyncDisposable {
     return Promise.resolve();
   }
 
-  /** Every scenario's state (one entry per scope that has left `Started`), as `GET /__stubtool__/scenarios` lists them. */
-  scenarios(): Promise<ScenarioEntry[]> {
-    return Promise.resolve(this.handler.registry.set.scenarios.list());
+  /**
+   * Every scenario's state (one entry per scope that has left `Started`), as `GET /__stubtool__/scenarios`
+   * lists them; with `scope`, every scenario as that scope sees it (`?scope=`).
+   */
+  scenarios(scope?: string): Promise<ScenarioEntry[]> {
+    return Promise.resolve(this.handler.registry.set.scenarios.list(scope));
   }
 
   /**
    * Moves scenario `name` to `state` (for the requests of `scope`, when given), as
-   * `PUT /__stubtool__/scenarios/NAME`. Rejects with a `TypeError` for an unknown scenario or state.
+   * `PUT /__stubtool__/scenarios/NAME`. Rejects with a `TypeError` for an unknown scenario or state, whose
+   * message says what the `404`/`422` answer says (the close name, the scenario's states).
    *
    * @example
    * ```ts
@@ -248,11 +272,10 @@ export class StubServer implements AsyncDisposable {
    * ```
    */
   setScenarioState(name: string, state: string, scope?: string): Promise<void> {
-    const result = this.handler.registry.set.scenarios.set(name, state, scope ?? null);
-    if (result === "ok") return Promise.resolve();
-    return Promise.reject(
-      new TypeError(`setScenarioState(${JSON.stringify(name)}, ${JSON.stringify(state)}): ${result}`),
-    );
+    const scenarios = this.handler.registry.set.scenarios;
+    if (scenarios.set(name, state, scope ?? null) === "ok") return Promise.resolve();
+    const why = scenarios.refusal(name, state);
+    return Promise.reject(new TypeError(`setScenarioState(${JSON.stringify(name)}, ${JSON.stringify(state)}): ${why}`));
   }
 
   /** Every scenario back to `Started`, in every scope. */
@@ -394,5 +417,6 @@ export async function stubServer(port = 0, options: StubServerOptions = {}): Pro
     listener.close.bind(listener),
     tls?.cert,
     listener.releaseMemory?.bind(listener),
+    options.onWarning,
   );
 }

@@ -754,32 +754,7 @@ export function validateConfig(
   }
   if (problems.some((p) => p.level === "error")) return { problems };
   problems.push(...findShadowedStubs(routes, (i) => `routes[${i}]`));
-  for (const unreachable of unreachableStates(routes.map(scenarioStep))) {
-    problems.push({ level: "warn", place: `routes[${unreachable.stubIndex}]`, message: unreachable.message });
-  }
-  routes.forEach((stub, i) => {
-    const entry = stub.responses.findIndex(holdsJsonText);
-    if (entry === -1) return;
-    problems.push({
-      level: "warn",
-      place: stub.isSequence ? `routes[${i}].sequence[${entry}]` : `routes[${i}]`,
-      message: "body is a string that holds JSON, so it goes out as one JSON string (double-encoded): " +
-        "write the value itself (body: {id: 1}, not body: '{\"id\": 1}'), or set a text content-type to send it as written",
-    });
-  });
-  routes.forEach((stub, i) => {
-    // In a template stub {{…}} is rendered and {name} is plain text by design.
-    if (stub.template) return;
-    stub.responses.forEach((response, entry) => {
-      const stray = strayPlaceholder(response, captureNames(stub));
-      if (!stray) return;
-      problems.push({
-        level: "warn",
-        place: stub.isSequence ? `routes[${i}].sequence[${entry}]` : `routes[${i}]`,
-        message: stray,
-      });
-    });
-  });
+  problems.push(...stubWarnings(routes, (i) => `routes[${i}]`));
   if ("Deno" in globalThis) {
     routes.forEach((stub, i) => {
       if (stub.fault !== "disconnect") return;
@@ -796,6 +771,57 @@ export function validateConfig(
   if (proxyUnmatched !== undefined) config.proxyUnmatched = proxyUnmatched;
   if (wiremock !== undefined) config.wiremock = wiremock;
   return { config, problems };
+}
+
+/**
+ * The warnings `validate` gives about stubs that load but will not answer as their author
+ * likely meant: a `when_state` no stub's `set_state` reaches, a string body holding JSON, a
+ * `{{…}}` or an unknown `{name}` sent as written. `place(i)` names `stubs[i]`
+ * (`routes[2]`); a sequence entry is placed at `PLACE.sequence[k]`. `others` are stubs
+ * served beside them (earlier batches): their `set_state`s reach states too, and they get no
+ * warnings of their own.
+ *
+ * @example
+ * ```ts
+ * import { stubWarnings, validateStub } from "./validate.ts";
+ * const { stub } = validateStub({ method: "GET", path: "/x", body: { id: "{{randomValue}}" } });
+ * console.log(stubWarnings([stub!], (i) => `routes[${i}]`)[0].place); // "routes[0]"
+ * ```
+ */
+export function stubWarnings(
+  stubs: readonly Stub[],
+  place: (index: number) => string,
+  others: readonly Stub[] = [],
+): Problem[] {
+  const problems: Problem[] = [];
+  for (const unreachable of unreachableStates([...stubs, ...others].map(scenarioStep))) {
+    if (unreachable.stubIndex >= stubs.length) continue;
+    problems.push({ level: "warn", place: place(unreachable.stubIndex), message: unreachable.message });
+  }
+  stubs.forEach((stub, i) => {
+    const entry = stub.responses.findIndex(holdsJsonText);
+    if (entry === -1) return;
+    problems.push({
+      level: "warn",
+      place: stub.isSequence ? `${place(i)}.sequence[${entry}]` : place(i),
+      message: "body is a string that holds JSON, so it goes out as one JSON string (double-encoded): " +
+        "write the value itself (body: {id: 1}, not body: '{\"id\": 1}'), or set a text content-type to send it as written",
+    });
+  });
+  stubs.forEach((stub, i) => {
+    // In a template stub {{…}} is rendered and {name} is plain text by design.
+    if (stub.template) return;
+    stub.responses.forEach((response, entry) => {
+      const stray = strayPlaceholder(response, captureNames(stub));
+      if (!stray) return;
+      problems.push({
+        level: "warn",
+        place: stub.isSequence ? `${place(i)}.sequence[${entry}]` : place(i),
+        message: stray,
+      });
+    });
+  });
+  return problems;
 }
 
 /** The names a stub captures: path placeholders, then those of its query and request conditions. */

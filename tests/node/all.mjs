@@ -5,3 +5,4 @@ import "./api.mjs";
 import "./types.mjs";
 import "./bin.mjs";
 import "./wiremock_admin.mjs";
+import "./readme.mjs";

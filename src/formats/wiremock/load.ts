@@ -99,6 +99,8 @@ export function loadWireMockFolder(root: string, options: WireMockLoadOptions = 
       return;
     }
     if (id !== undefined) options.takenIds?.add(id);
+    // Near misses name the mapping, as the report does for an unnamed one.
+    stub.place = place;
     stubs.push(stub);
   });
   return { stubs, problems, files: folder.files };
@@ -174,6 +176,16 @@ export function loadWireMockFolders(
     result.files += loaded.files;
     for (const problem of loaded.problems) {
       result.problems.push(options.strict ? { ...problem, level: "error" } : problem);
+    }
+    if (loaded.files === 0) {
+      // Most likely the wrong folder: say where WireMock looks (not an error: an empty root is legal).
+      const mappings = join(dir, "mappings");
+      result.problems.push({
+        level: "warn",
+        place,
+        message:
+          `no mappings found in ${dir} (WireMock reads ${mappings}/**/*.json; give the folder that holds mappings/)`,
+      });
     }
   }
   return result;

@@ -1,6 +1,7 @@
 /**
  * The endpoints of stateful flows and webhooks under `/__stubtool__/`:
- * `GET /scenarios`, `PUT /scenarios/NAME` (`{"state": S}`, optional `?scope=`),
+ * `GET /scenarios` (optional `?scope=`), `GET /scenarios/NAME` and `PUT /scenarios/NAME` (`{"state": S}`; both
+ * with an optional `?scope=`),
  * `POST /scenarios/reset`, and `GET /callbacks` (what the server sent after its answers).
  * @module
  */
@@ -8,22 +9,29 @@
 import type { CallbackRecord } from "../callbacks/callbacks.ts";
 import type { Incoming } from "../incoming.ts";
 import { errorAnswer, type Respond, type ResponseHead } from "../response.ts";
-import type { ScenarioEntry, SetStateResult } from "../matching/scenarios.ts";
+import { type ScenarioEntry, type SetStateResult, STARTED } from "../matching/scenarios.ts";
 
 /** What these endpoints ask of the server. */
 export interface FlowHost {
   /** The largest request body accepted (`--max-body`). */
   maxBody: number;
-  scenarios(): ScenarioEntry[];
+  /** Every scenario's state; with `scope`, as that scope sees each. */
+  scenarios(scope?: string): ScenarioEntry[];
+  /** One scenario (as `scope` sees it, when given); undefined when no stub names it. */
+  scenario(name: string, scope: string | null): ScenarioEntry | undefined;
   setScenarioState(name: string, state: string, scope: string | null): SetStateResult;
+  /** Why the scenario or state is refused, naming the close one when one is (`did you mean 'cart'?`). */
+  scenarioRefusal(name: string, state: string): string;
+  /** The states a scenario takes (`Started` first). */
+  scenarioStates(name: string): string[];
   resetScenarios(): void;
   callbacks(): CallbackRecord[];
 }
 
 /** The endpoints' paths, for the 404 that lists what exists. */
 export const FLOW_ENDPOINTS = [
-  "GET /__stubtool__/scenarios",
-  "PUT /__stubtool__/scenarios/{name}",
+  "GET /__stubtool__/scenarios[?scope=NAME]",
+  "GET|PUT /__stubtool__/scenarios/{name}",
   "POST /__stubtool__/scenarios/reset",
   "GET /__stubtool__/callbacks",
 ];
@@ -51,7 +59,8 @@ export function answerFlow<R>(
   }
   if (endpoint === "scenarios") {
     if (method !== "GET" && method !== "HEAD") return { answer: refuseMethod(path, "GET, HEAD", method, respond) };
-    return { answer: respond(JSON_200, JSON.stringify({ scenarios: host.scenarios() })) };
+    const scope = params.get("scope") || undefined;
+    return { answer: respond(JSON_200, JSON.stringify({ scenarios: host.scenarios(scope) })) };
   }
   if (endpoint === "scenarios/reset") {
     if (method !== "POST") return { answer: refuseMethod(path, "POST", method, respond) };
@@ -59,12 +68,19 @@ export function answerFlow<R>(
     return { answer: respond(NO_CONTENT, null) };
   }
   if (!endpoint.startsWith("scenarios/")) return undefined;
-  if (method !== "PUT") return { answer: refuseMethod(path, "PUT", method, respond) };
+  const read = method === "GET" || method === "HEAD";
+  if (method !== "PUT" && !read) return { answer: refuseMethod(path, "GET, HEAD, PUT", method, respond) };
   let name: string;
   try {
     name = decodeURIComponent(endpoint.slice("scenarios/".length));
   } catch {
     return { answer: respond(...errorAnswer(400, `the scenario name in ${path} is not valid percent-encoding`)) };
+  }
+  if (read) {
+    const entry = host.scenario(name, params.get("scope") || null);
+    if (entry) return { answer: respond(JSON_200, JSON.stringify(entry)) };
+    const known = host.scenarios().map((s) => s.name).filter((n, i, all) => all.indexOf(n) === i);
+    return { answer: respond(...errorAnswer(404, host.scenarioRefusal(name, STARTED), { scenarios: known })) };
   }
   return { answer: setState(host, incoming, name, params.get("scope"), respond) };
 }
@@ -89,15 +105,12 @@ async function setState<R>(
   const result = host.setScenarioState(name, state, scope || null);
   if (result === "unknown scenario") {
     const known = host.scenarios().map((s) => s.name).filter((n, i, all) => all.indexOf(n) === i);
-    return respond(...errorAnswer(404, `no scenario is named '${name}'`, { scenarios: known }));
+    return respond(...errorAnswer(404, host.scenarioRefusal(name, state), { scenarios: known }));
   }
   if (result === "unknown state") {
     // 422 as WireMock answers it: the body is well formed, but no stub of the scenario names that state.
-    const declared = host.scenarios().find((s) => s.name === name)?.states ?? [];
-    const states = declared.includes("Started") ? declared : ["Started", ...declared];
-    return respond(
-      ...errorAnswer(422, `scenario '${name}' has no state '${state}' (its states: ${states.join(", ")})`, { states }),
-    );
+    const states = host.scenarioStates(name);
+    return respond(...errorAnswer(422, host.scenarioRefusal(name, state), { states }));
   }
   const entry = { name, state, ...(scope ? { scope } : {}) };
   return respond(JSON_200, JSON.stringify(entry));

@@ -23,6 +23,8 @@ export interface RequestLogEntry {
   id?: string;
   /** When nothing matched: the ids of the stubs that came closest (the 404's `closest`). */
   closest?: string[];
+  /** The scenario move the stub made, `cart: Started → has-item`; undefined when it moved none. */
+  transition?: string;
   /** Time from arrival to the response, in milliseconds. */
   ms: number;
 }
@@ -33,6 +35,8 @@ export interface LogState extends JournalRecord {
   done: boolean;
   /** When timing started (`performance.now()`), or 0 while the answer is not timed. */
   since: number;
+  /** The scenario move the stub made (the request log shows it), `cart: Started → has-item`. */
+  transition: string | undefined;
 }
 
 /** Writes each answered stub request to the request log (`onRequest`) and the journal. */
@@ -72,6 +76,7 @@ export class RequestLog {
       bodyTruncated: false,
       done: false,
       since: this.#onRequest ? performance.now() : 0,
+      transition: undefined,
     };
   }
 
@@ -92,6 +97,7 @@ export class RequestLog {
           stub: log.stub,
           id: log.id,
           closest: log.closest?.map((c) => c.id!),
+          ...(log.transition === undefined ? {} : { transition: log.transition }),
           ms: log.ms,
         });
       }

@@ -31,6 +31,7 @@
  */
 
 import type { ReportScenario } from "../../report/types.ts";
+import { didYouMean } from "../../stubs/hint.ts";
 import { type ScenarioStep, STARTED } from "../../stubs/scenario_flow.ts";
 import { usableScope } from "../scope.ts";
 import type { Condition } from "./router.ts";
@@ -213,17 +214,27 @@ export class ScenarioStates {
     return states?.get(name) ?? STARTED;
   }
 
+  /** One scenario's entry: unscoped, or as `scope` sees it (with `scope`); undefined for an unknown scenario. */
+  entry(name: string, scope?: string | null): ScenarioEntry | undefined {
+    const scenario = this.#scenarios.get(name);
+    if (!scenario) return undefined;
+    const state = this.state(name, scope)!;
+    return { name, state, states: [...scenario.states], ...(usableScope(scope) ? { scope } : {}) };
+  }
+
   /** Whether a stub names this scenario. */
   has(name: string): boolean {
     return this.#scenarios.has(name);
   }
 
   /**
-   * Every scenario's unscoped state, in the order the stubs name them; then, for each kept
+   * With `scope`: every scenario as that scope sees it (in `Started` where the scope never moved
+   * it), each entry with `scope`. Without: every scenario's unscoped state, in the order the stubs name them; then, for each kept
    * scope (least recently moved first), one entry per scenario that scope holds in a state
    * other than `Started` (a scenario a scope does not list is in `Started` there).
    */
-  list(): ScenarioEntry[] {
+  list(scope?: string): ScenarioEntry[] {
+    if (usableScope(scope)) return [...this.#scenarios.keys()].map((name) => this.entry(name, scope)!);
     const out: ScenarioEntry[] = [];
     for (const [name, scenario] of this.#scenarios) {
       out.push({ name, state: this.#unscoped.get(name) ?? STARTED, states: [...scenario.states] });
@@ -247,6 +258,30 @@ export class ScenarioStates {
     if (!usableScope(scope)) this.#put(this.#unscoped, name, state);
     else if (state !== STARTED || this.#scopes.has(scope)) this.#put(this.#scope(scope).states, name, state);
     return "ok";
+  }
+
+  /** The states {@link set} takes for scenario `name`: `Started`, then every state its stubs name. */
+  settable(name: string): string[] {
+    const declared = this.#scenarios.get(name)?.states ?? [];
+    return declared.includes(STARTED) ? [...declared] : [STARTED, ...declared];
+  }
+
+  /**
+   * Why {@link set} refuses `name` and `state`, in one line that names the close name when one is
+   * (`no scenario is named 'kart' (did you mean 'cart'?)`, `scenario 'cart' has no state 'Paid'
+   * (did you mean 'paid'? its states: Started, paid)`); undefined when it takes them.
+   */
+  refusal(name: string, state: string): string | undefined {
+    if (!this.#scenarios.has(name)) {
+      const hint = didYouMean(name, [...this.#scenarios.keys()]);
+      return `no scenario is named '${name}'${hint ? ` (did you mean '${hint}'?)` : ""}`;
+    }
+    const states = this.settable(name);
+    if (states.includes(state)) return undefined;
+    const hint = didYouMean(state, states);
+    return `scenario '${name}' has no state '${state}' (${hint ? `did you mean '${hint}'? ` : ""}its states: ${
+      states.join(", ")
+    })`;
   }
 
   /** Puts every scenario back in `Started`, unscoped and in every scope. Transition counts stay. */
