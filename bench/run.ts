@@ -261,6 +261,34 @@ const SERVERS: Server[] = [
     scenarios: [S1, S7],
   },
   {
+    // The node:http wire's own floor (stubtool's default wire, under Deno).
+    name: "node-bare kept",
+    cmd: [DENO, "run", "-A", "bench/servers/node_bare_kept.mjs", "{port}"],
+    readyPath: "/__stubtool__/health",
+    scenarios: [S1],
+  },
+  {
+    // The fast wire (--adapter deno); its floor is deno-bare kept.
+    name: "stubtool 20 deno wire",
+    cmd: [
+      DENO,
+      "run",
+      "-A",
+      "cli.ts",
+      "serve",
+      "--quiet",
+      "--adapter",
+      "deno",
+      "--port",
+      "{port}",
+      "--config",
+      "{config}",
+    ],
+    config: 20,
+    readyPath: "/__stubtool__/health",
+    scenarios: [S1],
+  },
+  {
     name: "stubtool payments",
     cmd: [DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--port", "{port}", "--config", "{config}"],
     config: "payments",

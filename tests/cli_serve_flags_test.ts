@@ -287,23 +287,36 @@ Deno.test("serve --files-root DIR (or STUBTOOL_FILES_ROOT): stubs added over the
   ]);
 });
 
-// What Java's java.net.http client sends for a GET on http:// (HTTP/2 is its default): an h2c
-// upgrade with `Content-Length: 0`. Deno.serve refuses it with 400 before any handler runs.
-const JAVA_GET = "GET /x HTTP/1.1\r\nConnection: Upgrade, HTTP2-Settings, close\r\nContent-Length: 0\r\n" +
+// What Java's java.net.http client sends on http:// (HTTP/2 is its default): every request is
+// an h2c upgrade with a `Content-Length` (0 for a GET). Deno.serve refuses it with an empty
+// 400 before any handler runs; node:http, the default wire, answers it over HTTP/1.1.
+const javaRequest = (method: string, body = "") =>
+  `${method} /x HTTP/1.1\r\nConnection: Upgrade, HTTP2-Settings, close\r\nContent-Length: ${body.length}\r\n` +
   "Host: 127.0.0.1\r\nHTTP2-Settings: AAEAAEAAAAIAAAAAAAMAAAAAAAQBAAAAAAUAAEAAAAYABgAA\r\nUpgrade: h2c\r\n" +
-  "User-Agent: Java-http-client/17.0.15\r\n\r\n";
+  `User-Agent: Java-http-client/17.0.15\r\n${body ? "Content-Type: application/json\r\n" : ""}\r\n${body}`;
 
-Deno.test("serve --adapter node answers Java's java.net.http GET (an h2c upgrade Deno.serve refuses with 400); a bad value is a usage error", async () => {
-  const served = await startServe(["--port", "0", "--quiet", "--adapter", "node", "--stub", 'GET /x -> 200 {"a":1}']);
+Deno.test("regression: the default serve answered Java's java.net.http GET and POST with an empty 400; --adapter deno still does; a bad value is a usage error", async () => {
+  const stubs = ["--stub", 'GET /x -> 200 {"a":1}', "--stub", 'POST /x -> 201 {"ok":true}'];
+  const served = await startServe(["--port", "0", "--quiet", ...stubs]);
   await using _ = served.process;
-  const answer = await rawRequest(Number(new URL(served.url).port), JAVA_GET);
-  assert.equal(answer.statusLine, "HTTP/1.1 200 OK");
-  assert.equal(answer.body, '{"a":1}');
-  const env = await startServe(["--port", "0", "--quiet", "--stub", 'GET /x -> 200 {"a":1}'], {
-    env: { STUBTOOL_ADAPTER: "node" },
-  });
-  await using __ = env.process;
-  assert.equal((await rawRequest(Number(new URL(env.url).port), JAVA_GET)).statusLine, "HTTP/1.1 200 OK");
+  const port = Number(new URL(served.url).port);
+  const got = await rawRequest(port, javaRequest("GET"));
+  assert.deepEqual([got.statusLine, got.body], ["HTTP/1.1 200 OK", '{"a":1}']);
+  const posted = await rawRequest(port, javaRequest("POST", '{"a":1}'));
+  assert.deepEqual([posted.statusLine, posted.body], ["HTTP/1.1 201 Created", '{"ok":true}']);
+  // The fast wire, by flag or variable: its caveat (README "Runtimes and wires").
+  const deno = await startServe(["--port", "0", "--quiet", "--adapter", "deno", ...stubs]);
+  await using __ = deno.process;
+  for (const request of [javaRequest("GET"), javaRequest("POST", '{"a":1}')]) {
+    const refused = await rawRequest(Number(new URL(deno.url).port), request);
+    assert.deepEqual([refused.statusLine, refused.body], ["HTTP/1.1 400 Bad Request", ""]);
+  }
+  const env = await startServe(["--port", "0", "--quiet", ...stubs], { env: { STUBTOOL_ADAPTER: "deno" } });
+  await using ___ = env.process;
+  assert.equal(
+    (await rawRequest(Number(new URL(env.url).port), javaRequest("GET"))).statusLine,
+    "HTTP/1.1 400 Bad Request",
+  );
   const bad = await runCli(["serve", "--adapter", "bun"]);
   assert.equal(bad.code, 2);
   assert.equal(bad.stderr, '[ERROR] --adapter: must be deno or node, got "bun"; run stubtool serve --help\n');

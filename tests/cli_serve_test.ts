@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import type { Report } from "../src/report/types.ts";
 import { BANNER, CliProcess, fixture, freePort, get, lines, runCli, startServe, tempDir } from "./_cli.ts";
+import { rawRequest } from "./_http.ts";
 
 /** A request-log line: METHOD TARGET STATUS [ID: STUB or UNMATCHED] TIMEms. */
 const logLine = (method: string, target: string, status: number, stub: string) =>
@@ -490,7 +491,17 @@ Deno.test("serve --report-file: replaces the previous report whole, keeps its pe
 });
 
 Deno.test("regression: request log lines printed control and bidi characters a client sent raw; they are escaped", async () => {
-  const served = await startServe(["--port", "0", "--stub", "GET /a -> 200"]);
+  // Raw bytes past ASCII in the request target reach the handler on the Deno.serve wire only;
+  // node:http (the default wire) refuses them with a JSON 400 before any handler runs.
+  const refused = await startServe(["--port", "0", "--quiet", "--stub", "GET /a -> 200"]);
+  await using __ = refused.process;
+  const raw = await rawRequest(
+    refused.port,
+    "GET /files/\u202Egpj.exe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+  );
+  assert.equal(raw.statusLine, "HTTP/1.1 400 Bad Request");
+  assert.match(JSON.parse(raw.body).error, /^malformed request/);
+  const served = await startServe(["--port", "0", "--adapter", "deno", "--stub", "GET /a -> 200"]);
   await using _ = served.process;
   const encoder = new TextEncoder();
   // Raw UTF-8 bytes of U+202E (RIGHT-TO-LEFT OVERRIDE) in the path, as a client can send them.

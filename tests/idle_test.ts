@@ -2,7 +2,8 @@
 // collection, which gives back the heap a flood grew (the RSS figures are in bench:memory).
 import assert from "node:assert/strict";
 import { collectWhenIdle, fullCollection, IDLE_COLLECT_GROWTH, IdleCollector } from "../src/server/idle.ts";
-import { serve } from "../src/server/adapters/deno.ts";
+import { serve as serveDeno } from "../src/server/adapters/deno.ts";
+import { serve as serveNode } from "../src/server/adapters/node.ts";
 
 /** A host whose counts the test sets, recording each collection. */
 function fakeHost(rssAfterCollect = 100) {
@@ -80,34 +81,36 @@ Deno.test("collectWhenIdle: the quiet tick's collection is followed by one relea
   }
 });
 
-Deno.test("Deno adapter: releaseMemory gives the pages a collection freed in the C heap back to the OS (glibc)", async () => {
-  assert.equal(Deno.build.os, "linux", "this check needs glibc's malloc_trim");
-  const listener = await serve({ fetch: () => new Response(), handle: () => Promise.reject() }, {
-    port: 0,
-    hostname: "127.0.0.1",
-  });
-  try {
-    const rssMb = () => Deno.memoryUsage().rss / 2 ** 20;
-    // 16 KiB ArrayBuffers live in the C heap; one in 64 kept alive pins the heap's top, so
-    // glibc gives nothing back by itself once the others are freed.
-    const kept: ArrayBuffer[] = [];
-    let all: ArrayBuffer[] | undefined = [];
-    for (let i = 0; i < 16_000; i++) {
-      const buffer = new ArrayBuffer(16 * 1024);
-      new Uint8Array(buffer).fill(1);
-      all.push(buffer);
-      if (i % 64 === 0) kept.push(buffer);
+for (const [adapter, serve] of [["Deno", serveDeno], ["Node (under Deno)", serveNode]] as const) {
+  Deno.test(`${adapter} adapter: releaseMemory gives the pages a collection freed in the C heap back to the OS (glibc)`, async () => {
+    assert.equal(Deno.build.os, "linux", "this check needs glibc's malloc_trim");
+    const listener = await serve({ fetch: () => new Response(), handle: () => Promise.reject() }, {
+      port: 0,
+      hostname: "127.0.0.1",
+    });
+    try {
+      const rssMb = () => Deno.memoryUsage().rss / 2 ** 20;
+      // 16 KiB ArrayBuffers live in the C heap; one in 64 kept alive pins the heap's top, so
+      // glibc gives nothing back by itself once the others are freed.
+      const kept: ArrayBuffer[] = [];
+      let all: ArrayBuffer[] | undefined = [];
+      for (let i = 0; i < 16_000; i++) {
+        const buffer = new ArrayBuffer(16 * 1024);
+        new Uint8Array(buffer).fill(1);
+        all.push(buffer);
+        if (i % 64 === 0) kept.push(buffer);
+      }
+      all = undefined;
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      await fullCollection();
+      const collected = rssMb();
+      assert.ok(listener.releaseMemory, `the ${adapter} adapter offers releaseMemory`);
+      listener.releaseMemory();
+      const released = rssMb();
+      assert.ok(collected - released > 100, `RSS ${collected.toFixed(0)} MB → ${released.toFixed(0)} MB`);
+      assert.equal(kept.length, 250);
+    } finally {
+      await listener.close(0, () => {});
     }
-    all = undefined;
-    await new Promise((resolve) => setTimeout(resolve, 0));
-    await fullCollection();
-    const collected = rssMb();
-    assert.ok(listener.releaseMemory, "the Deno adapter offers releaseMemory");
-    listener.releaseMemory();
-    const released = rssMb();
-    assert.ok(collected - released > 100, `RSS ${collected.toFixed(0)} MB → ${released.toFixed(0)} MB`);
-    assert.equal(kept.length, 250);
-  } finally {
-    await listener.close(0, () => {});
-  }
-});
+  });
+}

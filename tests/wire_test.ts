@@ -452,3 +452,84 @@ wireTest("regression: an HTTP/1.1 request without Host got Node's empty, non-JSO
   assert.equal(responses[0].body, '"ok"');
   assert.deepEqual(await counts(server), { hits: [1, 0, 0, 0, 0, 0], unmatched: 0 });
 });
+
+// ---------------------------------------------------------------- Java's java.net.http (P19.1)
+
+/**
+ * What Java 17's `java.net.http.HttpClient` sends on `http://` with its defaults (captured off
+ * the wire): every request, also the later ones on a kept-alive connection, asks for an h2c
+ * upgrade and says `Content-Length` (0 for a GET).
+ */
+function javaRequest(port: number, method: "GET" | "POST", path: string, body = ""): string {
+  return `${method} ${path} HTTP/1.1\r\nConnection: Upgrade, HTTP2-Settings\r\nContent-Length: ${body.length}\r\n` +
+    `Host: 127.0.0.1:${port}\r\nHTTP2-Settings: AAEAAEAAAAIAAAAAAAMAAAAAAAQBAAAAAAUAAEAAAAYABgAA\r\nUpgrade: h2c\r\n` +
+    `User-Agent: Java-http-client/17.0.15\r\n${body ? "Content-Type: application/json\r\n" : ""}\r\n${body}`;
+}
+
+/**
+ * Sends each request on one connection after the answer to the one before (as Java does: it
+ * does not pipeline), and returns the answers; stops at a closed connection.
+ */
+async function oneByOne(port: number, requests: string[]): Promise<{ responses: WireResponse[]; closed: boolean }> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const responses: WireResponse[] = [];
+  const buffer = new Uint8Array(64 * 1024);
+  try {
+    for (const request of requests) {
+      await conn.write(encoder.encode(request));
+      const chunks: Uint8Array[] = [];
+      let total = 0;
+      for (;;) {
+        const n = await conn.read(buffer);
+        if (n === null) return { responses, closed: true };
+        chunks.push(buffer.slice(0, n));
+        total += n;
+        const parsed = parseResponses(concat(chunks, total));
+        if (parsed.length > 0) {
+          responses.push(...parsed);
+          break;
+        }
+      }
+    }
+    return { responses, closed: false };
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test("regression: the default stubServer() answered Java's java.net.http GET and POST with an empty 400", async () => {
+  // Deno.serve refuses a request with Upgrade and a body length before any handler runs; the
+  // default wire answers it over HTTP/1.1 (no 101), on one kept-alive connection as Java uses it.
+  await using server = await stubServer(0, { maxUnmatched: 50 });
+  stubs(server);
+  const port = server.getPort();
+  const { responses, closed } = await oneByOne(port, [
+    javaRequest(port, "GET", "/ok"),
+    javaRequest(port, "POST", "/fn", '{"a":1}'),
+    javaRequest(port, "GET", "/ok"),
+  ]);
+  assert.equal(closed, false);
+  assert.deepEqual(responses.map((r) => [r.status, r.body, r.headers.get("upgrade")]), [
+    [200, '"ok"', undefined],
+    [200, '{"payload":{"a":1}}', undefined],
+    [200, '"ok"', undefined],
+  ]);
+  assert.deepEqual(await counts(server), { hits: [2, 0, 1, 0, 0, 0], unmatched: 0 });
+  const { requests } = await server.journal();
+  assert.deepEqual(requests.map((r) => [r.method, r.target, r.headers?.upgrade, r.body]), [
+    ["GET", "/ok", "h2c", undefined],
+    ["POST", "/fn", "h2c", '{"a":1}'],
+    ["GET", "/ok", "h2c", undefined],
+  ]);
+});
+
+Deno.test("[deno] the Deno.serve wire answers Java's upgrade requests with an empty 400 before any handler runs (README: Runtimes)", async () => {
+  await using server = await stubServer(0, { adapter: "deno" });
+  stubs(server);
+  const port = server.getPort();
+  for (const request of [javaRequest(port, "GET", "/ok"), javaRequest(port, "POST", "/fn", '{"a":1}')]) {
+    const { responses } = await exchange(port, request);
+    assert.deepEqual(responses.map((r) => [r.status, r.body]), [[400, ""]]);
+  }
+  assert.deepEqual(await counts(server), { hits: NO_HITS(), unmatched: 0 });
+});

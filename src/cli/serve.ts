@@ -170,7 +170,7 @@ interface Settings {
   adminToken?: string;
   /** `--files-root`: the folder stubs added over the admin API may read `body_file`s from. */
   filesRoot?: string;
-  /** `--adapter`: the HTTP server (`deno` is the default under Deno; Node always runs `node`). */
+  /** `--adapter`: the HTTP server (`node`, the default, or `deno`: faster, Deno only, refuses Java's h2c upgrades). */
   adapter?: "deno" | "node";
 }
 

@@ -35,7 +35,13 @@ export const SHUTDOWN_GRACE_MS = 5_000;
 export interface StubServerOptions extends HandlerOptions {
   /** Interface to bind. Default `127.0.0.1` (loopback only). */
   hostname?: string;
-  /** Runtime adapter; by default `deno` under Deno, else `node`. */
+  /**
+   * The HTTP server: `node` (`node:http`, on Deno and Node alike; the default) answers every
+   * mainstream client, Java's `java.net.http` included; `deno` (`Deno.serve`, Deno only) is
+   * 2–4 times faster but answers an HTTP/1.1 request that asks for an upgrade and has a
+   * body length (what `java.net.http` sends on `http://`) with an empty `400` before any
+   * handler runs.
+   */
   adapter?: "deno" | "node";
   /**
    * Serve HTTPS: a certificate and key (PEM text), or `"self-signed"` for one made
@@ -396,8 +402,8 @@ export class StubServer implements AsyncDisposable {
 export async function stubServer(port = 0, options: StubServerOptions = {}): Promise<StubServer> {
   checkArguments(port, options);
   const hostname = options.hostname ?? "127.0.0.1";
-  const isDeno = typeof (globalThis as { Deno?: { serve?: unknown } }).Deno?.serve === "function";
-  const serve = await loadAdapter(options.adapter ?? (isDeno ? "deno" : "node"));
+  // node:http by default, under Deno too: Deno.serve refuses Java's java.net.http (see the option).
+  const serve = await loadAdapter(options.adapter ?? "node");
   // On a loopback bind the reserved endpoints answer only this machine's names (DNS rebinding).
   const loopbackOnly = options.loopbackOnly ?? isLoopbackName(hostName(hostname));
   const handler = new StubHandler(options.stubs ?? [], { ...options, loopbackOnly });

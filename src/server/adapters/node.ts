@@ -210,7 +210,22 @@ export function serve(
   handler: ServedHandler,
   { port, hostname, tls, unreadBodyLimit: limit = unreadBodyLimit(DEFAULT_MAX_BODY) }: ListenOptions,
 ): Promise<Listener> {
-  if (tls) return serveTls(handler, { port, hostname, tls, unreadBodyLimit: limit });
+  if (tls) return withReleaseMemory(serveTls(handler, { port, hostname, tls, unreadBodyLimit: limit }));
+  return withReleaseMemory(servePlain(handler, port, hostname, limit));
+}
+
+/**
+ * Under Deno (where this adapter is the default) the listener hands freed C-heap pages back
+ * to the OS as the Deno adapter does (glibc's `malloc_trim`, see there); on Node it has none.
+ */
+async function withReleaseMemory(listening: Promise<Listener>): Promise<Listener> {
+  const listener = await listening;
+  if (!("Deno" in globalThis)) return listener;
+  const { trimMallocHeap } = await import("./deno.ts");
+  return { ...listener, releaseMemory: trimMallocHeap };
+}
+
+function servePlain(handler: ServedHandler, port: number, hostname: string, limit: number): Promise<Listener> {
   let closing = false;
   const connections = new Connections();
   // Answer an HTTP/1.1 request without a Host header like any other (as Deno does), instead
