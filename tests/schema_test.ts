@@ -205,7 +205,8 @@ Deno.test("schema: never stricter than validate, for generated stubs: whatever v
     ),
     { numRuns: 4_000 },
   );
-  assert.ok(accepted >= 500, `only ${accepted} generated configs were valid`);
+  // About one generated config in eight is valid (497–560 of 4,000 seen); fewer than 400 means the generator drifted.
+  assert.ok(accepted >= 400, `only ${accepted} generated configs were valid`);
   // Every field showed up in some valid config, so each of its schemas was tried.
   assert.deepEqual([...seen].sort(), [...Object.keys(optional), "method", "path", "routes", "port", "cors"].sort());
 });

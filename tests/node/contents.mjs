@@ -50,16 +50,19 @@ describe("npm package: contents and manifest", () => {
     assert.deepEqual(manifest.bin, { stubtool: "esm/cli.js" });
     // yaml for configs; the OpenAPI parser and the schema validator for --openapi (loaded only then);
     // node-forge for a self-signed TLS certificate (loaded only then); handlebars and jsonpath-plus for
-    // response templates; openapi-sampler and randexp for import openapi and serve --mock (loaded only then).
+    // response templates; openapi-sampler and randexp for import openapi and serve --mock (loaded only then);
+    // re2js runs every user regex in linear time; decimal.js computes the math helper's exact decimals.
     const runtime = [
       "@readme/openapi-parser",
       "ajv",
       "ajv-formats",
+      "decimal.js",
       "handlebars",
       "jsonpath-plus",
       "node-forge",
       "openapi-sampler",
       "randexp",
+      "re2js",
       "yaml",
     ];
     assert.deepEqual(manifest.dependencies, Object.fromEntries(runtime.map((n) => [n, devManifest.dependencies[n]])));
