@@ -7,7 +7,8 @@
 
 import type { CallbackRecord } from "../callbacks/callbacks.ts";
 import type { Incoming } from "../incoming.ts";
-import { errorAnswer, type Respond, type ResponseHead } from "../response.ts";
+import { errorAnswer, jsonAnswer, type Respond, type ResponseHead } from "../response.ts";
+import type { ReservedCall, ReservedHandler, RouteRow } from "./routes.ts";
 import type { ScenarioEntry, SetStateResult } from "../matching/scenarios.ts";
 
 /** What these endpoints ask of the server. */
@@ -28,46 +29,41 @@ export const FLOW_ENDPOINTS = [
   "GET /__stubtool__/callbacks",
 ];
 
-const JSON_200: ResponseHead = { status: 200, headers: { "content-type": "application/json" } };
 const NO_CONTENT: ResponseHead = { status: 204, headers: {} };
 
-function refuseMethod<R>(path: string, allow: string, method: string, respond: Respond<R>): R {
-  return respond(...errorAnswer(405, `${path} accepts ${allow}, not ${method}`, {}, { allow }));
-}
-
-/** Answers `endpoint` (the path after `/__stubtool__/`) when it is one of these; undefined otherwise. */
-export function answerFlow<R>(
-  host: FlowHost,
-  incoming: Incoming,
-  endpoint: string,
-  params: URLSearchParams,
-  respond: Respond<R>,
-): { answer: R | Promise<R> } | undefined {
-  const method = incoming.method;
-  const path = `/__stubtool__/${endpoint}`;
-  if (endpoint === "callbacks") {
-    if (method !== "GET" && method !== "HEAD") return { answer: refuseMethod(path, "GET, HEAD", method, respond) };
-    return { answer: respond(JSON_200, JSON.stringify({ callbacks: host.callbacks() })) };
-  }
-  if (endpoint === "scenarios") {
-    if (method !== "GET" && method !== "HEAD") return { answer: refuseMethod(path, "GET, HEAD", method, respond) };
-    return { answer: respond(JSON_200, JSON.stringify({ scenarios: host.scenarios() })) };
-  }
-  if (endpoint === "scenarios/reset") {
-    if (method !== "POST") return { answer: refuseMethod(path, "POST", method, respond) };
-    host.resetScenarios();
-    return { answer: respond(NO_CONTENT, null) };
-  }
-  if (!endpoint.startsWith("scenarios/")) return undefined;
-  if (method !== "PUT") return { answer: refuseMethod(path, "PUT", method, respond) };
+/** `PUT /__stubtool__/scenarios/{name}`: the name percent-decoded, or 400 when it does not decode. */
+function putState<R>(host: FlowHost, call: ReservedCall<R>, params: Record<string, string>): R | Promise<R> {
   let name: string;
   try {
-    name = decodeURIComponent(endpoint.slice("scenarios/".length));
+    name = decodeURIComponent(params.name);
   } catch {
-    return { answer: respond(...errorAnswer(400, `the scenario name in ${path} is not valid percent-encoding`)) };
+    return call.respond(...errorAnswer(400, `the scenario name in ${call.pathname} is not valid percent-encoding`));
   }
-  return { answer: setState(host, incoming, name, params.get("scope"), respond) };
+  return setState(host, call.incoming, name, call.query.get("scope"), call.respond);
 }
+
+/** The routes of these endpoints under `/__stubtool__/`. */
+export const FLOW_ROUTES: readonly RouteRow<ReservedHandler<FlowHost>>[] = [
+  {
+    method: ["GET", "HEAD"],
+    pattern: "callbacks",
+    handler: (host, { respond }) => respond(...jsonAnswer({ callbacks: host.callbacks() })),
+  },
+  {
+    method: ["GET", "HEAD"],
+    pattern: "scenarios",
+    handler: (host, { respond }) => respond(...jsonAnswer({ scenarios: host.scenarios() })),
+  },
+  {
+    method: "POST",
+    pattern: "scenarios/reset",
+    handler: (host, { respond }) => {
+      host.resetScenarios();
+      return respond(NO_CONTENT, null);
+    },
+  },
+  { method: "PUT", pattern: "scenarios/{name*}", handler: putState },
+];
 
 async function setState<R>(
   host: FlowHost,
@@ -100,5 +96,5 @@ async function setState<R>(
     );
   }
   const entry = { name, state, ...(scope ? { scope } : {}) };
-  return respond(JSON_200, JSON.stringify(entry));
+  return respond(...jsonAnswer(entry));
 }
