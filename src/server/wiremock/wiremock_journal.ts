@@ -11,10 +11,9 @@ import { loggedRequest, serveEvent, type WireMockError, wireMockErrors } from ".
 import { checkPattern, findRequests } from "../admin/find.ts";
 import { headerRecord } from "../incoming.ts";
 import type { JournalRecord } from "../journal/journal.ts";
-import type { ResponseHead } from "../response.ts";
+import { jsonAnswer, type ResponseHead } from "../response.ts";
 import type { Route } from "../matching/route.ts";
 
-export const JSON_HEAD: ResponseHead = { status: 200, headers: { "content-type": "application/json" } };
 export const EMPTY_OK: ResponseHead = { status: 200, headers: {} };
 /** The ids a stub may have (what the converter keeps of a mapping's id unchanged). */
 export const STUB_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
@@ -25,8 +24,9 @@ export type Answer = [ResponseHead, string | null];
 /** A request body read as JSON (with its text), or the answer that refuses it. */
 export type Body = { value: unknown; text: string } | { answer: Answer };
 
+/** `value` as a JSON answer (the server's one JSON answer, {@link jsonAnswer}). */
 export function json(value: unknown, status = 200): Answer {
-  return [status === 200 ? JSON_HEAD : { status, headers: JSON_HEAD.headers }, JSON.stringify(value)];
+  return jsonAnswer(value, status);
 }
 
 export function errors(status: number, ...list: WireMockError[]): Answer {
