@@ -15,6 +15,7 @@ import * as randexp from "randexp";
 import { ID } from "../stubs/request.ts";
 import { compileRegex } from "../util/regex.ts";
 import { refusedRefIn } from "./openapi_files.ts";
+import { isObject } from "../util/json_shape.ts";
 
 type Json = Record<string, unknown>;
 
@@ -54,10 +55,6 @@ const OPERATION_KEYS = ["get", "put", "post", "delete", "options", "head", "patc
 const STUB_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch"]);
 /** Header parameters OpenAPI says to ignore: the request's media types and credentials are described elsewhere. */
 const IGNORED_HEADERS = new Set(["accept", "content-type", "authorization"]);
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** Media types whose bodies are JSON: `application/json`, `application/problem+json`. */
 function isJsonMediaType(type: string): boolean {

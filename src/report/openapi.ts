@@ -20,6 +20,7 @@ import type { ResponseSpec, Stub } from "../stubs/model.ts";
 import { decodeSegment, PLACEHOLDER_ANYWHERE, placeholderName } from "../stubs/path.ts";
 import type { Report } from "./types.ts";
 import type { Problem } from "../stubs/validate.ts";
+import { isObject } from "../util/json_shape.ts";
 
 /** HTTP methods an OpenAPI path item may hold, as its keys spell them. */
 const SPEC_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
@@ -81,10 +82,6 @@ interface Operation extends SpecOperation {
   responses: Json;
   /** JSON pointer of `responses`, for schema references. */
   pointer: string;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** `~` and `/` escaped as a JSON pointer token. */

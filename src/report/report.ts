@@ -20,6 +20,7 @@ import type {
 import { escapeControls, escapeJsonControls } from "./escape.ts";
 import { renderHtmlReport } from "./report_html.ts";
 import { queryLabel } from "../stubs/model.ts";
+import { isObject } from "../util/json_shape.ts";
 
 /** Output formats of `stubtool report --format`. */
 export const REPORT_FORMATS = ["text", "json", "github-summary", "html"] as const;
@@ -468,8 +469,6 @@ function mergeScenarios(reports: readonly Report[]): ReportScenario[] {
  * ```
  */
 export function checkReport(value: unknown): string | undefined {
-  const isObject = (v: unknown): v is Record<string, unknown> =>
-    typeof v === "object" && v !== null && !Array.isArray(v);
   if (!isObject(value)) return "not a stubtool report: expected a JSON object";
   const summary = value.summary;
   if (!isObject(summary)) return "not a stubtool report: summary is missing";

@@ -21,6 +21,7 @@ import type {
 } from "./types.ts";
 import { VERSION } from "../version.ts";
 import { patternText, queryLabel } from "../stubs/model.ts";
+import { isObject } from "../util/json_shape.ts";
 
 /** Options of {@link renderHtmlReport}. */
 export interface HtmlReportOptions {
@@ -177,9 +178,7 @@ function timeCell(iso: string): string {
 /** A near miss's query map, when a (possibly hand-edited) saved report has a usable one. */
 function queryOf(closest: ClosestStub | undefined): Record<string, unknown> | undefined {
   const query: unknown = closest?.query_params;
-  return typeof query === "object" && query !== null && !Array.isArray(query)
-    ? query as Record<string, unknown>
-    : undefined;
+  return isObject(query) ? query : undefined;
 }
 
 function closestList(closest: readonly ClosestStub[] | undefined): string {

@@ -10,6 +10,7 @@ import type { Segment } from "./path.ts";
 import { unknownField } from "./hint.ts";
 import { compileJsonPattern, compileValuePattern, type ValuePattern } from "./patterns.ts";
 import { evaluatePath } from "../templating/jsonpath.ts";
+import { isObject } from "../util/json_shape.ts";
 
 /** Longest scope name (the same bound as `x-stubtool-scope` values the recorder takes). */
 export const MAX_SCOPE_LENGTH = 200;
@@ -35,10 +36,6 @@ export const REQUEST_FIELDS = [
 ] as const;
 /** What `json_ignore` may list. */
 export const JSON_IGNORES: readonly JsonIgnore[] = ["array_order", "extra_fields", "extra_items"];
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function shown(value: unknown): string {
   if (value === null) return "null";
@@ -122,7 +119,7 @@ export function compileRequest(
 
   let written: Record<string, unknown> | undefined;
   if (request !== undefined) {
-    if (!isMapping(request)) {
+    if (!isObject(request)) {
       errors.push(`request must be a mapping of conditions (${REQUEST_FIELDS.join(", ")}), got ${shown(request)}`);
       return undefined;
     }
@@ -135,7 +132,7 @@ export function compileRequest(
     const { headers, cookies, json, form, body_contains: contains } = request;
     compileMore(request, match, written, claim, errors);
     if (headers !== undefined) {
-      if (!isMapping(headers)) {
+      if (!isObject(headers)) {
         errors.push(`request.headers must be a mapping of header names to patterns, got ${shown(headers)}`);
       } else {
         const seen = new Map<string, string>();
@@ -159,7 +156,7 @@ export function compileRequest(
       }
     }
     if (cookies !== undefined) {
-      if (!isMapping(cookies)) {
+      if (!isObject(cookies)) {
         errors.push(`request.cookies must be a mapping of cookie names to patterns, got ${shown(cookies)}`);
       } else {
         for (const name of Object.keys(cookies)) {
@@ -185,7 +182,7 @@ export function compileRequest(
       written.json = json;
     }
     if (form !== undefined) {
-      if (!isMapping(form)) {
+      if (!isObject(form)) {
         errors.push(`request.form must be a mapping of field names to patterns, got ${shown(form)}`);
       } else {
         match.form = patterns(form, "request.form", false);
@@ -287,7 +284,7 @@ function compileMore(
   }
   if (written.json_equals !== undefined) match.jsonEquals = { value: jsonEquals, ignore };
   if (jsonPath !== undefined) {
-    if (!isMapping(jsonPath) || Object.keys(jsonPath).length === 0) {
+    if (!isObject(jsonPath) || Object.keys(jsonPath).length === 0) {
       errors.push(
         `request.json_path must be a mapping of JSONPath expressions to true (found, not null) or value patterns, got ${
           shown(jsonPath)

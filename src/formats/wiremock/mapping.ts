@@ -14,6 +14,7 @@ import { escapeRegex, javaRegexToJs } from "./regex.ts";
 import { compileRegex } from "../../util/regex.ts";
 import { evaluatePath } from "../../templating/jsonpath.ts";
 import { rankPriorities } from "./ranks.ts";
+import { isObject } from "../../util/json_shape.ts";
 
 export { rankPriorities };
 
@@ -99,10 +100,6 @@ const HAS_PLACEHOLDER = new RegExp(PLACEHOLDER_ANYWHERE.source);
 /** A JSON media type (`*\/json`, `*+json`): stubtool serializes a `body` under one as JSON. */
 const JSON_MEDIA = /^[^;]*(\/json|\+json)\s*(;|$)/i;
 const isJsonMediaType = (contentType: string) => JSON_MEDIA.test(contentType);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function shown(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);

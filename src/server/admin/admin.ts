@@ -37,6 +37,7 @@ import type { BatchProblem } from "../matching/stub_set.ts";
 import { type StubInfo, stubInfo } from "./stub_form.ts";
 import type { JournalEntry } from "../../report/types.ts";
 import { resolveInside } from "../../util/paths.ts";
+import { isObject } from "../../util/json_shape.ts";
 
 /** What every admin API (`/__stubtool__/stubs`, WireMock's `/__admin/mappings`) asks of the server's stubs. */
 export interface StubsHost {
@@ -153,15 +154,13 @@ export const NO_FILES = "body_file is not read over the admin API (the server re
 
 /** The places of a batch's `body_file`s (`routes[i]`, `routes[i].sequence[k]`). */
 function bodyFilePlaces(routes: readonly unknown[]): string[] {
-  const has = (value: unknown): value is Record<string, unknown> =>
-    typeof value === "object" && value !== null && !Array.isArray(value);
   const places: string[] = [];
   routes.forEach((route, i) => {
-    if (!has(route)) return;
+    if (!isObject(route)) return;
     if (route.body_file !== undefined) places.push(`routes[${i}]`);
     if (Array.isArray(route.sequence)) {
       route.sequence.forEach((entry, k) => {
-        if (has(entry) && entry.body_file !== undefined) places.push(`routes[${i}].sequence[${k}]`);
+        if (isObject(entry) && entry.body_file !== undefined) places.push(`routes[${i}].sequence[${k}]`);
       });
     }
   });
@@ -213,11 +212,7 @@ function inScope(document: unknown, scope: string | null): unknown {
   if (!scope || !Array.isArray(routes)) return document;
   return {
     ...(document as Record<string, unknown>),
-    routes: routes.map((route) =>
-      typeof route === "object" && route !== null && !Array.isArray(route) && !("scope" in route)
-        ? { ...route, scope }
-        : route
-    ),
+    routes: routes.map((route) => isObject(route) && !("scope" in route) ? { ...route, scope } : route),
   };
 }
 
@@ -258,10 +253,10 @@ async function replaceStub<R>(host: AdminHost, id: string, incoming: Incoming, r
   if (!host.route(id)) return respond(...errorAnswer(404, `no stub has id '${id}'`, { id }));
   const read = await readDocument(incoming, host.maxBody);
   if ("answer" in read) return respond(...read.answer);
-  if (typeof read.value !== "object" || read.value === null || Array.isArray(read.value)) {
+  if (!isObject(read.value)) {
     return respond(...errorAnswer(400, "PUT takes one stub (a mapping with at least method and path)"));
   }
-  const raw = read.value as Record<string, unknown>;
+  const raw = read.value;
   if (raw.id !== undefined && raw.id !== id) {
     return respond(...problemsAnswer(400, "invalid stubs", [{
       level: "error",

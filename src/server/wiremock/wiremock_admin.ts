@@ -42,7 +42,8 @@ import type { Route } from "../matching/route.ts";
 import type { ScenarioEntry, SetStateResult } from "../matching/scenarios.ts";
 import { stubInfo } from "../admin/stub_form.ts";
 import { admitMappings, type Admitted } from "./wiremock_mappings.ts";
-import { type Answer, type Body, EMPTY_OK, errors, isObject, json, WireMockJournal } from "./wiremock_journal.ts";
+import { type Answer, type Body, EMPTY_OK, errors, json, WireMockJournal } from "./wiremock_journal.ts";
+import { isObject } from "../../util/json_shape.ts";
 
 /** The near-miss answer: WireMock's shape, with none (stubtool's own explanations are in its 404s). */
 const NO_NEAR_MISSES = json({ nearMisses: [] });

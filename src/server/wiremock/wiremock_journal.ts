@@ -13,6 +13,7 @@ import { headerRecord } from "../incoming.ts";
 import type { JournalRecord } from "../journal/journal.ts";
 import { jsonAnswer, type ResponseHead } from "../response.ts";
 import type { Route } from "../matching/route.ts";
+import { isObject } from "../../util/json_shape.ts";
 
 export const EMPTY_OK: ResponseHead = { status: 200, headers: {} };
 /** The ids a stub may have (what the converter keeps of a mapping's id unchanged). */
@@ -31,10 +32,6 @@ export function json(value: unknown, status = 200): Answer {
 
 export function errors(status: number, ...list: WireMockError[]): Answer {
   return json(wireMockErrors(...list), status);
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A converter warning as a WireMock error: the feature in the title, the whole line in the detail. */
