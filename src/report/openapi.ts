@@ -21,6 +21,7 @@ import { decodeSegment, PLACEHOLDER_ANYWHERE, placeholderName } from "../stubs/p
 import type { Report } from "./types.ts";
 import type { Problem } from "../stubs/validate.ts";
 import { isObject } from "../util/json_shape.ts";
+import { isExactJsonMediaType } from "../util/media.ts";
 
 /** HTTP methods an OpenAPI path item may hold, as its keys spell them. */
 const SPEC_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
@@ -253,12 +254,6 @@ function fragment(pointer: string): string {
   return "#" + pointer.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/]/g, (c) => encodeURIComponent(c));
 }
 
-/** Media types whose bodies are JSON: `application/json`, `application/problem+json`, `*\/*`-free. */
-function isJsonMediaType(type: string): boolean {
-  const bare = type.split(";")[0].trim().toLowerCase();
-  return /^[^/]+\/(?:[^/]+\+)?json$/.test(bare);
-}
-
 /** A value for a message: `"x"` (cut at 40 characters), `42`, `null`, `a list`, `an object`. */
 function describeValue(value: unknown): string {
   if (Array.isArray(value)) return "a list";
@@ -397,7 +392,7 @@ export class OpenApiSpec {
   /** The validator of a response's JSON schema, its compile error, or undefined when it has no JSON schema. */
   #validator(operation: Operation, key: string, response: Json, mediaType: string | undefined) {
     const content = isObject(response.content) ? response.content : {};
-    const types = Object.keys(content).filter(isJsonMediaType);
+    const types = Object.keys(content).filter(isExactJsonMediaType);
     const chosen = (mediaType && types.find((t) => t.split(";")[0].trim().toLowerCase() === mediaType)) ?? types[0];
     if (chosen === undefined) return undefined;
     const media = this.#resolve(content[chosen]);
@@ -475,7 +470,7 @@ export class OpenApiSpec {
     const header = Object.entries(response.headers ?? {}).find(([name]) => name.toLowerCase() === "content-type")?.[1];
     const contentType = (Array.isArray(header) ? header[0] : header)?.split(";")[0].trim().toLowerCase();
     // A string body under a non-JSON content type is sent as is: there is no JSON to check.
-    if (contentType !== undefined && !isJsonMediaType(contentType)) return [];
+    if (contentType !== undefined && !isExactJsonMediaType(contentType)) return [];
     const validator = this.#validator(operation, found.key, found.response, contentType);
     if (validator === undefined) return [];
     if (typeof validator === "string") return [`: the response schema cannot be used: ${validator}`];

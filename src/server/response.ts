@@ -9,6 +9,7 @@ import { messageOf } from "../error_message.ts";
 import type { Delay, HeaderMap, ResponseSpec } from "../stubs/model.ts";
 import { compileJson, compileText, render, type Template } from "../stubs/placeholders.ts";
 import { checkHeaders, checkStatus, describe } from "../stubs/validate.ts";
+import { isJsonMediaType } from "../util/media.ts";
 
 /**
  * Status and headers of an answer. Shaped as a `ResponseInit`, so Deno passes it as is;
@@ -100,13 +101,6 @@ const TEXT_MEDIA = /^\s*text\/[^;]*$/i;
 /** `text/plain` → `text/plain; charset=utf-8`: text bodies are UTF-8, so say so when the stub does not. */
 export function withCharset(contentType: string): string {
   return TEXT_MEDIA.test(contentType) ? `${contentType}; charset=utf-8` : contentType;
-}
-
-const JSON_MEDIA = /^[^;]*(\/json|\+json)\s*(;|$)/i;
-
-/** Is this a JSON media type (`*\/json`, `*+json`)? */
-export function isJsonMediaType(contentType: string): boolean {
-  return JSON_MEDIA.test(contentType);
 }
 
 /**
