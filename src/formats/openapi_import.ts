@@ -12,7 +12,7 @@
 
 import { sample } from "openapi-sampler";
 import * as randexp from "randexp";
-import { ID } from "../stubs/request.ts";
+import { STUB_ID } from "../util/ids.ts";
 import { compileRegex } from "../util/regex.ts";
 import { refusedRefIn } from "./openapi_files.ts";
 import { isObject } from "../util/json_shape.ts";
@@ -261,7 +261,7 @@ class Converter {
     }
     const stub: Json = { method: method.toUpperCase(), path: `/${segments.join("/")}` };
     const id = operation.operationId;
-    if (typeof id === "string" && ID.test(id) && !this.#ids.has(id)) {
+    if (typeof id === "string" && STUB_ID.test(id) && !this.#ids.has(id)) {
       this.#ids.add(id);
       stub.id = id;
     }

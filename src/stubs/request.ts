@@ -11,14 +11,13 @@ import { unknownField } from "./hint.ts";
 import { compileJsonPattern, compileValuePattern, type ValuePattern } from "./patterns.ts";
 import { evaluatePath } from "../templating/jsonpath.ts";
 import { isObject } from "../util/json_shape.ts";
+import { STUB_ID } from "../util/ids.ts";
 
 /** Longest scope name (the same bound as `x-stubtool-scope` values the recorder takes). */
 export const MAX_SCOPE_LENGTH = 200;
 /** A scope travels in a header: no control characters. */
 // deno-lint-ignore no-control-regex -- control characters are exactly what must be caught
 const CONTROL = /[\x00-\x1f\x7f]/;
-/** What a stub id may hold. */
-export const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** The keys of `request:`. */
 export const REQUEST_FIELDS = [
@@ -46,7 +45,7 @@ function shown(value: unknown): string {
 
 /** `id`: 1–100 characters of `A-Z a-z 0-9 _ . : -`; a problem, or undefined. */
 export function checkId(value: unknown): string | undefined {
-  if (typeof value === "string" && ID.test(value)) return undefined;
+  if (typeof value === "string" && STUB_ID.test(value)) return undefined;
   return `id must be 1 to 100 characters of A-Z a-z 0-9 _ . : - (no spaces), got ${shown(value)}`;
 }
 

@@ -16,8 +16,6 @@ import type { Route } from "../matching/route.ts";
 import { isObject } from "../../util/json_shape.ts";
 
 export const EMPTY_OK: ResponseHead = { status: 200, headers: {} };
-/** The ids a stub may have (what the converter keeps of a mapping's id unchanged). */
-export const STUB_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 /** A request pattern's URL matchers that count and find apply themselves (the converter refuses them for stubs). */
 const URL_KEYS = ["url", "urlPattern", "urlPathPattern"] as const;
 
