@@ -22,6 +22,7 @@ import type { Report } from "./types.ts";
 import type { Problem } from "../stubs/validate.ts";
 import { isObject } from "../util/json_shape.ts";
 import { isExactJsonMediaType } from "../util/media.ts";
+import { atPointer, pointerToken } from "../util/json_pointer.ts";
 
 /** HTTP methods an OpenAPI path item may hold, as its keys spell them. */
 const SPEC_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
@@ -83,11 +84,6 @@ interface Operation extends SpecOperation {
   responses: Json;
   /** JSON pointer of `responses`, for schema references. */
   pointer: string;
-}
-
-/** `~` and `/` escaped as a JSON pointer token. */
-function pointerToken(key: string): string {
-  return key.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 function specSegments(path: string): SpecSegment[] {
@@ -262,17 +258,6 @@ function describeValue(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
 
-function valueAt(body: unknown, pointer: string): unknown {
-  let value = body;
-  for (const raw of pointer.split("/").slice(1)) {
-    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
-    if (Array.isArray(value)) value = value[Number(key)];
-    else if (isObject(value)) value = value[key];
-    else return undefined;
-  }
-  return value;
-}
-
 /**
  * A loaded OpenAPI document: its operations, matched by method and path template, and the
  * JSON Schemas of their responses, compiled on first use. Create one with {@link loadOpenApi}.
@@ -375,7 +360,7 @@ export class OpenApiSpec {
     for (let hops = 0; hops < 10 && isObject(value) && typeof value.$ref === "string"; hops++) {
       if (!value.$ref.startsWith("#/")) break;
       pointer = decodeURIComponent(value.$ref.slice(1));
-      value = valueAt(this.#doc, pointer);
+      value = atPointer(this.#doc, pointer);
     }
     return pointer;
   }
@@ -384,7 +369,7 @@ export class OpenApiSpec {
   #resolve(value: unknown): unknown {
     for (let hops = 0; hops < 10 && isObject(value) && typeof value.$ref === "string"; hops++) {
       if (!value.$ref.startsWith("#/")) return undefined;
-      value = valueAt(this.#doc, decodeURIComponent(value.$ref.slice(1)));
+      value = atPointer(this.#doc, decodeURIComponent(value.$ref.slice(1)));
     }
     return value;
   }
@@ -482,7 +467,7 @@ export class OpenApiSpec {
     const messages: string[] = [];
     for (const e of errors) {
       if (combinators.some((path) => e.schemaPath.startsWith(`${path}/`))) continue;
-      const value = valueAt(body, e.instancePath);
+      const value = atPointer(body, e.instancePath);
       const placeholder = typeof value === "string"
         ? [...value.matchAll(PLACEHOLDER_ANYWHERE)].find((m) => captures.has(m[1]))?.[0]
         : undefined;
