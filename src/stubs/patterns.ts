@@ -9,6 +9,7 @@
 import { quoteValue } from "./quote.ts";
 import { compileRegex, escapeRegex, type LinearRegex } from "../util/regex.ts";
 import { pointerStep } from "../util/json_pointer.ts";
+import { plural } from "../util/plural.ts";
 
 /**
  * A value pattern as a config file writes it: text with `{name}` captures, `{regex}`,
@@ -191,7 +192,7 @@ function compileList(
       pattern: {
         ...base,
         wanted: key === "has_exactly"
-          ? `exactly ${parts.length} value${parts.length === 1 ? "" : "s"} matching ${listed}`
+          ? `exactly ${plural(parts.length, "value", "values")} matching ${listed}`
           : `values matching ${listed}`,
         multi: { exactly: key === "has_exactly", parts },
         match: () => undefined,
