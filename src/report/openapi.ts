@@ -4,9 +4,10 @@
  * does not declare, a JSON body its response schema rejects), which operations no stub
  * covers, and which unmatched requests called an operation the spec does describe.
  *
- * Only `stubtool validate --openapi` and `stubtool report --openapi` load this module; the
- * OpenAPI parser (`npm:@readme/openapi-parser`) and the JSON Schema validator (`npm:ajv`,
- * `npm:ajv-formats`) load when a spec is read, so `serve` never pays for them.
+ * `stubtool validate --openapi`, `stubtool report --openapi` and `stubtool serve --openapi`
+ * (src/cli/serve_openapi.ts) load this module when they are given a spec; the OpenAPI parser
+ * (`npm:@readme/openapi-parser`) and the JSON Schema validator (`npm:ajv`, `npm:ajv-formats`)
+ * load when a spec is read, so a `serve` without `--openapi` never pays for them.
  * @module
  */
 

@@ -1,5 +1,5 @@
 /**
- * Renders the coverage report (§4.4) as text, JSON, GitHub job-summary
+ * Renders the coverage report as text, JSON, GitHub job-summary
  * Markdown or a self-contained HTML page, and merges saved reports from sharded runs into
  * one. Pure functions: no I/O. The text, JSON and Markdown forms are printed to terminals and
  * CI logs, so control and bidi characters from requests or saved files are escaped in them

@@ -1,7 +1,8 @@
 /**
- * Checks and compiles what a stub requires of a request beyond method and path (*): its `id`, `scope` and `priority`, its query parameters and its
- * `request:` conditions (headers, cookies, json, form, body_contains). Every capture name must be
- * used once across the path and all conditions.
+ * Checks and compiles what a stub requires of a request beyond method and path: its `id`,
+ * `scope` and `priority`, its query parameters and its `request:` conditions (headers,
+ * cookies, json, form, body_contains). Every capture name must be used once across the path
+ * and all conditions.
  * @module
  */
 
