@@ -1,6 +1,7 @@
 /**
  * `stubtool serve`: load stubs from a config file and inline `--stub`s, serve them, log
- * one line per request, and shut down gracefully on SIGINT, SIGTERM or SIGHUP (*): a stop ends within the 5 s grace plus a second, and a second signal ends it at once.
+ * one line per request, and shut down gracefully on SIGINT, SIGTERM or SIGHUP: a stop ends
+ * within the 5 s grace plus a second, and a second signal ends it at once.
  * @module
  */
 

@@ -8,6 +8,7 @@
  */
 
 import type { Exchange } from "../stubs/recording.ts";
+import { isObject } from "../util/json_shape.ts";
 
 /** Something an entry held that could not be converted; `place` is `FILE entries[i]`. */
 export interface HarWarning {
@@ -34,10 +35,6 @@ export interface HarExchanges {
 type NameValue = { name?: unknown; value?: unknown };
 
 const utf8 = new TextEncoder();
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** A HAR header list as lower-cased names; HTTP/2 pseudo-headers (`:path`) are not headers. */
 function headerList(list: unknown): [string, string][] {

@@ -12,9 +12,11 @@
 
 import { sample } from "openapi-sampler";
 import * as randexp from "randexp";
-import { ID } from "../stubs/request.ts";
+import { STUB_ID } from "../util/ids.ts";
 import { compileRegex } from "../util/regex.ts";
 import { refusedRefIn } from "./openapi_files.ts";
+import { isObject } from "../util/json_shape.ts";
+import { isExactJsonMediaType } from "../util/media.ts";
 
 type Json = Record<string, unknown>;
 
@@ -54,15 +56,6 @@ const OPERATION_KEYS = ["get", "put", "post", "delete", "options", "head", "patc
 const STUB_METHODS = new Set(["get", "put", "post", "delete", "options", "head", "patch"]);
 /** Header parameters OpenAPI says to ignore: the request's media types and credentials are described elsewhere. */
 const IGNORED_HEADERS = new Set(["accept", "content-type", "authorization"]);
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Media types whose bodies are JSON: `application/json`, `application/problem+json`. */
-function isJsonMediaType(type: string): boolean {
-  return /^[^/]+\/(?:[^/;]+\+)?json\s*(?:;|$)/i.test(type.trim());
-}
 
 /** A stub's capture name for a parameter: `{user-id}` → `user_id`, unique among `taken`. */
 function captureName(raw: string, taken: Set<string>): string {
@@ -268,7 +261,7 @@ class Converter {
     }
     const stub: Json = { method: method.toUpperCase(), path: `/${segments.join("/")}` };
     const id = operation.operationId;
-    if (typeof id === "string" && ID.test(id) && !this.#ids.has(id)) {
+    if (typeof id === "string" && STUB_ID.test(id) && !this.#ids.has(id)) {
       this.#ids.add(id);
       stub.id = id;
     }
@@ -291,7 +284,7 @@ class Converter {
       ? this.#swagger ? this.#swaggerBody(response, operation) : this.#body(response)
       : {};
     if (answer.type !== undefined && answer.body !== undefined) {
-      const json = isJsonMediaType(answer.type);
+      const json = isExactJsonMediaType(answer.type);
       let type = answer.type;
       if (type.includes("*")) type = typeof answer.body === "string" ? "text/plain" : "application/json";
       else if (!json && typeof answer.body !== "string") {
@@ -338,7 +331,7 @@ class Converter {
     const content = this.resolve(response.content);
     if (!isObject(content)) return {};
     const types = Object.keys(content);
-    const type = types.find(isJsonMediaType) ?? types[0];
+    const type = types.find(isExactJsonMediaType) ?? types[0];
     if (type === undefined) return {};
     const media = this.resolve(content[type]);
     if (!isObject(media)) return {};
@@ -357,7 +350,7 @@ class Converter {
     const produces = [operation.produces, this.#doc.produces].find(Array.isArray) as unknown[] | undefined;
     const types = (produces ?? ["application/json"]).filter((t): t is string => typeof t === "string");
     const examples = isObject(response.examples) ? response.examples : {};
-    const type = types.find(isJsonMediaType) ?? types[0] ?? "application/json";
+    const type = types.find(isExactJsonMediaType) ?? types[0] ?? "application/json";
     if (examples[type] !== undefined) return { type, body: examples[type] };
     if (response.schema === undefined) return {};
     return { type, body: this.#fromSchema(response.schema) };

@@ -4,9 +4,10 @@
  * does not declare, a JSON body its response schema rejects), which operations no stub
  * covers, and which unmatched requests called an operation the spec does describe.
  *
- * Only `stubtool validate --openapi` and `stubtool report --openapi` load this module; the
- * OpenAPI parser (`npm:@readme/openapi-parser`) and the JSON Schema validator (`npm:ajv`,
- * `npm:ajv-formats`) load when a spec is read, so `serve` never pays for them.
+ * `stubtool validate --openapi`, `stubtool report --openapi` and `stubtool serve --openapi`
+ * (src/cli/serve_openapi.ts) load this module when they are given a spec; the OpenAPI parser
+ * (`npm:@readme/openapi-parser`) and the JSON Schema validator (`npm:ajv`, `npm:ajv-formats`)
+ * load when a spec is read, so a `serve` without `--openapi` never pays for them.
  * @module
  */
 
@@ -20,6 +21,9 @@ import type { ResponseSpec, Stub } from "../stubs/model.ts";
 import { decodeSegment, PLACEHOLDER_ANYWHERE, placeholderName } from "../stubs/path.ts";
 import type { Report } from "./types.ts";
 import type { Problem } from "../stubs/validate.ts";
+import { isObject } from "../util/json_shape.ts";
+import { isExactJsonMediaType } from "../util/media.ts";
+import { atPointer, pointerToken } from "../util/json_pointer.ts";
 
 /** HTTP methods an OpenAPI path item may hold, as its keys spell them. */
 const SPEC_METHODS = ["get", "put", "post", "delete", "options", "head", "patch", "trace"] as const;
@@ -81,15 +85,6 @@ interface Operation extends SpecOperation {
   responses: Json;
   /** JSON pointer of `responses`, for schema references. */
   pointer: string;
-}
-
-function isObject(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** `~` and `/` escaped as a JSON pointer token. */
-function pointerToken(key: string): string {
-  return key.replaceAll("~", "~0").replaceAll("/", "~1");
 }
 
 function specSegments(path: string): SpecSegment[] {
@@ -256,29 +251,12 @@ function fragment(pointer: string): string {
   return "#" + pointer.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/]/g, (c) => encodeURIComponent(c));
 }
 
-/** Media types whose bodies are JSON: `application/json`, `application/problem+json`, `*\/*`-free. */
-function isJsonMediaType(type: string): boolean {
-  const bare = type.split(";")[0].trim().toLowerCase();
-  return /^[^/]+\/(?:[^/]+\+)?json$/.test(bare);
-}
-
 /** A value for a message: `"x"` (cut at 40 characters), `42`, `null`, `a list`, `an object`. */
 function describeValue(value: unknown): string {
   if (Array.isArray(value)) return "a list";
   if (isObject(value)) return "an object";
   const text = JSON.stringify(value) ?? String(value);
   return text.length > 40 ? `${text.slice(0, 39)}…` : text;
-}
-
-function valueAt(body: unknown, pointer: string): unknown {
-  let value = body;
-  for (const raw of pointer.split("/").slice(1)) {
-    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
-    if (Array.isArray(value)) value = value[Number(key)];
-    else if (isObject(value)) value = value[key];
-    else return undefined;
-  }
-  return value;
 }
 
 /**
@@ -383,7 +361,7 @@ export class OpenApiSpec {
     for (let hops = 0; hops < 10 && isObject(value) && typeof value.$ref === "string"; hops++) {
       if (!value.$ref.startsWith("#/")) break;
       pointer = decodeURIComponent(value.$ref.slice(1));
-      value = valueAt(this.#doc, pointer);
+      value = atPointer(this.#doc, pointer);
     }
     return pointer;
   }
@@ -392,7 +370,7 @@ export class OpenApiSpec {
   #resolve(value: unknown): unknown {
     for (let hops = 0; hops < 10 && isObject(value) && typeof value.$ref === "string"; hops++) {
       if (!value.$ref.startsWith("#/")) return undefined;
-      value = valueAt(this.#doc, decodeURIComponent(value.$ref.slice(1)));
+      value = atPointer(this.#doc, decodeURIComponent(value.$ref.slice(1)));
     }
     return value;
   }
@@ -400,7 +378,7 @@ export class OpenApiSpec {
   /** The validator of a response's JSON schema, its compile error, or undefined when it has no JSON schema. */
   #validator(operation: Operation, key: string, response: Json, mediaType: string | undefined) {
     const content = isObject(response.content) ? response.content : {};
-    const types = Object.keys(content).filter(isJsonMediaType);
+    const types = Object.keys(content).filter(isExactJsonMediaType);
     const chosen = (mediaType && types.find((t) => t.split(";")[0].trim().toLowerCase() === mediaType)) ?? types[0];
     if (chosen === undefined) return undefined;
     const media = this.#resolve(content[chosen]);
@@ -478,7 +456,7 @@ export class OpenApiSpec {
     const header = Object.entries(response.headers ?? {}).find(([name]) => name.toLowerCase() === "content-type")?.[1];
     const contentType = (Array.isArray(header) ? header[0] : header)?.split(";")[0].trim().toLowerCase();
     // A string body under a non-JSON content type is sent as is: there is no JSON to check.
-    if (contentType !== undefined && !isJsonMediaType(contentType)) return [];
+    if (contentType !== undefined && !isExactJsonMediaType(contentType)) return [];
     const validator = this.#validator(operation, found.key, found.response, contentType);
     if (validator === undefined) return [];
     if (typeof validator === "string") return [`: the response schema cannot be used: ${validator}`];
@@ -490,7 +468,7 @@ export class OpenApiSpec {
     const messages: string[] = [];
     for (const e of errors) {
       if (combinators.some((path) => e.schemaPath.startsWith(`${path}/`))) continue;
-      const value = valueAt(body, e.instancePath);
+      const value = atPointer(body, e.instancePath);
       const placeholder = typeof value === "string"
         ? [...value.matchAll(PLACEHOLDER_ANYWHERE)].find((m) => captures.has(m[1]))?.[0]
         : undefined;

@@ -1,5 +1,5 @@
 /**
- * Renders the coverage report (§4.4) as text, JSON, GitHub job-summary
+ * Renders the coverage report as text, JSON, GitHub job-summary
  * Markdown or a self-contained HTML page, and merges saved reports from sharded runs into
  * one. Pure functions: no I/O. The text, JSON and Markdown forms are printed to terminals and
  * CI logs, so control and bidi characters from requests or saved files are escaped in them
@@ -18,8 +18,9 @@ import type {
   UnmatchedRequest,
 } from "./types.ts";
 import { escapeControls, escapeJsonControls } from "./escape.ts";
-import { renderHtmlReport } from "./report_html.ts";
-import { queryLabel } from "../stubs/model.ts";
+import { renderHtmlReport, stubTarget } from "./report_html.ts";
+import { plural } from "../util/plural.ts";
+import { isObject } from "../util/json_shape.ts";
 
 /** Output formats of `stubtool report --format`. */
 export const REPORT_FORMATS = ["text", "json", "github-summary", "html"] as const;
@@ -57,16 +58,6 @@ function markdownTable(lines: string[], header: readonly string[], rows: readonl
   return true;
 }
 
-/** `/search?q={term}`: a report stub's path with its required query, if any. */
-function stubTarget(stub: { path: string; query_params?: Record<string, unknown> }): string {
-  // Saved reports are files anyone can edit: a query map that is not a mapping reads as none.
-  const query: unknown = stub.query_params;
-  if (typeof query !== "object" || query === null || Array.isArray(query) || Object.keys(query).length === 0) {
-    return stub.path;
-  }
-  return `${stub.path}?${queryLabel(query as Record<string, unknown>)}`;
-}
-
 /** `/users?role=x`: an unmatched request's path with its query string, if any. */
 function requestTarget(request: UnmatchedRequest): string {
   return request.query ? `${request.path}?${request.query}` : request.path;
@@ -96,10 +87,6 @@ function closestLine(closest: readonly ClosestStub[]): string {
   const which = [first.id, first.place].filter((s) => typeof s === "string" && s !== "").join(", ");
   return `${first.method} ${stubTarget(first)}${which ? ` [${which}]` : ""} (${first.reason})${more}`
     .replace(/[\r\n]+/g, " ");
-}
-
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
 }
 
 /** A note when the server kept fewer unmatched requests than it counted (`--max-unmatched`). */
@@ -468,8 +455,6 @@ function mergeScenarios(reports: readonly Report[]): ReportScenario[] {
  * ```
  */
 export function checkReport(value: unknown): string | undefined {
-  const isObject = (v: unknown): v is Record<string, unknown> =>
-    typeof v === "object" && v !== null && !Array.isArray(v);
   if (!isObject(value)) return "not a stubtool report: expected a JSON object";
   const summary = value.summary;
   if (!isObject(summary)) return "not a stubtool report: summary is missing";

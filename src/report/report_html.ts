@@ -21,6 +21,7 @@ import type {
 } from "./types.ts";
 import { VERSION } from "../version.ts";
 import { patternText, queryLabel } from "../stubs/model.ts";
+import { plural } from "../util/plural.ts";
 
 /** Options of {@link renderHtmlReport}. */
 export interface HtmlReportOptions {
@@ -158,14 +159,14 @@ footer { color: var(--muted); font-size: 12px; padding-top: 24px; padding-bottom
 }
 `;
 
-/** `/search?q={term}`: a stub's path with its required query, if any. */
-function stubTarget(stub: { path: string; query_params?: Record<string, unknown> }): string {
-  const query = stub.query_params ?? {};
-  return Object.keys(query).length ? `${stub.path}?${queryLabel(query)}` : stub.path;
-}
-
-function plural(n: number, one: string, many: string): string {
-  return `${n} ${n === 1 ? one : many}`;
+/** `/search?q={term}`: a report stub's path with its required query, if any (also the text report's). */
+export function stubTarget(stub: { path: string; query_params?: Record<string, unknown> }): string {
+  // Saved reports are files anyone can edit: a query map that is not a mapping reads as none.
+  const query: unknown = stub.query_params;
+  if (typeof query !== "object" || query === null || Array.isArray(query) || Object.keys(query).length === 0) {
+    return stub.path;
+  }
+  return `${stub.path}?${queryLabel(query as Record<string, unknown>)}`;
 }
 
 /** `<time>` showing the time of day (UTC), the full timestamp on hover. */
@@ -177,6 +178,7 @@ function timeCell(iso: string): string {
 /** A near miss's query map, when a (possibly hand-edited) saved report has a usable one. */
 function queryOf(closest: ClosestStub | undefined): Record<string, unknown> | undefined {
   const query: unknown = closest?.query_params;
+  // Inline, not isObject: this function runs in the live dashboard too (_LIVE_RENDERERS).
   return typeof query === "object" && query !== null && !Array.isArray(query)
     ? query as Record<string, unknown>
     : undefined;

@@ -2,9 +2,9 @@
  * The handler that holds all of stubtool's behaviour. Sockets, the CLI and the npm package
  * are thin shells around it: {@link StubHandler.fetch} is the fetch-style entry
  * (`(Request) => Response`), and {@link StubHandler.handle} the same behaviour for adapters
- * that write responses themselves. It is a short pipeline; each step is a room of its own:
- * mounts for the reserved prefixes (endpoints.ts), the request log and journal
- * (request_log.ts), the stub registry (registry.ts), unmatched answers (unmatched.ts), one
+ * that write responses themselves. It is a short pipeline; each step lives in a module of its own:
+ * mounts for the reserved prefixes (mounts.ts), the request log and journal
+ * (journal/), the stub registry (registry.ts), unmatched answers (coverage/unmatched.ts), one
  * answerer per answer kind (answers/), body reading (body.ts), deadlines and delivery.
  * @module
  */
@@ -131,7 +131,7 @@ export class StubHandler {
   readonly #cors: Cors | undefined;
   readonly #deadlines: Deadlines;
   readonly #bodies: BodyReader;
-  /** The rooms under reserved prefixes (`/__stubtool__/`, `/__admin/`): each owns its paths and state. */
+  /** The mounts under reserved prefixes (`/__stubtool__/`, `/__admin/`): each owns its paths and state. */
   readonly #mounts: readonly Mount[];
   readonly #unmatched: UnmatchedAnswerer;
   readonly #canned: CannedAnswerer;

@@ -1,5 +1,5 @@
 /**
- * The rooms under reserved prefixes, built for one handler: `/__stubtool__/` (endpoints.ts)
+ * The mounts under reserved prefixes, built for one handler: `/__stubtool__/` (endpoints.ts)
  * and `/__admin/` (wiremock_admin.ts, WireMock's admin API). Each owns its paths and answers
  * them before any stub is looked at; both pass the same guard.
  * @module
@@ -17,7 +17,7 @@ import type { StubRegistry } from "./registry.ts";
 import type { Respond } from "./response.ts";
 import { WireMockAdminMount } from "./wiremock/wiremock_admin.ts";
 
-/** A room under a reserved prefix: it owns its paths, and answers them before any stub is looked at. */
+/** A mount under a reserved prefix: it owns its paths, and answers them before any stub is looked at. */
 export interface Mount {
   owns(pathname: string): boolean;
   answer<R>(incoming: Incoming, pathname: string, rawQuery: string, respond: Respond<R>): R | Promise<R>;

@@ -9,6 +9,7 @@ import { messageOf } from "../error_message.ts";
 import type { Delay, HeaderMap, ResponseSpec } from "../stubs/model.ts";
 import { compileJson, compileText, render, type Template } from "../stubs/placeholders.ts";
 import { checkHeaders, checkStatus, describe } from "../stubs/validate.ts";
+import { isJsonMediaType } from "../util/media.ts";
 
 /**
  * Status and headers of an answer. Shaped as a `ResponseInit`, so Deno passes it as is;
@@ -102,13 +103,6 @@ export function withCharset(contentType: string): string {
   return TEXT_MEDIA.test(contentType) ? `${contentType}; charset=utf-8` : contentType;
 }
 
-const JSON_MEDIA = /^[^;]*(\/json|\+json)\s*(;|$)/i;
-
-/** Is this a JSON media type (`*\/json`, `*+json`)? */
-export function isJsonMediaType(contentType: string): boolean {
-  return JSON_MEDIA.test(contentType);
-}
-
 /**
  * Is a string body sent as written (else as JSON)? Under a non-JSON content type, and when
  * the stub sends no content type at all (`content-type: null`): nothing then says it is JSON.
@@ -131,6 +125,27 @@ export function findHeader(headers: HeaderMap | undefined, name: string): string
 // deno-lint-ignore no-control-regex -- control characters are exactly what must be caught
 const UNSENDABLE = /[\0-\x08\x0a-\x1f\x7f\u0100-\uffff]/;
 
+const jsonHeads = new Map<number, ResponseHead>();
+
+/**
+ * The head of a JSON answer with `status`: one shared head per status, or a new one when
+ * it carries more headers (an `etag`, an `allow`).
+ */
+export function jsonHead(status = 200, headers?: Record<string, string>): ResponseHead {
+  if (headers) return { status, headers: { "content-type": "application/json", ...headers } };
+  let head = jsonHeads.get(status);
+  if (!head) {
+    head = { status, headers: { "content-type": "application/json" } };
+    jsonHeads.set(status, head);
+  }
+  return head;
+}
+
+/** The head and body of a JSON answer: `value` as JSON text. */
+export function jsonAnswer(value: unknown, status = 200): [ResponseHead, string] {
+  return [jsonHead(status), JSON.stringify(value)];
+}
+
 /** The head and body of a JSON error, the shape of every error the server produces itself. */
 export function errorAnswer(
   status: number,
@@ -138,10 +153,13 @@ export function errorAnswer(
   extra: Record<string, unknown> = {},
   headers: Record<string, string> = {},
 ): [ResponseHead, string] {
-  return [
-    { status, headers: { "content-type": "application/json", ...headers } },
-    JSON.stringify({ error, ...extra }),
-  ];
+  return [jsonHead(status, headers), JSON.stringify({ error, ...extra })];
+}
+
+/** `405`: `pathname` takes the methods in `allow` (said in the error and the `allow` header), not `method`. */
+export function notAllowedAnswer(pathname: string, method: string, allow: readonly string[]): [ResponseHead, string] {
+  const methods = allow.join(", ");
+  return errorAnswer(405, `${pathname} accepts ${methods}, not ${method}`, {}, { allow: methods });
 }
 
 /** A JSON error as a fetch `Response`. */

@@ -9,6 +9,7 @@
 import { type CallbackSpec, type Method, METHODS } from "./model.ts";
 import { checkHeaders, checkJsonValue, checkMethod, describe } from "./checks.ts";
 import { unknownField } from "./hint.ts";
+import { isObject } from "../util/json_shape.ts";
 
 export type { CallbackSpec } from "./model.ts";
 
@@ -25,10 +26,6 @@ const SCHEME = /^https?:\/\//i;
 const CONTROL = /[\x00-\x1f\x7f]/;
 /** `{{…}}` templates, then `{name}` placeholders. */
 const FILLED = /\{\{[\s\S]*?\}\}|\{[^{}]*\}/g;
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /**
  * Checks a callback URL: http or https, with the scheme, host and port written out (no
@@ -109,7 +106,7 @@ export function validateCallbacks(value: unknown): { callbacks: CallbackSpec[]; 
 }
 
 function checkCallback(entry: unknown, errors: string[]): CallbackSpec | undefined {
-  if (!isMapping(entry)) {
+  if (!isObject(entry)) {
     errors.push(`must be a mapping like {method: POST, url: http://hooks.example/x}, got ${describe(entry)}`);
     return undefined;
   }

@@ -5,12 +5,9 @@
  */
 
 import { type HeaderMap, type Method, METHODS, type StubMethod } from "./model.ts";
+import { isObject } from "../util/json_shape.ts";
 
 const MAX_BODY_DEPTH = 500;
-
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** What a header name may hold: an HTTP token. */
 export const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -67,7 +64,7 @@ function headerText(item: unknown): string | undefined {
  * (`set-cookie: [a=1, b=2]`).
  */
 export function checkHeaders(value: unknown, field: string, errors: string[]): HeaderMap | undefined {
-  if (!isMapping(value)) {
+  if (!isObject(value)) {
     errors.push(`${field} must be a mapping of names to strings, got ${describe(value)}`);
     return undefined;
   }

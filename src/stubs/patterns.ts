@@ -8,6 +8,8 @@
 
 import { quoteValue } from "./quote.ts";
 import { compileRegex, escapeRegex, type LinearRegex } from "../util/regex.ts";
+import { pointerStep } from "../util/json_pointer.ts";
+import { plural } from "../util/plural.ts";
 
 /**
  * A value pattern as a config file writes it: text with `{name}` captures, `{regex}`,
@@ -190,7 +192,7 @@ function compileList(
       pattern: {
         ...base,
         wanted: key === "has_exactly"
-          ? `exactly ${parts.length} value${parts.length === 1 ? "" : "s"} matching ${listed}`
+          ? `exactly ${plural(parts.length, "value", "values")} matching ${listed}`
           : `values matching ${listed}`,
         multi: { exactly: key === "has_exactly", parts },
         match: () => undefined,
@@ -392,11 +394,6 @@ export type JsonPattern =
   | { kind: "literal"; value: boolean | null }
   | { kind: "string"; pattern: ValuePattern };
 
-/** `/items/0/sku`: a JSON pointer (RFC 6901) step. */
-function pointerStep(key: string | number): string {
-  return "/" + String(key).replaceAll("~", "~0").replaceAll("/", "~1");
-}
-
 /**
  * Compiles a `json:` pattern. Problems are phrased with their JSON pointer (`at /amount:
  * …`). Names are collected in walk order: the order {@link matchJson} captures them.
@@ -559,18 +556,6 @@ export function jsonKey(value: unknown): string {
   if (typeof value === "number") return "n" + String(value);
   if (typeof value === "boolean" || value === null) return "l" + String(value);
   return "o"; // an object or list never equals a literal leaf
-}
-
-/** The value at a JSON pointer made of {@link pointerStep}s, or undefined. */
-export function atPointer(value: unknown, pointer: string): unknown {
-  if (pointer === "") return value;
-  let current = value;
-  for (const raw of pointer.slice(1).split("/")) {
-    const key = raw.replaceAll("~1", "/").replaceAll("~0", "~");
-    if (typeof current !== "object" || current === null || !Object.hasOwn(current, key)) return undefined;
-    current = (current as Record<string, unknown>)[key];
-  }
-  return current;
 }
 
 // ---------------------------------------------------------------- whole-document JSON equality

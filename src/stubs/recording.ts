@@ -11,6 +11,7 @@
  */
 
 import { displaySegment } from "./path.ts";
+import { isJsonMediaType } from "../util/media.ts";
 
 /** One exchange as the proxy saw it. */
 export interface Exchange {
@@ -53,7 +54,6 @@ export interface RecordedConfig {
   files: Map<string, Uint8Array>;
 }
 
-const JSON_TYPE = /^[^;]*(\/json|\+json)\s*(;|$)/i;
 const TEXT_TYPE = /^\s*(text\/|application\/(xml|javascript|x-www-form-urlencoded)|[^;]*\+xml)/i;
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -123,7 +123,7 @@ function answer(
   } catch {
     text = undefined;
   }
-  if (text !== undefined && JSON_TYPE.test(type)) {
+  if (text !== undefined && isJsonMediaType(type)) {
     try {
       const value = JSON.parse(text);
       if (JSON.stringify(value) === text) out.body = value;
@@ -131,7 +131,7 @@ function answer(
       return out;
     } catch { /* not JSON after all: kept as bytes below */ }
   }
-  if (text !== undefined && type !== "" && TEXT_TYPE.test(type) && !JSON_TYPE.test(type)) {
+  if (text !== undefined && type !== "" && TEXT_TYPE.test(type) && !isJsonMediaType(type)) {
     out.body = text;
     return out;
   }
@@ -181,7 +181,7 @@ function bodyCondition(request: Exchange["request"]): Record<string, unknown> | 
   } catch {
     return undefined;
   }
-  if (JSON_TYPE.test(type)) {
+  if (isJsonMediaType(type)) {
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -1,7 +1,8 @@
 /**
- * Checks and compiles what a stub requires of a request beyond method and path (*): its `id`, `scope` and `priority`, its query parameters and its
- * `request:` conditions (headers, cookies, json, form, body_contains). Every capture name must be
- * used once across the path and all conditions.
+ * Checks and compiles what a stub requires of a request beyond method and path: its `id`,
+ * `scope` and `priority`, its query parameters and its `request:` conditions (headers,
+ * cookies, json, form, body_contains). Every capture name must be used once across the path
+ * and all conditions.
  * @module
  */
 
@@ -10,14 +11,14 @@ import type { Segment } from "./path.ts";
 import { unknownField } from "./hint.ts";
 import { compileJsonPattern, compileValuePattern, type ValuePattern } from "./patterns.ts";
 import { evaluatePath } from "../templating/jsonpath.ts";
+import { isObject } from "../util/json_shape.ts";
+import { STUB_ID } from "../util/ids.ts";
 
 /** Longest scope name (the same bound as `x-stubtool-scope` values the recorder takes). */
 export const MAX_SCOPE_LENGTH = 200;
 /** A scope travels in a header: no control characters. */
 // deno-lint-ignore no-control-regex -- control characters are exactly what must be caught
 const CONTROL = /[\x00-\x1f\x7f]/;
-/** What a stub id may hold. */
-export const ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 const HEADER_NAME = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** The keys of `request:`. */
 export const REQUEST_FIELDS = [
@@ -36,10 +37,6 @@ export const REQUEST_FIELDS = [
 /** What `json_ignore` may list. */
 export const JSON_IGNORES: readonly JsonIgnore[] = ["array_order", "extra_fields", "extra_items"];
 
-function isMapping(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function shown(value: unknown): string {
   if (value === null) return "null";
   if (Array.isArray(value)) return "a list";
@@ -49,7 +46,7 @@ function shown(value: unknown): string {
 
 /** `id`: 1–100 characters of `A-Z a-z 0-9 _ . : -`; a problem, or undefined. */
 export function checkId(value: unknown): string | undefined {
-  if (typeof value === "string" && ID.test(value)) return undefined;
+  if (typeof value === "string" && STUB_ID.test(value)) return undefined;
   return `id must be 1 to 100 characters of A-Z a-z 0-9 _ . : - (no spaces), got ${shown(value)}`;
 }
 
@@ -122,7 +119,7 @@ export function compileRequest(
 
   let written: Record<string, unknown> | undefined;
   if (request !== undefined) {
-    if (!isMapping(request)) {
+    if (!isObject(request)) {
       errors.push(`request must be a mapping of conditions (${REQUEST_FIELDS.join(", ")}), got ${shown(request)}`);
       return undefined;
     }
@@ -135,7 +132,7 @@ export function compileRequest(
     const { headers, cookies, json, form, body_contains: contains } = request;
     compileMore(request, match, written, claim, errors);
     if (headers !== undefined) {
-      if (!isMapping(headers)) {
+      if (!isObject(headers)) {
         errors.push(`request.headers must be a mapping of header names to patterns, got ${shown(headers)}`);
       } else {
         const seen = new Map<string, string>();
@@ -159,7 +156,7 @@ export function compileRequest(
       }
     }
     if (cookies !== undefined) {
-      if (!isMapping(cookies)) {
+      if (!isObject(cookies)) {
         errors.push(`request.cookies must be a mapping of cookie names to patterns, got ${shown(cookies)}`);
       } else {
         for (const name of Object.keys(cookies)) {
@@ -185,7 +182,7 @@ export function compileRequest(
       written.json = json;
     }
     if (form !== undefined) {
-      if (!isMapping(form)) {
+      if (!isObject(form)) {
         errors.push(`request.form must be a mapping of field names to patterns, got ${shown(form)}`);
       } else {
         match.form = patterns(form, "request.form", false);
@@ -287,7 +284,7 @@ function compileMore(
   }
   if (written.json_equals !== undefined) match.jsonEquals = { value: jsonEquals, ignore };
   if (jsonPath !== undefined) {
-    if (!isMapping(jsonPath) || Object.keys(jsonPath).length === 0) {
+    if (!isObject(jsonPath) || Object.keys(jsonPath).length === 0) {
       errors.push(
         `request.json_path must be a mapping of JSONPath expressions to true (found, not null) or value patterns, got ${
           shown(jsonPath)

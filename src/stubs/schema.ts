@@ -10,7 +10,8 @@
  * @module
  */
 
-import { ID, JSON_IGNORES, MAX_SCOPE_LENGTH, type REQUEST_FIELDS } from "./request.ts";
+import { JSON_IGNORES, MAX_SCOPE_LENGTH, type REQUEST_FIELDS } from "./request.ts";
+import { STUB_ID } from "../util/ids.ts";
 import {
   BASE64,
   type CONFIG_FIELDS,
@@ -182,7 +183,7 @@ const STUB: SchemasOf<typeof STUB_FIELDS> = {
     items: { $ref: "#/$defs/entry" },
   },
   sequence_mode: { enum: [...SEQUENCE_MODES], description: "what follows the last sequence entry" },
-  id: { type: "string", pattern: ID.source, description: "unique name of the stub (admin API, report)" },
+  id: { type: "string", pattern: STUB_ID.source, description: "unique name of the stub (admin API, report)" },
   scope: {
     type: "string",
     minLength: 1,

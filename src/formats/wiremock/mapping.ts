@@ -14,6 +14,8 @@ import { escapeRegex, javaRegexToJs } from "./regex.ts";
 import { compileRegex } from "../../util/regex.ts";
 import { evaluatePath } from "../../templating/jsonpath.ts";
 import { rankPriorities } from "./ranks.ts";
+import { isObject } from "../../util/json_shape.ts";
+import { isJsonMediaType } from "../../util/media.ts";
 
 export { rankPriorities };
 
@@ -101,13 +103,6 @@ const METHODS = new Set(["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "P
 /** Mapping fields that do not change an answer. */
 const IGNORED = new Set(["metadata", "persistent", "insertionIndex", "name", "id", "uuid"]);
 const HAS_PLACEHOLDER = new RegExp(PLACEHOLDER_ANYWHERE.source);
-/** A JSON media type (`*\/json`, `*+json`): stubtool serializes a `body` under one as JSON. */
-const JSON_MEDIA = /^[^;]*(\/json|\+json)\s*(;|$)/i;
-const isJsonMediaType = (contentType: string) => JSON_MEDIA.test(contentType);
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function shown(value: unknown): string {
   const text = JSON.stringify(value) ?? String(value);

@@ -9,6 +9,7 @@
  */
 
 import { compileJsonPattern, compileValuePattern, jsonLiterals } from "../../stubs/patterns.ts";
+import { isObject } from "../../util/json_shape.ts";
 
 /** What decides whether two converted stubs can match one request. */
 interface Shape {
@@ -24,10 +25,6 @@ interface Shape {
    * parameters: a literal one matches when any of the parameter's values equals it.
    */
   literals: Map<string, string>;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function shapeOf(route: Record<string, unknown>): Shape {

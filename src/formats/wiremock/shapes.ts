@@ -7,6 +7,8 @@
  * @module
  */
 
+import { isObject } from "../../util/json_shape.ts";
+
 /** A request as the server kept it, the input of {@link loggedRequest}. */
 export interface KeptRequest {
   method: string;
@@ -195,10 +197,6 @@ export function wireMockErrors(...errors: WireMockError[]): { errors: WireMockEr
 export function withId(mapping: Record<string, unknown>, id: string): Record<string, unknown> {
   const { id: _id, uuid: _uuid, ...rest } = mapping;
   return { id, ...rest, uuid: id };
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A stubtool value pattern (`"text"`, `"{name}"`, `{regex}`, `{absent: true}`) as a WireMock matcher, when one says the same. */

@@ -30,12 +30,14 @@ import { type Problem, type RequestPattern, validateConfig } from "../../stubs/v
 import { tooLargeMessage } from "../body.ts";
 import { checkPattern } from "./find.ts";
 import type { Incoming } from "../incoming.ts";
-import { errorAnswer, type Respond, type ResponseHead } from "../response.ts";
+import { errorAnswer, jsonAnswer, type Respond, type ResponseHead } from "../response.ts";
+import type { ReservedCall, ReservedHandler, RouteRow } from "./routes.ts";
 import type { Route } from "../matching/route.ts";
 import type { BatchProblem } from "../matching/stub_set.ts";
 import { type StubInfo, stubInfo } from "./stub_form.ts";
 import type { JournalEntry } from "../../report/types.ts";
 import { resolveInside } from "../../util/paths.ts";
+import { isObject } from "../../util/json_shape.ts";
 
 /** What every admin API (`/__stubtool__/stubs`, WireMock's `/__admin/mappings`) asks of the server's stubs. */
 export interface StubsHost {
@@ -63,8 +65,6 @@ export interface AdminHost extends StubsHost {
   find(pattern: RequestPattern): { requests: JournalEntry[]; complete: boolean };
 }
 
-const JSON_201: ResponseHead = { status: 201, headers: { "content-type": "application/json" } };
-const JSON_200: ResponseHead = { status: 200, headers: { "content-type": "application/json" } };
 const NO_CONTENT: ResponseHead = { status: 204, headers: {} };
 const YAML_TYPES = /^\s*(application|text)\/(x-)?yaml\s*(;|$)/i;
 /** Content types read as JSON: none, JSON ones, and plain text. */
@@ -154,15 +154,13 @@ export const NO_FILES = "body_file is not read over the admin API (the server re
 
 /** The places of a batch's `body_file`s (`routes[i]`, `routes[i].sequence[k]`). */
 function bodyFilePlaces(routes: readonly unknown[]): string[] {
-  const has = (value: unknown): value is Record<string, unknown> =>
-    typeof value === "object" && value !== null && !Array.isArray(value);
   const places: string[] = [];
   routes.forEach((route, i) => {
-    if (!has(route)) return;
+    if (!isObject(route)) return;
     if (route.body_file !== undefined) places.push(`routes[${i}]`);
     if (Array.isArray(route.sequence)) {
       route.sequence.forEach((entry, k) => {
-        if (has(entry) && entry.body_file !== undefined) places.push(`routes[${i}].sequence[${k}]`);
+        if (isObject(entry) && entry.body_file !== undefined) places.push(`routes[${i}].sequence[${k}]`);
       });
     }
   });
@@ -214,11 +212,7 @@ function inScope(document: unknown, scope: string | null): unknown {
   if (!scope || !Array.isArray(routes)) return document;
   return {
     ...(document as Record<string, unknown>),
-    routes: routes.map((route) =>
-      typeof route === "object" && route !== null && !Array.isArray(route) && !("scope" in route)
-        ? { ...route, scope }
-        : route
-    ),
+    routes: routes.map((route) => isObject(route) && !("scope" in route) ? { ...route, scope } : route),
   };
 }
 
@@ -251,7 +245,7 @@ async function addStubs<R>(host: AdminHost, incoming: Incoming, respond: Respond
     ));
   }
   const stubs = added.map((r) => ({ id: r.id, method: r.method, path: r.path }));
-  return respond(JSON_201, JSON.stringify({ stubs }));
+  return respond(...jsonAnswer({ stubs }, 201));
 }
 
 /** `PUT /__stubtool__/stubs/{id}`: one stub in the place of another, under the same id. */
@@ -259,10 +253,10 @@ async function replaceStub<R>(host: AdminHost, id: string, incoming: Incoming, r
   if (!host.route(id)) return respond(...errorAnswer(404, `no stub has id '${id}'`, { id }));
   const read = await readDocument(incoming, host.maxBody);
   if ("answer" in read) return respond(...read.answer);
-  if (typeof read.value !== "object" || read.value === null || Array.isArray(read.value)) {
+  if (!isObject(read.value)) {
     return respond(...errorAnswer(400, "PUT takes one stub (a mapping with at least method and path)"));
   }
-  const raw = read.value as Record<string, unknown>;
+  const raw = read.value;
   if (raw.id !== undefined && raw.id !== id) {
     return respond(...problemsAnswer(400, "invalid stubs", [{
       level: "error",
@@ -279,7 +273,7 @@ async function replaceStub<R>(host: AdminHost, id: string, incoming: Incoming, r
   if (!config || errors.length) return respond(...problemsAnswer(400, "invalid stubs", errors));
   const { route } = host.replaceStub(id, config.routes[0]);
   // Checked above: the id exists, and the body's id (if any) is this one.
-  return respond(JSON_200, JSON.stringify(stubInfo(route!)));
+  return respond(...jsonAnswer(stubInfo(route!)));
 }
 
 /** `POST /__stubtool__/requests/find`. */
@@ -295,94 +289,85 @@ async function findRequests<R>(host: AdminHost, incoming: Incoming, respond: Res
     ));
   }
   const { requests, complete } = host.find(pattern);
-  return respond(JSON_200, JSON.stringify({ count: requests.length, complete, requests }));
+  return respond(...jsonAnswer({ count: requests.length, complete, requests }));
 }
 
-/** `405` naming what a path accepts. */
-function notAllowed<R>(pathname: string, method: string, allow: string, respond: Respond<R>): R {
-  return respond(...errorAnswer(405, `${pathname} accepts ${allow}, not ${method}`, {}, { allow }));
+/** The id in `/__stubtool__/stubs/{id}`, percent-decoded when it decodes. */
+function stubId(params: Record<string, string>): string {
+  try {
+    return decodeURIComponent(params.id);
+  } catch {
+    return params.id;
+  }
 }
 
-/**
- * Answers an admin endpoint (`stubs`, `stubs/{id}`, `requests/find`; `endpoint` is the path
- * after `/__stubtool__/`), or returns undefined when `endpoint` is none of them. The answer
- * is wrapped: an adapter's own answer may be undefined (Node writes it).
- */
-export function answerAdmin<R>(
-  host: AdminHost,
-  incoming: Incoming,
-  endpoint: string,
-  params: URLSearchParams,
-  respond: Respond<R>,
-): { answer: R | Promise<R> } | undefined {
-  const answer = adminAnswer(host, incoming, endpoint, params, respond);
-  return answer === NOT_ADMIN ? undefined : { answer };
+/** `GET /__stubtool__/stubs/{id}`. */
+function showStub<R>(host: AdminHost, { respond }: ReservedCall<R>, params: Record<string, string>): R {
+  const id = stubId(params);
+  const route = host.route(id);
+  if (!route) return respond(...errorAnswer(404, `no stub has id '${id}'`, { id }));
+  return respond(...jsonAnswer(stubInfo(route)));
 }
 
-const NOT_ADMIN: unique symbol = Symbol("not an admin endpoint");
-
-function adminAnswer<R>(
-  host: AdminHost,
-  incoming: Incoming,
-  endpoint: string,
-  params: URLSearchParams,
-  respond: Respond<R>,
-): R | Promise<R> | typeof NOT_ADMIN {
-  const method = incoming.method;
-  const pathname = `/__stubtool__/${endpoint}`;
-  if (endpoint === "stubs") {
-    switch (method) {
-      case "GET":
-      case "HEAD":
-        return respond(JSON_200, JSON.stringify({ stubs: host.routes().map(stubInfo) }));
-      case "POST":
-        return addStubs(host, incoming, respond);
-      case "DELETE": {
-        // Stubs added at runtime go; the config's and --stub's stay.
-        const scope = params.get("scope");
-        host.remove((r) => (r.source === "api" || r.source === "admin") && (scope === null || r.scope === scope));
-        return respond(NO_CONTENT, null);
-      }
-      default:
-        return notAllowed(pathname, method, "GET, HEAD, POST, DELETE", respond);
-    }
+/** `DELETE /__stubtool__/stubs/{id}`. */
+function deleteStub<R>(host: AdminHost, { respond }: ReservedCall<R>, params: Record<string, string>): R {
+  const id = stubId(params);
+  if (host.remove((r) => r.id === id).length === 0) {
+    return respond(...errorAnswer(404, `no stub has id '${id}'`, { id }));
   }
-  if (endpoint === "stubs/reset" && method === "POST") {
-    host.resetStubs();
-    return respond(NO_CONTENT, null);
-  }
-  if (endpoint.startsWith("stubs/")) {
-    let id: string;
-    try {
-      id = decodeURIComponent(endpoint.slice("stubs/".length));
-    } catch {
-      id = endpoint.slice("stubs/".length);
-    }
-    switch (method) {
-      case "GET":
-      case "HEAD": {
-        const route = host.route(id);
-        if (!route) return respond(...errorAnswer(404, `no stub has id '${id}'`, { id }));
-        return respond(JSON_200, JSON.stringify(stubInfo(route)));
-      }
-      case "PUT":
-        return replaceStub(host, id, incoming, respond);
-      case "DELETE":
-        if (host.remove((r) => r.id === id).length === 0) {
-          return respond(...errorAnswer(404, `no stub has id '${id}'`, { id }));
-        }
-        return respond(NO_CONTENT, null);
-      default:
-        // `stubs/reset` is also the address of a stub with id `reset`.
-        return notAllowed(pathname, method, `GET, HEAD, ${id === "reset" ? "POST, " : ""}PUT, DELETE`, respond);
-    }
-  }
-  if (endpoint === "requests/find") {
-    if (method !== "POST") return notAllowed(pathname, method, "POST", respond);
-    return findRequests(host, incoming, respond);
-  }
-  return NOT_ADMIN;
+  return respond(NO_CONTENT, null);
 }
+
+/** The reset stub's address: `stubs/reset` is also `stubs/{id}` with id `reset`. */
+const RESET_ID = { id: "reset" };
+
+/** The admin endpoints' routes under `/__stubtool__/`. */
+export const ADMIN_ROUTES: readonly RouteRow<ReservedHandler<AdminHost>>[] = [
+  {
+    method: ["GET", "HEAD"],
+    pattern: "stubs",
+    handler: (host, { respond }) => respond(...jsonAnswer({ stubs: host.routes().map(stubInfo) })),
+  },
+  { method: "POST", pattern: "stubs", handler: (host, { incoming, respond }) => addStubs(host, incoming, respond) },
+  {
+    method: "DELETE",
+    pattern: "stubs",
+    handler: (host, { query, respond }) => {
+      // Stubs added at runtime go; the config's and --stub's stay.
+      const scope = query.get("scope");
+      host.remove((r) => (r.source === "api" || r.source === "admin") && (scope === null || r.scope === scope));
+      return respond(NO_CONTENT, null);
+    },
+  },
+  // `stubs/reset` is also the address of a stub with id `reset`: it takes what `stubs/{id}` takes, and POST.
+  { method: ["GET", "HEAD"], pattern: "stubs/reset", handler: (host, call) => showStub(host, call, RESET_ID) },
+  {
+    method: "POST",
+    pattern: "stubs/reset",
+    handler: (host, { respond }) => {
+      host.resetStubs();
+      return respond(NO_CONTENT, null);
+    },
+  },
+  {
+    method: "PUT",
+    pattern: "stubs/reset",
+    handler: (host, { incoming, respond }) => replaceStub(host, "reset", incoming, respond),
+  },
+  { method: "DELETE", pattern: "stubs/reset", handler: (host, call) => deleteStub(host, call, RESET_ID) },
+  { method: ["GET", "HEAD"], pattern: "stubs/{id*}", handler: showStub },
+  {
+    method: "PUT",
+    pattern: "stubs/{id*}",
+    handler: (host, { incoming, respond }, params) => replaceStub(host, stubId(params), incoming, respond),
+  },
+  { method: "DELETE", pattern: "stubs/{id*}", handler: deleteStub },
+  {
+    method: "POST",
+    pattern: "requests/find",
+    handler: (host, { incoming, respond }) => findRequests(host, incoming, respond),
+  },
+];
 
 /** A stub in config form, for the `GET` answers (re-exported for the CLI's `stubs list`). */
 export type { StubInfo };

@@ -7,12 +7,13 @@
 
 import type { JournalSnapshot, Report } from "../../report/types.ts";
 import { RESERVED_PREFIX } from "../../stubs/path.ts";
-import { ADMIN_ENDPOINTS, type AdminHost, answerAdmin } from "./admin.ts";
+import { ADMIN_ENDPOINTS, ADMIN_ROUTES, type AdminHost } from "./admin.ts";
 import type { ReservedGuard } from "./guard.ts";
-import { answerFlow, FLOW_ENDPOINTS, type FlowHost } from "./flow_endpoints.ts";
+import { FLOW_ENDPOINTS, FLOW_ROUTES, type FlowHost } from "./flow_endpoints.ts";
+import { type ReservedCall, type ReservedHandler, type RouteRow, RouteTable } from "./routes.ts";
 import type { Incoming } from "../incoming.ts";
 import type { JournalFilter } from "../journal/journal.ts";
-import { errorAnswer, type Respond, type ResponseHead } from "../response.ts";
+import { errorAnswer, jsonHead, notAllowedAnswer, type Respond, type ResponseHead } from "../response.ts";
 
 /** What the endpoints ask of the server. */
 export interface ReservedHost extends AdminHost, FlowHost {
@@ -25,7 +26,6 @@ export interface ReservedHost extends AdminHost, FlowHost {
   reset(): void;
 }
 
-const JSON_HEAD: ResponseHead = { status: 200, headers: { "content-type": "application/json" } };
 const RESET_HEAD: ResponseHead = { status: 204, headers: {} };
 const HEALTH_BODY = '{"status":"ok"}';
 const ENDPOINTS = [
@@ -174,75 +174,64 @@ function fresh(host: ReservedHost, incoming: Incoming, rawQuery: string): { etag
   return { etag, unchanged: incoming.header("if-none-match") === etag };
 }
 
-/** Answers a request under `/__stubtool__/` (or `/__stubtool__` itself, which redirects to the dashboard). */
-function answerReserved<R>(
+/**
+ * Answers the report, the journal or the dashboard: unchanged since the client's copy is a
+ * 304 (the dashboard polls every second), else `make`'s answer under the ETag.
+ */
+function whenChanged<R>(
   host: ReservedHost,
-  state: AnswerState,
-  incoming: Incoming,
-  pathname: string,
-  rawQuery: string,
-  respond: Respond<R>,
+  call: ReservedCall<R>,
+  make: (etag: string) => R | Promise<R>,
 ): R | Promise<R> {
-  const method = incoming.method;
-  if (pathname.length < RESERVED_PREFIX.length) {
-    // `/__stubtool__` without the slash: where a user typing the dashboard's address lands.
-    if (method === "GET" || method === "HEAD") {
-      return respond({ status: 308, headers: { location: RESERVED_PREFIX } }, null);
-    }
-    return respond(...errorAnswer(404, `unknown stubtool endpoint '${pathname}'`, { endpoints: ENDPOINTS }));
-  }
-  const endpoint = pathname.slice(RESERVED_PREFIX.length);
-  const params = new URLSearchParams(rawQuery);
-  const admin = answerAdmin(host, incoming, endpoint, params, respond);
-  if (admin) return admin.answer;
-  const flow = answerFlow(host, incoming, endpoint, params, respond);
-  if (flow) return flow.answer;
-  if (
-    endpoint !== "" && endpoint !== "health" && endpoint !== "report" && endpoint !== "requests" &&
-    endpoint !== "reset"
-  ) {
-    return respond(...errorAnswer(404, `unknown stubtool endpoint '${pathname}'`, { endpoints: ENDPOINTS }));
-  }
-  const allow = endpoint === "reset" ? "POST" : "GET, HEAD";
-  if (!allow.split(", ").includes(method)) {
-    return respond(...errorAnswer(405, `${pathname} accepts ${allow}, not ${method}`, {}, { allow }));
-  }
-  // A HEAD request gets the GET's answer; the handler drops its body (headAnswer).
-  if (endpoint === "health") return respond(JSON_HEAD, HEALTH_BODY);
-  if (endpoint === "reset") {
-    host.reset();
-    return respond(RESET_HEAD, null);
-  }
-  // The report, the journal and the dashboard: unchanged since the client's copy is a 304
-  // (the dashboard polls every second), else a JSON or HTML answer, streamed when large.
-  const { etag, unchanged } = fresh(host, incoming, rawQuery);
-  if (unchanged) return respond({ status: 304, headers: { etag } }, null);
-  switch (endpoint) {
-    case "":
-      return dashboard(host, state, etag, respond);
-    case "report": {
-      const scope = reportScope(params);
-      if (scope.scope !== undefined && !host.scopes()) return respond(...errorAnswer(400, SCOPES_OFF));
-      const head = { status: 200, headers: { "content-type": "application/json", etag } };
-      return answer(
-        state,
-        head,
-        cachedText(host, state, `report ${rawQuery}`, () => JSON.stringify(host.report(scope))),
-        respond,
-      );
-    }
-    default: {
-      const filter = journalFilter(params);
-      if (typeof filter === "string") return respond(...errorAnswer(400, filter));
-      const head = { status: 200, headers: { "content-type": "application/json", etag } };
-      return answer(
-        state,
-        head,
-        cachedText(host, state, `requests ${rawQuery}`, () => JSON.stringify(host.journal(filter))),
-        respond,
-      );
-    }
-  }
+  const { etag, unchanged } = fresh(host, call.incoming, call.rawQuery);
+  if (unchanged) return call.respond({ status: 304, headers: { etag } }, null);
+  return make(etag);
+}
+
+/**
+ * The routes of the server's own endpoints under `/__stubtool__/`. A HEAD request gets the
+ * GET's answer; the handler drops its body (headAnswer). The report, the journal and the
+ * dashboard are JSON or HTML answers, streamed when large.
+ */
+function reservedRoutes(state: AnswerState): RouteRow<ReservedHandler<ReservedHost>>[] {
+  return [
+    {
+      method: ["GET", "HEAD"],
+      pattern: "",
+      handler: (host, call) => whenChanged(host, call, (etag) => dashboard(host, state, etag, call.respond)),
+    },
+    { method: ["GET", "HEAD"], pattern: "health", handler: (_host, { respond }) => respond(jsonHead(), HEALTH_BODY) },
+    {
+      method: ["GET", "HEAD"],
+      pattern: "report",
+      handler: (host, call) =>
+        whenChanged(host, call, (etag) => {
+          const scope = reportScope(call.query);
+          if (scope.scope !== undefined && !host.scopes()) return call.respond(...errorAnswer(400, SCOPES_OFF));
+          const text = cachedText(host, state, `report ${call.rawQuery}`, () => JSON.stringify(host.report(scope)));
+          return answer(state, jsonHead(200, { etag }), text, call.respond);
+        }),
+    },
+    {
+      method: ["GET", "HEAD"],
+      pattern: "requests",
+      handler: (host, call) =>
+        whenChanged(host, call, (etag) => {
+          const filter = journalFilter(call.query);
+          if (typeof filter === "string") return call.respond(...errorAnswer(400, filter));
+          const text = cachedText(host, state, `requests ${call.rawQuery}`, () => JSON.stringify(host.journal(filter)));
+          return answer(state, jsonHead(200, { etag }), text, call.respond);
+        }),
+    },
+    {
+      method: "POST",
+      pattern: "reset",
+      handler: (host, { respond }) => {
+        host.reset();
+        return respond(RESET_HEAD, null);
+      },
+    },
+  ];
 }
 
 /** The live dashboard page; its module loads on the first visit, not at start. */
@@ -265,11 +254,12 @@ function dashboard<R>(host: ReservedHost, state: AnswerState, etag: string, resp
 export class ReservedMount {
   readonly #host: ReservedHost;
   readonly #guard: ReservedGuard;
-  readonly #state: AnswerState = { largeBytes: 0 };
+  readonly #routes: RouteTable<ReservedHandler<ReservedHost>>;
 
   constructor(host: ReservedHost, guard: ReservedGuard) {
     this.#host = host;
     this.#guard = guard;
+    this.#routes = new RouteTable([...reservedRoutes({ largeBytes: 0 }), ...ADMIN_ROUTES, ...FLOW_ROUTES]);
   }
 
   /** Is `pathname` this mount's (`/__stubtool__/…`, or `/__stubtool__` itself)? */
@@ -281,6 +271,20 @@ export class ReservedMount {
   answer<R>(incoming: Incoming, pathname: string, rawQuery: string, respond: Respond<R>): R | Promise<R> {
     const refusal = this.#guard.check(incoming, pathname, pathname.slice(RESERVED_PREFIX.length), rawQuery);
     if (refusal) return respond(...refusal);
-    return answerReserved(this.#host, this.#state, incoming, pathname, rawQuery, respond);
+    const method = incoming.method;
+    if (pathname.length < RESERVED_PREFIX.length) {
+      // `/__stubtool__` without the slash: where a user typing the dashboard's address lands.
+      if (method === "GET" || method === "HEAD") {
+        return respond({ status: 308, headers: { location: RESERVED_PREFIX } }, null);
+      }
+      return respond(...errorAnswer(404, `unknown stubtool endpoint '${pathname}'`, { endpoints: ENDPOINTS }));
+    }
+    const match = this.#routes.match(method, pathname.slice(RESERVED_PREFIX.length));
+    if (!match) {
+      return respond(...errorAnswer(404, `unknown stubtool endpoint '${pathname}'`, { endpoints: ENDPOINTS }));
+    }
+    if ("allow" in match) return respond(...notAllowedAnswer(pathname, method, match.allow));
+    const query = new URLSearchParams(rawQuery);
+    return match.handler(this.#host, { incoming, pathname, rawQuery, query, respond }, match.params);
   }
 }

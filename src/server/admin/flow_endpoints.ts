@@ -8,7 +8,8 @@
 
 import type { CallbackRecord } from "../callbacks/callbacks.ts";
 import type { Incoming } from "../incoming.ts";
-import { errorAnswer, type Respond, type ResponseHead } from "../response.ts";
+import { errorAnswer, jsonAnswer, type Respond, type ResponseHead } from "../response.ts";
+import type { ReservedCall, ReservedHandler, RouteRow } from "./routes.ts";
 import { type ScenarioEntry, type SetStateResult, STARTED } from "../matching/scenarios.ts";
 
 /** What these endpoints ask of the server. */
@@ -36,54 +37,52 @@ export const FLOW_ENDPOINTS = [
   "GET /__stubtool__/callbacks",
 ];
 
-const JSON_200: ResponseHead = { status: 200, headers: { "content-type": "application/json" } };
 const NO_CONTENT: ResponseHead = { status: 204, headers: {} };
 
-function refuseMethod<R>(path: string, allow: string, method: string, respond: Respond<R>): R {
-  return respond(...errorAnswer(405, `${path} accepts ${allow}, not ${method}`, {}, { allow }));
-}
-
-/** Answers `endpoint` (the path after `/__stubtool__/`) when it is one of these; undefined otherwise. */
-export function answerFlow<R>(
-  host: FlowHost,
-  incoming: Incoming,
-  endpoint: string,
-  params: URLSearchParams,
-  respond: Respond<R>,
-): { answer: R | Promise<R> } | undefined {
-  const method = incoming.method;
-  const path = `/__stubtool__/${endpoint}`;
-  if (endpoint === "callbacks") {
-    if (method !== "GET" && method !== "HEAD") return { answer: refuseMethod(path, "GET, HEAD", method, respond) };
-    return { answer: respond(JSON_200, JSON.stringify({ callbacks: host.callbacks() })) };
-  }
-  if (endpoint === "scenarios") {
-    if (method !== "GET" && method !== "HEAD") return { answer: refuseMethod(path, "GET, HEAD", method, respond) };
-    const scope = params.get("scope") || undefined;
-    return { answer: respond(JSON_200, JSON.stringify({ scenarios: host.scenarios(scope) })) };
-  }
-  if (endpoint === "scenarios/reset") {
-    if (method !== "POST") return { answer: refuseMethod(path, "POST", method, respond) };
-    host.resetScenarios();
-    return { answer: respond(NO_CONTENT, null) };
-  }
-  if (!endpoint.startsWith("scenarios/")) return undefined;
-  const read = method === "GET" || method === "HEAD";
-  if (method !== "PUT" && !read) return { answer: refuseMethod(path, "GET, HEAD, PUT", method, respond) };
+/**
+ * `GET|PUT /__stubtool__/scenarios/{name}` (optional `?scope=`): the name percent-decoded, or 400 when it does
+ * not decode; GET answers that scenario (404 naming a close one), PUT moves it.
+ */
+function oneScenario<R>(host: FlowHost, call: ReservedCall<R>, params: Record<string, string>): R | Promise<R> {
   let name: string;
   try {
-    name = decodeURIComponent(endpoint.slice("scenarios/".length));
+    name = decodeURIComponent(params.name);
   } catch {
-    return { answer: respond(...errorAnswer(400, `the scenario name in ${path} is not valid percent-encoding`)) };
+    return call.respond(...errorAnswer(400, `the scenario name in ${call.pathname} is not valid percent-encoding`));
   }
-  if (read) {
-    const entry = host.scenario(name, params.get("scope") || null);
-    if (entry) return { answer: respond(JSON_200, JSON.stringify(entry)) };
+  const scope = call.query.get("scope") || null;
+  if (call.incoming.method !== "PUT") {
+    const entry = host.scenario(name, scope);
+    if (entry) return call.respond(...jsonAnswer(entry));
     const known = host.scenarios().map((s) => s.name).filter((n, i, all) => all.indexOf(n) === i);
-    return { answer: respond(...errorAnswer(404, host.scenarioRefusal(name, STARTED), { scenarios: known })) };
+    return call.respond(...errorAnswer(404, host.scenarioRefusal(name, STARTED), { scenarios: known }));
   }
-  return { answer: setState(host, incoming, name, params.get("scope"), respond) };
+  return setState(host, call.incoming, name, scope, call.respond);
 }
+
+/** The routes of these endpoints under `/__stubtool__/`. */
+export const FLOW_ROUTES: readonly RouteRow<ReservedHandler<FlowHost>>[] = [
+  {
+    method: ["GET", "HEAD"],
+    pattern: "callbacks",
+    handler: (host, { respond }) => respond(...jsonAnswer({ callbacks: host.callbacks() })),
+  },
+  {
+    method: ["GET", "HEAD"],
+    pattern: "scenarios",
+    handler: (host, { respond, query }) =>
+      respond(...jsonAnswer({ scenarios: host.scenarios(query.get("scope") || undefined) })),
+  },
+  {
+    method: "POST",
+    pattern: "scenarios/reset",
+    handler: (host, { respond }) => {
+      host.resetScenarios();
+      return respond(NO_CONTENT, null);
+    },
+  },
+  { method: ["GET", "HEAD", "PUT"], pattern: "scenarios/{name*}", handler: oneScenario },
+];
 
 async function setState<R>(
   host: FlowHost,
@@ -113,5 +112,5 @@ async function setState<R>(
     return respond(...errorAnswer(422, host.scenarioRefusal(name, state), { states }));
   }
   const entry = { name, state, ...(scope ? { scope } : {}) };
-  return respond(JSON_200, JSON.stringify(entry));
+  return respond(...jsonAnswer(entry));
 }

@@ -1,5 +1,5 @@
 /**
- * The router: which stub answers a request, and why the closest stubs did not (*).
+ * The router: which stub answers a request, and why the closest stubs did not.
  *
  * Precedence among the stubs whose every condition holds: (1) a scoped stub for the
  * request's scope; (2) higher priority; (3) the later batch, so a stub a test adds always

@@ -35,6 +35,7 @@ import { NESTING_MESSAGE, tooDeep } from "../../util/nesting.ts";
 import { VERSION } from "../../version.ts";
 import type { StubsHost } from "../admin/admin.ts";
 import type { ReservedGuard } from "../admin/guard.ts";
+import { RouteTable } from "../admin/routes.ts";
 import type { Incoming } from "../incoming.ts";
 import type { JournalRecord } from "../journal/journal.ts";
 import type { Respond } from "../response.ts";
@@ -42,10 +43,20 @@ import type { Route } from "../matching/route.ts";
 import type { ScenarioEntry, SetStateResult } from "../matching/scenarios.ts";
 import { stubInfo } from "../admin/stub_form.ts";
 import { admitMappings, type Admitted } from "./wiremock_mappings.ts";
-import { type Answer, type Body, EMPTY_OK, errors, isObject, json, WireMockJournal } from "./wiremock_journal.ts";
+import { type Answer, type Body, EMPTY_OK, errors, json, WireMockJournal } from "./wiremock_journal.ts";
+import { isObject } from "../../util/json_shape.ts";
 
 /** The near-miss answer: WireMock's shape, with none (stubtool's own explanations are in its 404s). */
 const NO_NEAR_MISSES = json({ nearMisses: [] });
+
+/** A request to a WireMock admin endpoint, as its task sees it. */
+interface WireMockCall {
+  incoming: Incoming;
+  query: URLSearchParams;
+}
+
+/** One endpoint's task: the request and the path's parameters (as written) in, WireMock's answer out. */
+type WireMockTask = (call: WireMockCall, params: Record<string, string>) => Answer | Promise<Answer>;
 
 /** Where the WireMock admin API is. */
 export const WIREMOCK_ADMIN_PREFIX = "/__admin/";
@@ -106,87 +117,136 @@ export class WireMockAdminMount {
     return respond(...answer);
   }
 
-  #route(incoming: Incoming, endpoint: string, params: URLSearchParams): Answer | Promise<Answer> {
-    const method = incoming.method === "HEAD" ? "GET" : incoming.method;
-    const path = endpoint.endsWith("/") ? endpoint.slice(0, -1) : endpoint;
-    const parts = path.split("/");
-    const on = (...allowed: string[]): Answer | undefined =>
-      allowed.includes(method) ? undefined : errors(405, {
-        code: 405,
-        title: `/__admin/${path} accepts ${allowed.join(", ")}, not ${incoming.method}`,
-      });
-    switch (path) {
-      case "health":
-        return on("GET") ?? this.#health();
-      case "mappings":
-        if (method === "GET") return json(mappingList(this.#listMappings(params)));
-        if (method === "POST") return this.#read(incoming).then((body) => this.#addMapping(body));
-        if (method === "DELETE") {
-          this.#host.remove(() => true);
-          this.#mappings.clear();
-          return json({});
-        }
-        return on("GET", "POST", "DELETE")!;
-      case "mappings/remove":
-        return on("POST") ?? this.#read(incoming).then((body) => this.#removeMapping(body));
-      case "mappings/import":
-        return on("POST") ?? this.#read(incoming).then((body) => this.#import(body));
-      case "mappings/reset":
-        return on("POST") ?? (this.#host.resetStubs(), [EMPTY_OK, null]);
-      case "reset":
-        if (on("POST")) return on("POST")!;
+  /**
+   * The endpoints, one task each (WireMock's admin answers HEAD as GET). The first pattern
+   * that matches owns the path: `mappings/import` is never a mapping's id.
+   */
+  readonly #routes = new RouteTable<WireMockTask>([
+    { method: "GET", pattern: "health", handler: () => this.#health() },
+    { method: "GET", pattern: "mappings", handler: ({ query }) => json(mappingList(this.#listMappings(query))) },
+    {
+      method: "POST",
+      pattern: "mappings",
+      handler: ({ incoming }) => this.#read(incoming).then((body) => this.#addMapping(body)),
+    },
+    {
+      method: "DELETE",
+      pattern: "mappings",
+      handler: () => {
+        this.#host.remove(() => true);
+        this.#mappings.clear();
+        return json({});
+      },
+    },
+    {
+      method: "POST",
+      pattern: "mappings/remove",
+      handler: ({ incoming }) => this.#read(incoming).then((body) => this.#removeMapping(body)),
+    },
+    {
+      method: "POST",
+      pattern: "mappings/import",
+      handler: ({ incoming }) => this.#read(incoming).then((body) => this.#import(body)),
+    },
+    { method: "POST", pattern: "mappings/reset", handler: () => (this.#host.resetStubs(), [EMPTY_OK, null]) },
+    {
+      method: "POST",
+      pattern: "reset",
+      handler: () => {
         this.#host.resetStubs();
         this.#host.reset();
         return [EMPTY_OK, null];
-      case "requests":
-        if (method === "GET") return this.#journal.requests(params);
-        if (method === "DELETE") {
-          this.#host.clearJournal();
-          return json({});
-        }
-        return on("GET", "DELETE")!;
-      case "requests/count":
-        return on("POST") ?? this.#read(incoming).then((body) => this.#journal.count(body));
-      case "requests/find":
-        return on("POST") ?? this.#read(incoming).then((body) => this.#journal.find(body));
-      case "requests/unmatched":
-        return on("GET") ?? this.#journal.unmatched();
-      // WireMock's clients ask for near misses when a verification fails, to word the error.
-      // stubtool explains misses its own way (the 404's closest): these say there are none.
-      case "near-misses/request":
-      case "near-misses/request-pattern":
-        return on("POST") ?? this.#read(incoming, true).then((body) => "answer" in body ? body.answer : NO_NEAR_MISSES);
-      case "requests/unmatched/near-misses":
-        return on("GET") ?? NO_NEAR_MISSES;
-      case "scenarios":
-        return on("GET") ?? json({ scenarios: this.#scenarios() });
-      case "scenarios/reset":
-        if (on("POST")) return on("POST")!;
+      },
+    },
+    { method: "GET", pattern: "requests", handler: ({ query }) => this.#journal.requests(query) },
+    {
+      method: "DELETE",
+      pattern: "requests",
+      handler: () => {
+        this.#host.clearJournal();
+        return json({});
+      },
+    },
+    {
+      method: "POST",
+      pattern: "requests/count",
+      handler: ({ incoming }) => this.#read(incoming).then((body) => this.#journal.count(body)),
+    },
+    {
+      method: "POST",
+      pattern: "requests/find",
+      handler: ({ incoming }) => this.#read(incoming).then((body) => this.#journal.find(body)),
+    },
+    { method: "GET", pattern: "requests/unmatched", handler: () => this.#journal.unmatched() },
+    // WireMock's clients ask for near misses when a verification fails, to word the error.
+    // stubtool explains misses its own way (the 404's closest): these say there are none.
+    { method: "POST", pattern: "near-misses/request", handler: ({ incoming }) => this.#nearMisses(incoming) },
+    { method: "POST", pattern: "near-misses/request-pattern", handler: ({ incoming }) => this.#nearMisses(incoming) },
+    { method: "GET", pattern: "requests/unmatched/near-misses", handler: () => NO_NEAR_MISSES },
+    { method: "GET", pattern: "scenarios", handler: () => json({ scenarios: this.#scenarios() }) },
+    {
+      method: "POST",
+      pattern: "scenarios/reset",
+      handler: () => {
         this.#host.resetScenarios();
         return json({});
-    }
-    if (parts.length === 2 && parts[0] === "mappings") {
-      const id = decoded(parts[1]);
-      if (method === "GET") {
-        const route = this.#host.route(id);
-        return route ? json(this.#mappingOf(route)) : notFound(`no mapping has id ${id}`);
-      }
-      if (method === "PUT") return this.#read(incoming).then((body) => this.#replace(id, body));
-      if (method === "DELETE") {
+      },
+    },
+    {
+      method: "GET",
+      pattern: "mappings/{id}",
+      handler: (_call, { id }) => {
+        const route = this.#host.route(decoded(id));
+        return route ? json(this.#mappingOf(route)) : notFound(`no mapping has id ${decoded(id)}`);
+      },
+    },
+    {
+      method: "PUT",
+      pattern: "mappings/{id}",
+      handler: ({ incoming }, { id }) => this.#read(incoming).then((body) => this.#replace(decoded(id), body)),
+    },
+    {
+      method: "DELETE",
+      pattern: "mappings/{id}",
+      handler: (_call, params) => {
+        const id = decoded(params.id);
         if (this.#host.remove((r) => r.id === id).length === 0) return notFound(`no mapping has id ${id}`);
         this.#mappings.delete(id);
         return json({});
-      }
-      return on("GET", "PUT", "DELETE")!;
+      },
+    },
+    {
+      method: "PUT",
+      pattern: "scenarios/{name}/state",
+      handler: ({ incoming }, { name }) =>
+        this.#read(incoming, true).then((body) => this.#setState(decoded(name), body)),
+    },
+  ]);
+
+  #route(incoming: Incoming, endpoint: string, query: URLSearchParams): Answer | Promise<Answer> {
+    const method = incoming.method === "HEAD" ? "GET" : incoming.method;
+    const path = endpoint.endsWith("/") ? endpoint.slice(0, -1) : endpoint;
+    const match = this.#routes.match(method, path);
+    if (!match) {
+      return errors(404, {
+        code: 404,
+        title: `stubtool has no WireMock admin endpoint /__admin/${endpoint}`,
+        detail: "see the README's 'WireMock admin API' for the endpoints stubtool answers",
+      });
     }
-    if (parts.length === 3 && parts[0] === "scenarios" && parts[2] === "state") {
-      return on("PUT") ?? this.#read(incoming, true).then((body) => this.#setState(decoded(parts[1]), body));
+    if ("allow" in match) {
+      // WireMock's shape for the error; its admin API sends no allow header.
+      return errors(405, {
+        code: 405,
+        title: `/__admin/${path} accepts ${match.allow.join(", ")}, not ${incoming.method}`,
+      });
     }
-    return errors(404, {
-      code: 404,
-      title: `stubtool has no WireMock admin endpoint /__admin/${endpoint}`,
-      detail: "see the README's 'WireMock admin API' for the endpoints stubtool answers",
-    });
+    return match.handler({ incoming, query }, match.params);
+  }
+
+  /** `near-misses/request` and `near-misses/request-pattern`: the body must be JSON (or empty); there are none. */
+  #nearMisses(incoming: Incoming): Promise<Answer> {
+    return this.#read(incoming, true).then((body) => "answer" in body ? body.answer : NO_NEAR_MISSES);
   }
 
   #health(): Answer {

@@ -11,13 +11,11 @@ import { loggedRequest, serveEvent, type WireMockError, wireMockErrors } from ".
 import { checkPattern, findRequests } from "../admin/find.ts";
 import { headerRecord } from "../incoming.ts";
 import type { JournalRecord } from "../journal/journal.ts";
-import type { ResponseHead } from "../response.ts";
+import { jsonAnswer, type ResponseHead } from "../response.ts";
 import type { Route } from "../matching/route.ts";
+import { isObject } from "../../util/json_shape.ts";
 
-export const JSON_HEAD: ResponseHead = { status: 200, headers: { "content-type": "application/json" } };
 export const EMPTY_OK: ResponseHead = { status: 200, headers: {} };
-/** The ids a stub may have (what the converter keeps of a mapping's id unchanged). */
-export const STUB_ID = /^[A-Za-z0-9_.:-]{1,100}$/;
 /** A request pattern's URL matchers that count and find apply themselves (the converter refuses them for stubs). */
 const URL_KEYS = ["url", "urlPattern", "urlPathPattern"] as const;
 
@@ -25,16 +23,13 @@ export type Answer = [ResponseHead, string | null];
 /** A request body read as JSON (with its text), or the answer that refuses it. */
 export type Body = { value: unknown; text: string } | { answer: Answer };
 
+/** `value` as a JSON answer (the server's one JSON answer, {@link jsonAnswer}). */
 export function json(value: unknown, status = 200): Answer {
-  return [status === 200 ? JSON_HEAD : { status, headers: JSON_HEAD.headers }, JSON.stringify(value)];
+  return jsonAnswer(value, status);
 }
 
 export function errors(status: number, ...list: WireMockError[]): Answer {
   return json(wireMockErrors(...list), status);
-}
-
-export function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A converter warning as a WireMock error: the feature in the title, the whole line in the detail. */

@@ -13,7 +13,9 @@ import type { Stub } from "../../stubs/model.ts";
 import { validateConfig } from "../../stubs/validate.ts";
 import { readInsideRoot } from "../admin/admin.ts";
 import { pacer } from "../../util/pace.ts";
-import { type Answer, errors, isObject, refusal, STUB_ID } from "./wiremock_journal.ts";
+import { type Answer, errors, refusal } from "./wiremock_journal.ts";
+import { STUB_ID } from "../../util/ids.ts";
+import { isObject } from "../../util/json_shape.ts";
 
 /** One mapping as admitted: the stub, and the mapping as it will be shown. */
 export interface Admitted {
