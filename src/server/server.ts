@@ -228,7 +228,7 @@ export class StubServer implements AsyncDisposable {
 
   /** Every scenario's state (one entry per scope that has left `Started`), as `GET /__stubtool__/scenarios` lists them. */
   scenarios(): Promise<ScenarioEntry[]> {
-    return Promise.resolve(this.handler.registry.set.scenarios.list());
+    return Promise.resolve(this.handler.registry.scenarioStates());
   }
 
   /**
@@ -248,7 +248,7 @@ export class StubServer implements AsyncDisposable {
    * ```
    */
   setScenarioState(name: string, state: string, scope?: string): Promise<void> {
-    const result = this.handler.registry.set.scenarios.set(name, state, scope ?? null);
+    const result = this.handler.registry.setScenarioState(name, state, scope ?? null);
     if (result === "ok") return Promise.resolve();
     return Promise.reject(
       new TypeError(`setScenarioState(${JSON.stringify(name)}, ${JSON.stringify(state)}): ${result}`),
@@ -257,7 +257,7 @@ export class StubServer implements AsyncDisposable {
 
   /** Every scenario back to `Started`, in every scope. */
   resetScenarios(): Promise<void> {
-    this.handler.registry.set.scenarios.reset();
+    this.handler.registry.resetScenarios();
     return Promise.resolve();
   }
 
@@ -285,14 +285,6 @@ export class StubServer implements AsyncDisposable {
 
   /** The port actually bound. */
   getPort(): number {
-    return this.#port;
-  }
-
-  /**
-   * The port actually bound; the same as {@link StubServer.getPort}, which the documentation uses.
-   * @deprecated Use {@link StubServer.getPort}.
-   */
-  get port(): number {
     return this.#port;
   }
 
