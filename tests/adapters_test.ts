@@ -37,8 +37,8 @@ serverTest(
       "/__stubtool__/stubs",
     ];
     for (const path of paths) {
-      const got = await rawRequest(server.port, `GET ${path} HTTP/1.1\r\n${close}`);
-      const headed = await rawRequest(server.port, `HEAD ${path} HTTP/1.1\r\n${close}`);
+      const got = await rawRequest(server.getPort(), `GET ${path} HTTP/1.1\r\n${close}`);
+      const headed = await rawRequest(server.getPort(), `HEAD ${path} HTTP/1.1\r\n${close}`);
       assert.equal(headed.statusLine, got.statusLine, path);
       assert.equal(headed.body, "", path);
       const length = rawHeader(got, "content-length");
@@ -46,16 +46,25 @@ serverTest(
       assert.equal(headed.headers.filter(([name]) => name === "content-length").length, length === undefined ? 0 : 1);
     }
     // A miss: the 404 JSON a GET gets, which names the method (HEAD is one letter longer).
-    const missGet = await rawRequest(server.port, `GET /missing HTTP/1.1\r\n${close}`);
-    const missHead = await rawRequest(server.port, `HEAD /missing HTTP/1.1\r\n${close}`);
+    const missGet = await rawRequest(server.getPort(), `GET /missing HTTP/1.1\r\n${close}`);
+    const missHead = await rawRequest(server.getPort(), `HEAD /missing HTTP/1.1\r\n${close}`);
     assert.equal(missHead.statusLine, "HTTP/1.1 404 Not Found");
     assert.equal(Number(rawHeader(missHead, "content-length")), missGet.body.length + 1);
     // A HEAD stub of its own: the length of the body it would send (`"four"`, JSON).
-    assert.equal(rawHeader(await rawRequest(server.port, `HEAD /own HTTP/1.1\r\n${close}`), "content-length"), "6");
-    assert.equal(rawHeader(await rawRequest(server.port, `HEAD /text HTTP/1.1\r\n${close}`), "content-length"), "10");
-    assert.equal(rawHeader(await rawRequest(server.port, `HEAD /empty HTTP/1.1\r\n${close}`), "content-length"), "0");
     assert.equal(
-      rawHeader(await rawRequest(server.port, `HEAD /none HTTP/1.1\r\n${close}`), "content-length"),
+      rawHeader(await rawRequest(server.getPort(), `HEAD /own HTTP/1.1\r\n${close}`), "content-length"),
+      "6",
+    );
+    assert.equal(
+      rawHeader(await rawRequest(server.getPort(), `HEAD /text HTTP/1.1\r\n${close}`), "content-length"),
+      "10",
+    );
+    assert.equal(
+      rawHeader(await rawRequest(server.getPort(), `HEAD /empty HTTP/1.1\r\n${close}`), "content-length"),
+      "0",
+    );
+    assert.equal(
+      rawHeader(await rawRequest(server.getPort(), `HEAD /none HTTP/1.1\r\n${close}`), "content-length"),
       undefined,
     );
   },
@@ -73,10 +82,10 @@ serverTest(
     try {
       const base = `http://127.0.0.1:${(upstream.address() as { port: number }).port}`;
       server.routes(get("/fixed").proxy(base), get("/chunked").proxy(base));
-      const fixed = await rawRequest(server.port, `HEAD /fixed HTTP/1.1\r\n${close}`);
+      const fixed = await rawRequest(server.getPort(), `HEAD /fixed HTTP/1.1\r\n${close}`);
       assert.equal(fixed.statusLine, "HTTP/1.1 200 OK");
       assert.equal(rawHeader(fixed, "content-length"), "6");
-      const chunked = await rawRequest(server.port, `HEAD /chunked HTTP/1.1\r\n${close}`);
+      const chunked = await rawRequest(server.getPort(), `HEAD /chunked HTTP/1.1\r\n${close}`);
       assert.equal(chunked.statusLine, "HTTP/1.1 200 OK");
       assert.equal(rawHeader(chunked, "content-length"), undefined);
       assert.equal(chunked.body, "");
@@ -90,13 +99,13 @@ serverTest(
   "regression: a raw #fragment in the request target is dropped (Node matched on `/a#x`, Deno on `/a`)",
   async (server) => {
     server.routes(get("/a").body({ a: true }), get("/q?k=v").body({ q: true }));
-    const plain = await rawRequest(server.port, `GET /a#x HTTP/1.1\r\n${close}`);
+    const plain = await rawRequest(server.getPort(), `GET /a#x HTTP/1.1\r\n${close}`);
     assert.equal(plain.statusLine, "HTTP/1.1 200 OK");
     assert.equal(plain.body, '{"a":true}');
-    const query = await rawRequest(server.port, `GET /q?k=v#frag?k=w HTTP/1.1\r\n${close}`);
+    const query = await rawRequest(server.getPort(), `GET /q?k=v#frag?k=w HTTP/1.1\r\n${close}`);
     assert.equal(query.statusLine, "HTTP/1.1 200 OK");
     assert.equal(query.body, '{"q":true}');
-    const miss = await rawRequest(server.port, `GET /b#x HTTP/1.1\r\n${close}`);
+    const miss = await rawRequest(server.getPort(), `GET /b#x HTTP/1.1\r\n${close}`);
     assert.equal(JSON.parse(miss.body).path, "/b");
     assert.deepEqual((await server.journal()).requests.map((r) => r.target), ["/a", "/q?k=v", "/b"]);
     assert.deepEqual((await server.report()).stubs.map((s) => s.hit_count), [1, 1]);
@@ -117,7 +126,7 @@ serverTest(
     );
     const lines: string[] = [];
     for (const status of statuses) {
-      lines.push((await rawRequest(server.port, `GET /s/${status} HTTP/1.1\r\n${close}`)).statusLine);
+      lines.push((await rawRequest(server.getPort(), `GET /s/${status} HTTP/1.1\r\n${close}`)).statusLine);
     }
     assert.deepEqual(lines, statuses.map((status) => `HTTP/1.1 ${status} ${STATUS_CODES[status]}`));
     const own: [string, number][] = [
@@ -128,7 +137,10 @@ serverTest(
       [`DELETE /__stubtool__/health HTTP/1.1\r\n${close}`, 405],
     ];
     for (const [request, status] of own) {
-      assert.equal((await rawRequest(server.port, request)).statusLine, `HTTP/1.1 ${status} ${STATUS_CODES[status]}`);
+      assert.equal(
+        (await rawRequest(server.getPort(), request)).statusLine,
+        `HTTP/1.1 ${status} ${STATUS_CODES[status]}`,
+      );
     }
   },
   { handlerTimeout: 50, maxBody: 10 },
@@ -181,11 +193,11 @@ serverTest(
     const maxBody = 1024 * 1024;
     server.routes(post("/upload").responseFunc(() => [200, { read: true }]));
     const statuses = await Promise.all(
-      Array.from({ length: 30 }, () => chunkedUpload(server.port, "/upload", 2 * maxBody)),
+      Array.from({ length: 30 }, () => chunkedUpload(server.getPort(), "/upload", 2 * maxBody)),
     );
     assert.deepEqual(statuses, Array(30).fill("413"));
     assert.equal(
-      (await rawRequest(server.port, `GET /__stubtool__/health HTTP/1.1\r\n${close}`)).body,
+      (await rawRequest(server.getPort(), `GET /__stubtool__/health HTTP/1.1\r\n${close}`)).body,
       '{"status":"ok"}',
     );
   },
@@ -288,14 +300,14 @@ serverTest(
     // Declared past --max-body: answered before the body is read. Chunked: the function
     // needs the body, which crosses the limit mid-stream.
     const tooLarge = { status: "HTTP/1.1 413 Payload Too Large", connection: "close", body: TOO_LARGE };
-    const declared = await upload(server.port, "/upload", TWELVE_MB, {});
+    const declared = await upload(server.getPort(), "/upload", TWELVE_MB, {});
     assert.deepEqual(answerOf(declared), tooLarge);
     assert.equal(declared.sentAll, true);
-    const chunked = await upload(server.port, "/fn", TWELVE_MB, { chunked: true });
+    const chunked = await upload(server.getPort(), "/fn", TWELVE_MB, { chunked: true });
     assert.deepEqual(answerOf(chunked), tooLarge);
     assert.equal(chunked.sentAll, true);
     // A stub that does not need the body answers a chunked upload before it is in, the same way.
-    const unread = await upload(server.port, "/upload", TWELVE_MB, { chunked: true });
+    const unread = await upload(server.getPort(), "/upload", TWELVE_MB, { chunked: true });
     assert.deepEqual(answerOf(unread), { status: "HTTP/1.1 200 OK", connection: "close", body: { stored: true } });
     // Each upload is journaled and counted once.
     const journal = await server.journal();
@@ -317,7 +329,11 @@ serverTest(
     // all had it read. Declared past the limit, the body is given up on at once; chunked,
     // once 4 MiB of it is in.
     for (const [path, chunked] of [["/upload", false], ["/fn", true]] as const) {
-      const sent = await upload(server.port, path, 32 * 1024 * 1024, { chunked, readAlong: true, untilClosed: true });
+      const sent = await upload(server.getPort(), path, 32 * 1024 * 1024, {
+        chunked,
+        readAlong: true,
+        untilClosed: true,
+      });
       assert.deepEqual(
         answerOf(sent),
         { status: "HTTP/1.1 413 Payload Too Large", connection: "close", body: tooLarge },
@@ -368,11 +384,11 @@ for (const adapter of ADAPTERS) {
         "(Node waited out the 5 s grace for a client that sent nothing)",
       async () => {
         const server = await stubServer(0, { adapter, ...(tls ? { tls: "self-signed" as const } : {}) });
-        const connections = [await openConnection(server.port)];
+        const connections = [await openConnection(server.getPort())];
         if (!tls) {
           connections.push(
-            await openConnection(server.port, "GET /__stubtool__/health HTTP/1.1\r\nhost: localhost\r\n\r\n"),
-            await openConnection(server.port, "GET /__stubtool__/health HTTP/1.1\r\nhost: localhost\r\n"),
+            await openConnection(server.getPort(), "GET /__stubtool__/health HTTP/1.1\r\nhost: localhost\r\n\r\n"),
+            await openConnection(server.getPort(), "GET /__stubtool__/health HTTP/1.1\r\nhost: localhost\r\n"),
           );
         }
         try {

@@ -371,7 +371,7 @@ serverTest(
     assert.deepEqual((await at("/cap", "user=u-7")).json, { id: "7" });
     // Two Cookie lines: each line's cookies count (Deno joins them with ", ", Node with "; ").
     const two = await rawRequest(
-      server.port,
+      server.getPort(),
       "GET /c HTTP/1.1\r\nhost: x\r\ncookie: theme=dark\r\ncookie: session=abc\r\nconnection: close\r\n\r\n",
     );
     assert.equal(two.statusLine, "HTTP/1.1 200 OK");

@@ -59,12 +59,12 @@ serverTest(
     // Each stalled answer is ~16 MB and a different one (its own limit): the first is let
     // through, the second would pass the budget.
     for (let i = 0; i < Math.floor(LARGE_ANSWER_BUDGET / size); i++) {
-      const client = await stalledClient(server.port, `/__stubtool__/requests?limit=${256 - i}`);
+      const client = await stalledClient(server.getPort(), `/__stubtool__/requests?limit=${256 - i}`);
       assert.match(await client.firstBytes, /^HTTP\/1\.1 200/);
       stalled.push(client);
     }
     // Clients asking for the answer under way share its bytes: no more memory, no refusal.
-    const sharing = await stalledClient(server.port, "/__stubtool__/requests?limit=256");
+    const sharing = await stalledClient(server.getPort(), "/__stubtool__/requests?limit=256");
     assert.match(await sharing.firstBytes, /^HTTP\/1\.1 200/);
     sharing.close();
     const busy = await send(server, "GET", "/__stubtool__/requests?limit=200");

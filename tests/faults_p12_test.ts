@@ -26,7 +26,7 @@ for (const adapter of ADAPTERS) {
   Deno.test(`[${adapter}] fault: disconnect closes the connection before a complete answer`, async () => {
     await using server = await stubServer(0, { adapter });
     server.routes(get("/gone").fault("disconnect").body(BODY), get("/fine").body("ok"));
-    const seen = await raw(server.port, "/gone");
+    const seen = await raw(server.getPort(), "/gone");
     if (adapter === "node") assert.equal(seen, "", "on Node not a byte of the answer goes out");
     else {
       // Deno.serve cannot drop a connection before answering: status and headers, then the end.
@@ -42,7 +42,7 @@ for (const adapter of ADAPTERS) {
   Deno.test(`[${adapter}] fault: truncate sends the whole body's length, then half the body, then closes`, async () => {
     await using server = await stubServer(0, { adapter });
     server.routes(get("/half").fault("truncate").body(BODY));
-    const seen = await raw(server.port, "/half");
+    const seen = await raw(server.getPort(), "/half");
     const [head, body] = seen.split("\r\n\r\n");
     assert.match(head, /^HTTP\/1\.1 200 OK\r\n/);
     assert.match(head.toLowerCase(), new RegExp(`\r\ncontent-length: ${BODY_TEXT.length}(\r\n|$)`));

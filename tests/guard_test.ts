@@ -25,7 +25,7 @@ function raw(
   body = "",
 ): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const socket = connect(server.port, "127.0.0.1");
+    const socket = connect(server.getPort(), "127.0.0.1");
     const lines = [`${method} ${path} HTTP/1.1`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
     if (body || method !== "GET") lines.push(`content-length: ${new TextEncoder().encode(body).byteLength}`);
     lines.push("connection: close", "", body);
@@ -50,7 +50,7 @@ function raw(
   });
 }
 
-const HOST = (server: StubServer) => `127.0.0.1:${server.port}`;
+const HOST = (server: StubServer) => `127.0.0.1:${server.getPort()}`;
 
 Deno.test("hostName and isLoopbackName: ports, brackets, case and a final dot do not change the name", () => {
   assert.equal(hostName("LocalHost:9000"), "localhost");
@@ -111,14 +111,14 @@ serverTest(
   "regression: a DNS-rebound page read the report and journal (on a loopback bind, 403 for other Host names)",
   async (server) => {
     server.routes(get("/a"));
-    const rebound = await raw(server, "GET", "/__stubtool__/requests", { host: "attacker.test:" + server.port });
+    const rebound = await raw(server, "GET", "/__stubtool__/requests", { host: "attacker.test:" + server.getPort() });
     assert.equal(rebound.status, 403);
     assert.equal(
       JSON.parse(rebound.body).error,
       "/__stubtool__/requests answers only this machine's names on a loopback server (localhost, 127.0.0.1, ::1), " +
         "not host 'attacker.test' (a DNS-rebinding page could use it); start serve with --allow-host attacker.test to allow it",
     );
-    for (const host of ["localhost", `localhost:${server.port}`, "app.localhost", "127.0.0.1", "[::1]:1"]) {
+    for (const host of ["localhost", `localhost:${server.getPort()}`, "app.localhost", "127.0.0.1", "[::1]:1"]) {
       assert.equal((await raw(server, "GET", "/__stubtool__/health", { host })).status, 200, host);
     }
     assert.equal((await raw(server, "GET", "/a", { host: "attacker.test" })).status, 200, "stubs answer any Host");

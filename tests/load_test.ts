@@ -177,7 +177,7 @@ for (const adapter of ADAPTERS) {
     const deadline = performance.now() + BUDGET_MS;
 
     const run = async (c: number) => {
-      using client = await Client.open(server.port);
+      using client = await Client.open(server.getPort());
       for (let i = 0; i < REQUESTS_PER_CLIENT; i++) {
         if (performance.now() > deadline) {
           throw new Error(`client ${c} passed the ${BUDGET_MS} ms budget at request ${i}`);

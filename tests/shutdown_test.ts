@@ -64,7 +64,7 @@ for (const adapter of ADAPTERS) {
   Deno.test(`[${adapter}] shutdown(): in-flight delays, sequences and response functions finish; new connections are refused`, async () => {
     const server = await stubServer(0, { adapter });
     inFlightStubs(server);
-    const idle = await idleKeepAlive(server.port);
+    const idle = await idleKeepAlive(server.getPort());
     try {
       const url = server.url;
       const requests = [
@@ -77,7 +77,7 @@ for (const adapter of ADAPTERS) {
       const start = performance.now();
       const stopped = server.shutdown();
       await sleep(20);
-      assert.ok(await refused(server.port), "a new connection after shutdown() began was accepted");
+      assert.ok(await refused(server.getPort()), "a new connection after shutdown() began was accepted");
       const answers = await Promise.all(requests);
       await stopped;
       const ms = performance.now() - start;
@@ -128,7 +128,7 @@ Deno.test(`regression: a client still uploading a body kept shutdown() pending f
     const server = await stubServer(0, { adapter, ...(tls ? { tls: "self-signed" as const } : {}) });
     server.routes(post("/upload").responseFunc(({ body }) => [200, { length: body.length }]));
     // Over TLS: a connection that never starts its handshake (Deno.serve waited for it forever too).
-    const socket = connect(server.port, "127.0.0.1");
+    const socket = connect(server.getPort(), "127.0.0.1");
     socket.on("error", () => {});
     await new Promise<void>((resolve) => socket.once("connect", () => resolve()));
     if (!tls) socket.write(`POST /upload HTTP/1.1\r\nhost: x\r\ncontent-length: 1000000\r\n\r\n${"x".repeat(1000)}`);

@@ -37,12 +37,12 @@ for (const adapter of ADAPTERS) {
     const client = Deno.createHttpClient({ caCerts: [server.certificate!] });
     try {
       for (const host of ["127.0.0.1", "localhost"]) {
-        const response = await fetch(`https://${host}:${server.port}/users/7`, { client });
+        const response = await fetch(`https://${host}:${server.getPort()}/users/7`, { client });
         assert.deepEqual(await response.json(), { id: "7" }, host);
       }
-      const h2 = await curl(`https://localhost:${server.port}/users/8`, server.certificate!, "--http2");
+      const h2 = await curl(`https://localhost:${server.getPort()}/users/8`, server.certificate!, "--http2");
       assert.deepEqual([JSON.parse(h2.body), h2.version], [{ id: "8" }, "2"]);
-      const h1 = await curl(`https://localhost:${server.port}/users/9`, server.certificate!, "--http1.1");
+      const h1 = await curl(`https://localhost:${server.getPort()}/users/9`, server.certificate!, "--http1.1");
       assert.deepEqual([JSON.parse(h1.body), h1.version], [{ id: "9" }, "1.1"]);
       const cookies = await fetch(`${server.url}/cookies`, { client });
       await cookies.body?.cancel();

@@ -198,7 +198,7 @@ const MALFORMED: [name: string, data: string | Uint8Array][] = [
 wireTest("malformed request lines and headers get 400 and change no count", async (server, adapter) => {
   let served = 0;
   for (const [name, data] of MALFORMED) {
-    const { responses, closed } = await exchange(server.port, data);
+    const { responses, closed } = await exchange(server.getPort(), data);
     assert.ok(responses.length > 0 || closed, `${name}: neither an answer nor a closed connection`);
     if (responses.length) {
       assert.equal(responses[0].status, 400, name);
@@ -217,7 +217,7 @@ wireTest(
   async (server, adapter) => {
     const methods = ["BREW", "get", "X".repeat(8_000)];
     for (const method of methods) {
-      const { responses } = await exchange(server.port, `${method} /ok HTTP/1.1\r\nHost: x\r\n\r\n`);
+      const { responses } = await exchange(server.getPort(), `${method} /ok HTTP/1.1\r\nHost: x\r\n\r\n`);
       assert.equal(responses.length, 1, method.slice(0, 10));
       const [response] = responses;
       if (adapter === "deno") {
@@ -244,7 +244,7 @@ wireTest(
 
 wireTest("a 1 MB header is refused without counting; the next request is fine", async (server, adapter) => {
   const { responses, closed } = await exchange(
-    server.port,
+    server.getPort(),
     `GET /ok HTTP/1.1\r\nHost: x\r\nX-Big: ${"a".repeat(1 << 20)}\r\n\r\n`,
   );
   assert.ok(responses.length === 1 || closed);
@@ -255,13 +255,13 @@ wireTest("a 1 MB header is refused without counting; the next request is fine", 
 });
 
 wireTest("a 64 KB path is refused without counting; a 12 KB one is one unmatched request", async (server, adapter) => {
-  const huge = await exchange(server.port, `GET /${"a".repeat(64 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`);
+  const huge = await exchange(server.getPort(), `GET /${"a".repeat(64 * 1024)} HTTP/1.1\r\nHost: x\r\n\r\n`);
   assert.equal(huge.responses.length, 1);
   assert.equal(huge.responses[0].status, adapter === "deno" ? 400 : 431);
   assert.deepEqual(await counts(server), { hits: NO_HITS(), unmatched: 0 });
 
   const long = "/" + "b".repeat(12 * 1024);
-  const accepted = await exchange(server.port, `GET ${long}?q=1 HTTP/1.1\r\nHost: x\r\n\r\n`);
+  const accepted = await exchange(server.getPort(), `GET ${long}?q=1 HTTP/1.1\r\nHost: x\r\n\r\n`);
   assert.equal(accepted.responses[0].status, 404);
   // The 404 and the report keep the path's first 2 KiB (memory bounded in bytes).
   const answer = JSON.parse(accepted.responses[0].body);
@@ -281,19 +281,19 @@ wireTest("a 64 KB path is refused without counting; a 12 KB one is one unmatched
 wireTest("truncated bodies: the matched stub counts one hit per request, the server goes on", async (server) => {
   // A plain stub answers without reading the body; the client then vanishes mid-body.
   const plain = await exchange(
-    server.port,
+    server.getPort(),
     'POST /plain HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a":',
     { timeoutMs: 500 },
   );
   assert.ok(plain.responses.length <= 1);
   if (plain.responses.length) assert.equal(plain.responses[0].status, 201);
   // A response function waits for the body, which never comes: the client closes first.
-  await exchange(server.port, 'POST /fn HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a":', {
+  await exchange(server.getPort(), 'POST /fn HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{"a":', {
     closeAfterWrite: true,
     timeoutMs: 500,
   });
   // The same with a chunked body cut off after its first chunk.
-  await exchange(server.port, 'POST /fn HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":', {
+  await exchange(server.getPort(), 'POST /fn HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"a":', {
     closeAfterWrite: true,
     timeoutMs: 500,
   });
@@ -311,7 +311,7 @@ wireTest("truncated bodies: the matched stub counts one hit per request, the ser
 
 wireTest("a malformed chunked body is refused; nothing answers twice", async (server, adapter) => {
   const { responses } = await exchange(
-    server.port,
+    server.getPort(),
     "POST /fn HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
     { timeoutMs: 1_000 },
   );
@@ -338,7 +338,7 @@ wireTest("pipelined requests are answered in order; sequences and counts stay ex
     'POST /fn HTTP/1.1\r\nHost: x\r\nContent-Length: 7\r\n\r\n{"n":3}',
     "GET /ok HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
   ];
-  const { responses } = await exchange(server.port, requests.join(""), { expect: requests.length });
+  const { responses } = await exchange(server.getPort(), requests.join(""), { expect: requests.length });
   assert.deepEqual(responses.map((r) => r.status), [201, 200, 200, 202, 404, 201, 203, 203, 200, 200]);
   assert.deepEqual(JSON.parse(responses[2].body), { payload: { n: 1 } });
   assert.deepEqual(JSON.parse(responses[8].body), { payload: { n: 3 } });
@@ -353,7 +353,7 @@ wireTest("2,000 idle connections do not stop a normal request; closing them chan
     for (let batch = 0; batch < 20; batch++) {
       idle.push(
         ...await Promise.all(
-          Array.from({ length: 100 }, () => Deno.connect({ hostname: "127.0.0.1", port: server.port })),
+          Array.from({ length: 100 }, () => Deno.connect({ hostname: "127.0.0.1", port: server.getPort() })),
         ),
       );
     }
@@ -378,7 +378,7 @@ wireTest("2,000 idle connections do not stop a normal request; closing them chan
 });
 
 wireTest("a client that reads a 4 MB answer slowly does not hold up others", async (server) => {
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.getPort() });
   try {
     await conn.write(encoder.encode("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"));
     const buffer = new Uint8Array(4 * 1024);
@@ -406,7 +406,7 @@ wireTest("a client that reads a 4 MB answer slowly does not hold up others", asy
 
 wireTest("a client that sends its request a byte at a time is answered; others are not held up", async (server) => {
   const request = encoder.encode("GET /seq HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.getPort() });
   try {
     const dribble = (async () => {
       for (const byte of request) {
@@ -435,7 +435,8 @@ wireTest("clients that vanish during a delayed answer are counted once and cost 
   await Promise.all(
     Array.from(
       { length: 20 },
-      () => exchange(server.port, "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n", { closeAfterWrite: true, timeoutMs: 300 }),
+      () =>
+        exchange(server.getPort(), "GET /slow HTTP/1.1\r\nHost: x\r\n\r\n", { closeAfterWrite: true, timeoutMs: 300 }),
     ),
   );
   // Let the delays end and their writes to closed sockets fail quietly.
@@ -447,7 +448,7 @@ wireTest("clients that vanish during a delayed answer are counted once and cost 
 wireTest("regression: an HTTP/1.1 request without Host got Node's empty, non-JSON 400", async (server) => {
   // Node's requireHostHeader answered before the handler with `400` and no JSON body;
   // both adapters now answer it like any other request.
-  const { responses } = await exchange(server.port, "GET /ok HTTP/1.1\r\n\r\n");
+  const { responses } = await exchange(server.getPort(), "GET /ok HTTP/1.1\r\n\r\n");
   assert.equal(responses[0].status, 200);
   assert.equal(responses[0].body, '"ok"');
   assert.deepEqual(await counts(server), { hits: [1, 0, 0, 0, 0, 0], unmatched: 0 });

@@ -309,7 +309,7 @@ serverTest(
     });
     assert.equal(foreign.status, 403);
     const rebound = await rawRequest(
-      server.port,
+      server.getPort(),
       "GET /__admin/mappings HTTP/1.1\r\nhost: evil.test\r\nauthorization: Bearer s3cret\r\nconnection: close\r\n\r\n",
     );
     assert.equal(rebound.statusLine, "HTTP/1.1 403 Forbidden");

@@ -624,7 +624,7 @@ async function watchInputs(
       handler: server.handler,
       output,
       inlineTexts: inputs.inlineTexts,
-      port: server.port,
+      port: server.getPort(),
       loadedText: inputs.loadedText,
       started: { cors: inputs.config.cors, proxyUnmatched: inputs.config.proxyUnmatched },
     }));

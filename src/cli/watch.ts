@@ -68,7 +68,6 @@ async function fingerprints(files: readonly string[]): Promise<string> {
 export function watchFile(
   file: string | (() => readonly string[]),
   onSettled: () => Promise<boolean>,
-  { pollMs = WATCH_POLL_MS, quietMs = WATCH_QUIET_MS } = {},
 ): () => void {
   let stopped = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -85,14 +84,14 @@ export function watchFile(
     let changedAt = performance.now();
     let pending = true;
     while (!stopped) {
-      await sleep(pollMs);
+      await sleep(WATCH_POLL_MS);
       if (stopped) break;
       const now = await fingerprints(files());
       if (now !== seen) {
         seen = now;
         changedAt = performance.now();
         pending = true;
-      } else if (pending && performance.now() - changedAt >= quietMs) {
+      } else if (pending && performance.now() - changedAt >= WATCH_QUIET_MS) {
         pending = !(await onSettled());
         if (pending) changedAt = performance.now();
       }

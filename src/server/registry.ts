@@ -9,6 +9,7 @@ import type { Stub, StubSource } from "../stubs/model.ts";
 import type { StubChanges } from "../stubs/reload.ts";
 import type { Recorder } from "./coverage/recorder.ts";
 import type { Route } from "./matching/route.ts";
+import type { ScenarioEntry, SetStateResult } from "./matching/scenarios.ts";
 import { type BatchProblem, StubSet } from "./matching/stub_set.ts";
 
 /** `TypeError` for a batch the API refuses: every problem, with the stub it is about. */
@@ -155,5 +156,28 @@ export class StubRegistry {
     for (const route of this.set.routes) route.position = 0;
     this.set.scenarios.reset();
     this.set.scenarios.resetCounts();
+  }
+
+  /** Every scenario's state, one entry per scope that has left `Started`. */
+  scenarioStates(scope?: string): ScenarioEntry[] {
+    return this.set.scenarios.list(scope);
+  }
+
+  /** Why `setScenarioState` refused `name` / `state`, naming a close one when there is one. */
+  scenarioRefusal(name: string, state: string): string | undefined {
+    return this.set.scenarios.refusal(name, state);
+  }
+
+  /**
+   * Moves scenario `name` to `state` for `scope` (null: requests without a scope).
+   * @ignore
+   */
+  setScenarioState(name: string, state: string, scope: string | null): SetStateResult {
+    return this.set.scenarios.set(name, state, scope);
+  }
+
+  /** Every scenario back to `Started`, in every scope. */
+  resetScenarios(): void {
+    this.set.scenarios.reset();
   }
 }

@@ -88,14 +88,6 @@ export function headAnswer<R>(respond: Respond<R>): Respond<R> {
   };
 }
 
-/** Every header of a head as name/value pairs, a name once per value (for adapters that write headers themselves). */
-export function headPairs(head: ResponseHead): [string, string][] {
-  const pairs: [string, string][] = [];
-  for (const name in head.headers) pairs.push([name, head.headers[name]]);
-  if (head.lists) { for (const name in head.lists) for (const value of head.lists[name]) pairs.push([name, value]); }
-  return pairs;
-}
-
 const TEXT_MEDIA = /^\s*text\/[^;]*$/i;
 
 /** `text/plain` → `text/plain; charset=utf-8`: text bodies are UTF-8, so say so when the stub does not. */
@@ -163,8 +155,8 @@ export function notAllowedAnswer(pathname: string, method: string, allow: readon
 }
 
 /** A JSON error as a fetch `Response`. */
-export function jsonError(status: number, error: string, extra: Record<string, unknown> = {}): Response {
-  const [head, body] = errorAnswer(status, error, extra);
+export function jsonError(status: number, error: string): Response {
+  const [head, body] = errorAnswer(status, error);
   return toResponse(head, body);
 }
 

@@ -257,7 +257,7 @@ export class StubServer implements AsyncDisposable {
    * lists them; with `scope`, every scenario as that scope sees it (`?scope=`).
    */
   scenarios(scope?: string): Promise<ScenarioEntry[]> {
-    return Promise.resolve(this.handler.registry.set.scenarios.list(scope));
+    return Promise.resolve(this.handler.registry.scenarioStates(scope));
   }
 
   /**
@@ -278,15 +278,15 @@ export class StubServer implements AsyncDisposable {
    * ```
    */
   setScenarioState(name: string, state: string, scope?: string): Promise<void> {
-    const scenarios = this.handler.registry.set.scenarios;
-    if (scenarios.set(name, state, scope ?? null) === "ok") return Promise.resolve();
-    const why = scenarios.refusal(name, state);
+    const result = this.handler.registry.setScenarioState(name, state, scope ?? null);
+    if (result === "ok") return Promise.resolve();
+    const why = this.handler.registry.scenarioRefusal(name, state);
     return Promise.reject(new TypeError(`setScenarioState(${JSON.stringify(name)}, ${JSON.stringify(state)}): ${why}`));
   }
 
   /** Every scenario back to `Started`, in every scope. */
   resetScenarios(): Promise<void> {
-    this.handler.registry.set.scenarios.reset();
+    this.handler.registry.resetScenarios();
     return Promise.resolve();
   }
 
@@ -314,14 +314,6 @@ export class StubServer implements AsyncDisposable {
 
   /** The port actually bound. */
   getPort(): number {
-    return this.#port;
-  }
-
-  /**
-   * The port actually bound; the same as {@link StubServer.getPort}, which the documentation uses.
-   * @deprecated Use {@link StubServer.getPort}.
-   */
-  get port(): number {
     return this.#port;
   }
 

@@ -157,10 +157,10 @@ export function nonJson(value: unknown, depth: number, path?: JsonPath): ((where
 }
 
 /** Finds the first part of a value JSON cannot carry faithfully; returns where and why. */
-export function checkJsonValue(value: unknown, field: string, depth = 0): string | undefined {
-  if (!nonJson(value, depth)) return undefined;
+export function checkJsonValue(value: unknown, field: string): string | undefined {
+  if (!nonJson(value, 0)) return undefined;
   const path: JsonPath = [];
-  const problem = nonJson(value, depth, path);
+  const problem = nonJson(value, 0, path);
   if (!problem) return undefined; // only a value that changes between reads (a getter) gets here
   let where = field;
   for (const step of path) where += typeof step === "number" ? `[${step}]` : `.${step}`;

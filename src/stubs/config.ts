@@ -234,14 +234,10 @@ export interface LoadedConfig {
  * console.log(config?.routes.length); // 1
  * ```
  */
-export async function loadConfigText(
-  text: string,
-  file: string,
-  options: { baseDir?: string } = {},
-): Promise<LoadedConfig> {
+export async function loadConfigText(text: string, file: string): Promise<LoadedConfig> {
   const parsed = await parseConfigText(text, file);
   if (parsed.problems.some((p) => p.level === "error")) return { problems: parsed.problems };
-  return validateParsedConfig(parsed, text, file, options);
+  return validateParsedConfig(parsed, text, file);
 }
 
 /**
@@ -253,11 +249,10 @@ export async function validateParsedConfig(
   parsed: ParsedConfig,
   text: string,
   file: string,
-  options: { baseDir?: string } = {},
 ): Promise<LoadedConfig> {
   // `body_file` paths are relative to the config file's folder.
   const { config, problems } = validateConfig(parsed.raw, {
-    baseDir: options.baseDir ?? dirname(resolve(file)),
+    baseDir: dirname(resolve(file)),
     uniqueIds: true,
   });
   const located = problems.length ? await locateProblems(problems, text, file) : problems;

@@ -70,9 +70,12 @@ export function diffStubs(before: readonly Stub[], after: readonly Stub[]): Stub
   return { from, added, removed, changed };
 }
 
+/** How many changed stubs {@link describeChanges} names before `… N more`. */
+const SHOWN_NAMES = 8;
+
 /**
  * One line for the log: `+2 -1 ~3 stubs (+GET /a, +POST /b, -GET /c, ~GET /d, …)`, naming
- * at most `max` stubs.
+ * at most {@link SHOWN_NAMES} stubs.
  *
  * @example
  * ```ts
@@ -87,14 +90,15 @@ export function describeChanges(
   changes: StubChanges,
   before: readonly Stub[],
   after: readonly Stub[],
-  max = 8,
 ): string {
   const names = [
     ...changes.added.map((i) => `+${stubLabel(after[i])}`),
     ...changes.removed.map((i) => `-${stubLabel(before[i])}`),
     ...changes.changed.map((i) => `~${stubLabel(after[i])}`),
   ];
-  const shown = names.length > max ? [...names.slice(0, max), `… ${names.length - max} more`] : names;
+  const shown = names.length > SHOWN_NAMES
+    ? [...names.slice(0, SHOWN_NAMES), `… ${names.length - SHOWN_NAMES} more`]
+    : names;
   const counts = `+${changes.added.length} -${changes.removed.length} ~${changes.changed.length} stubs`;
   return shown.length ? `${counts} (${shown.join(", ")})` : counts;
 }

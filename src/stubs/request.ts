@@ -75,6 +75,23 @@ export interface CompiledRequest {
   request?: Record<string, unknown>;
 }
 
+/** What the compiler of each condition shares: the outputs, the problems, and the capture names taken so far. */
+interface Compiling {
+  match: RequestMatch;
+  /** `request:` as written, normalized. */
+  written: Record<string, unknown>;
+  errors: string[];
+  /** Takes capture names for `where`; a name taken before is a problem. */
+  claim: (names: readonly string[], where: string) => void;
+  /** Compiles a mapping of names to value patterns (`single`: why a multi-value pattern is refused there). */
+  patterns: (
+    map: Readonly<Record<string, unknown>>,
+    field: string,
+    lower: boolean,
+    single?: string,
+  ) => [string, ValuePattern][];
+}
+
 /**
  * Compiles a stub's query requirements and `request:` conditions. `query` is the merged
  * query map (from `?query` in the path and `query_params`). Problems are pushed as
@@ -87,9 +104,49 @@ export function compileRequest(
   errors: string[],
 ): CompiledRequest | undefined {
   const match: RequestMatch = {};
+  const claim = captureClaimer(segments, errors);
+  const patterns = patternCompiler(claim, errors);
+  if (query && Object.keys(query).length) match.query = patterns(query, "query_params", false);
+
+  let written: Record<string, unknown> | undefined;
+  if (request !== undefined) {
+    if (!isObject(request)) {
+      errors.push(`request must be a mapping of conditions (${REQUEST_FIELDS.join(", ")}), got ${shown(request)}`);
+      return undefined;
+    }
+    written = {};
+    for (const key of Object.keys(request)) {
+      if (!(REQUEST_FIELDS as readonly string[]).includes(key)) {
+        errors.push(`request: ${unknownField("condition", key, REQUEST_FIELDS)}`);
+      }
+    }
+    // One order, so captures are claimed (and a name taken twice reported) the same way each time.
+    const c: Compiling = { match, written, errors, claim, patterns };
+    compileQueryString(request.query_string, c);
+    compileRegexes(request.path_regex, request.url_regex, c);
+    compileJsonEquals(request.json_equals, request.json_ignore, c);
+    compileJsonPath(request.json_path, c);
+    compileHeaders(request.headers, c);
+    compileCookies(request.cookies, c);
+    compileJson(request.json, c);
+    compileForm(request.form, c);
+    compileBodyContains(request.body_contains, c);
+  }
+  return { match: hasConditions(match) ? match : {}, request: written };
+}
+
+/** Does a compiled match hold any condition? */
+function hasConditions(match: RequestMatch): boolean {
+  return !!(match.query || match.headers || match.cookies || match.json || match.form ||
+    match.bodyContains !== undefined || match.queryString !== undefined || match.pathRegex || match.urlRegex ||
+    match.jsonEquals || match.jsonPath);
+}
+
+/** The claim of {@link Compiling}: the path's placeholders are taken first. */
+function captureClaimer(segments: readonly Segment[], errors: string[]): Compiling["claim"] {
   const owners = new Map<string, string>();
   for (const segment of segments) if (segment.param) owners.set(segment.name, "the path");
-  const claim = (names: readonly string[], where: string) => {
+  return (names, where) => {
     for (const name of names) {
       const owner = owners.get(name);
       if (owner !== undefined) {
@@ -97,7 +154,11 @@ export function compileRequest(
       } else owners.set(name, where);
     }
   };
-  const patterns = (map: Readonly<Record<string, unknown>>, field: string, lower: boolean, single?: string) => {
+}
+
+/** The patterns of {@link Compiling}: each value compiled, its captures claimed, bad ones reported and left out. */
+function patternCompiler(claim: Compiling["claim"], errors: string[]): Compiling["patterns"] {
+  return (map, field, lower, single) => {
     const out: [string, ValuePattern][] = [];
     for (const [key, spec] of Object.entries(map)) {
       const { pattern, problem } = compileValuePattern(spec);
@@ -114,98 +175,87 @@ export function compileRequest(
     }
     return out;
   };
+}
 
-  if (query && Object.keys(query).length) match.query = patterns(query, "query_params", false);
+/** `request.headers`: valid names, each once whatever its case; written with lower-case names. */
+function compileHeaders(headers: unknown, { match, written, errors, patterns }: Compiling): void {
+  if (headers === undefined) return;
+  if (!isObject(headers)) {
+    errors.push(`request.headers must be a mapping of header names to patterns, got ${shown(headers)}`);
+    return;
+  }
+  const seen = new Map<string, string>();
+  for (const name of Object.keys(headers)) {
+    if (!HEADER_NAME.test(name)) errors.push(`request.headers: '${name}' is not a valid header name`);
+    const lower = name.toLowerCase();
+    if (seen.has(lower)) {
+      errors.push(
+        `request.headers.${name} repeats request.headers.${seen.get(lower)} (header names ignore case)`,
+      );
+    }
+    seen.set(lower, name);
+  }
+  match.headers = patterns(
+    headers,
+    "request.headers",
+    true,
+    "a header sent twice arrives as one joined value (a, b); use all, any or contains",
+  );
+  written.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
+}
 
-  let written: Record<string, unknown> | undefined;
-  if (request !== undefined) {
-    if (!isObject(request)) {
-      errors.push(`request must be a mapping of conditions (${REQUEST_FIELDS.join(", ")}), got ${shown(request)}`);
-      return undefined;
-    }
-    written = {};
-    for (const key of Object.keys(request)) {
-      if (!(REQUEST_FIELDS as readonly string[]).includes(key)) {
-        errors.push(`request: ${unknownField("condition", key, REQUEST_FIELDS)}`);
-      }
-    }
-    const { headers, cookies, json, form, body_contains: contains } = request;
-    compileMore(request, match, written, claim, errors);
-    if (headers !== undefined) {
-      if (!isObject(headers)) {
-        errors.push(`request.headers must be a mapping of header names to patterns, got ${shown(headers)}`);
-      } else {
-        const seen = new Map<string, string>();
-        for (const name of Object.keys(headers)) {
-          if (!HEADER_NAME.test(name)) errors.push(`request.headers: '${name}' is not a valid header name`);
-          const lower = name.toLowerCase();
-          if (seen.has(lower)) {
-            errors.push(
-              `request.headers.${name} repeats request.headers.${seen.get(lower)} (header names ignore case)`,
-            );
-          }
-          seen.set(lower, name);
-        }
-        match.headers = patterns(
-          headers,
-          "request.headers",
-          true,
-          "a header sent twice arrives as one joined value (a, b); use all, any or contains",
-        );
-        written.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
-      }
-    }
-    if (cookies !== undefined) {
-      if (!isObject(cookies)) {
-        errors.push(`request.cookies must be a mapping of cookie names to patterns, got ${shown(cookies)}`);
-      } else {
-        for (const name of Object.keys(cookies)) {
-          if (!HEADER_NAME.test(name)) errors.push(`request.cookies: '${name}' is not a valid cookie name`);
-        }
-        match.cookies = patterns(
-          cookies,
-          "request.cookies",
-          false,
-          "a cookie condition tests each value of the cookie on its own",
-        );
-        written.cookies = cookies;
-      }
-    }
-    if (json !== undefined) {
-      const names: string[] = [];
-      const problems: string[] = [];
-      const pattern = compileJsonPattern(json, names, problems);
-      for (const problem of problems) errors.push(`request.json ${problem}`);
-      claim(names, "request.json");
-      match.json = pattern;
-      match.jsonNames = names;
-      written.json = json;
-    }
-    if (form !== undefined) {
-      if (!isObject(form)) {
-        errors.push(`request.form must be a mapping of field names to patterns, got ${shown(form)}`);
-      } else {
-        match.form = patterns(form, "request.form", false);
-        written.form = form;
-      }
-    }
-    if (contains !== undefined) {
-      if (typeof contains !== "string" || contains === "") {
-        errors.push(`request.body_contains must be non-empty text, got ${shown(contains)}`);
-      } else {
-        match.bodyContains = contains;
-        written.body_contains = contains;
-      }
-    }
+/** `request.cookies`: valid cookie names to single-value patterns. */
+function compileCookies(cookies: unknown, { match, written, errors, patterns }: Compiling): void {
+  if (cookies === undefined) return;
+  if (!isObject(cookies)) {
+    errors.push(`request.cookies must be a mapping of cookie names to patterns, got ${shown(cookies)}`);
+    return;
   }
-  if (
-    !match.query && !match.headers && !match.cookies && !match.json && !match.form &&
-    match.bodyContains === undefined &&
-    match.queryString === undefined && !match.pathRegex && !match.urlRegex && !match.jsonEquals && !match.jsonPath
-  ) {
-    return { match: {}, request: written };
+  for (const name of Object.keys(cookies)) {
+    if (!HEADER_NAME.test(name)) errors.push(`request.cookies: '${name}' is not a valid cookie name`);
   }
-  return { match, request: written };
+  match.cookies = patterns(
+    cookies,
+    "request.cookies",
+    false,
+    "a cookie condition tests each value of the cookie on its own",
+  );
+  written.cookies = cookies;
+}
+
+/** `request.json`: a partial JSON document whose leaves may be patterns and captures. */
+function compileJson(json: unknown, { match, written, errors, claim }: Compiling): void {
+  if (json === undefined) return;
+  const names: string[] = [];
+  const problems: string[] = [];
+  const pattern = compileJsonPattern(json, names, problems);
+  for (const problem of problems) errors.push(`request.json ${problem}`);
+  claim(names, "request.json");
+  match.json = pattern;
+  match.jsonNames = names;
+  written.json = json;
+}
+
+/** `request.form`: form field names to patterns. */
+function compileForm(form: unknown, { match, written, errors, patterns }: Compiling): void {
+  if (form === undefined) return;
+  if (!isObject(form)) {
+    errors.push(`request.form must be a mapping of field names to patterns, got ${shown(form)}`);
+    return;
+  }
+  match.form = patterns(form, "request.form", false);
+  written.form = form;
+}
+
+/** `request.body_contains`: non-empty text. */
+function compileBodyContains(contains: unknown, { match, written, errors }: Compiling): void {
+  if (contains === undefined) return;
+  if (typeof contains !== "string" || contains === "") {
+    errors.push(`request.body_contains must be non-empty text, got ${shown(contains)}`);
+    return;
+  }
+  match.bodyContains = contains;
+  written.body_contains = contains;
 }
 
 /** A JSON body as `json_equals` takes it: plain JSON values only. */
@@ -220,34 +270,23 @@ function plainJson(value: unknown, depth = 0): boolean {
   return false;
 }
 
-/** `query_string`, `path_regex`, `url_regex`, `json_equals` (+ `json_ignore`) and `json_path`. */
-function compileMore(
-  request: Record<string, unknown>,
-  match: RequestMatch,
-  written: Record<string, unknown>,
-  claim: (names: readonly string[], where: string) => void,
-  errors: string[],
-): void {
-  const {
-    query_string: queryString,
-    path_regex: pathRegex,
-    url_regex: urlRegex,
-    json_equals: jsonEquals,
-    json_ignore: jsonIgnore,
-    json_path: jsonPath,
-  } = request;
-  if (queryString !== undefined) {
-    if (typeof queryString !== "string" || queryString.startsWith("?") || /[\s#]/.test(queryString)) {
-      errors.push(
-        `request.query_string must be the query as sent, without '?' ("a=1&b=2"; "" for no query), got ${
-          shown(queryString)
-        }`,
-      );
-    } else {
-      match.queryString = queryString;
-      written.query_string = queryString;
-    }
+/** `request.query_string`: the whole query as sent, without `?`. */
+function compileQueryString(queryString: unknown, { match, written, errors }: Compiling): void {
+  if (queryString === undefined) return;
+  if (typeof queryString !== "string" || queryString.startsWith("?") || /[\s#]/.test(queryString)) {
+    errors.push(
+      `request.query_string must be the query as sent, without '?' ("a=1&b=2"; "" for no query), got ${
+        shown(queryString)
+      }`,
+    );
+    return;
   }
+  match.queryString = queryString;
+  written.query_string = queryString;
+}
+
+/** `request.path_regex` and `request.url_regex`: a regular expression each, whose named groups capture. */
+function compileRegexes(pathRegex: unknown, urlRegex: unknown, { match, written, errors, claim }: Compiling): void {
   for (const [field, value] of [["path_regex", pathRegex], ["url_regex", urlRegex]] as const) {
     if (value === undefined) continue;
     if (typeof value !== "string" || value === "") {
@@ -264,6 +303,10 @@ function compileMore(
     else match.urlRegex = pattern;
     written[field] = value;
   }
+}
+
+/** `request.json_equals` and the `json_ignore` list that relaxes it. */
+function compileJsonEquals(jsonEquals: unknown, jsonIgnore: unknown, { match, written, errors }: Compiling): void {
   if (jsonEquals !== undefined) {
     if (!plainJson(jsonEquals)) {
       errors.push("request.json_equals must be a JSON value (at most 100 levels deep)");
@@ -283,49 +326,55 @@ function compileMore(
     }
   }
   if (written.json_equals !== undefined) match.jsonEquals = { value: jsonEquals, ignore };
-  if (jsonPath !== undefined) {
-    if (!isObject(jsonPath) || Object.keys(jsonPath).length === 0) {
-      errors.push(
-        `request.json_path must be a mapping of JSONPath expressions to true (found, not null) or value patterns, got ${
-          shown(jsonPath)
-        }`,
-      );
-      return;
-    }
-    const list: [string, ValuePattern | "present"][] = [];
-    for (const [path, spec] of Object.entries(jsonPath)) {
-      const place = `request.json_path.${path}`;
-      if (!path.startsWith("$")) {
-        errors.push(`${place}: a JSONPath expression starts with $ ("$.user.id")`);
-        continue;
-      }
-      try {
-        evaluatePath({}, path);
-        evaluatePath([{}], path);
-      } catch (error) {
-        errors.push(`${place} is not a JSONPath expression stubtool reads: ${(error as Error).message}`);
-        continue;
-      }
-      if (spec === true) {
-        list.push([path, "present"]);
-        continue;
-      }
-      const { pattern, problem } = compileValuePattern(spec);
-      if (!pattern) {
-        errors.push(`${place} must be true (found, not null) or a value pattern: ${problem}`);
-        continue;
-      }
-      if (pattern.names.length) {
-        errors.push(`${place} captures nothing: leave out {name} placeholders and named groups`);
-        continue;
-      }
-      if (pattern.multi) {
-        errors.push(`${place} cannot use has_exactly or includes: any one of several results may match; use any`);
-        continue;
-      }
-      list.push([path, pattern]);
-    }
-    match.jsonPath = list;
-    written.json_path = jsonPath;
+}
+
+/** `request.json_path`: JSONPath expressions to `true` (found, not null) or a capture-free single-value pattern. */
+function compileJsonPath(jsonPath: unknown, { match, written, errors }: Compiling): void {
+  if (jsonPath === undefined) return;
+  if (!isObject(jsonPath) || Object.keys(jsonPath).length === 0) {
+    errors.push(
+      `request.json_path must be a mapping of JSONPath expressions to true (found, not null) or value patterns, got ${
+        shown(jsonPath)
+      }`,
+    );
+    return;
   }
+  const list: [string, ValuePattern | "present"][] = [];
+  for (const [path, spec] of Object.entries(jsonPath)) {
+    const condition = jsonPathCondition(path, spec, errors);
+    if (condition) list.push([path, condition]);
+  }
+  match.jsonPath = list;
+  written.json_path = jsonPath;
+}
+
+/** One `json_path` entry: `"present"`, its pattern, or undefined with the problem pushed. */
+function jsonPathCondition(path: string, spec: unknown, errors: string[]): ValuePattern | "present" | undefined {
+  const place = `request.json_path.${path}`;
+  if (!path.startsWith("$")) {
+    errors.push(`${place}: a JSONPath expression starts with $ ("$.user.id")`);
+    return undefined;
+  }
+  try {
+    evaluatePath({}, path);
+    evaluatePath([{}], path);
+  } catch (error) {
+    errors.push(`${place} is not a JSONPath expression stubtool reads: ${(error as Error).message}`);
+    return undefined;
+  }
+  if (spec === true) return "present";
+  const { pattern, problem } = compileValuePattern(spec);
+  if (!pattern) {
+    errors.push(`${place} must be true (found, not null) or a value pattern: ${problem}`);
+    return undefined;
+  }
+  if (pattern.names.length) {
+    errors.push(`${place} captures nothing: leave out {name} placeholders and named groups`);
+    return undefined;
+  }
+  if (pattern.multi) {
+    errors.push(`${place} cannot use has_exactly or includes: any one of several results may match; use any`);
+    return undefined;
+  }
+  return pattern;
 }

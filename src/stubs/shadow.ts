@@ -12,7 +12,7 @@
 
 import { type Stub, stubLabel } from "./model.ts";
 import type { ValuePattern } from "./patterns.ts";
-import type { Problem } from "./validate.ts";
+import type { Problem } from "./problem.ts";
 
 /** The path shape, placeholder names left out: equal for stubs that match the same paths. */
 function pathShape(stub: Stub): string {

@@ -123,6 +123,11 @@ const TOKEN =
 
 /** Parses one filter expression (with `@` already written as `_$_v` by jsonpath-plus). */
 function parseFilter(code: string): Node {
+  return new FilterParser(filterTokens(code)).whole();
+}
+
+/** The tokens of a filter: `TOKEN` matches, and `["regex", source, flags]` for a literal after `=~`. */
+function filterTokens(code: string): string[][] {
   let at = 0;
   const tokens: string[][] = [];
   while (at < code.length) {
@@ -144,97 +149,129 @@ function parseFilter(code: string): Node {
     tokens.push(m as unknown as string[]);
     at = TOKEN.lastIndex;
   }
-  let i = 0;
-  const peekOp = () => tokens[i]?.[5] ?? tokens[i]?.[6];
-  const expect = (op: string) => {
-    if (peekOp() !== op) throw new Error(`expected '${op}' in the filter`);
-    i++;
-  };
-  const operand = (): Node => {
-    const tok = tokens[i++];
-    if (!tok) throw new Error("the filter ends early");
-    if (tok[0] === "regex") {
-      const flags = tok[2];
-      const compiled = compileRegex(tok[1], {
-        ignoreCase: flags.includes("i"),
-        dotAll: flags.includes("s"),
-        multiline: flags.includes("m"),
-      });
-      if ("problem" in compiled) throw new Error(`the regular expression /${tok[1]}/ ${compiled.problem}`);
-      REGEXES.add(compiled.regex);
-      return { t: "regex", v: compiled.regex };
+  return tokens;
+}
+
+/** A `=~` operand: the regular expression, compiled by the linear-time engine. */
+function regexOperand(source: string, flags: string): Node {
+  const compiled = compileRegex(source, {
+    ignoreCase: flags.includes("i"),
+    dotAll: flags.includes("s"),
+    multiline: flags.includes("m"),
+  });
+  if ("problem" in compiled) throw new Error(`the regular expression /${source}/ ${compiled.problem}`);
+  REGEXES.add(compiled.regex);
+  return { t: "regex", v: compiled.regex };
+}
+
+/** Recursive descent over a filter's tokens: `or` of `and` of comparisons of operands. */
+class FilterParser {
+  #tokens: string[][];
+  #i = 0;
+
+  constructor(tokens: string[][]) {
+    this.#tokens = tokens;
+  }
+
+  /** The whole filter as one node; tokens left over are an error. */
+  whole(): Node {
+    const node = this.#or();
+    if (this.#i < this.#tokens.length) {
+      throw new Error(`unexpected ${JSON.stringify(this.#tokens[this.#i][0].trim())} in the filter`);
     }
+    return node;
+  }
+
+  #peekOp(): string | undefined {
+    return this.#tokens[this.#i]?.[5] ?? this.#tokens[this.#i]?.[6];
+  }
+
+  #expect(op: string): void {
+    if (this.#peekOp() !== op) throw new Error(`expected '${op}' in the filter`);
+    this.#i++;
+  }
+
+  #operand(): Node {
+    const tok = this.#tokens[this.#i++];
+    if (!tok) throw new Error("the filter ends early");
+    if (tok[0] === "regex") return regexOperand(tok[1], tok[2]);
     if (tok[1] !== undefined) {
       const body = tok[1].slice(1, -1);
       return { t: "lit", v: body.replace(/\\(.)/g, "$1") };
     }
     if (tok[2] !== undefined) return { t: "lit", v: Number(tok[2]) };
-    if (tok[3] !== undefined) {
-      const keys: (string | number)[] = [];
-      for (;;) {
-        const next = tokens[i];
-        if (next?.[4] !== undefined) {
-          keys.push(next[4].slice(1).trim());
-          i++;
-        } else if (next?.[5] === "[") {
-          i++;
-          const key = operand();
-          if (key.t !== "lit" || (typeof key.v !== "string" && typeof key.v !== "number")) {
-            throw new Error("a bracketed key in a filter must be a string or a number");
-          }
-          keys.push(key.v);
-          expect("]");
-        } else break;
-      }
-      return { t: "path", root: tok[3] === "_$_v" ? "v" : "root", keys };
-    }
+    if (tok[3] !== undefined) return this.#path(tok[3] === "_$_v" ? "v" : "root");
     if (tok[5] === "(") {
-      const inner = or();
-      expect(")");
+      const inner = this.#or();
+      this.#expect(")");
       return inner;
     }
-    if (tok[5] === "[") {
-      const items: Node[] = [];
-      while (peekOp() !== "]") {
-        items.push(operand());
-        if (peekOp() === ",") i++;
-      }
-      i++;
-      return { t: "list", items };
-    }
-    if (tok[5] === "!") return { t: "not", a: operand() };
+    if (tok[5] === "[") return this.#list();
+    if (tok[5] === "!") return { t: "not", a: this.#operand() };
     if (tok[6] === "true" || tok[6] === "false") return { t: "lit", v: tok[6] === "true" };
     if (tok[6] === "null") return { t: "lit", v: null };
     throw new Error(`unexpected ${JSON.stringify(tok[0].trim())} in the filter`);
-  };
-  const comparison = (): Node => {
-    const a = operand();
-    const op = peekOp();
+  }
+
+  /** The keys after `@` or `$`: `.name` and `[key]`. */
+  #path(root: "v" | "root"): Node {
+    const keys: (string | number)[] = [];
+    for (;;) {
+      const next = this.#tokens[this.#i];
+      if (next?.[4] !== undefined) {
+        keys.push(next[4].slice(1).trim());
+        this.#i++;
+      } else if (next?.[5] === "[") {
+        this.#i++;
+        const key = this.#operand();
+        if (key.t !== "lit" || (typeof key.v !== "string" && typeof key.v !== "number")) {
+          throw new Error("a bracketed key in a filter must be a string or a number");
+        }
+        keys.push(key.v);
+        this.#expect("]");
+      } else break;
+    }
+    return { t: "path", root, keys };
+  }
+
+  /** `[a, b, …]` after its `[`. */
+  #list(): Node {
+    const items: Node[] = [];
+    while (this.#peekOp() !== "]") {
+      items.push(this.#operand());
+      if (this.#peekOp() === ",") this.#i++;
+    }
+    this.#i++;
+    return { t: "list", items };
+  }
+
+  #comparison(): Node {
+    const a = this.#operand();
+    const op = this.#peekOp();
     if (op && ["==", "!=", "<", "<=", ">", ">=", "=~", "in", "nin"].includes(op)) {
-      i++;
-      return { t: "cmp", op, a, b: operand() };
+      this.#i++;
+      return { t: "cmp", op, a, b: this.#operand() };
     }
     return a;
-  };
-  const and = (): Node => {
-    let a = comparison();
-    while (peekOp() === "&&") {
-      i++;
-      a = { t: "and", a, b: comparison() };
+  }
+
+  #and(): Node {
+    let a = this.#comparison();
+    while (this.#peekOp() === "&&") {
+      this.#i++;
+      a = { t: "and", a, b: this.#comparison() };
     }
     return a;
-  };
-  const or = (): Node => {
-    let a = and();
-    while (peekOp() === "||") {
-      i++;
-      a = { t: "or", a, b: and() };
+  }
+
+  #or(): Node {
+    let a = this.#and();
+    while (this.#peekOp() === "||") {
+      this.#i++;
+      a = { t: "or", a, b: this.#and() };
     }
     return a;
-  };
-  const node = or();
-  if (i < tokens.length) throw new Error(`unexpected ${JSON.stringify(tokens[i][0].trim())} in the filter`);
-  return node;
+  }
 }
 
 const MISSING = Symbol("missing");

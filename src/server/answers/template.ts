@@ -184,7 +184,7 @@ export function modelOf(
   view: RequestView,
   incoming: Incoming,
   params: Readonly<Record<string, string>>,
-  pathParams: Readonly<Record<string, string>> = params,
+  pathParams: Readonly<Record<string, string>>,
 ): TemplateModel {
   const body = view.body;
   return templateModel({

@@ -18,14 +18,14 @@ import type { Routable } from "./router.ts";
 const NO_NAMES: readonly string[] = [];
 
 /** How a stub answers: its written responses, a function, or a real service. */
-export type Answer =
+export type AnswerSource =
   | { kind: "canned" }
   | { kind: "template" }
   | { kind: "function"; fn: ResponseFunc }
   | { kind: "proxy"; url: URL };
 
-const CANNED: Answer = { kind: "canned" };
-const TEMPLATE: Answer = { kind: "template" };
+const CANNED: AnswerSource = { kind: "canned" };
+const TEMPLATE: AnswerSource = { kind: "template" };
 const AT_ONCE: Delivery = {};
 
 /** Where a registered stub sits: its id, source, batch and order. */
@@ -50,7 +50,7 @@ export class Route implements Routable {
   /** How many conditions it counts as in precedence. */
   readonly weight: number;
   /** How it answers. */
-  readonly answer: Answer;
+  readonly answer: AnswerSource;
   /** How its answers go out (delay, fault, throttle; a canned response's delay is its own). */
   readonly delivery: Delivery;
   /** Next sequence entry. */
