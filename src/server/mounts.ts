@@ -62,6 +62,7 @@ export function serverMounts(server: MountedServer, guard: ReservedGuard): Mount
     journal: (filter) => server.journalSnapshot(filter),
     reset: () => server.reset(),
     scenarios: () => scenarios().list(),
+    droppedScenarioScopes: () => scenarios().droppedScopes,
     setScenarioState: (name, state, scope) => scenarios().set(name, state, scope),
     resetScenarios: () => scenarios().reset(),
     callbacks: () => server.callbacks(),

@@ -10,9 +10,10 @@ import type { Segment } from "./path.ts";
 import { unknownField } from "./hint.ts";
 import { compileJsonPattern, compileValuePattern, type ValuePattern } from "./patterns.ts";
 import { evaluatePath } from "../templating/jsonpath.ts";
+import { MAX_SCOPE_LENGTH } from "../util/scope_name.ts";
 
-/** Longest scope name (the same bound as `x-stubtool-scope` values the recorder takes). */
-export const MAX_SCOPE_LENGTH = 200;
+export { MAX_SCOPE_LENGTH };
+
 /** A scope travels in a header: no control characters. */
 // deno-lint-ignore no-control-regex -- control characters are exactly what must be caught
 const CONTROL = /[\x00-\x1f\x7f]/;

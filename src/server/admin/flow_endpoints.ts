@@ -9,12 +9,15 @@ import type { CallbackRecord } from "../callbacks/callbacks.ts";
 import type { Incoming } from "../incoming.ts";
 import { errorAnswer, type Respond, type ResponseHead } from "../response.ts";
 import type { ScenarioEntry, SetStateResult } from "../matching/scenarios.ts";
+import { scopeNameProblem } from "../../util/scope_name.ts";
 
 /** What these endpoints ask of the server. */
 export interface FlowHost {
   /** The largest request body accepted (`--max-body`). */
   maxBody: number;
   scenarios(): ScenarioEntry[];
+  /** Scopes whose scenario states were dropped past the bound (listed as `dropped_scopes` when any). */
+  droppedScenarioScopes?(): number;
   setScenarioState(name: string, state: string, scope: string | null): SetStateResult;
   resetScenarios(): void;
   callbacks(): CallbackRecord[];
@@ -51,7 +54,9 @@ export function answerFlow<R>(
   }
   if (endpoint === "scenarios") {
     if (method !== "GET" && method !== "HEAD") return { answer: refuseMethod(path, "GET, HEAD", method, respond) };
-    return { answer: respond(JSON_200, JSON.stringify({ scenarios: host.scenarios() })) };
+    const dropped = host.droppedScenarioScopes?.() ?? 0;
+    const body = { scenarios: host.scenarios(), ...(dropped ? { dropped_scopes: dropped } : {}) };
+    return { answer: respond(JSON_200, JSON.stringify(body)) };
   }
   if (endpoint === "scenarios/reset") {
     if (method !== "POST") return { answer: refuseMethod(path, "POST", method, respond) };
@@ -86,6 +91,8 @@ async function setState<R>(
     return respond(...errorAnswer(400, `the body is not JSON: ${usage}`));
   }
   if (typeof state !== "string") return respond(...errorAnswer(400, `state is missing: ${usage}`));
+  const scopeProblem = scopeNameProblem(scope, "?scope=");
+  if (scopeProblem) return respond(...errorAnswer(400, scopeProblem));
   const result = host.setScenarioState(name, state, scope || null);
   if (result === "unknown scenario") {
     const known = host.scenarios().map((s) => s.name).filter((n, i, all) => all.indexOf(n) === i);

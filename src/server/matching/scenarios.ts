@@ -117,6 +117,8 @@ export class ScenarioStates {
   #taken = new Map<string, number>();
   /** Scopes by name, least recently moved first (a Map keeps insertion order). */
   #scopes = new Map<string, ScopeState>();
+  /** Scopes dropped past {@link MAX_SCENARIO_SCOPES} since start or {@link ScenarioStates.reset}: their scenarios are in `Started` again. */
+  #dropped = 0;
 
   constructor(declared: readonly DeclaredStep[] = []) {
     this.update(declared);
@@ -194,7 +196,10 @@ export class ScenarioStates {
     let state = this.#scopes.get(name);
     if (state) this.#scopes.delete(name);
     else {
-      if (this.#scopes.size >= MAX_SCENARIO_SCOPES) this.#scopes.delete(this.#scopes.keys().next().value!);
+      if (this.#scopes.size >= MAX_SCENARIO_SCOPES) {
+        this.#scopes.delete(this.#scopes.keys().next().value!);
+        this.#dropped++;
+      }
       state = { states: new Map(), taken: new Map() };
     }
     this.#scopes.set(name, state);
@@ -211,6 +216,14 @@ export class ScenarioStates {
     if (!this.#scenarios.has(name)) return undefined;
     const states = usableScope(scope) ? this.#scopes.get(scope)?.states : this.#unscoped;
     return states?.get(name) ?? STARTED;
+  }
+
+  /**
+   * How many scopes' states were dropped to keep {@link MAX_SCENARIO_SCOPES} (their scenarios
+   * answer from `Started` again), since start or the last reset.
+   */
+  get droppedScopes(): number {
+    return this.#dropped;
   }
 
   /** Whether a stub names this scenario. */
@@ -251,6 +264,7 @@ export class ScenarioStates {
 
   /** Puts every scenario back in `Started`, unscoped and in every scope. Transition counts stay. */
   reset(): void {
+    this.#dropped = 0;
     this.#unscoped.clear();
     for (const scope of this.#scopes.values()) scope.states.clear();
   }
