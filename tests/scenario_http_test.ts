@@ -452,3 +452,61 @@ for (const adapter of ["deno", "node"] as const) {
     ]);
   });
 }
+
+serverTest(
+  "scenario scopes dropped past 1,000 are counted in GET /__stubtool__/scenarios (were dropped silently)",
+  async (server) => {
+    server.routes(...cartBuilders());
+    const listed = async () => (await send(server, "GET", "/__stubtool__/scenarios")).json;
+    for (let i = 0; i < 1000; i += 50) {
+      await Promise.all(Array.from({ length: 50 }, (_, k) => call(server.url, "POST", "/cart", `w${i + k}`)));
+    }
+    assert.equal((await listed()).dropped_scopes, undefined);
+    assert.equal((await call(server.url, "POST", "/cart", "w-1000")).status, 201);
+    assert.equal((await call(server.url, "POST", "/cart", "w-1001")).status, 201);
+    const body = await listed();
+    assert.equal(body.dropped_scopes, 2);
+    assert.equal(body.scenarios.filter((s: { scope?: string }) => s.scope !== undefined).length, 1000);
+    // w0 and w1 were dropped: their cart is in Started again.
+    assert.deepEqual(await call(server.url, "GET", "/cart", "w0"), { status: 200, json: { items: [] } });
+    assert.equal((await send(server, "POST", "/__stubtool__/scenarios/reset")).status, 204);
+    assert.equal((await listed()).dropped_scopes, undefined);
+  },
+);
+
+serverTest(
+  "an x-stubtool-scope over 200 characters is a 400 naming the header (was: silently the shared state)",
+  async (server) => {
+    server.routes(...cartBuilders());
+    const long = "w".repeat(201);
+    const refused = await send(server, "POST", "/cart", { headers: { "x-stubtool-scope": long } });
+    assert.equal(refused.status, 400);
+    assert.deepEqual(refused.json, {
+      error: "x-stubtool-scope: a scope name is at most 200 characters, got 201: send a shorter name",
+    });
+    // The shared state did not move; 200 characters is still a scope of its own.
+    assert.deepEqual(await call(server.url, "GET", "/cart"), { status: 200, json: { items: [] } });
+    assert.equal((await call(server.url, "POST", "/cart", "w".repeat(200))).status, 201);
+    assert.deepEqual(await call(server.url, "GET", "/cart"), { status: 200, json: { items: [] } });
+    assert.deepEqual(await call(server.url, "GET", "/cart", "w".repeat(200)), {
+      status: 200,
+      json: { items: ["book"] },
+    });
+    // The admin API refuses it alike: adding stubs under it, and moving a scenario in it.
+    const added = await send(server, "POST", "/__stubtool__/stubs", {
+      body: JSON.stringify({ routes: [{ method: "GET", path: "/x" }] }),
+      headers: { "content-type": "application/json", "x-stubtool-scope": long },
+    });
+    assert.equal(added.status, 400);
+    assert.equal(
+      added.json.error,
+      "x-stubtool-scope: a scope name is at most 200 characters, got 201: send a shorter name",
+    );
+    const moved = await send(server, "PUT", `/__stubtool__/scenarios/cart?scope=${long}`, {
+      body: JSON.stringify({ state: "paid" }),
+    });
+    assert.equal(moved.status, 400);
+    assert.equal(moved.json.error, "?scope=: a scope name is at most 200 characters, got 201: send a shorter name");
+    assert.deepEqual(await call(server.url, "GET", "/cart"), { status: 200, json: { items: [] } });
+  },
+);

@@ -188,9 +188,11 @@ Deno.test("update keeps a transition's count while the same stub takes it; a stu
 Deno.test("at most MAX_SCENARIO_SCOPES scopes are kept: moving one more drops the one least recently moved", () => {
   const states = new ScenarioStates(CART);
   for (let i = 0; i < MAX_SCENARIO_SCOPES; i++) states.advance("add", `s${i}`);
+  assert.equal(states.droppedScopes, 0);
   // s0 moves again, so s1 is now the least recently moved.
   states.advance("clear", "s0");
   states.advance("add", "one-more");
+  assert.equal(states.droppedScopes, 1);
   const scopes = new Set(states.list().flatMap((e) => e.scope === undefined ? [] : [e.scope]));
   assert.equal(scopes.size, MAX_SCENARIO_SCOPES);
   assert.equal(scopes.has("s1"), false);
@@ -200,6 +202,8 @@ Deno.test("at most MAX_SCENARIO_SCOPES scopes are kept: moving one more drops th
   assert.equal(states.state("cart", "s0"), "cleared");
   // The total still counts every transition taken.
   assert.deepEqual(states.transitions().map((t) => t.taken), [MAX_SCENARIO_SCOPES + 1, 1]);
+  states.reset();
+  assert.equal(states.droppedScopes, 0);
 });
 
 Deno.test("regression: a misspelt scenario or a state that differs only by case was refused without naming the close one", () => {

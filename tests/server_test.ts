@@ -752,6 +752,23 @@ serverTest(
   { scopes: true },
 );
 
+serverTest(
+  "scoped coverage: a scope name over 200 characters is a 400 naming the header (was: ignored, counted unscoped)",
+  async (server) => {
+    server.routes(get("/ping").body({ pong: true }));
+    const refused = await send(server, "GET", "/ping", { headers: { "x-stubtool-scope": "s".repeat(201) } });
+    assert.equal(refused.status, 400);
+    assert.deepEqual(refused.json, {
+      error: "x-stubtool-scope: a scope name is at most 200 characters, got 201: send a shorter name",
+    });
+    const kept = await send(server, "GET", "/ping", { headers: { "x-stubtool-scope": "s".repeat(200) } });
+    assert.equal(kept.status, 200);
+    assert.deepEqual((await server.report()).summary, { total_stubs: 1, matched_stubs: 1, unmatched_requests: 0 });
+    assert.deepEqual((await server.report({ scope: "s".repeat(200) })).stubs.map((s) => s.hit_count), [1]);
+  },
+  { scopes: true },
+);
+
 serverTest("scoped coverage is opt-in: without `scopes` a scoped report is a clear error", async (server) => {
   server.routes(get("/ping").body({ pong: true }));
   await send(server, "GET", "/ping", { headers: { "x-stubtool-scope": "ping_test.ts" } });

@@ -38,10 +38,10 @@ import {
 } from "./journal/journal.ts";
 import { DEFAULT_MAX_UNMATCHED, Recorder } from "./coverage/recorder.ts";
 import { STARTED } from "./matching/scenarios.ts";
-import { SCOPE_HEADER, scopeFrom } from "./scope.ts";
+import { SCOPE_HEADER, scopeFrom, scopeHeaderProblem } from "./scope.ts";
 import { type LogState, RequestLog, type RequestLogEntry } from "./journal/request_log.ts";
 import { RequestView } from "./request_view.ts";
-import { headAnswer, type Respond, toResponse } from "./response.ts";
+import { errorAnswer, headAnswer, type Respond, toResponse } from "./response.ts";
 import type { Route } from "./matching/route.ts";
 import { type Match, NEED_BODY } from "./matching/router.ts";
 import { StubRegistry } from "./registry.ts";
@@ -271,17 +271,26 @@ export class StubHandler {
     }
     const view = new RequestView(incoming, incoming.method, pathname, rawQuery);
     const stubs = this.registry.set;
+    let scopeProblem: string | undefined;
     if (this.#scopes || stubs.router.hasScoped || stubs.hasScenarios) {
-      view.scope = scopeFrom(incoming.header(SCOPE_HEADER));
+      const header = incoming.header(SCOPE_HEADER);
+      scopeProblem = scopeHeaderProblem(header);
+      view.scope = scopeFrom(header);
     }
     if (this.#cors) {
       const cors = this.#withCors(view, incoming, respond);
       if ("answer" in cors) return cors.answer;
       respond = cors.respond;
     }
-    if (!this.#log.on) return this.#dispatch(view, incoming, respond, undefined);
+    if (!this.#log.on) {
+      return scopeProblem
+        ? respond(...errorAnswer(400, scopeProblem))
+        : this.#dispatch(view, incoming, respond, undefined);
+    }
     const log = this.#log.start(incoming, view);
     respond = this.#log.responder(log, respond);
+    // An over-long scope is refused rather than dropped: dropped, it would move the shared states.
+    if (scopeProblem) return respond(...errorAnswer(400, scopeProblem));
     let result: R | Promise<R>;
     if (this.#log.keepsBodies && incoming.hasBody()) {
       // The journal keeps what was sent: the first 64 KiB of the body, read before matching

@@ -63,6 +63,7 @@ export function serverMounts(server: MountedServer, guard: ReservedGuard): Mount
     reset: () => server.reset(),
     scenarios: (scope) => scenarios().list(scope),
     scenario: (name, scope) => scenarios().entry(name, scope),
+    droppedScenarioScopes: () => scenarios().droppedScopes,
     setScenarioState: (name, state, scope) => scenarios().set(name, state, scope),
     scenarioRefusal: (name, state) => scenarios().refusal(name, state) ?? "",
     scenarioStates: (name) => scenarios().settable(name),

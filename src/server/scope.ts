@@ -4,11 +4,9 @@
  * @module
  */
 
-/** The request header that files a request under a scope (`GET /__stubtool__/report?scope=NAME`). */
-export const SCOPE_HEADER = "x-stubtool-scope";
+import { MAX_SCOPE_LENGTH } from "../util/scope_name.ts";
 
-/** The longest scope name kept. */
-export const MAX_SCOPE_LENGTH = 200;
+export { MAX_SCOPE_LENGTH, SCOPE_HEADER, scopeHeaderProblem } from "../util/scope_name.ts";
 
 /** Is this a usable scope name (non-empty, at most {@link MAX_SCOPE_LENGTH} characters)? */
 export function usableScope(name: string | null | undefined): name is string {

@@ -13,9 +13,10 @@ import { compileJsonPattern, compileValuePattern, type ValuePattern } from "./pa
 import { evaluatePath } from "../templating/jsonpath.ts";
 import { isObject } from "../util/json_shape.ts";
 import { STUB_ID } from "../util/ids.ts";
+import { MAX_SCOPE_LENGTH } from "../util/scope_name.ts";
 
-/** Longest scope name (the same bound as `x-stubtool-scope` values the recorder takes). */
-export const MAX_SCOPE_LENGTH = 200;
+export { MAX_SCOPE_LENGTH };
+
 /** A scope travels in a header: no control characters. */
 // deno-lint-ignore no-control-regex -- control characters are exactly what must be caught
 const CONTROL = /[\x00-\x1f\x7f]/;

@@ -38,6 +38,7 @@ import { type StubInfo, stubInfo } from "./stub_form.ts";
 import type { JournalEntry } from "../../report/types.ts";
 import { resolveInside } from "../../util/paths.ts";
 import { isObject } from "../../util/json_shape.ts";
+import { SCOPE_HEADER, scopeHeaderProblem } from "../../util/scope_name.ts";
 
 /** What every admin API (`/__stubtool__/stubs`, WireMock's `/__admin/mappings`) asks of the server's stubs. */
 export interface StubsHost {
@@ -69,8 +70,6 @@ const NO_CONTENT: ResponseHead = { status: 204, headers: {} };
 const YAML_TYPES = /^\s*(application|text)\/(x-)?yaml\s*(;|$)/i;
 /** Content types read as JSON: none, JSON ones, and plain text. */
 const JSON_TYPES = /^\s*(application\/([\w.+-]*\+)?json|text\/plain)\s*(;|$)/i;
-/** The request header that files requests, and stubs added over the admin API, under a scope. */
-const SCOPE_HEADER = "x-stubtool-scope";
 
 /** The admin endpoints' paths under `/__stubtool__/`, for the 404 that lists what exists. */
 export const ADMIN_ENDPOINTS = [
@@ -220,7 +219,10 @@ function inScope(document: unknown, scope: string | null): unknown {
 async function addStubs<R>(host: AdminHost, incoming: Incoming, respond: Respond<R>): Promise<R> {
   const read = await readDocument(incoming, host.maxBody);
   if ("answer" in read) return respond(...read.answer);
-  const document = inScope(asRoutes(read.value), incoming.header(SCOPE_HEADER));
+  const scope = incoming.header(SCOPE_HEADER);
+  const scopeProblem = scopeHeaderProblem(scope);
+  if (scopeProblem) return respond(...errorAnswer(400, scopeProblem));
+  const document = inScope(asRoutes(read.value), scope);
   const routes = (document as { routes?: unknown }).routes;
   const access = fileAccess(host, Array.isArray(routes) ? routes : []);
   if ("problems" in access && access.problems.length) {

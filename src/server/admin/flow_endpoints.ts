@@ -11,6 +11,7 @@ import type { Incoming } from "../incoming.ts";
 import { errorAnswer, jsonAnswer, type Respond, type ResponseHead } from "../response.ts";
 import type { ReservedCall, ReservedHandler, RouteRow } from "./routes.ts";
 import { type ScenarioEntry, type SetStateResult, STARTED } from "../matching/scenarios.ts";
+import { scopeNameProblem } from "../../util/scope_name.ts";
 
 /** What these endpoints ask of the server. */
 export interface FlowHost {
@@ -20,6 +21,8 @@ export interface FlowHost {
   scenarios(scope?: string): ScenarioEntry[];
   /** One scenario (as `scope` sees it, when given); undefined when no stub names it. */
   scenario(name: string, scope: string | null): ScenarioEntry | undefined;
+  /** Scopes whose scenario states were dropped past the bound (listed as `dropped_scopes` when any). */
+  droppedScenarioScopes?(): number;
   setScenarioState(name: string, state: string, scope: string | null): SetStateResult;
   /** Why the scenario or state is refused, naming the close one when one is (`did you mean 'cart'?`). */
   scenarioRefusal(name: string, state: string): string;
@@ -70,8 +73,11 @@ export const FLOW_ROUTES: readonly RouteRow<ReservedHandler<FlowHost>>[] = [
   {
     method: ["GET", "HEAD"],
     pattern: "scenarios",
-    handler: (host, { respond, query }) =>
-      respond(...jsonAnswer({ scenarios: host.scenarios(query.get("scope") || undefined) })),
+    handler: (host, { respond, query }) => {
+      const dropped = host.droppedScenarioScopes?.() ?? 0;
+      const scenarios = host.scenarios(query.get("scope") || undefined);
+      return respond(...jsonAnswer({ scenarios, ...(dropped ? { dropped_scopes: dropped } : {}) }));
+    },
   },
   {
     method: "POST",
@@ -101,6 +107,8 @@ async function setState<R>(
     return respond(...errorAnswer(400, `the body is not JSON: ${usage}`));
   }
   if (typeof state !== "string") return respond(...errorAnswer(400, `state is missing: ${usage}`));
+  const scopeProblem = scopeNameProblem(scope, "?scope=");
+  if (scopeProblem) return respond(...errorAnswer(400, scopeProblem));
   const result = host.setScenarioState(name, state, scope || null);
   if (result === "unknown scenario") {
     const known = host.scenarios().map((s) => s.name).filter((n, i, all) => all.indexOf(n) === i);

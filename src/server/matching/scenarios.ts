@@ -118,6 +118,8 @@ export class ScenarioStates {
   #taken = new Map<string, number>();
   /** Scopes by name, least recently moved first (a Map keeps insertion order). */
   #scopes = new Map<string, ScopeState>();
+  /** Scopes dropped past {@link MAX_SCENARIO_SCOPES} since start or {@link ScenarioStates.reset}: their scenarios are in `Started` again. */
+  #dropped = 0;
 
   constructor(declared: readonly DeclaredStep[] = []) {
     this.update(declared);
@@ -195,7 +197,10 @@ export class ScenarioStates {
     let state = this.#scopes.get(name);
     if (state) this.#scopes.delete(name);
     else {
-      if (this.#scopes.size >= MAX_SCENARIO_SCOPES) this.#scopes.delete(this.#scopes.keys().next().value!);
+      if (this.#scopes.size >= MAX_SCENARIO_SCOPES) {
+        this.#scopes.delete(this.#scopes.keys().next().value!);
+        this.#dropped++;
+      }
       state = { states: new Map(), taken: new Map() };
     }
     this.#scopes.set(name, state);
@@ -220,6 +225,14 @@ export class ScenarioStates {
     if (!scenario) return undefined;
     const state = this.state(name, scope)!;
     return { name, state, states: [...scenario.states], ...(usableScope(scope) ? { scope } : {}) };
+  }
+
+  /**
+   * How many scopes' states were dropped to keep {@link MAX_SCENARIO_SCOPES} (their scenarios
+   * answer from `Started` again), since start or the last reset.
+   */
+  get droppedScopes(): number {
+    return this.#dropped;
   }
 
   /** Whether a stub names this scenario. */
@@ -286,6 +299,7 @@ export class ScenarioStates {
 
   /** Puts every scenario back in `Started`, unscoped and in every scope. Transition counts stay. */
   reset(): void {
+    this.#dropped = 0;
     this.#unscoped.clear();
     for (const scope of this.#scopes.values()) scope.states.clear();
   }
