@@ -62,9 +62,13 @@ export function serverMounts(server: MountedServer, guard: ReservedGuard): Mount
     journal: (filter) => server.journalSnapshot(filter),
     reset: () => server.reset(),
     scenarios: () => scenarios().list(),
-    setScenarioState: (name, state, scope) => scenarios().set(name, state, scope),
-    resetScenarios: () => scenarios().reset(),
+    setScenarioState: (name, state, scope) => registry.setScenarioState(name, state, scope),
+    resetScenarios: () => registry.resetScenarios(),
     callbacks: () => server.callbacks(),
+    health: () => {
+      const state = registry.shared.health();
+      return state && JSON.stringify({ status: state.store === "connected" ? "ok" : "degraded", state });
+    },
   }, guard);
   const wiremock = new WireMockAdminMount({
     ...stubs,
@@ -72,8 +76,8 @@ export function serverMounts(server: MountedServer, guard: ReservedGuard): Mount
     clearJournal: () => journal?.clear(),
     journal: () => ({ records: journal?.records() ?? [], on: journal !== undefined }),
     scenarios: () => scenarios().list(),
-    setScenarioState: (name, state) => scenarios().set(name, state),
-    resetScenarios: () => scenarios().reset(),
+    setScenarioState: (name, state) => registry.setScenarioState(name, state),
+    resetScenarios: () => registry.resetScenarios(),
   }, guard);
   return [reserved, wiremock];
 }

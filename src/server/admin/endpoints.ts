@@ -23,6 +23,8 @@ export interface ReservedHost extends AdminHost, FlowHost {
   report(options: { scope?: string }): Report;
   journal(filter?: JournalFilter): JournalSnapshot;
   reset(): void;
+  /** The health body when there is more to say than `{"status":"ok"}` (a shared state store). */
+  health?(): string | undefined;
 }
 
 const JSON_HEAD: ResponseHead = { status: 200, headers: { "content-type": "application/json" } };
@@ -208,7 +210,7 @@ function answerReserved<R>(
     return respond(...errorAnswer(405, `${pathname} accepts ${allow}, not ${method}`, {}, { allow }));
   }
   // A HEAD request gets the GET's answer; the handler drops its body (headAnswer).
-  if (endpoint === "health") return respond(JSON_HEAD, HEALTH_BODY);
+  if (endpoint === "health") return respond(JSON_HEAD, host.health?.() ?? HEALTH_BODY);
   if (endpoint === "reset") {
     host.reset();
     return respond(RESET_HEAD, null);
