@@ -33,7 +33,8 @@ export class RedisServer implements AsyncDisposable {
         const buffer = new Uint8Array(64);
         const n = await conn.read(buffer);
         conn.close();
-        if (n && new TextDecoder().decode(buffer.subarray(0, n)).startsWith("+PONG")) return this;
+        // `-NOAUTH` from a server started with `--requirepass` answers too.
+        if (n && /^(\+PONG|-NOAUTH)/.test(new TextDecoder().decode(buffer.subarray(0, n)))) return this;
       } catch { /* not listening yet */ }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
