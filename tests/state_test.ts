@@ -189,3 +189,27 @@ Deno.test("the store URL's password never shows: not in [WARN] lines, health or 
     return true;
   });
 });
+
+Deno.test("POST /__stubtool__/reset on one replica zeroes the hit counts of every replica", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, { stubs: [route("/counted").body(1).toStub()] });
+  const [a, b] = cluster.servers;
+  await send(b, "GET", "/counted");
+  await send(b, "GET", "/counted");
+  assert.deepEqual((await b.stubs()).map((s) => s.hit_count), [2]);
+  assert.equal((await send(a, "POST", "/__stubtool__/reset")).status, 204);
+  await eventually(async () => (await b.stubs())[0].hit_count === 0, 1_000);
+});
+
+Deno.test("changes past 10,000 waiting for an absent store are counted as lost, with one [WARN]", async () => {
+  const redis = new RedisServer();
+  const logs: string[] = [];
+  await using server = await stubServer(0, {
+    stubs: [route("/s").inScenario("s").whenState("a").body(1).toStub()],
+    state: { url: redis.url, log: (l) => logs.push(l) },
+  });
+  for (let i = 0; i < 10_005; i++) await server.setScenarioState("s", i % 2 ? "a" : "Started");
+  const { state } = (await send(server, "GET", "/__stubtool__/health")).json;
+  assert.deepEqual({ pending: state.pending, lost: state.lost }, { pending: 10_000, lost: 5 });
+  assert.equal(logs.filter((l) => l.includes("later ones are lost")).length, 1);
+});
