@@ -17,9 +17,11 @@
 // can be had, the answer is one line saying what to install.
 //
 // wrk: on PATH, else Debian's `wrk` package the same way as Chromium, else one line.
+// redis-server (the shared-state tests, tests/state_test.ts): the same, Debian's `redis-server`.
 //
 //   node scripts/provision.mjs chromium   # prints the browser's path, or why there is none (exit 1)
 //   node scripts/provision.mjs wrk
+//   node scripts/provision.mjs redis-server
 import { execFileSync, spawnSync } from "node:child_process";
 import { accessSync, chmodSync, constants, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
@@ -50,6 +52,10 @@ export const CHROMIUM_HINT =
 
 /** The same for wrk. */
 export const WRK_HINT = "install wrk (Debian/Ubuntu: apt-get install wrk; macOS: brew install wrk)";
+
+/** The same for redis-server. */
+export const REDIS_HINT =
+  "install Redis 7 (Debian/Ubuntu: apt-get install redis-server; macOS: brew install redis) or Valkey's redis-server";
 
 function isExecutable(path) {
   try {
@@ -209,11 +215,27 @@ export function ensureWrk({ env = process.env, log = console.error } = {}) {
   };
 }
 
+/** Finds or installs redis-server: `{ path }` or `{ error }`. */
+export function ensureRedis({ env = process.env, log = console.error } = {}) {
+  const found = which("redis-server", env.PATH);
+  if (found) return { path: found };
+  const apt = aptCommand(env);
+  if (apt && aptInstall(apt, "redis-server", log)) {
+    const path = which("redis-server", env.PATH);
+    if (path) return { path };
+  }
+  return {
+    error: `redis-server not found${
+      apt ? " and it could not be installed" : ""
+    } (needed by tests/state_test.ts): ${REDIS_HINT}`,
+  };
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const what = process.argv[2];
-  const ensure = { chromium: ensureChromium, wrk: ensureWrk }[what];
+  const ensure = { chromium: ensureChromium, wrk: ensureWrk, "redis-server": ensureRedis }[what];
   if (!ensure) {
-    console.error("[ERROR] usage: node scripts/provision.mjs chromium|wrk");
+    console.error("[ERROR] usage: node scripts/provision.mjs chromium|wrk|redis-server");
     process.exit(2);
   }
   const result = ensure();

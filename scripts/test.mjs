@@ -9,13 +9,13 @@
 //   npm test -- browser node         # only these suites, in this order
 //   node scripts/test.mjs --suites FILE   # suites from a JSON file (the runner's own tests)
 //
-// A suite file is a JSON list of { "name", "command": [program, ...args], "needs"?: ["chromium" | "wrk"] }.
+// A suite file is a JSON list of { "name", "command": [program, ...args], "needs"?: ["chromium" | "wrk" | "redis-server"] }.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureDeps } from "./ensure_deps.mjs";
-import { ensureChromium, ensureWrk } from "./provision.mjs";
+import { ensureChromium, ensureRedis, ensureWrk } from "./provision.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -25,6 +25,8 @@ export const SUITES = [
     name: "deno",
     what: "unit, HTTP on both adapters, CLI subprocesses, README blocks, doc examples",
     command: ["deno", "test", "-A", "--doc", "--ignore=tests/browser/"],
+    // tests/state_test.ts and tests/cli_state_test.ts start their own redis-server.
+    needs: ["redis-server"],
   },
   {
     name: "browser",
@@ -36,7 +38,7 @@ export const SUITES = [
   { name: "bench", what: "benchmark smoke", command: ["deno", "run", "-A", "bench/run.ts", "--smoke"], needs: ["wrk"] },
 ];
 
-const PROVIDERS = { chromium: ensureChromium, wrk: ensureWrk };
+const PROVIDERS = { chromium: ensureChromium, wrk: ensureWrk, "redis-server": ensureRedis };
 
 function parseArgs(argv) {
   let suites = SUITES;

@@ -3,7 +3,15 @@
 // `npm test` on a machine without them, not here: it changes the machine.)
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { aptCommand, CHROMIUM_HINT, ensureChromium, ensureWrk, systemChromium, which } from "../scripts/provision.mjs";
+import {
+  aptCommand,
+  CHROMIUM_HINT,
+  ensureChromium,
+  ensureRedis,
+  ensureWrk,
+  systemChromium,
+  which,
+} from "../scripts/provision.mjs";
 
 /** A folder of executables named `names`, for a PATH of its own. */
 async function bin(names: string[]): Promise<string> {
@@ -65,5 +73,21 @@ Deno.test("provision: without wrk and without a way to install it, one line says
   assert.deepEqual(ensureWrk({ env: { PATH: "/nonexistent" }, log: () => {} }), {
     error:
       "wrk not found (needed by the bench smoke): install wrk (Debian/Ubuntu: apt-get install wrk; macOS: brew install wrk)",
+  });
+});
+
+Deno.test("provision: redis-server on PATH is used as it is", async () => {
+  const dir = await bin(["redis-server"]);
+  try {
+    assert.deepEqual(ensureRedis({ env: { PATH: dir }, log: () => {} }), { path: join(dir, "redis-server") });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("provision: without redis-server and without a way to install it, one line says what to install", () => {
+  assert.deepEqual(ensureRedis({ env: { PATH: "/nonexistent" }, log: () => {} }), {
+    error: "redis-server not found (needed by tests/state_test.ts): install Redis 7 (Debian/Ubuntu: apt-get install " +
+      "redis-server; macOS: brew install redis) or Valkey's redis-server",
   });
 });

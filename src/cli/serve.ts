@@ -23,6 +23,7 @@ import {
 } from "../server/server.ts";
 import { checkUpstream, type Config, type Problem } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
+import { checkStoreUrl, redactStoreUrl } from "../server/state/store_url.ts";
 import type { WireMockFolders } from "../formats/wiremock/load.ts";
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
@@ -173,6 +174,8 @@ interface Settings {
   filesRoot?: string;
   /** `--adapter`: the HTTP server (`node`, the default, or `deno`: faster, Deno only, refuses Java's h2c upgrades). */
   adapter?: "deno" | "node";
+  /** `--state`: the Redis store replicas share runtime state through; `--cluster`: which replicas. */
+  state?: { url: string; cluster: string };
 }
 
 /** The TLS settings: a certificate and key file (flags, else variables), or `--tls-self-signed`; never half a pair. */
@@ -245,6 +248,7 @@ function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settin
   if (adminToken === "") throw new UsageError("--admin-token: must not be empty", "serve");
   const filesRoot = str("files-root") ?? (env.STUBTOOL_FILES_ROOT?.trim() || undefined);
   if (filesRoot === "") throw new UsageError("--files-root: must not be empty", "serve");
+  const state = stateSettings(str("state") ?? (env.STUBTOOL_STATE?.trim() || undefined), str("cluster"));
   const adapter = str("adapter") ?? (env.STUBTOOL_ADAPTER?.trim() || undefined);
   if (adapter !== undefined && adapter !== "deno" && adapter !== "node") {
     throw new UsageError(`--adapter: must be deno or node, got ${JSON.stringify(adapter)}`, "serve");
@@ -290,7 +294,27 @@ function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settin
     adminToken,
     filesRoot,
     adapter,
+    ...(state ? { state } : {}),
   };
+}
+
+/** `--state URL` (or `$STUBTOOL_STATE`) and `--cluster NAME` checked; the password never in an error. */
+function stateSettings(url: string | undefined, cluster: string | undefined): Settings["state"] {
+  if (url === undefined) {
+    if (cluster !== undefined) {
+      throw new UsageError("--cluster: needs --state redis://HOST:PORT (or $STUBTOOL_STATE)", "serve");
+    }
+    return undefined;
+  }
+  const checked = checkStoreUrl(url);
+  if ("error" in checked) throw new UsageError(`--state: ${checked.error}`, "serve");
+  if (cluster !== undefined && !/^[A-Za-z0-9._-]{1,64}$/.test(cluster)) {
+    throw new UsageError(
+      `--cluster: must be 1 to 64 letters, digits, '.', '_' or '-', got ${JSON.stringify(cluster)}`,
+      "serve",
+    );
+  }
+  return { url, cluster: cluster ?? "stubtool" };
 }
 
 /** Is this the error a busy port gives, on Deno or Node? */
@@ -566,6 +590,7 @@ function serverOptions(
     filesRoot: settings.filesRoot,
     ...(inputs.callbackCa !== undefined ? { callbackCa: inputs.callbackCa } : {}),
     ...(settings.adapter ? { adapter: settings.adapter } : {}),
+    ...(settings.state ? { state: { ...settings.state, log: (line: string) => output.err(line) } } : {}),
   };
 }
 
@@ -599,6 +624,13 @@ function bannerLines(
     banner.push(
       "admin token: /__stubtool__/ endpoints but health need authorization: Bearer TOKEN; " +
         "open the dashboard once as /__stubtool__/?token=TOKEN",
+    );
+  }
+  if (settings.state !== undefined) {
+    banner.push(
+      `state: runtime stubs, resets and scenario states shared with cluster ${settings.state.cluster} through ${
+        redactStoreUrl(settings.state.url)
+      }`,
     );
   }
   if (settings.filesRoot !== undefined) {

@@ -264,6 +264,20 @@ export const COMMANDS: readonly CommandSpec[] = [
           "followed); without it the admin API reads no file (default: $STUBTOOL_FILES_ROOT)",
       },
       {
+        name: "state",
+        type: "string",
+        value: "redis://HOST:PORT[/DB]",
+        help: "join the replicas that name the same Redis 7 store and --cluster: stubs added, replaced or removed " +
+          "at runtime, resets and scenario states set over the admin APIs reach every replica; config stubs stay " +
+          "each one's own (default: $STUBTOOL_STATE)",
+      },
+      {
+        name: "cluster",
+        type: "string",
+        value: "NAME",
+        help: "with --state: which replicas share (default: stubtool)",
+      },
+      {
         name: "openapi",
         type: "string",
         value: "SPEC",
@@ -730,7 +744,8 @@ export function toolHelp(): string {
     `             STUBTOOL_CONFIG (serve's default config file instead of ${DEFAULT_CONFIG_PATH}),`,
     "             STUBTOOL_TLS_CERT and STUBTOOL_TLS_KEY (serve's certificate files),",
     "             STUBTOOL_ADMIN_TOKEN (serve's admin token, sent by report and stubs),",
-    "             STUBTOOL_FILES_ROOT (serve's --files-root), STUBTOOL_CALLBACK_CA (serve's --callback-ca).",
+    "             STUBTOOL_FILES_ROOT (serve's --files-root), STUBTOOL_CALLBACK_CA (serve's --callback-ca),",
+    "             STUBTOOL_STATE (serve's --state).",
     "",
   ].join("\n");
 }

@@ -64,11 +64,15 @@ export function serverMounts(server: MountedServer, guard: ReservedGuard): Mount
     scenarios: (scope) => scenarios().list(scope),
     scenario: (name, scope) => scenarios().entry(name, scope),
     droppedScenarioScopes: () => scenarios().droppedScopes,
-    setScenarioState: (name, state, scope) => scenarios().set(name, state, scope),
+    setScenarioState: (name, state, scope) => registry.setScenarioState(name, state, scope),
     scenarioRefusal: (name, state) => scenarios().refusal(name, state) ?? "",
     scenarioStates: (name) => scenarios().settable(name),
-    resetScenarios: () => scenarios().reset(),
+    resetScenarios: () => registry.resetScenarios(),
     callbacks: () => server.callbacks(),
+    health: () => {
+      const state = registry.shared.health();
+      return state && JSON.stringify({ status: state.store === "connected" ? "ok" : "degraded", state });
+    },
   }, guard);
   const wiremock = new WireMockAdminMount({
     ...stubs,
@@ -76,8 +80,8 @@ export function serverMounts(server: MountedServer, guard: ReservedGuard): Mount
     clearJournal: () => journal?.clear(),
     journal: () => ({ records: journal?.records() ?? [], on: journal !== undefined }),
     scenarios: () => scenarios().list(),
-    setScenarioState: (name, state) => scenarios().set(name, state),
-    resetScenarios: () => scenarios().reset(),
+    setScenarioState: (name, state) => registry.setScenarioState(name, state),
+    resetScenarios: () => registry.resetScenarios(),
   }, guard);
   return [reserved, wiremock];
 }

@@ -11,6 +11,8 @@ import type { Recorder } from "./coverage/recorder.ts";
 import type { Route } from "./matching/route.ts";
 import type { ScenarioEntry, SetStateResult } from "./matching/scenarios.ts";
 import { type BatchProblem, StubSet } from "./matching/stub_set.ts";
+import { LOCAL_STATE, type SharedState, type StateOp } from "./state/state.ts";
+import { fromWire, toWire, unshareable } from "./state/stub_wire.ts";
 
 /** `TypeError` for a batch the API refuses: every problem, with the stub it is about. */
 export function batchError(stubs: readonly Stub[], problems: readonly BatchProblem[]): TypeError {
@@ -28,6 +30,7 @@ export class StubRegistry {
    */
   readonly set: StubSet = new StubSet();
   readonly #recorder: Recorder;
+  #shared: SharedState = LOCAL_STATE;
 
   /**
    * An empty registry whose changes keep `recorder`'s counts in step.
@@ -46,6 +49,7 @@ export class StubRegistry {
   add(stubs: readonly Stub[], source: StubSource = "api"): string[] {
     const { routes, problems } = this.set.add(stubs, source, true);
     if (!routes) throw batchError(stubs, problems);
+    this.#published(routes, source);
     return routes.map((r) => r.id);
   }
 
@@ -54,7 +58,9 @@ export class StubRegistry {
    * @ignore
    */
   tryAdd(stubs: readonly Stub[], source: StubSource): { routes?: readonly Route[]; problems: BatchProblem[] } {
-    return this.set.add(stubs, source, true);
+    const result = this.set.add(stubs, source, true);
+    if (result.routes) this.#published(result.routes, source);
+    return result;
   }
 
   /**
@@ -79,7 +85,9 @@ export class StubRegistry {
   removeWhere(which: (route: Route) => boolean): string[] {
     const removed = this.set.remove(which);
     this.#recorder.forget(removed);
-    return removed.map((r) => r.id);
+    const ids = removed.map((r) => r.id);
+    if (ids.length) this.#shared.publish({ op: "remove", ids });
+    return ids;
   }
 
   /**
@@ -90,6 +98,11 @@ export class StubRegistry {
     const old = this.set.get(id);
     const result = this.set.replace(id, stub, true);
     if (result.route && old) this.#recorder.forget([old]);
+    if (result.route) {
+      const why = unshareable(result.route);
+      if (why) this.#shared.warn(`[WARN] stub ${id} stays on this replica: ${why}`);
+      else this.#shared.publish({ op: "replace", id, stub: toWire(result.route) });
+    }
     return result;
   }
 
@@ -148,6 +161,7 @@ export class StubRegistry {
    */
   resetStubs(): void {
     this.#recorder.forget(this.set.resetToBaseline());
+    this.#shared.publish({ op: "resetStubs" });
   }
 
   /** Zeroes hit counts, restarts sequences and scenarios (the recorder forgets unmatched requests too). */
@@ -156,6 +170,84 @@ export class StubRegistry {
     for (const route of this.set.routes) route.position = 0;
     this.set.scenarios.reset();
     this.set.scenarios.resetCounts();
+    this.#shared.publish({ op: "reset" });
+  }
+
+  /**
+   * Moves scenario `name` to `state` (in `scope`), on every replica when state is shared.
+   * @ignore
+   */
+  setScenarioState(name: string, state: string, scope: string | null = null): SetStateResult {
+    const result = this.set.scenarios.set(name, state, scope);
+    if (result === "ok") this.#shared.publish({ op: "scenario", name, state, scope });
+    return result;
+  }
+
+  /** Every scenario back to `Started`, on every replica when state is shared. */
+  resetScenarios(): void {
+    this.set.scenarios.reset();
+    this.#shared.publish({ op: "resetScenarios" });
+  }
+
+  /**
+   * Shares this registry's runtime changes through `state` (`serve --state`); config stubs stay this replica's own.
+   * @ignore
+   */
+  share(state: SharedState): void {
+    this.#shared = state;
+  }
+
+  /**
+   * What this registry shares its changes through ({@link LOCAL_STATE} in a single process).
+   * @ignore
+   */
+  get shared(): SharedState {
+    return this.#shared;
+  }
+
+  /**
+   * Applies a change another replica published (not published again: the link knows it is applying).
+   * Returns the problem when the change could not be applied here.
+   * @ignore
+   */
+  applyShared(op: Exclude<StateOp, { op: "reset" }>): string | undefined {
+    switch (op.op) {
+      case "add": {
+        const { stubs, problems } = fromWire(op.stubs);
+        if (!stubs) return problems.join("; ");
+        const result = this.set.add(stubs, op.source, true);
+        return result.routes ? undefined : batchError(stubs, result.problems).message;
+      }
+      case "replace": {
+        const { stubs, problems } = fromWire([op.stub]);
+        if (!stubs) return problems.join("; ");
+        return this.replaceStub(op.id, stubs[0]).route ? undefined : `no stub ${op.id} to replace`;
+      }
+      case "remove":
+        this.remove(...op.ids);
+        return undefined;
+      case "resetStubs":
+        this.resetStubs();
+        return undefined;
+      case "scenario": {
+        const result = this.setScenarioState(op.name, op.state, op.scope);
+        return result === "ok" ? undefined : `scenario ${op.name}: ${result}`;
+      }
+      case "resetScenarios":
+        this.resetScenarios();
+        return undefined;
+    }
+  }
+
+  /** Publishes an added batch: the stubs that can travel; a `[WARN]` for each that cannot. */
+  #published(routes: readonly Route[], source: StubSource): void {
+    const shared: Record<string, unknown>[] = [];
+    for (const route of routes) {
+      const why = unshareable(route);
+      if (why) this.#shared.warn(`[WARN] stub ${route.id} stays on this replica: ${why}`);
+      else shared.push(toWire(route));
+    }
+    if (shared.length) this.#shared.publish({ op: "add", source, stubs: shared });
   }
 
   /** Every scenario's state, one entry per scope that has left `Started`. */
@@ -166,18 +258,5 @@ export class StubRegistry {
   /** Why `setScenarioState` refused `name` / `state`, naming a close one when there is one. */
   scenarioRefusal(name: string, state: string): string | undefined {
     return this.set.scenarios.refusal(name, state);
-  }
-
-  /**
-   * Moves scenario `name` to `state` for `scope` (null: requests without a scope).
-   * @ignore
-   */
-  setScenarioState(name: string, state: string, scope: string | null): SetStateResult {
-    return this.set.scenarios.set(name, state, scope);
-  }
-
-  /** Every scenario back to `Started`, in every scope. */
-  resetScenarios(): void {
-    this.set.scenarios.reset();
   }
 }

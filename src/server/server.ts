@@ -17,6 +17,7 @@ import { stubLabel } from "../stubs/model.ts";
 import { checkPattern } from "./admin/find.ts";
 import { type StubInfo, stubInfo } from "./admin/stub_form.ts";
 import type { ScenarioEntry } from "./matching/scenarios.ts";
+import { checkStoreUrl } from "./state/store_url.ts";
 
 /** What {@link StubServer.requests} resolves with. */
 export interface FoundRequests {
@@ -61,6 +62,13 @@ export interface StubServerOptions extends HandlerOptions {
    * `whenState` no stub sets). Default: written to stderr (`console.warn`); `() => {}` drops them.
    */
   onWarning?: (line: string) => void;
+  /**
+   * Join other replicas through a Redis 7 (or Valkey) store: stubs added, replaced or removed
+   * at runtime, resets and scenario states set over the admin API reach every replica naming
+   * the same `url` and `cluster` (default `stubtool`). `log` gets `[WARN]` lines (default
+   * `console.error`); the URL's password never appears in them.
+   */
+  state?: { url: string; cluster?: string; log?: (line: string) => void };
 }
 
 /** Every option {@link stubServer} knows (the compiler keeps this list complete). */
@@ -69,6 +77,7 @@ const OPTION_NAMES: Record<keyof StubServerOptions, true> = {
   adapter: true,
   tls: true,
   stubs: true,
+  state: true,
   maxUnmatched: true,
   maxBody: true,
   handlerTimeout: true,
@@ -123,10 +132,41 @@ function checkArguments(port: unknown, options: unknown): void {
       }`,
     );
   }
+  if ((options as StubServerOptions).state !== undefined) checkState((options as StubServerOptions).state);
   if (filesRoot !== undefined) {
     const problem = folderProblem(filesRoot);
     if (problem) throw new TypeError(`stubServer(port, options): filesRoot ${problem}`);
   }
+}
+
+/** The cluster names `--cluster` and the `state.cluster` option accept. */
+const CLUSTER_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Checks the `state` option (throws a `TypeError` naming the fix; never shows the password). */
+function checkState(state: unknown): void {
+  const where = "stubServer(port, options): state";
+  if (typeof state !== "object" || state === null || Array.isArray(state)) {
+    throw new TypeError(`${where} must be an object { url, cluster?, log? }, got ${describe(state)}`);
+  }
+  const { url, cluster, log } = state as Record<string, unknown>;
+  if (typeof url !== "string") throw new TypeError(`${where}.url must be a redis:// URL, got ${describe(url)}`);
+  const checked = checkStoreUrl(url);
+  if ("error" in checked) throw new TypeError(`${where}.url ${checked.error}`);
+  if (cluster !== undefined && (typeof cluster !== "string" || !CLUSTER_NAME.test(cluster))) {
+    throw new TypeError(`${where}.cluster must be 1 to 64 letters, digits, '.', '_' or '-', got ${describe(cluster)}`);
+  }
+  if (log !== undefined && typeof log !== "function") {
+    throw new TypeError(`${where}.log must be a function, got ${describe(log)}`);
+  }
+}
+
+/** Joins the replicas sharing `state` (the Redis client loads only now); the handler then publishes its runtime changes. */
+async function joinState(handler: StubHandler, state: NonNullable<StubServerOptions["state"]>): Promise<void> {
+  const { joinCluster } = await import("./state/redis.ts");
+  const link = await joinCluster({
+    apply: (op) => op.op === "reset" ? (handler.reset(), undefined) : handler.registry.applyShared(op),
+  }, { url: state.url, cluster: state.cluster ?? "stubtool", log: state.log ?? ((line) => console.error(line)) });
+  handler.registry.share(link);
 }
 
 /** Why `path` is not a folder that can be read, or undefined when it is one. */
@@ -368,7 +408,7 @@ export class StubServer implements AsyncDisposable {
     return this.#closed ??= Promise.all([
       this.#close(SHUTDOWN_GRACE_MS, () => this.handler.abortPending()),
       this.handler.drainCallbacks(SHUTDOWN_GRACE_MS),
-    ]).then(() => {});
+    ]).then(() => this.handler.registry.shared.close());
   }
 
   /** `await using server = await stubServer(0)` shuts the server down at scope exit. */
@@ -399,6 +439,7 @@ export async function stubServer(port = 0, options: StubServerOptions = {}): Pro
   // On a loopback bind the reserved endpoints answer only this machine's names (DNS rebinding).
   const loopbackOnly = options.loopbackOnly ?? isLoopbackName(hostName(hostname));
   const handler = new StubHandler(options.stubs ?? [], { ...options, loopbackOnly });
+  if (options.state !== undefined) await joinState(handler, options.state);
   const tls = options.tls === "self-signed"
     ? await import("./tls.ts").then((m) => m.selfSignedCertificate())
     : options.tls;

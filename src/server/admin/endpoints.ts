@@ -24,6 +24,8 @@ export interface ReservedHost extends AdminHost, FlowHost {
   report(options: { scope?: string }): Report;
   journal(filter?: JournalFilter): JournalSnapshot;
   reset(): void;
+  /** The health body when there is more to say than `{"status":"ok"}` (a shared state store). */
+  health?(): string | undefined;
 }
 
 const RESET_HEAD: ResponseHead = { status: 204, headers: {} };
@@ -200,7 +202,11 @@ function reservedRoutes(state: AnswerState): RouteRow<ReservedHandler<ReservedHo
       pattern: "",
       handler: (host, call) => whenChanged(host, call, (etag) => dashboard(host, state, etag, call.respond)),
     },
-    { method: ["GET", "HEAD"], pattern: "health", handler: (_host, { respond }) => respond(jsonHead(), HEALTH_BODY) },
+    {
+      method: ["GET", "HEAD"],
+      pattern: "health",
+      handler: (host, { respond }) => respond(jsonHead(), host.health?.() ?? HEALTH_BODY),
+    },
     {
       method: ["GET", "HEAD"],
       pattern: "report",

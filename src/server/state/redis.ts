@@ -1,0 +1,226 @@
+/**
+ * The Redis link (`serve --state redis://…`), loaded only when a store is named. Runtime
+ * changes go into one stream per cluster (`stubtool:{NAME}:changes`), each entry the change
+ * as JSON and the id of the replica that made it; every replica reads the stream with a
+ * blocking `XREAD` on its own connection and applies the others' entries, in stream order,
+ * as they arrive (a few milliseconds after they were written). A replica that joins replays
+ * the stream from the start; `resets` of the stubs trim what came before them.
+ *
+ * Faults: writes never make a request wait. While the store is away, changes queue here (at
+ * most {@link MAX_PENDING}; past that they are counted in `lost`) and are written in order when
+ * it returns; the reader resumes after the last entry it applied. One `[WARN]` per outage.
+ * The store URL's password is never shown: every line uses {@link redactStoreUrl}.
+ * @module
+ */
+
+import { createClient } from "@redis/client";
+import { redactStoreUrl } from "./store_url.ts";
+import type { SharedState, StateHealth, StateOp } from "./state.ts";
+
+/** Most changes kept while the store is away; more are counted as lost. */
+export const MAX_PENDING = 10_000;
+/** How long a replica waits for the store at start before serving without it. */
+const CONNECT_WAIT_MS = 2_000;
+
+/** What the link applies other replicas' changes to. */
+export interface Replica {
+  /** Applies one change; returns why it could not be applied here. */
+  apply(op: StateOp): string | undefined;
+}
+
+/** Options of {@link joinCluster}. */
+export interface JoinOptions {
+  /** `redis://[USER:PASSWORD@]HOST:PORT[/DB]`. */
+  url: string;
+  /** Replicas naming the same store and cluster share their state. */
+  cluster: string;
+  /** Gets one line per event worth telling (`[WARN]` lines, the store coming back). */
+  log: (line: string) => void;
+}
+
+type Client = ReturnType<typeof createClient>;
+
+/** Joins the cluster: connects (waiting at most 2 s), applies what the others did so far, then follows them. */
+export async function joinCluster(replica: Replica, options: JoinOptions): Promise<RedisState> {
+  const state = new RedisState(replica, options);
+  await state.start();
+  return state;
+}
+
+/** One replica's link to the store. */
+export class RedisState implements SharedState {
+  readonly #replica: Replica;
+  readonly #cluster: string;
+  readonly #shown: string;
+  readonly #log: (line: string) => void;
+  readonly #key: string;
+  readonly #self = crypto.randomUUID();
+  readonly #writer: Client;
+  readonly #reader: Client;
+  readonly #pending: { op: string; trim: boolean }[] = [];
+  readonly #warned = new Set<string>();
+  #lastId = "0-0";
+  #lost = 0;
+  #up = { writer: false, reader: false };
+  #degraded = false;
+  #applying = false;
+  #flushing = false;
+  #closed = false;
+  #reading: Promise<void> = Promise.resolve();
+
+  constructor(replica: Replica, options: JoinOptions) {
+    this.#replica = replica;
+    this.#cluster = options.cluster;
+    this.#shown = redactStoreUrl(options.url);
+    this.#log = options.log;
+    this.#key = `stubtool:{${options.cluster}}:changes`;
+    const settings = {
+      url: options.url,
+      disableOfflineQueue: true,
+      socket: { connectTimeout: 1_000, reconnectStrategy: (retries: number) => Math.min(50 + retries * 50, 500) },
+    };
+    this.#writer = createClient(settings);
+    this.#reader = createClient(settings);
+    for (const [name, client] of [["writer", this.#writer], ["reader", this.#reader]] as const) {
+      // node-redis reports each failed attempt; the outage is told once, by #down.
+      client.on("error", () => this.#down(name));
+      client.on("end", () => this.#down(name));
+      client.on("ready", () => this.#ready(name));
+    }
+  }
+
+  /** Connects, replays the stream, starts following it. */
+  async start(): Promise<void> {
+    const connected = Promise.all([this.#writer.connect(), this.#reader.connect()]).then(() => true, () => false);
+    const timer = new Promise<false>((resolve) => setTimeout(() => resolve(false), CONNECT_WAIT_MS));
+    const ok = await Promise.race([connected, timer]);
+    if (!ok) this.#down("writer");
+    else while (await this.#readOnce(undefined) > 0) { /* replay */ }
+    this.#reading = this.#follow();
+  }
+
+  publish(op: StateOp): void {
+    if (this.#applying || this.#closed) return;
+    if (this.#pending.length >= MAX_PENDING) {
+      this.#lost++;
+      this.warn(
+        `[WARN] state store ${this.#shown} away: more than ${MAX_PENDING} changes waiting, later ones are lost (counted in /__stubtool__/health)`,
+      );
+      return;
+    }
+    this.#pending.push({ op: JSON.stringify(op), trim: op.op === "resetStubs" });
+    void this.#flush();
+  }
+
+  warn(message: string): void {
+    if (this.#warned.has(message)) return;
+    this.#warned.add(message);
+    this.#log(message);
+  }
+
+  health(): StateHealth {
+    return {
+      store: this.#degraded ? "degraded" : "connected",
+      cluster: this.#cluster,
+      lost: this.#lost,
+      pending: this.#pending.length,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await Promise.race([this.#drain(), new Promise((resolve) => setTimeout(resolve, 1_000))]);
+    this.#lost += this.#pending.length;
+    this.#pending.length = 0;
+    this.#writer.destroy();
+    this.#reader.destroy();
+    await this.#reading.catch(() => {});
+  }
+
+  async #drain(): Promise<void> {
+    while (this.#pending.length && this.#up.writer) {
+      await this.#flush();
+      if (this.#pending.length) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+
+  #down(name: "writer" | "reader"): void {
+    this.#up[name] = false;
+    if (this.#degraded || this.#closed) return;
+    this.#degraded = true;
+    this.#log(
+      `[WARN] state store ${this.#shown} cannot be reached: answering from the stubs and states this replica knows; ` +
+        "changes are kept and written when it returns",
+    );
+  }
+
+  #ready(name: "writer" | "reader"): void {
+    this.#up[name] = true;
+    if (!this.#up.writer || !this.#up.reader) return;
+    if (this.#degraded && !this.#closed) {
+      this.#degraded = false;
+      this.#log(`[state] store ${this.#shown} is back: catching up (${this.#pending.length} change(s) to write)`);
+    }
+    void this.#flush();
+  }
+
+  /** Writes the queued changes in order; stops at the first failure (they stay queued). */
+  async #flush(): Promise<void> {
+    if (this.#flushing || !this.#up.writer) return;
+    this.#flushing = true;
+    try {
+      while (this.#pending.length) {
+        const { op, trim } = this.#pending[0];
+        const id = await this.#writer.xAdd(this.#key, "*", { from: this.#self, op });
+        // A reset of the stubs makes the changes before it moot: a replica joining later starts there.
+        if (trim) await this.#writer.xTrim(this.#key, "MINID", id);
+        this.#pending.shift();
+      }
+    } catch {
+      // The store went away mid-write: what is left stays queued for its return.
+    } finally {
+      this.#flushing = false;
+    }
+  }
+
+  async #follow(): Promise<void> {
+    while (!this.#closed) {
+      try {
+        await this.#readOnce(1_000);
+      } catch {
+        if (this.#closed) return;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+
+  /** Reads and applies the entries after the last one applied; resolves with how many came. */
+  async #readOnce(block: number | undefined): Promise<number> {
+    const answer = await this.#reader.xRead(
+      { key: this.#key, id: this.#lastId },
+      block === undefined ? { COUNT: 1_000 } : { COUNT: 1_000, BLOCK: block },
+    ) as { messages: { id: string; message: Record<string, string> }[] }[] | null;
+    let count = 0;
+    for (const stream of answer ?? []) {
+      for (const { id, message } of stream.messages) {
+        this.#lastId = id;
+        count++;
+        if (message.from !== this.#self && !this.#closed) this.#apply(message.op);
+      }
+    }
+    return count;
+  }
+
+  #apply(text: string): void {
+    this.#applying = true;
+    try {
+      const problem = this.#replica.apply(JSON.parse(text) as StateOp);
+      if (problem) this.#log(`[WARN] a change from another replica was not applied here: ${problem}`);
+    } catch (error) {
+      this.#log(`[WARN] a change from another replica was not applied here: ${String(error)}`);
+    } finally {
+      this.#applying = false;
+    }
+  }
+}

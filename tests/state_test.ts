@@ -1,0 +1,215 @@
+/**
+ * Many replicas, one mock (P22): three `stubServer`s joined through a real `redis-server`.
+ * Runtime stubs and resets added on one replica answer on the others; config stubs stay each
+ * replica's own; the store going away and coming back; the password never shown.
+ */
+import assert from "node:assert/strict";
+import { get as route, type StubServer, stubServer, type StubServerOptions } from "../mod.ts";
+import { get } from "./_cli.ts";
+import { send } from "./_http.ts";
+import { eventually, RedisServer } from "./_redis.ts";
+
+function assertIncludes(text: string, part: string): void {
+  assert.ok(text.includes(part), `${JSON.stringify(text)} does not include ${JSON.stringify(part)}`);
+}
+
+/** Three replicas of one cluster, each with its own log lines. */
+async function replicas(
+  redis: RedisServer,
+  options: StubServerOptions = {},
+  cluster = crypto.randomUUID(),
+): Promise<{ servers: StubServer[]; logs: string[][] } & AsyncDisposable> {
+  const logs: string[][] = [[], [], []];
+  const servers: StubServer[] = [];
+  for (const [i, adapter] of (["deno", "node", "deno"] as const).entries()) {
+    servers.push(
+      await stubServer(0, { ...options, adapter, state: { url: redis.url, cluster, log: (l) => logs[i].push(l) } }),
+    );
+  }
+  return { servers, logs, [Symbol.asyncDispose]: () => Promise.all(servers.map((s) => s.shutdown())).then(() => {}) };
+}
+
+Deno.test("an admin add on one replica answers on the other two within 100 ms, and a removal too", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis);
+  const [a, b, c] = cluster.servers;
+  const added = await send(a, "POST", "/__stubtool__/stubs", {
+    body: JSON.stringify({ routes: [{ id: "greet", method: "GET", path: "/hello", body: { hi: 1 } }] }),
+  });
+  assert.deepEqual(added.status, 201);
+  const waited: number[] = [];
+  for (const server of [b, c]) {
+    waited.push(await eventually(async () => (await send(server, "GET", "/hello")).status === 200));
+    assert.deepEqual((await send(server, "GET", "/hello")).json, { hi: 1 });
+  }
+  assert.ok(Math.max(...waited) < 100, `seen after ${waited} ms`);
+  assert.deepEqual((await send(c, "DELETE", "/__stubtool__/stubs/greet")).status, 204);
+  for (const server of [a, b]) {
+    await eventually(async () => (await send(server, "GET", "/hello")).status === 404, 1_000);
+  }
+});
+
+Deno.test("WireMock mappings, replacements and stub resets reach every replica; config stubs stay each one's own", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, { stubs: [route("/base").body({ base: true }).toStub()] });
+  const [a, b, c] = cluster.servers;
+  const mapping = {
+    id: "0b9a2c2e-5f0e-4d55-9d0a-4c4f7f6b9a11",
+    request: { method: "GET", url: "/wm" },
+    response: { status: 200, body: "one" },
+  };
+  assert.deepEqual((await send(b, "POST", "/__admin/mappings", { body: JSON.stringify(mapping) })).status, 201);
+  await eventually(async () => (await send(a, "GET", "/wm")).text === "one", 1_000);
+  await eventually(async () => (await send(c, "GET", "/wm")).text === "one", 1_000);
+  const replaced = { ...mapping, response: { status: 200, body: "two" } };
+  assert.deepEqual(
+    (await send(c, "PUT", `/__admin/mappings/${mapping.id}`, { body: JSON.stringify(replaced) })).status,
+    200,
+  );
+  await eventually(async () => (await send(a, "GET", "/wm")).text === "two", 1_000);
+  await eventually(async () => (await send(b, "GET", "/wm")).text === "two", 1_000);
+  // Config stubs are not published: removing one on a replica leaves the others'.
+  const baseId = (await a.stubs()).find((s) => s.path === "/base")!.id;
+  assert.deepEqual((await send(a, "POST", "/__stubtool__/stubs/reset")).status, 204);
+  for (const server of [a, b, c]) {
+    await eventually(async () => (await send(server, "GET", "/wm")).status === 404, 1_000);
+    assert.deepEqual((await send(server, "GET", "/base")).json, { base: true });
+    assert.deepEqual((await server.stubs()).map((s) => s.id), [baseId]);
+  }
+});
+
+Deno.test("a replica that joins later replays the runtime stubs added before it, from the last stub reset on", async () => {
+  await using redis = await new RedisServer().start();
+  const name = crypto.randomUUID();
+  await using first = await stubServer(0, { state: { url: redis.url, cluster: name } });
+  first.routes(route("/gone").body("x"));
+  await first.resetStubs();
+  first.routes(route("/kept").body("y"));
+  await eventually(async () => (await first.stubs()).length === 1);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  await using later = await stubServer(0, { state: { url: redis.url, cluster: name } });
+  assert.deepEqual((await later.stubs()).map((s) => s.path), ["/kept"]);
+  // Another cluster on the same store sees nothing.
+  await using other = await stubServer(0, { state: { url: redis.url, cluster: `${name}-other` } });
+  assert.deepEqual(await other.stubs(), []);
+});
+
+Deno.test("a response function stays on its replica with one [WARN]; the others never see it", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis);
+  const [a, b] = cluster.servers;
+  a.routes(route("/fn").responseFunc(() => [200, "computed"]), route("/plain").body("plain"));
+  a.routes(route("/fn2").responseFunc(() => [200, "computed"]));
+  await eventually(async () => (await send(b, "GET", "/plain")).json === "plain", 1_000);
+  assert.deepEqual((await send(b, "GET", "/fn")).status, 404);
+  assert.deepEqual(cluster.logs[0].filter((l) => l.startsWith("[WARN]")).length, 2);
+  assertIncludes(cluster.logs[0][0], "a response function runs only in the process that registered it");
+});
+
+Deno.test("scenario states set and reset over the admin API reach every replica", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, {
+    stubs: [
+      route("/cart").inScenario("cart").whenState("Started").body("empty").toStub(),
+      route("/cart").inScenario("cart").whenState("full").body("full").toStub(),
+    ],
+  });
+  const [a, b, c] = cluster.servers;
+  assert.deepEqual((await send(a, "PUT", "/__stubtool__/scenarios/cart", { body: '{"state":"full"}' })).status, 200);
+  for (const server of [b, c]) {
+    await eventually(async () => (await send(server, "GET", "/cart")).json === "full", 1_000);
+  }
+  await b.resetScenarios();
+  for (const server of [a, c]) {
+    await eventually(async () => (await send(server, "GET", "/cart")).json === "empty", 1_000);
+  }
+});
+
+Deno.test("health says degraded while the store is away, one [WARN], and changes made meanwhile arrive when it returns", async () => {
+  const redis = await new RedisServer().start();
+  await using cluster = await replicas(redis);
+  const [a, b] = cluster.servers;
+  a.routes(route("/before").body("b"));
+  await eventually(async () => (await send(b, "GET", "/before")).status === 200, 1_000);
+  assert.deepEqual((await send(b, "GET", "/__stubtool__/health")).json.status, "ok");
+  await redis.kill();
+  await eventually(async () => (await send(a, "GET", "/__stubtool__/health")).json.status === "degraded");
+  a.routes(route("/during").body("d"));
+  // Every replica keeps answering from what it knows.
+  assert.deepEqual((await send(b, "GET", "/before")).json, "b");
+  const health = (await send(a, "GET", "/__stubtool__/health")).json;
+  assert.deepEqual(health.state.pending, 1);
+  assert.deepEqual(health.state.lost, 0);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.deepEqual(cluster.logs[0].filter((l) => l.startsWith("[WARN]")).length, 1);
+  await using _again = await new RedisServer(redis.port).start();
+  await eventually(async () => (await send(b, "GET", "/during")).json === "d");
+  await eventually(async () => (await send(a, "GET", "/__stubtool__/health")).json.status === "ok");
+  assert.deepEqual((await send(a, "GET", "/__stubtool__/health")).json.state, {
+    store: "connected",
+    cluster: (await send(a, "GET", "/__stubtool__/health")).json.state.cluster,
+    lost: 0,
+    pending: 0,
+  });
+});
+
+Deno.test("a store that is down at start: the replica serves its config, says degraded, and joins when it comes", async () => {
+  const redis = new RedisServer();
+  const logs: string[] = [];
+  const started = performance.now();
+  await using server = await stubServer(0, {
+    stubs: [route("/own").body("own").toStub()],
+    state: { url: redis.url, log: (l) => logs.push(l) },
+  });
+  assert.ok(performance.now() - started < 5_000);
+  assert.deepEqual((await send(server, "GET", "/own")).json, "own");
+  assert.deepEqual((await send(server, "GET", "/__stubtool__/health")).json.status, "degraded");
+  assert.deepEqual(logs.filter((l) => l.startsWith("[WARN]")).length, 1);
+  await using _store = await redis.start();
+  await eventually(async () => (await send(server, "GET", "/__stubtool__/health")).json.status === "ok");
+});
+
+Deno.test("the store URL's password never shows: not in [WARN] lines, health or option errors", async () => {
+  const secret = "s3cr3t-pa55";
+  const redis = new RedisServer();
+  const logs: string[] = [];
+  await using server = await stubServer(0, {
+    state: { url: `redis://:${secret}@127.0.0.1:${redis.port}/2`, log: (l) => logs.push(l) },
+  });
+  const health = await get(`${server.url}/__stubtool__/health`);
+  assert.ok(!health.text.includes(secret));
+  assert.ok(logs.length > 0 && !logs.join("\n").includes(secret), logs.join("\n"));
+  assertIncludes(logs[0], `redis://:***@127.0.0.1:${redis.port}/2`);
+  await assert.rejects(() => stubServer(0, { state: { url: `http://:${secret}@127.0.0.1:1/` } }), (error: Error) => {
+    assert.ok(error instanceof TypeError);
+    assert.equal(
+      error.message,
+      "stubServer(port, options): state.url must start with redis:// or rediss://, got http://:***@127.0.0.1:1/",
+    );
+    return true;
+  });
+});
+
+Deno.test("POST /__stubtool__/reset on one replica zeroes the hit counts of every replica", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, { stubs: [route("/counted").body(1).toStub()] });
+  const [a, b] = cluster.servers;
+  await send(b, "GET", "/counted");
+  await send(b, "GET", "/counted");
+  assert.deepEqual((await b.stubs()).map((s) => s.hit_count), [2]);
+  assert.equal((await send(a, "POST", "/__stubtool__/reset")).status, 204);
+  await eventually(async () => (await b.stubs())[0].hit_count === 0, 1_000);
+});
+
+Deno.test("changes past 10,000 waiting for an absent store are counted as lost, with one [WARN]", async () => {
+  const redis = new RedisServer();
+  const logs: string[] = [];
+  await using server = await stubServer(0, {
+    stubs: [route("/s").inScenario("s").whenState("a").body(1).toStub()],
+    state: { url: redis.url, log: (l) => logs.push(l) },
+  });
+  for (let i = 0; i < 10_005; i++) await server.setScenarioState("s", i % 2 ? "a" : "Started");
+  const { state } = (await send(server, "GET", "/__stubtool__/health")).json;
+  assert.deepEqual({ pending: state.pending, lost: state.lost }, { pending: 10_000, lost: 5 });
+  assert.equal(logs.filter((l) => l.includes("later ones are lost")).length, 1);
+});
