@@ -24,6 +24,7 @@ import { unreachableStates } from "./scenario_flow.ts";
 import { contentTypeOf } from "./media.ts";
 import { unknownField } from "./hint.ts";
 import { checkHeaders, checkJsonValue, checkMethod, describe } from "./checks.ts";
+import { checkStream } from "./stream_field.ts";
 
 export {
   checkHeaders,
@@ -76,10 +77,11 @@ export const STUB_FIELDS = [
   "callbacks",
   "name",
   "head",
+  "stream",
 ] as const;
 const STUB_FIELDS_WITH_FUNC = [...STUB_FIELDS, "response_func"] as const;
 /** The fields of a `sequence` entry. */
-export const ENTRY_FIELDS = ["status", "headers", "body", "body_file", "body_base64", "delay"] as const;
+export const ENTRY_FIELDS = ["status", "headers", "body", "body_file", "body_base64", "delay", "stream"] as const;
 /** What `sequence_mode` may be. */
 export const SEQUENCE_MODES: readonly SequenceMode[] = ["repeat-last", "cycle"];
 /** The longest delay in milliseconds. */
@@ -170,6 +172,7 @@ function checkResponse(
   const bodies = ["body", "body_file", "body_base64"].filter((key) =>
     Object.hasOwn(raw, key) && raw[key] !== undefined
   );
+  if (raw.stream !== undefined) return streamResponse(raw, spec, prefix, bodies, errors);
   if (bodies.length > 1) {
     errors.push(`${prefix}${bodies.join(" and ")} are given; a response has one body: keep one of them`);
     return spec;
@@ -183,6 +186,34 @@ function checkResponse(
     }
   }
   return spec;
+}
+
+/**
+ * A `stream:` answer (server-sent events): no body beside it, a status that may carry one,
+ * and `content-type: text/event-stream` and `cache-control: no-cache` unless the headers set them.
+ */
+function streamResponse(
+  raw: Record<string, unknown>,
+  spec: ResponseSpec,
+  prefix: string,
+  bodies: string[],
+  errors: string[],
+): ResponseSpec {
+  if (bodies.length) {
+    errors.push(`${prefix}stream and ${bodies.join(" and ")} are given; the events are the answer's body: keep one`);
+  }
+  if (spec.noContentType) {
+    errors.push(`${prefix}headers: a stream goes out as text/event-stream; remove content-type: null`);
+  }
+  if (NULL_BODY_STATUSES.has(spec.status)) {
+    errors.push(`${prefix}status ${spec.status} cannot carry a body, so no stream either; use another status`);
+  }
+  const stream = checkStream(raw.stream, `${prefix}stream`, errors);
+  const headers: HeaderMap = { ...spec.headers };
+  const names = Object.keys(headers).map((name) => name.toLowerCase());
+  if (!names.includes("content-type")) headers["content-type"] = "text/event-stream";
+  if (!names.includes("cache-control")) headers["cache-control"] = "no-cache";
+  return { status: spec.status, headers, hasBody: false, delay: spec.delay, stream };
 }
 
 /** `headers` without its null content type (send none). */
@@ -279,7 +310,7 @@ function checkUnusedResponse(raw: Record<string, unknown>, errors: string[], opt
 
 /** The plain-response fields a stub sets, which a sequence or a response function rules out. */
 function plainResponseFields(raw: Record<string, unknown>): string[] {
-  return ["status", "headers", "body", "body_file", "body_base64"].filter((key) =>
+  return ["status", "headers", "body", "body_file", "body_base64", "stream"].filter((key) =>
     Object.hasOwn(raw, key) && raw[key] !== undefined
   );
 }
@@ -551,6 +582,13 @@ function checkDeliveryPart(
       `${fault !== undefined ? "fault" : "throttle"} applies to a stub's own answer, not to a ${
         answer.proxy !== undefined ? "proxy" : "response function"
       }`,
+    );
+  }
+  if ((fault !== undefined || throttle !== undefined) && answer.responses.some((response) => response.stream)) {
+    errors.push(
+      `${
+        fault !== undefined ? "fault" : "throttle"
+      } applies to a body answer, not to a stream: pace the events with delay_ms`,
     );
   }
   return { fault: fault as Stub["fault"], throttle: throttle as number | undefined };
