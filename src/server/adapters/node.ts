@@ -87,7 +87,14 @@ async function pipeStream(stream: ReadableStream<Uint8Array<ArrayBuffer>>, res: 
       if (res.destroyed) return;
       flushed = new Promise<void>((resolve) => res.write(value, () => resolve()));
       if (res.writableNeedDrain) {
-        await new Promise<void>((resolve) => res.once("drain", resolve).once("close", resolve));
+        // Both listeners go after either fires: a long stream waits for drain many times.
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off("drain", done).off("close", done);
+            resolve();
+          };
+          res.once("drain", done).once("close", done);
+        });
       }
     }
     res.end();
