@@ -13,7 +13,7 @@ import {
 
 const ALLOWED = "(allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
 const STUB_FIELDS =
-  "method, path, status, headers, body, query_params, delay, sequence, sequence_mode, id, scope, priority, request, body_file, body_base64, proxy, fault, throttle, scenario, when_state, set_state, template, callbacks, name, head";
+  "method, path, status, headers, body, query_params, delay, sequence, sequence_mode, id, scope, priority, request, body_file, body_base64, proxy, fault, throttle, scenario, when_state, set_state, template, callbacks, name, head, stream";
 
 /** The errors of a stub that must be invalid (and then yields no stub). */
 function errorsOf(raw: unknown, options?: ValidateStubOptions): string[] {
@@ -580,7 +580,7 @@ Deno.test("validateStub: sequence entries must be mappings", () => {
 Deno.test("validateStub: unknown keys in sequence entries", () => {
   assert.deepEqual(errorsOf(get({ sequence: [{ stauts: 503 }, { method: "GET" }] })), [
     "sequence[0]: unknown field 'stauts' (did you mean 'status'?)",
-    "sequence[1]: unknown field 'method' (allowed: status, headers, body, body_file, body_base64, delay)",
+    "sequence[1]: unknown field 'method' (allowed: status, headers, body, body_file, body_base64, delay, stream)",
   ]);
 });
 

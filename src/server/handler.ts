@@ -16,6 +16,7 @@ import { CannedAnswerer } from "./answers/canned.ts";
 import { FunctionAnswerer } from "./answers/function.ts";
 import { ProxyAnswerer } from "./answers/proxy.ts";
 import { paramsOf, TemplateAnswerer } from "./answers/template.ts";
+import { StreamAnswerer, type StreamStats } from "./answers/stream.ts";
 import { AfterAnswer } from "./after_answer.ts";
 import type { CallbackRecord } from "./callbacks/callbacks.ts";
 import type { ForwardTap } from "./proxy/proxy.ts";
@@ -138,6 +139,7 @@ export class StubHandler {
   readonly #function: FunctionAnswerer;
   readonly #proxy: ProxyAnswerer;
   readonly #template: TemplateAnswerer;
+  readonly #stream: StreamAnswerer;
   /** Callbacks (webhooks) after the answer. */
   readonly #afterAnswer: AfterAnswer;
 
@@ -163,6 +165,7 @@ export class StubHandler {
     this.#canned = new CannedAnswerer(this.#bodies);
     this.#function = new FunctionAnswerer(this.#bodies, this.#deadlines);
     this.#template = new TemplateAnswerer(this.#bodies);
+    this.#stream = new StreamAnswerer(this.#bodies, this.#deadlines);
     this.#afterAnswer = new AfterAnswer(options.onCallback, options.callbackCa);
     const proxyUnmatched = options.proxyUnmatched === undefined ? undefined : new URL(options.proxyUnmatched);
     this.#unmatched = new UnmatchedAnswerer(
@@ -233,6 +236,14 @@ export class StubHandler {
   findRequests(pattern: RequestPattern): { requests: JournalEntry[]; complete: boolean } {
     const { records, complete } = this.journalRecords();
     return { requests: findRequests(pattern, records).map(journalEntry), complete };
+  }
+
+  /**
+   * How many event streams are open, and the bytes of events they handed to the wire.
+   * @ignore
+   */
+  get streams(): Readonly<StreamStats> {
+    return this.#stream.stats;
   }
 
   /** Zeroes hit counts, clears unmatched requests and the journal, restarts sequences. */
@@ -372,6 +383,8 @@ export class StubHandler {
           this.#deadlines,
           () => this.#proxy.answer(answer.url, view, incoming, deliver, route.name),
         );
+      case "stream":
+        return this.#answerStream(route, match, view, incoming, deliver, log);
       case "template": {
         const refused = this.#canned.refuse(view.method, incoming, respond);
         if (refused !== undefined) return refused;
@@ -399,6 +412,50 @@ export class StubHandler {
         );
       }
     }
+  }
+
+  /**
+   * A stub with a `stream:` answer: the next entry's event stream, or (a sequence entry
+   * without one) its canned or template answer.
+   */
+  #answerStream<R>(
+    route: Route,
+    match: Match<Route>,
+    view: RequestView,
+    incoming: Incoming,
+    respond: Respond<R>,
+    log: LogState | undefined,
+  ): R | Promise<R> {
+    const refused = this.#canned.refuse(view.method, incoming, respond);
+    if (refused !== undefined) return refused;
+    const index = route.nextIndex();
+    const stream = route.streams[index];
+    const params = (): [Record<string, string>, Record<string, string>] => [
+      paramsOf(route.names, match.values),
+      paramsOf(route.names, match.raw, route.pathCaptures),
+    ];
+    if (stream) {
+      const captures = { values: match.values, raw: match.raw, params };
+      return afterDelay(
+        stream.delay,
+        this.#deadlines,
+        () => this.#stream.answer(stream, route.name, captures, view, incoming, respond, log),
+      );
+    }
+    if (route.stub.template) {
+      const response = route.templates[index];
+      return afterDelay(
+        response.delay,
+        this.#deadlines,
+        () => this.#template.answer(response, route.name, ...params(), view, incoming, respond, log),
+      );
+    }
+    const response = route.responses[index];
+    return afterDelay(
+      response.delay,
+      this.#deadlines,
+      () => this.#canned.answer(response, match.values, match.raw, route.name, respond),
+    );
   }
 
   /** The callbacks sent (and failed), oldest first (`GET /__stubtool__/callbacks`). */

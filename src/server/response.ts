@@ -36,6 +36,13 @@ function headerRecord(): Record<string, string> {
  */
 export type AnswerBody = string | Uint8Array<ArrayBuffer> | ReadableStream<Uint8Array<ArrayBuffer>> | null;
 
+/**
+ * Streamed bodies whose head must go out at once, before their first chunk is ready (an
+ * event stream whose first event waits): adapters that hold the head back until the first
+ * write send it early for these.
+ */
+export const HEAD_FIRST: WeakSet<ReadableStream> = new WeakSet();
+
 /** Turns an answer into the adapter's own response type. */
 export type Respond<R> = (head: ResponseHead, body: AnswerBody) => R;
 

@@ -60,6 +60,14 @@ export function checkResponseTemplates(responses: readonly ResponseSpec[], seque
         attempt(`${at}headers.${name}`, errors, () => compileTemplate(text));
       }
     }
+    spec.stream?.forEach((event, k) => {
+      const data = event.data;
+      attempt(
+        `${at}stream[${k}].data`,
+        errors,
+        () => typeof data === "string" ? compileTemplate(data) : compileJsonTemplate(data),
+      );
+    });
     if (spec.bytes && spec.file !== undefined) {
       attempt(`${at}body_file`, errors, () => compileTemplate(new TextDecoder().decode(spec.bytes)));
     } else if (spec.hasBody && !spec.bytes) {

@@ -10,6 +10,7 @@ import type { ValuePatternSpec } from "./patterns.ts";
 import type { JsonIgnore } from "./model.ts";
 import { checkId, checkPriority, checkScope } from "./request.ts";
 import { parsePathTemplate } from "./path.ts";
+import { checkStream } from "./stream_field.ts";
 import {
   checkDelay,
   checkHeaders,
@@ -42,6 +43,32 @@ export interface SequenceEntry {
   body?: unknown;
   /** Wait before this answer, in ms or a `{ min, max }` range; absent: the stub's {@link StubBuilder.delay}, if any. */
   delay?: Delay;
+  /** Server-sent events instead of a body; see {@link StubBuilder.stream}. */
+  stream?: StreamEventInput[];
+}
+
+/** One server-sent event, as passed to {@link StubBuilder.stream}. */
+export interface StreamEventInput {
+  /** An object or list goes out as compact JSON, text as written (one `data:` line per line). */
+  data: unknown;
+  /** `event:`, the event type. */
+  event?: string;
+  /** `id:`, the last event id. */
+  id?: string;
+  /** `retry:`, the client's reconnection time in ms. */
+  retry?: number;
+  /** Wait before this event goes out, in ms. */
+  delayMs?: number;
+}
+
+/** Events in config form (`delay_ms`). */
+function streamFields(events: unknown): unknown {
+  if (!Array.isArray(events)) return events;
+  return events.map((event) => {
+    if (typeof event !== "object" || event === null || !("delayMs" in event)) return event;
+    const { delayMs, ...rest } = event as StreamEventInput;
+    return { ...rest, delay_ms: delayMs };
+  });
 }
 
 /**
@@ -193,7 +220,9 @@ export class StubBuilder<P extends string = string> {
         "write .sequence({ status: 503 }, { status: 200 })",
       );
     }
-    this.#fields.sequence = responses;
+    this.#fields.sequence = responses.map((entry) =>
+      entry?.stream === undefined ? entry : { ...entry, stream: streamFields(entry.stream) }
+    );
     return this;
   }
 
@@ -392,6 +421,34 @@ export class StubBuilder<P extends string = string> {
       this.#fail("responseFunc(…)", `expected a function, got ${describe(fn)}`, "pass ({ payload }) => [200, payload]");
     }
     this.#fields.response_func = fn;
+    return this;
+  }
+
+  /**
+   * Answers with server-sent events (`text/event-stream`), each sent after its `delayMs`;
+   * an object or list as `data` goes out as compact JSON.
+   *
+   * @example
+   * ```ts
+   * import { post } from "../../mod.ts";
+   * post("/v1/chat/completions").stream([
+   *   { data: { choices: [{ delta: { content: "Hi" } }] }, delayMs: 50 },
+   *   { data: "[DONE]" },
+   * ]);
+   * ```
+   */
+  stream(events: StreamEventInput[]): this {
+    const errors: string[] = [];
+    const fields = streamFields(events);
+    checkStream(fields, "stream", errors);
+    if (errors.length) {
+      this.#fail(
+        "stream()",
+        errors[0].replace(/delay_ms/g, "delayMs"),
+        'write .stream([{ data: { n: 1 }, delayMs: 100 }, { data: "[DONE]" }])',
+      );
+    }
+    this.#fields.stream = fields;
     return this;
   }
 

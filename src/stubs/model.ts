@@ -88,6 +88,22 @@ export interface ResponseSpec {
    * JSON body or a file), and a string body is sent as written.
    */
   noContentType?: boolean;
+  /** Server-sent events (`stream:`): the answer is `text/event-stream`, each event sent after its delay. */
+  stream?: StreamEvent[];
+}
+
+/** One server-sent event of a `stream:` answer. */
+export interface StreamEvent {
+  /** An object or list goes out as compact JSON, text as written (one `data:` line per line). */
+  data: unknown;
+  /** `event:`, the event type. */
+  event?: string;
+  /** `id:`, the last event id. */
+  id?: string;
+  /** `retry:`, the client's reconnection time in milliseconds. */
+  retry?: number;
+  /** Milliseconds to wait before this event goes out. */
+  delayMs?: number;
 }
 
 /** What a response function receives. */

@@ -12,6 +12,7 @@
 
 import { JSON_IGNORES, MAX_SCOPE_LENGTH, type REQUEST_FIELDS } from "./request.ts";
 import { STUB_ID } from "../util/ids.ts";
+import { MAX_STREAM_EVENTS } from "./stream_field.ts";
 import {
   BASE64,
   type CONFIG_FIELDS,
@@ -130,6 +131,27 @@ const ENTRY: SchemasOf<typeof ENTRY_FIELDS> = {
   body_file: BODY_FILE,
   body_base64: BODY_BASE64,
   delay: DELAY,
+  stream: { $ref: "#/$defs/stream" },
+};
+
+/** `stream:`: server-sent events. */
+const STREAM: JsonSchema = {
+  type: "array",
+  minItems: 1,
+  maxItems: MAX_STREAM_EVENTS,
+  description: "server-sent events (text/event-stream) instead of a body, each sent after its delay_ms",
+  items: {
+    type: "object",
+    properties: {
+      data: { description: "text (one data: line per line), or an object or list sent as compact JSON" },
+      event: { type: "string", minLength: 1, pattern: "^[^\\r\\n\\u0000]*$", description: "the event type" },
+      id: { type: ["string", "integer"], pattern: "^[^\\r\\n\\u0000]*$", description: "the last event id" },
+      retry: { type: "integer", minimum: 0, description: "the client's reconnection time in ms" },
+      delay_ms: { type: "number", minimum: 0, maximum: MAX_DELAY_MS, description: "wait before this event, in ms" },
+    },
+    required: ["data"],
+    additionalProperties: false,
+  },
 };
 
 const REQUEST: SchemasOf<typeof REQUEST_FIELDS> = {
@@ -208,6 +230,7 @@ const STUB: SchemasOf<typeof STUB_FIELDS> = {
   name: { ...NAME, description: "a display name for the report (set for WireMock mappings)" },
   head: { const: false, description: "false: a GET stub does not answer HEAD requests (as in WireMock)" },
   template: { type: "boolean", description: "render body strings, header values and a string status as Handlebars" },
+  stream: { $ref: "#/$defs/stream" },
   callbacks: {
     type: "array",
     description: "requests sent after the answer (webhooks)",
@@ -275,6 +298,7 @@ export function configSchema(): JsonSchema {
       },
       entry: { type: "object", properties: ENTRY, additionalProperties: false },
       valuePattern: VALUE_PATTERN,
+      stream: STREAM,
     },
   };
 }

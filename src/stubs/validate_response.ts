@@ -11,6 +11,7 @@ import { unknownField } from "./hint.ts";
 import { checkHeaders, checkJsonValue, describe } from "./checks.ts";
 import { type BodyFileOptions, readBodyFile } from "./body_file.ts";
 import { isObject } from "../util/json_shape.ts";
+import { checkStream } from "./stream_field.ts";
 
 /** The longest delay in milliseconds. */
 export const MAX_DELAY_MS = 2_147_483_647; // the largest setTimeout delay
@@ -96,6 +97,7 @@ export function checkResponse(
   const bodies = ["body", "body_file", "body_base64"].filter((key) =>
     Object.hasOwn(raw, key) && raw[key] !== undefined
   );
+  if (raw.stream !== undefined) return streamResponse(raw, spec, prefix, bodies, errors);
   if (bodies.length > 1) {
     errors.push(`${prefix}${bodies.join(" and ")} are given; a response has one body: keep one of them`);
     return spec;
@@ -109,6 +111,34 @@ export function checkResponse(
     }
   }
   return spec;
+}
+
+/**
+ * A `stream:` answer (server-sent events): no body beside it, a status that may carry one,
+ * and `content-type: text/event-stream` and `cache-control: no-cache` unless the headers set them.
+ */
+function streamResponse(
+  raw: Record<string, unknown>,
+  spec: ResponseSpec,
+  prefix: string,
+  bodies: string[],
+  errors: string[],
+): ResponseSpec {
+  if (bodies.length) {
+    errors.push(`${prefix}stream and ${bodies.join(" and ")} are given; the events are the answer's body: keep one`);
+  }
+  if (spec.noContentType) {
+    errors.push(`${prefix}headers: a stream goes out as text/event-stream; remove content-type: null`);
+  }
+  if (NULL_BODY_STATUSES.has(spec.status)) {
+    errors.push(`${prefix}status ${spec.status} cannot carry a body, so no stream either; use another status`);
+  }
+  const stream = checkStream(raw.stream, `${prefix}stream`, errors);
+  const headers: HeaderMap = { ...spec.headers };
+  const names = Object.keys(headers).map((name) => name.toLowerCase());
+  if (!names.includes("content-type")) headers["content-type"] = "text/event-stream";
+  if (!names.includes("cache-control")) headers["cache-control"] = "no-cache";
+  return { status: spec.status, headers, hasBody: false, delay: spec.delay, stream };
 }
 
 /** `headers` without its null content type (send none). */
@@ -177,7 +207,7 @@ export function checkUnusedResponse(raw: Record<string, unknown>, errors: string
 
 /** The plain-response fields a stub sets, which a sequence or a response function rules out. */
 export function plainResponseFields(raw: Record<string, unknown>): string[] {
-  return ["status", "headers", "body", "body_file", "body_base64"].filter((key) =>
+  return ["status", "headers", "body", "body_file", "body_base64", "stream"].filter((key) =>
     Object.hasOwn(raw, key) && raw[key] !== undefined
   );
 }

@@ -49,10 +49,11 @@ export const STUB_FIELDS = [
   "callbacks",
   "name",
   "head",
+  "stream",
 ] as const;
 const STUB_FIELDS_WITH_FUNC = [...STUB_FIELDS, "response_func"] as const;
 /** The fields of a `sequence` entry. */
-export const ENTRY_FIELDS = ["status", "headers", "body", "body_file", "body_base64", "delay"] as const;
+export const ENTRY_FIELDS = ["status", "headers", "body", "body_file", "body_base64", "delay", "stream"] as const;
 /** What `sequence_mode` may be. */
 export const SEQUENCE_MODES: readonly SequenceMode[] = ["repeat-last", "cycle"];
 
@@ -319,6 +320,13 @@ function checkDeliveryPart(
       `${fault !== undefined ? "fault" : "throttle"} applies to a stub's own answer, not to a ${
         answer.proxy !== undefined ? "proxy" : "response function"
       }`,
+    );
+  }
+  if ((fault !== undefined || throttle !== undefined) && answer.responses.some((response) => response.stream)) {
+    errors.push(
+      `${
+        fault !== undefined ? "fault" : "throttle"
+      } applies to a body answer, not to a stream: pace the events with delay_ms`,
     );
   }
   return { fault: fault as Stub["fault"], throttle: throttle as number | undefined };

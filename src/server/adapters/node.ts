@@ -12,6 +12,7 @@ import { createSecureServer } from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
 import { type AnswerBody, DEFAULT_MAX_BODY, errorAnswer, type Respond } from "../handler.ts";
 import { unreadBodyLimit } from "../incoming.ts";
+import { HEAD_FIRST } from "../response.ts";
 import { NodeIncoming, requestTarget } from "./node_incoming.ts";
 import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
@@ -42,7 +43,10 @@ function writeTo(
     }
     if (closeConnection(answer.status)) flat.push("connection", "close");
     res.writeHead(answer.status, flat);
-    if (body instanceof ReadableStream) return void pipeStream(body, res);
+    if (body instanceof ReadableStream) {
+      if (HEAD_FIRST.has(body)) res.flushHeaders();
+      return void pipeStream(body, res);
+    }
     res.end(body ?? undefined);
   };
 }
@@ -83,7 +87,14 @@ async function pipeStream(stream: ReadableStream<Uint8Array<ArrayBuffer>>, res: 
       if (res.destroyed) return;
       flushed = new Promise<void>((resolve) => res.write(value, () => resolve()));
       if (res.writableNeedDrain) {
-        await new Promise<void>((resolve) => res.once("drain", resolve).once("close", resolve));
+        // Both listeners go after either fires: a long stream waits for drain many times.
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            res.off("drain", done).off("close", done);
+            resolve();
+          };
+          res.once("drain", done).once("close", done);
+        });
       }
     }
     res.end();

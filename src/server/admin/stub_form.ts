@@ -28,6 +28,11 @@ function response(spec: ResponseSpec, withDelay: boolean): Record<string, unknow
   if (spec.file !== undefined) out.body_file = spec.filePath ?? spec.file;
   else if (spec.bytes) out.body_base64 = base64(spec.bytes);
   else if (spec.hasBody) out.body = spec.body;
+  if (spec.stream) {
+    out.stream = spec.stream.map(({ delayMs, ...event }) =>
+      delayMs === undefined ? event : { ...event, delay_ms: delayMs }
+    );
+  }
   if (withDelay && spec.delay !== undefined) out.delay = spec.delay;
   return out;
 }

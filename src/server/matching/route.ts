@@ -11,6 +11,7 @@ import { stubLabel } from "../../stubs/model.ts";
 import { buildConditions, type NamedCondition } from "./conditions.ts";
 import { CompiledResponse } from "../response.ts";
 import { TemplateResponse } from "../answers/template.ts";
+import { StreamResponse } from "../answers/stream.ts";
 import { StubCallbacks } from "../callbacks/outgoing.ts";
 import { scenarioCondition, type ScenarioStates } from "./scenarios.ts";
 import type { Routable } from "./router.ts";
@@ -21,11 +22,14 @@ const NO_NAMES: readonly string[] = [];
 export type AnswerSource =
   | { kind: "canned" }
   | { kind: "template" }
+  | { kind: "stream" }
   | { kind: "function"; fn: ResponseFunc }
   | { kind: "proxy"; url: URL };
 
 const CANNED: AnswerSource = { kind: "canned" };
 const TEMPLATE: AnswerSource = { kind: "template" };
+/** A stub with a `stream:` answer (its own, or one of its sequence entries'). */
+const STREAM: AnswerSource = { kind: "stream" };
 const AT_ONCE: Delivery = {};
 
 /** Where a registered stub sits: its id, source, batch and order. */
@@ -63,6 +67,7 @@ export class Route implements Routable {
   #responses: CompiledResponse[] | undefined;
   #templates: TemplateResponse[] | undefined;
   #callbacks: StubCallbacks | undefined;
+  #streams: (StreamResponse | undefined)[] | undefined;
 
   /** `scenarios` holds the live states a `when_state` stub is checked against. */
   constructor(stub: Stub, placement: Placement, scenarios?: ScenarioStates) {
@@ -84,6 +89,8 @@ export class Route implements Routable {
       ? { kind: "function", fn: stub.responseFunc }
       : stub.proxy !== undefined
       ? { kind: "proxy", url: new URL(stub.proxy) }
+      : stub.responses.some((response) => response.stream)
+      ? STREAM
       : stub.template
       ? TEMPLATE
       : CANNED;
@@ -188,6 +195,13 @@ export class Route implements Routable {
     const specs = this.stub.callbacks;
     if (!specs?.length) return undefined;
     return this.#callbacks ??= new StubCallbacks(specs, this.stub.template === true, this.names);
+  }
+
+  /** Each response's event stream, compiled on first use; undefined for an entry that has none. */
+  get streams(): (StreamResponse | undefined)[] {
+    return this.#streams ??= this.stub.responses.map((spec) =>
+      spec.stream ? new StreamResponse(spec, this.names, this.stub.template === true) : undefined
+    );
   }
 
   /** A template stub's responses, compiled on first use (validation has compiled them once already). */
