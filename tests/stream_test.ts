@@ -98,7 +98,7 @@ serverTest("raw HTTP: the exact event bytes, the head at once, and each event af
     ]),
   );
   const { head, body, arrivals } = await rawStream(
-    server.port,
+    server.getPort(),
     "POST /events/lobby HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\nconnection: close\r\n\r\n",
   );
   assert.match(head, /^HTTP\/1\.1 200 OK\r\n/);
@@ -177,7 +177,7 @@ serverTest(
     const piece = "x".repeat(32 * 1024 - 8); // 32 KiB on the wire per event
     const events = Array.from({ length: 1024 }, () => ({ data: piece }));
     server.routes(post("/firehose").stream(events));
-    const conn = await Deno.connect({ port: server.port, hostname: "127.0.0.1" });
+    const conn = await Deno.connect({ port: server.getPort(), hostname: "127.0.0.1" });
     await conn.write(new TextEncoder().encode("POST /firehose HTTP/1.1\r\nhost: x\r\ncontent-length: 0\r\n\r\n"));
     await conn.read(new Uint8Array(1024)); // the head has come; the client reads nothing more
     const stats = server.handler.streams;

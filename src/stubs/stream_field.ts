@@ -40,7 +40,9 @@ function isMapping(value: unknown): value is Record<string, unknown> {
 export function checkStream(raw: unknown, field: string, errors: string[]): StreamEvent[] | undefined {
   if (!Array.isArray(raw) || raw.length === 0) {
     errors.push(
-      `${field} must be a non-empty list of events ({data, event?, id?, retry?, delay_ms?}), got ${describe(raw)}`,
+      `${field} must be a non-empty list of events ({data, event?, id?, retry?, delay_ms?}), got ${
+        Array.isArray(raw) ? "an empty list" : describe(raw)
+      }`,
     );
     return undefined;
   }
