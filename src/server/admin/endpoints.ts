@@ -8,6 +8,7 @@
 import type { JournalSnapshot, Report } from "../../report/types.ts";
 import { RESERVED_PREFIX } from "../../stubs/path.ts";
 import { ADMIN_ENDPOINTS, type AdminHost, answerAdmin } from "./admin.ts";
+import { stubInfo } from "./stub_form.ts";
 import type { ReservedGuard } from "./guard.ts";
 import { answerFlow, FLOW_ENDPOINTS, type FlowHost } from "./flow_endpoints.ts";
 import type { Incoming } from "../incoming.ts";
@@ -249,7 +250,10 @@ function answerReserved<R>(
 function dashboard<R>(host: ReservedHost, state: AnswerState, etag: string, respond: Respond<R>): Promise<R> {
   return import("../../report/dashboard.ts").then(
     ({ dashboardPage }) => {
-      const page = dashboardPage(host.report({}), host.journal());
+      const page = dashboardPage(host.report({}), host.journal(), {
+        stubs: host.routes().map(stubInfo),
+        states: host.scenarios(),
+      });
       const head = { status: 200, headers: { ...page.headers, etag } };
       return answer(state, head, page.html, respond);
     },
