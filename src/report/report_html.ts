@@ -334,7 +334,7 @@ function stubRow(stub: ReportStub, index: number, details?: Map<string, StubDeta
     `<td class="narrow-hide">${id === undefined ? "" : `<code>${escapeHtml(id)}</code>`}</td>` +
     `<td class="method">${escapeHtml(stub.method)}</td>` +
     `<th scope="row"><code>${escapeHtml(stubTarget(stub))}</code></th>` +
-    (details ? `<td class="where">${stubWhere(id === undefined ? undefined : details.get(id))}</td>` : "") +
+    (details ? `<td class="where narrow-hide">${stubWhere(id === undefined ? undefined : details.get(id))}</td>` : "") +
     `<td class="num${unused ? " hits-0" : ""}">${stub.hit_count}${
       unused ? ' <span class="tag">unused</span>' : ""
     }</td>` +
@@ -361,7 +361,7 @@ function stubsSection(report: Report, extras: PageExtras = {}): string {
         "Id|narrow-hide",
         "Method",
         "Path",
-        ...(details ? ["Source, scenario, conditions"] : []),
+        ...(details ? ["Source, scenario, conditions|narrow-hide"] : []),
         "Hits|num",
       ],
       report.stubs.map((stub, i) => stubRow(stub, i, details)),
