@@ -323,7 +323,7 @@ function stubWhere(detail: StubDetail | undefined): string {
   const conditions = conditionsShort(detail.request);
   if (conditions) lines.push(`<span class="muted">${escapeHtml(conditions)}</span>`);
   if (detail.priority) lines.push(`<span class="muted">priority ${escapeHtml(String(detail.priority))}</span>`);
-  return lines.filter((l) => l !== "").join("<br>");
+  return lines.filter((l) => l !== "").join("<br>\n");
 }
 
 function stubRow(stub: ReportStub, index: number, details?: Map<string, StubDetail>): string {

@@ -563,7 +563,7 @@ Deno.test({
       assert.equal(fromUnmatched.body, "no body");
       // Open details stay open across live updates.
       assert.equal(await request(server, "GET", "/users/2"), 200);
-      await waitFor(page, `document.getElementById("stat-requests").textContent === "7"`);
+      await waitFor(page, `document.getElementById("stat-requests").textContent === "6"`);
       assert.equal(await inPage(page, `document.getElementById("miss-0").open`), true);
       assert.equal(await inPage(page, `document.getElementById("req-0").open`), true);
     });
