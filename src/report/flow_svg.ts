@@ -132,7 +132,9 @@ export function scenarioSvg(scenario: ReportScenario, current: readonly CurrentS
   const nowText = mine.length
     ? `; now ${mine.map((c) => `${c.state}${c.scope === undefined ? "" : ` (scope ${c.scope})`}`).join(", ")}`
     : "";
-  const title = `Scenario ${scenario.name}: ${states.length} states, ${transitions.length} transitions` +
+  const count = (k: number, word: string) => `${k} ${word}${k === 1 ? "" : "s"}`;
+  const title =
+    `Scenario ${scenario.name}: ${count(states.length, "state")}, ${count(transitions.length, "transition")}` +
     `${never ? ` (${never} never taken)` : ""}${nowText}`;
   return `<svg class="flow" xmlns="http://www.w3.org/2000/svg" role="img" width="${width}" height="${height}" ` +
     `viewBox="0 0 ${width} ${height}" data-scenario="${escapeHtml(String(scenario.name))}"><title>${

@@ -403,12 +403,14 @@ function flowsSection(report: Report, extras: PageExtras = {}): string {
       rows,
     );
   const states = Array.isArray(extras.states) ? extras.states : [];
-  const pictures = scenarios.map((s) =>
+  const pictures = scenarios.filter((s) => Array.isArray(s.transitions) && s.transitions.length).map((s) =>
     `<figure><figcaption>${escapeHtml(String(s.name))}</figcaption><div class="scroll">${
       scenarioSvg(s, states)
     }</div></figure>`
   );
-  return `${open}><h2 id="scenarios-heading">Scenarios</h2><div class="flows">${pictures.join("")}</div>${body}` +
+  return `${open}><h2 id="scenarios-heading">Scenarios</h2>${
+    pictures.length ? `<div class="flows">${pictures.join("")}</div>` : ""
+  }${body}` +
     `</section>`;
 }
 
@@ -462,7 +464,15 @@ function requestDetail(
     : `no stub; ${closestList(closest)}`;
   const rows = [
     ["Method", `<code>${escapeHtml(method)}</code>`],
-    ["URL", `<code>${escapeHtml(target)}</code>`],
+    // The journal keeps targets up to 64 KiB; the page shows up to 2 KiB of one (the JSON keeps it whole).
+    [
+      "URL",
+      `<code>${
+        escapeHtml(
+          target.length > 2048 ? `${target.slice(0, 2048)}… (${target.length - 2048} more characters)` : target,
+        )
+      }</code>`,
+    ],
     ["Answered by", answered],
   ];
   if (entry) rows.push(["Status", escapeHtml(String(entry.status))]);
