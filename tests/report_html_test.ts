@@ -411,7 +411,7 @@ Deno.test("html: a journal entry's detail shows headers, the body pretty-printed
     /<dt>Answered by<\/dt><dd>stub <a href="#stub-get-user"><code>get-user<\/code><\/a> <code>GET \/users\/\{id\}<\/code><\/dd>/,
   );
   assert.match(first, /<dt><code>x-trace<\/code><\/dt><dd><code>&lt;t&gt;<\/code><\/dd>/);
-  assert.match(first, /<h4>Body<\/h4><pre>\{\n  &quot;a&quot;: \[\n    1\n  \]\n\}<\/pre>/);
+  assert.ok(first.includes("<h4>Body</h4><pre>{\n  &quot;a&quot;: [\n    1\n  ]\n}</pre>"), first);
   const second = /<details class="req" id="req-11">[\s\S]*?<\/details>/.exec(html)?.[0] ?? "";
   assert.match(second, /<p>binary, 3 bytes in hex:<\/p><pre>00 01 fe<\/pre>/);
   assert.match(
