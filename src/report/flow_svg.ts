@@ -136,7 +136,7 @@ export function scenarioSvg(scenario: ReportScenario, current: readonly CurrentS
   const title =
     `Scenario ${scenario.name}: ${count(states.length, "state")}, ${count(transitions.length, "transition")}` +
     `${never ? ` (${never} never taken)` : ""}${nowText}`;
-  return `<svg class="flow" xmlns="http://www.w3.org/2000/svg" role="img" width="${width}" height="${height}" ` +
+  return `<svg class="flow" role="img" width="${width}" height="${height}" ` +
     `viewBox="0 0 ${width} ${height}" data-scenario="${escapeHtml(String(scenario.name))}"><title>${
       escapeHtml(title)
     }</title>${edges.join("")}${nodes.join("")}</svg>`;
