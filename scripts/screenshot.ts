@@ -1,6 +1,7 @@
 /**
  * Regenerates docs/dashboard.png, the dashboard screenshot in the README: serves
- * examples/stubs.yaml, sends a handful of matched and unmatched requests, and photographs
+ * examples/stubs.yaml, sends a handful of matched and unmatched requests (one with a JSON body, whose detail
+ * is shown open), and photographs
  * `GET /__stubtool__/` in headless Chromium at 1280 px (the browser the tests use:
  * `npm run screenshot` gets it from scripts/provision.mjs, or set CHROMIUM_PATH).
  *
@@ -43,19 +44,25 @@ async function main(): Promise<number> {
     allowPositionals: true,
   });
   const out = positionals[0] ?? `${ROOT}docs/dashboard.png`;
-  const { config, problems } = await loadConfigFile(`${ROOT}examples/stubs.yaml`);
+  // Relative, so the stub table shows `routes[0] of examples/stubs.yaml`, not this machine's path.
+  Deno.chdir(ROOT);
+  const { config, problems } = await loadConfigFile("examples/stubs.yaml");
   if (!config) {
     console.error(problems.map((p) => p.message).join("\n"));
     return 1;
   }
   await using server = await stubServer(0, { stubs: config.routes });
   for (const [method, path] of TRAFFIC) {
-    const response = await fetch(server.url + path, { method });
+    const body = method === "PUT" ? JSON.stringify({ name: "Ada Lovelace", role: "admin" }) : undefined;
+    const headers = body ? { "content-type": "application/json", "x-request-id": "r-42" } : undefined;
+    const response = await fetch(server.url + path, { method, body, headers });
     await response.body?.cancel();
   }
   await using browser = await launch({ colorScheme: values.dark ? "dark" : "light" });
   const page = await browser.context.newPage();
   await page.goto(`${server.url}/__stubtool__/`);
+  // One request's detail open: its headers, its body and the stubs that came close.
+  await page.locator("#unmatched-table details.req summary", { hasText: "PUT" }).first().click();
   await Deno.mkdir(dirname(resolve(out)), { recursive: true });
   await page.screenshot({ path: out, fullPage: true });
   console.log(`[screenshot] ${out}`);

@@ -195,10 +195,43 @@ Deno.test("regression: a YAML error after a broken flow collection was placed pa
     const [, line, col] = /:(\d+):(\d+)$/.exec(problem.place!)!.map(Number);
     assert.ok(col <= lines[line - 1].length + 1, `${problem.place} is past the end of line ${line}`);
   }
-  const colon = problems.find((p) =>
-    p.message === 'Unexpected map-value-ind token in YAML stream: ":"' && p.place?.startsWith("fuzz.yaml:6:")
+  // Only the first error is printed now (the rest follow from it and are counted).
+  assert.deepEqual(problems, [{
+    level: "error",
+    place: "fuzz.yaml:2:13",
+    message: "Nested mappings are not allowed in compact mappings (23 later errors follow from it; fix this one first)",
+  }]);
+});
+
+Deno.test("regression: one `{id}` in a flow mapping printed 46 parser errors; now the first, placed, with a hint", async () => {
+  const stubs = Array.from({ length: 3 }, (_, i) => `  - {method: GET, path: /users/{id}/n${i}, status: 200}`);
+  const { problems } = await loadConfigText(`routes:\n${stubs.join("\n")}\n`, "stubs.yaml");
+  assert.equal(problems.length, 1, JSON.stringify(problems));
+  assert.equal(problems[0].place, "stubs.yaml:2:32");
+  assert.match(
+    problems[0].message,
+    /^Unexpected flow-map-start at node end; a "\{" in an unquoted value inside a \{…\} mapping starts another mapping: quote the value, path: "\/users\/\{id\}\/n0" \((\d+) later errors follow from it; fix this one first\)$/,
   );
-  assert.equal(colon?.place, "fuzz.yaml:6:9", JSON.stringify(problems));
+  assert.ok(Number(/\((\d+) later/.exec(problems[0].message)![1]) >= 20, "the cascade is counted");
+});
+
+Deno.test("YAML syntax errors: a hint for a tab and for an unquoted ': ', none for other mistakes", async () => {
+  const tab = await loadConfigText("routes:\n  - method: GET\n\tpath: /x\n", "tab.yaml");
+  assert.deepEqual(tab.problems, [{
+    level: "error",
+    place: "tab.yaml:3:1",
+    message: "Tabs are not allowed as indentation; YAML indents with spaces only: replace the tab with spaces",
+  }]);
+  const colon = await loadConfigText("routes:\n  - method: GET\n    path: /x\n    body: error: not found\n", "c.yaml");
+  assert.deepEqual(colon.problems, [{
+    level: "error",
+    place: "c.yaml:4:11",
+    message: 'Nested mappings are not allowed in compact mappings; ": " inside an unquoted value reads as a new key: ' +
+      'quote the value, body: "error: not found"',
+  }]);
+  const other = await loadConfigText('routes:\n  - method: GET\n    path: "/x\n', "q.yaml");
+  assert.equal(other.problems.length, 1, JSON.stringify(other.problems));
+  assert.doesNotMatch(other.problems[0].message, /; (YAML indents|a "\{"|": ")/);
 });
 
 Deno.test("regression: YAML's duplicate-key check compared each key with every earlier one (30,000 keys took 5.6 s); one set per mapping finds the same duplicates", async () => {

@@ -75,15 +75,23 @@ Deno.test("dashboardPage: the script renders polled JSON exactly as the server r
       { time: "2026-01-02T03:04:05.678Z", method: "GET", target: "/<b>", status: 404, closest: [], duration_ms: 1.25 },
     ],
   };
-  const { html } = dashboardPage(report, journal);
+  const stubs = [{ id: "stub-1", source: "api", scenario: "cart", when_state: "Started" }];
+  const states = [{ name: "cart", state: "Started" }];
+  const { html } = dashboardPage(report, journal, { stubs, states });
   assert.ok(html.includes(_RENDERERS), "the page ships the renderers");
   // The renderers alone, with no DOM: every helper they call must be among them.
-  const sections = new Function(`${_RENDERERS}\nreturn sections;`)() as (r: unknown, j: unknown) => [string, string][];
-  const rendered = sections(report, journal);
+  const sections = new Function(`${_RENDERERS}\nreturn sections;`)() as (
+    r: unknown,
+    j: unknown,
+    e: unknown,
+  ) => [string, string][];
+  const rendered = sections(report, journal, { stubs, states, live: true });
   assert.deepEqual(rendered.map(([key]) => key), ["coverage", "stubs", "scenarios", "unmatched", "journal"]);
   for (const [key, markup] of rendered) assert.ok(html.includes(markup), `${key}: the same markup as the served page`);
   assert.match(rendered[2][1], /<span class="tag">never taken<\/span>/);
-  const off = sections(report, { capacity: 0, total: 0, requests: [] });
+  assert.match(rendered[2][1], /<g class="flow-node current" data-state="Started" data-current="now">/);
+  assert.match(rendered[1][1], /<input type="search" id="stubs-filter"/);
+  const off = sections(report, { capacity: 0, total: 0, requests: [] }, {});
   assert.match(off[4][1], /The request journal is off/);
   assert.doesNotMatch(off[0][1], /stat-requests/);
 });

@@ -54,7 +54,8 @@ function rows(html: string, id: string): string[][] {
   const body = /<tbody[^>]*>([\s\S]*)<\/tbody>/.exec(table)![1];
   return [...body.matchAll(/<tr[^>]*>([\s\S]*?)<\/tr>/g)].map(([, row]) =>
     [...row.matchAll(/<t[dh][^>]*>([\s\S]*?)<\/t[dh]>/g)].map(([, cell]) =>
-      cell.replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim()
+      // A request's detail (it opens from the row) holds no div of its own.
+      cell.replace(/<div class="detail">[\s\S]*?<\/div>/g, "").replace(/<[^>]+>/g, " ").replace(/\s+/g, " ").trim()
     )
   );
 }
@@ -76,9 +77,9 @@ Deno.test("html: coverage, stub table with unused stubs marked, unmatched newest
   assert.match(html, /<dd id="stat-unmatched">2<\/dd>/);
   assert.match(html, /<dd id="stat-requests">2<\/dd>/);
   assert.deepEqual(rows(html, "stubs-table"), [
-    ["1", "GET", "/users/{id}", "3"],
-    ["2", "GET", "/search?q={term}&amp;sort=asc", "1"],
-    ["3", "DELETE", "/users/{id}", "0 unused"],
+    ["1", "", "GET", "/users/{id}", "3"],
+    ["2", "", "GET", "/search?q={term}&amp;sort=asc", "1"],
+    ["3", "", "DELETE", "/users/{id}", "0 unused"],
   ]);
   assert.equal([...html.matchAll(/<tr class="unused">/g)].length, 1);
   assert.deepEqual(rows(html, "unmatched-table"), [
@@ -92,7 +93,10 @@ Deno.test("html: coverage, stub table with unused stubs marked, unmatched newest
   assert.match(html, /<caption id="stubs-table-caption">3 stubs in declaration order; 1 unused stub is highlighted/);
   // Semantic tables: every header cell has a scope, rows are headed by the request or path.
   assert.equal(html.match(/<th(?=[\s>])(?![^>]*scope=)/g), null);
-  assert.match(html, /<th scope="row" role="rowheader" class="c-request"><span class="method">PUT<\/span>/);
+  assert.match(
+    html,
+    /<th scope="row" role="rowheader" class="c-request"><details class="req" id="miss-1"><summary><span class="method">PUT<\/span>/,
+  );
 });
 
 Deno.test("html: a path like /<script>alert(1)</script> is text everywhere it appears", () => {
@@ -291,4 +295,127 @@ Deno.test("html: without scenarios the Scenarios section is an empty hidden plac
   );
   assert.doesNotMatch(html, /href="#scenarios"/);
   assert.doesNotMatch(html, /scenarios-table/);
+});
+
+Deno.test("html: each scenario is an SVG state diagram: states, arrows labelled with stub id and count, never-taken dashed", () => {
+  const html = renderHtmlReport({
+    ...sample(),
+    scenarios: [{
+      name: "checkout",
+      transitions: [
+        { from: "Started", to: "has-items", stub: "add-item", taken: 2 },
+        { from: "has-items", to: "paid", stub: "pay", taken: 0 },
+        { from: "paid", to: "Started", stub: "clear", taken: 1 },
+        { from: "*", to: "<b>gone</b>", stub: "cancel", taken: 0 },
+      ],
+    }],
+  });
+  const svg = /<svg class="flow"[\s\S]*?<\/svg>/.exec(html)?.[0];
+  assert.ok(svg, "no diagram");
+  assert.match(svg, /^<svg class="flow" role="img" /);
+  assert.match(
+    svg,
+    /<title>Scenario checkout: 5 states, 4 transitions \(2 never taken\)<\/title>/,
+  );
+  assert.deepEqual([...svg.matchAll(/<g class="flow-node[^"]*" data-state="([^"]*)"/g)].map((m) => m[1]), [
+    "Started",
+    "has-items",
+    "paid",
+    "*",
+    "&lt;b&gt;gone&lt;/b&gt;",
+  ]);
+  const edges = [
+    ...svg.matchAll(
+      /<g class="(flow-edge[^"]*)"[^>]*data-stub="([^"]*)" data-taken="(\d+)">[\s\S]*?<path d="[^"]+" fill="none"( stroke-dasharray="5 4")?\/>[\s\S]*?<text[^>]*>([^<]*)<\/text><\/g>/g,
+    ),
+  ]
+    .map((m) => [m[1], m[2], m[3], m[4] ? "dashed" : "solid", m[5]]);
+  assert.deepEqual(edges, [
+    ["flow-edge", "add-item", "2", "solid", "add-item ×2"],
+    ["flow-edge never", "pay", "0", "dashed", "pay ×0"],
+    ["flow-edge", "clear", "1", "solid", "clear ×1"],
+    ["flow-edge never", "cancel", "0", "dashed", "cancel ×0"],
+  ]);
+  // The "any state" node reads as such; user strings are escaped; no style attribute (the live page's CSP).
+  assert.match(svg, />any state<\/text>/);
+  assert.doesNotMatch(svg, /<b>|style=/);
+  // A static report knows no current state: nothing is highlighted.
+  assert.doesNotMatch(svg, /flow-node current/);
+});
+
+Deno.test("html: given the scenarios' states, the diagram highlights the current state per scope", () => {
+  const html = renderHtmlReport({
+    ...sample(),
+    scenarios: [{ name: "checkout", transitions: [{ from: "Started", to: "paid", stub: "pay", taken: 1 }] }],
+  }, {
+    states: [
+      { name: "checkout", state: "paid" },
+      { name: "checkout", state: "Started", scope: "worker-2" },
+      { name: "other", state: "Started" },
+    ],
+  });
+  assert.deepEqual(
+    [...html.matchAll(/<g class="flow-node current" data-state="([^"]*)" data-current="([^"]*)"/g)].map((m) =>
+      `${m[1]}: ${m[2]}`
+    ),
+    [
+      "Started: worker-2",
+      "paid: now",
+    ],
+  );
+  assert.match(
+    html,
+    /<title>Scenario checkout: 2 states, 1 transition; now paid, Started \(scope worker-2\)<\/title>/,
+  );
+});
+
+Deno.test("html: a journal entry's detail shows headers, the body pretty-printed or as hex, and links the stub's row", () => {
+  const html = renderHtmlReport({
+    ...sample(),
+    stubs: [{ id: "get-user", method: "GET", path: "/users/{id}", hit_count: 1 }],
+  }, {
+    journal: {
+      capacity: 10,
+      total: 12,
+      requests: [
+        {
+          time: "2026-01-02T03:04:04.000Z",
+          method: "POST",
+          target: "/users/1",
+          status: 200,
+          stub: "GET /users/{id}",
+          id: "get-user",
+          duration_ms: 0,
+          headers: { "x-trace": "<t>" },
+          body: '{"a":[1]}',
+        },
+        {
+          time: "2026-01-02T03:04:05.000Z",
+          method: "PUT",
+          target: "/f",
+          status: 404,
+          closest: [{ method: "GET", path: "/users/{id}", reason: "method differs (stub is GET)", id: "get-user" }],
+          duration_ms: 0,
+          body_base64: btoa("\x00\x01\xfe"),
+        },
+      ],
+    },
+  });
+  assert.match(
+    html,
+    /<tr id="stub-get-user"><td class="num narrow-hide">1<\/td><td class="narrow-hide"><code>get-user<\/code>/,
+  );
+  const first = /<details class="req" id="req-10">[\s\S]*?<\/details>/.exec(html)?.[0] ?? "";
+  assert.match(
+    first,
+    /<dt>Answered by<\/dt><dd>stub <a href="#stub-get-user"><code>get-user<\/code><\/a> <code>GET \/users\/\{id\}<\/code><\/dd>/,
+  );
+  assert.match(first, /<dt><code>x-trace<\/code><\/dt><dd><code>&lt;t&gt;<\/code><\/dd>/);
+  assert.ok(first.includes("<h4>Body</h4><pre>{\n  &quot;a&quot;: [\n    1\n  ]\n}</pre>"), first);
+  const second = /<details class="req" id="req-11">[\s\S]*?<\/details>/.exec(html)?.[0] ?? "";
+  assert.match(second, /<p>binary, 3 bytes in hex:<\/p><pre>00 01 fe<\/pre>/);
+  assert.match(
+    second,
+    /no stub; <ul class="closest"><li><a href="#stub-get-user"><code>GET \/users\/\{id\}<\/code><\/a>/,
+  );
 });

@@ -11,7 +11,7 @@ import { readFile } from "node:fs/promises";
 import { describeReadError, lineAndColumn, parseJson } from "../stubs/config.ts";
 import { escapeControls } from "../report/escape.ts";
 import type { OpenApiDrift } from "../report/openapi.ts";
-import type { JournalSnapshot, Report } from "../report/types.ts";
+import type { CurrentState, JournalSnapshot, Report, StubDetail } from "../report/types.ts";
 import {
   checkReport,
   mergeReports,
@@ -101,6 +101,24 @@ async function fetchJournal(url: URL, reach: ReachOptions): Promise<JournalSnaps
   }
 }
 
+/**
+ * A list the HTML page shows beside the report (`stubs` of `GET /__stubtool__/stubs`,
+ * `scenarios` of `GET /__stubtool__/scenarios`): undefined when the server has none to give.
+ */
+async function fetchList<T>(url: URL, reach: ReachOptions, endpoint: string): Promise<T[] | undefined> {
+  try {
+    const response = await fetchAnyAddress(endpointUrl(url, endpoint), REPORT_TIMEOUT_MS, reach);
+    const text = await response.text();
+    if (response.status !== 200) return undefined;
+    const list = (JSON.parse(text) as Record<string, unknown> | null)?.[endpoint];
+    return Array.isArray(list) && list.every((item) => typeof item === "object" && item !== null)
+      ? list as T[]
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Checks `--output`'s directory before any work, like serve's `--report-file`. */
 function outputPath(file: string | undefined): string | undefined {
   if (file === undefined) return undefined;
@@ -160,6 +178,8 @@ export async function reportCommand(
 
   let report: Report;
   let journal: JournalSnapshot | undefined;
+  let stubs: StubDetail[] | undefined;
+  let states: CurrentState[] | undefined;
   let source: string;
   if (from.length) {
     source = from.join(", ");
@@ -182,7 +202,11 @@ export async function reportCommand(
     }
     report = result.report;
     source = url.href.replace(/\/$/, "");
-    if (format === "html") journal = await fetchJournal(url, reach);
+    if (format === "html") {
+      journal = await fetchJournal(url, reach);
+      stubs = await fetchList<StubDetail>(url, reach, "stubs");
+      states = await fetchList<CurrentState>(url, reach, "scenarios");
+    }
   }
 
   let openapi: OpenApiDrift | undefined;
@@ -196,7 +220,7 @@ export async function reportCommand(
     openapi = spec.drift(report);
   }
 
-  const rendered = renderReport(report, { format, journal, source, openapi });
+  const rendered = renderReport(report, { format, journal, source, openapi, stubs, states });
   if (outputFile === undefined) output.out(rendered.replace(/\n$/, ""));
   else {
     try {

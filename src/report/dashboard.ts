@@ -1,16 +1,18 @@
 /**
  * The live dashboard at `GET /__stubtool__/`: the HTML report page (src/report/report_html.ts)
- * plus a small script that polls the report and the journal as JSON every second
- * (`/__stubtool__/report`, `/__stubtool__/requests`) and, when either changed, renders the
+ * plus a small script that polls the report, the journal, the stubs and the scenarios' states
+ * as JSON every second (`/__stubtool__/report`, `/requests`, `/stubs`, `/scenarios`) and, when
+ * any changed, renders the
  * sections that changed with the same functions the server uses, keeping focus and scroll
- * positions, without reloading. An idle poll costs two small JSON answers and a string
+ * positions, the filter box and the open request details, without reloading. An idle poll costs
+ * four small JSON answers and a string
  * comparison. No HTML page is ever parsed again (a parsed page's nonce-tagged `<style>` is a
  * CSP violation in Chromium). Plain DOM, no framework; it runs in the browser, so it touches
  * no runtime API (the server runs on Deno and Node alike).
  * @module
  */
 
-import type { JournalSnapshot, Report } from "./types.ts";
+import type { CurrentState, JournalSnapshot, Report, StubDetail } from "./types.ts";
 import { _LIVE_RENDERERS, liveCsp, renderHtmlReport } from "./report_html.ts";
 
 /** How often the page asks for new content, in milliseconds. */
@@ -22,11 +24,11 @@ export const REFRESH_MS = 1000;
  */
 export const _RENDERERS: string = `const ESCAPES = ${JSON.stringify(_LIVE_RENDERERS.ESCAPES)};
 ${_LIVE_RENDERERS.functions.map((fn) => fn.toString()).join("\n")}
-const sections = (report, journal) => [
+const sections = (report, journal, extras) => [
   ["coverage", coverageSection(report, journal)],
-  ["stubs", stubsSection(report)],
-  ["scenarios", flowsSection(report)],
-  ["unmatched", unmatchedSection(report)],
+  ["stubs", stubsSection(report, extras)],
+  ["scenarios", flowsSection(report, extras)],
+  ["unmatched", unmatchedSection(report, journal)],
   ["journal", journalSection(journal)],
 ];`;
 
@@ -45,8 +47,7 @@ const SCRIPT = `(() => {
   const section = (key) => document.querySelector('main > section[aria-labelledby="' + key + '-heading"]');
   /** The markup last rendered per section; unset until the first poll compares with the served page. */
   const rendered = new Map();
-  let lastReport = "";
-  let lastJournal = "";
+  let last = "";
   let paused = false;
   let failing = false;
   const clock = () => new Date().toLocaleTimeString();
@@ -60,22 +61,50 @@ const SCRIPT = `(() => {
     template.innerHTML = html;
     return template.content.firstElementChild;
   };
-  /** Puts \`fresh\` in place of \`old\`, keeping the focused element (by id) and horizontal scroll positions. */
+  /**
+   * Puts \`fresh\` in place of \`old\`, keeping the focused element (by id), what is typed in
+   * an input, the request details that are open and horizontal scroll positions.
+   */
   const replace = (old, fresh) => {
     const active = document.activeElement;
     const focusId = active && old.contains(active) ? active.id : "";
+    const caret = focusId && active.selectionStart !== undefined ? [active.selectionStart, active.selectionEnd] : null;
     const scrolled = Array.from(old.querySelectorAll(".scroll[id]"), (el) => [el.id, el.scrollLeft]);
+    for (const input of old.querySelectorAll("input[id]")) {
+      const twin = fresh.querySelector("#" + CSS.escape(input.id));
+      if (twin) twin.value = input.value;
+    }
+    for (const details of old.querySelectorAll("details[open][id]")) {
+      const twin = fresh.querySelector("#" + CSS.escape(details.id));
+      if (twin) twin.open = true;
+    }
     old.replaceWith(fresh);
     for (const [id, left] of scrolled) {
       const el = document.getElementById(id);
       if (el) el.scrollLeft = left;
     }
-    if (focusId) document.getElementById(focusId)?.focus({ preventScroll: true });
+    if (focusId) {
+      const el = document.getElementById(focusId);
+      el?.focus({ preventScroll: true });
+      if (caret && el && el.setSelectionRange) el.setSelectionRange(caret[0], caret[1]);
+    }
+    filterStubs();
   };
+  /** Hides the stub rows whose text does not hold what the filter box says (case-insensitive). */
+  const filterStubs = () => {
+    const input = document.getElementById("stubs-filter");
+    const wanted = input ? input.value.trim().toLowerCase() : "";
+    for (const row of document.querySelectorAll("#stubs-table tbody tr")) {
+      row.hidden = wanted !== "" && !row.textContent.toLowerCase().includes(wanted);
+    }
+  };
+  document.addEventListener("input", (event) => {
+    if (event.target && event.target.id === "stubs-filter") filterStubs();
+  });
   /** Renders the sections whose markup changed; true when any did. */
-  const apply = (report, journal) => {
+  const apply = (report, journal, extras) => {
     let changed = false;
-    for (const [key, html] of sections(report, journal)) {
+    for (const [key, html] of sections(report, journal, extras)) {
       if (rendered.get(key) === html) continue;
       const old = section(key);
       if (!old) throw new Error("the page has no " + key + " section");
@@ -100,20 +129,22 @@ const SCRIPT = `(() => {
   const poll = async () => {
     if (!paused && !document.hidden) {
       try {
-        const [reportText, journalText] = await Promise.all([text("report"), text("requests")]);
+        const texts = await Promise.all(["report", "requests", "stubs", "scenarios"].map(text));
         // Paused while the answers were on their way: keep what is shown.
         if (!paused) {
-          const same = reportText === lastReport && journalText === lastJournal;
-          lastReport = reportText;
-          lastJournal = journalText;
-          if (!same && apply(JSON.parse(reportText), JSON.parse(journalText))) {
+          const all = JSON.stringify(texts);
+          const same = all === last;
+          last = all;
+          const [report, journal, stubs, scenarios] = texts.map((t) => JSON.parse(t));
+          const extras = { stubs: stubs.stubs, states: scenarios.scenarios, live: true };
+          if (!same && apply(report, journal, extras)) {
             show("Live: changed at " + clock(), false);
           } else if (failing) show("Live: reconnected at " + clock(), false);
           failing = false;
         }
       } catch (error) {
         failing = true;
-        lastReport = "";
+        last = "";
         show("Cannot reach the server (" + (error && error.message || error) + "); retrying", true);
       }
     }
@@ -154,7 +185,11 @@ function nonce(): string {
  * console.log(page.headers["content-type"]); // "text/html; charset=utf-8"
  * ```
  */
-export function dashboardPage(report: Report, journal: JournalSnapshot): DashboardPage {
+export function dashboardPage(
+  report: Report,
+  journal: JournalSnapshot,
+  extras: { stubs?: StubDetail[]; states?: CurrentState[] } = {},
+): DashboardPage {
   const n = nonce();
   return {
     headers: {
@@ -164,6 +199,6 @@ export function dashboardPage(report: Report, journal: JournalSnapshot): Dashboa
       "x-content-type-options": "nosniff",
       "referrer-policy": "no-referrer",
     },
-    html: renderHtmlReport(report, { journal, live: { script: SCRIPT, nonce: n } }),
+    html: renderHtmlReport(report, { journal, ...extras, live: { script: SCRIPT, nonce: n } }),
   };
 }

@@ -10,11 +10,13 @@
 import type { OpenApiDrift } from "./openapi.ts";
 import type {
   ClosestStub,
+  CurrentState,
   JournalSnapshot,
   Report,
   ReportScenario,
   ReportStub,
   ReportTransition,
+  StubDetail,
   UnmatchedRequest,
 } from "./types.ts";
 import { escapeControls, escapeJsonControls } from "./escape.ts";
@@ -42,6 +44,10 @@ export interface RenderOptions {
    * every format; `json` carries it as the top-level key `openapi`.
    */
   openapi?: OpenApiDrift;
+  /** `html` only: each stub's details from a live server (`GET /__stubtool__/stubs`), shown in the stub table. */
+  stubs?: StubDetail[];
+  /** `html` only: where each scenario is now on a live server (`GET /__stubtool__/scenarios`). */
+  states?: CurrentState[];
 }
 
 /**

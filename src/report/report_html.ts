@@ -12,13 +12,16 @@
 import type { OpenApiDrift } from "./openapi.ts";
 import type {
   ClosestStub,
+  CurrentState,
   JournalEntry,
   JournalSnapshot,
   Report,
   ReportStub,
   ReportTransition,
+  StubDetail,
   UnmatchedRequest,
 } from "./types.ts";
+import { scenarioSvg } from "./flow_svg.ts";
 import { VERSION } from "../version.ts";
 import { patternText, queryLabel } from "../stubs/model.ts";
 import { plural } from "../util/plural.ts";
@@ -39,6 +42,20 @@ export interface HtmlReportOptions {
   live?: { script: string; nonce: string };
   /** The drift against an OpenAPI document (`report --openapi`): a section of its own. */
   openapi?: OpenApiDrift;
+  /** Each stub's details (`GET /__stubtool__/stubs`): its source, scenario and conditions in the stub table. */
+  stubs?: StubDetail[];
+  /** Where each scenario is now (`GET /__stubtool__/scenarios`): highlighted in the state diagrams. */
+  states?: CurrentState[];
+}
+
+/** What the page shows besides the report and the journal (the live page polls these too). */
+export interface PageExtras {
+  /** Each stub's details, by id. */
+  stubs?: StubDetail[];
+  /** Where each scenario is now. */
+  states?: CurrentState[];
+  /** The live page: the stub table gets a filter box. */
+  live?: boolean;
 }
 
 const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -134,6 +151,37 @@ tr.unused { background: var(--warn-bg); }
 time { white-space: nowrap; font-variant-numeric: tabular-nums; }
 .note { font-size: 13px; color: var(--muted); margin: 6px 0 0; }
 footer { color: var(--muted); font-size: 12px; padding-top: 24px; padding-bottom: 24px; }
+.where { font-size: 13px; }
+.where code { font-size: 12px; }
+.filter { margin: 0 0 8px; font-size: 14px; }
+.filter input {
+  font: inherit; color: var(--fg); background: var(--bg); border: 1px solid var(--border); border-radius: 6px;
+  padding: 2px 8px; width: min(320px, 100%);
+}
+details.req summary { cursor: pointer; }
+details.req[open] summary { margin-bottom: 4px; }
+.detail { font-weight: 400; border-left: 3px solid var(--border); padding: 2px 0 2px 10px; margin: 4px 0; }
+.detail dl { margin: 0; display: grid; grid-template-columns: max-content 1fr; gap: 2px 12px; font-size: 13px; }
+.detail dt { color: var(--muted); }
+.detail dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
+.detail h4 { font-size: 13px; margin: 8px 0 2px; }
+.detail pre {
+  margin: 0; padding: 6px 8px; background: var(--panel); border-radius: 6px; max-height: 320px; overflow: auto;
+  font: 12px/1.4 ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; white-space: pre-wrap; overflow-wrap: anywhere;
+}
+.flows { display: flex; flex-direction: column; gap: 10px; margin-bottom: 10px; }
+figure { margin: 0; }
+figcaption { font-size: 13px; color: var(--muted); margin-bottom: 2px; }
+svg.flow { display: block; font: 12px system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
+.flow-node rect { fill: var(--panel); stroke: var(--muted); stroke-width: 1.5; }
+.flow-node text { fill: var(--fg); font-size: 13px; }
+.flow-node.current rect { fill: var(--accent); stroke: var(--accent); }
+.flow-node.current text { fill: var(--bg); font-weight: 600; }
+.flow-node.current text.flow-now { fill: var(--accent); font-size: 11px; }
+.flow-edge path { stroke: var(--fg); stroke-width: 1.5; }
+.flow-edge polygon, .flow-edge text { fill: var(--fg); }
+.flow-edge.never path { stroke: var(--warn-fg); }
+.flow-edge.never polygon, .flow-edge.never text { fill: var(--warn-fg); }
 @media (max-width: 640px) {
   body { font-size: 14px; }
   header, main, footer { padding-left: 10px; padding-right: 10px; }
@@ -187,11 +235,13 @@ function queryOf(closest: ClosestStub | undefined): Record<string, unknown> | un
 function closestList(closest: readonly ClosestStub[] | undefined): string {
   // Saved reports are files anyone can edit: anything but a list reads as "none".
   if (!Array.isArray(closest) || closest.length === 0) return `<span class="muted">no stub came close</span>`;
-  const items = closest.map((c) =>
-    `<li><code>${
+  const items = closest.map((c) => {
+    const code = `<code>${
       escapeHtml(`${c?.method} ${stubTarget({ path: `${c?.path}`, query_params: queryOf(c) })}`)
-    }</code> <span class="muted">— ${escapeHtml(`${c?.reason}`)}</span></li>`
-  );
+    }</code>`;
+    return `<li>${typeof c?.id === "string" ? `<a href="#${stubAnchor(c.id)}">${code}</a>` : code}` +
+      ` <span class="muted">— ${escapeHtml(`${c?.reason}`)}</span></li>`;
+  });
   return `<ul class="closest">${items.join("")}</ul>`;
 }
 
@@ -243,18 +293,64 @@ function coverageSection(report: Report, journal: JournalSnapshot | undefined): 
     }</dl></section>`;
 }
 
-function stubRow(stub: ReportStub, index: number): string {
+/** The id of a stub's row (`stub-` and its id, URL-encoded so it works as a fragment as written). */
+function stubAnchor(id: string): string {
+  return `stub-${escapeHtml(encodeURIComponent(String(id)))}`;
+}
+
+/** A stub's request conditions in short: `headers: x-api-key · body_contains`. */
+function conditionsShort(request: unknown): string {
+  if (typeof request !== "object" || request === null || Array.isArray(request)) return "";
+  return Object.entries(request as Record<string, unknown>).map(([key, value]) =>
+    typeof value === "object" && value !== null && !Array.isArray(value)
+      ? `${key}: ${Object.keys(value).join(", ")}`
+      : key
+  ).join(" · ");
+}
+
+/** Where a stub came from, its scope, scenario and state condition, and its conditions, in a few short lines. */
+function stubWhere(detail: StubDetail | undefined): string {
+  if (!detail) return "";
+  const code = (text: unknown) => `<code>${escapeHtml(String(text))}</code>`;
+  const lines = [escapeHtml(String(detail.place ?? detail.source ?? ""))];
+  if (detail.scope !== undefined) lines[0] += ` · scope ${code(detail.scope)}`;
+  if (detail.scenario !== undefined) {
+    const when = detail.when_state === undefined ? "any state" : code(detail.when_state);
+    lines.push(
+      `scenario ${code(detail.scenario)}: in ${when}${
+        detail.set_state === undefined ? "" : ` → ${code(detail.set_state)}`
+      }`,
+    );
+  }
+  const conditions = conditionsShort(detail.request);
+  if (conditions) lines.push(`<span class="muted">${escapeHtml(conditions)}</span>`);
+  if (detail.priority) lines.push(`<span class="muted">priority ${escapeHtml(String(detail.priority))}</span>`);
+  return lines.filter((l) => l !== "").join("<br>\n");
+}
+
+function stubRow(stub: ReportStub, index: number, details?: Map<string, StubDetail>): string {
   const unused = stub.hit_count === 0;
-  return `<tr${unused ? ' class="unused"' : ""}><td class="num narrow-hide">${index + 1}</td>` +
+  const id = typeof stub.id === "string" ? stub.id : undefined;
+  return `<tr${id === undefined ? "" : ` id="${stubAnchor(id)}"`}${unused ? ' class="unused"' : ""}>` +
+    `<td class="num narrow-hide">${index + 1}</td>` +
+    `<td class="narrow-hide">${id === undefined ? "" : `<code>${escapeHtml(id)}</code>`}</td>` +
     `<td class="method">${escapeHtml(stub.method)}</td>` +
     `<th scope="row"><code>${escapeHtml(stubTarget(stub))}</code></th>` +
+    (details ? `<td class="where narrow-hide">${stubWhere(id === undefined ? undefined : details.get(id))}</td>` : "") +
     `<td class="num${unused ? " hits-0" : ""}">${stub.hit_count}${
       unused ? ' <span class="tag">unused</span>' : ""
     }</td>` +
     `</tr>`;
 }
 
-function stubsSection(report: Report): string {
+function stubsSection(report: Report, extras: PageExtras = {}): string {
+  const details = Array.isArray(extras.stubs) && extras.stubs.length
+    ? new Map(extras.stubs.map((s) => [String(s.id), s]))
+    : undefined;
+  const filter = extras.live && report.stubs.length
+    ? `<p class="filter"><label for="stubs-filter">Filter stubs</label> <input type="search" id="stubs-filter" ` +
+      `autocomplete="off" placeholder="id, path, source, scenario…"></p>`
+    : "";
   const body = report.stubs.length === 0
     ? `<p class="muted">No stubs are defined: every request gets 404 and is recorded as unmatched.</p>`
     : table(
@@ -262,10 +358,18 @@ function stubsSection(report: Report): string {
       `${plural(report.stubs.length, "stub", "stubs")} in declaration order; ${
         plural(report.unused_stubs.length, "unused stub is", "unused stubs are")
       } highlighted`,
-      ["#|num narrow-hide", "Method", "Path", "Hits|num"],
-      report.stubs.map(stubRow),
+      [
+        "#|num narrow-hide",
+        "Id|narrow-hide",
+        "Method",
+        "Path",
+        ...(details ? ["Source, scenario, conditions|narrow-hide"] : []),
+        "Hits|num",
+      ],
+      report.stubs.map((stub, i) => stubRow(stub, i, details)),
     );
-  return `<section id="stubs" aria-labelledby="stubs-heading"><h2 id="stubs-heading">Stubs</h2>${body}</section>`;
+  return `<section id="stubs" aria-labelledby="stubs-heading"><h2 id="stubs-heading">Stubs</h2>${filter}${body}` +
+    `</section>`;
 }
 
 function transitionRow(scenario: string, t: ReportTransition): string {
@@ -282,7 +386,7 @@ function transitionRow(scenario: string, t: ReportTransition): string {
  * scenarios the section is there but hidden, so the live page can fill it when stubs with
  * a scenario arrive.
  */
-function flowsSection(report: Report): string {
+function flowsSection(report: Report, extras: PageExtras = {}): string {
   const scenarios = Array.isArray(report.scenarios) ? report.scenarios : [];
   const open = `<section id="scenarios" aria-labelledby="scenarios-heading"`;
   if (scenarios.length === 0) return `${open} hidden><h2 id="scenarios-heading">Scenarios</h2></section>`;
@@ -300,16 +404,136 @@ function flowsSection(report: Report): string {
       ["Scenario", "From → to", "Stub", "Taken|num"],
       rows,
     );
-  return `${open}><h2 id="scenarios-heading">Scenarios</h2>${body}</section>`;
+  const states = Array.isArray(extras.states) ? extras.states : [];
+  const pictures = scenarios.filter((s) => Array.isArray(s.transitions) && s.transitions.length).map((s) =>
+    `<figure><figcaption>${escapeHtml(String(s.name))}</figcaption><div class="scroll">${
+      scenarioSvg(s, states)
+    }</div></figure>`
+  );
+  return `${open}><h2 id="scenarios-heading">Scenarios</h2>${
+    pictures.length ? `<div class="flows">${pictures.join("")}</div>` : ""
+  }${body}` +
+    `</section>`;
 }
 
-function unmatchedRow(request: UnmatchedRequest): string {
+/** A request body as received: text (JSON pretty-printed), or binary as its size and the hex of its head. */
+function bodyView(entry: JournalEntry): string {
+  const cut = entry.body_truncated ? `<p class="muted">(only the first 64 KiB were kept)</p>` : "";
+  if (typeof entry.body === "string") {
+    let text = entry.body;
+    const type = String(entry.headers?.["content-type"] ?? "");
+    if (/json/i.test(type) || /^\s*[[{]/.test(text)) {
+      try {
+        text = JSON.stringify(JSON.parse(text), null, 2);
+      } catch {
+        // Not JSON after all: shown as sent.
+      }
+    }
+    return `<pre>${escapeHtml(text)}</pre>${cut}`;
+  }
+  if (typeof entry.body_base64 === "string") {
+    let bytes = "";
+    try {
+      bytes = atob(entry.body_base64);
+    } catch {
+      return `<p class="muted">a body the journal could not decode</p>`;
+    }
+    const head = Array.from(bytes.slice(0, 64), (c) => c.charCodeAt(0).toString(16).padStart(2, "0")).join(" ");
+    return `<p>binary, ${bytes.length} bytes${bytes.length > 64 ? "; the first 64 in hex:" : " in hex:"}</p>` +
+      `<pre>${head}</pre>${cut}`;
+  }
+  return `<p class="muted">no body</p>`;
+}
+
+/**
+ * A request's detail, opened from its row: the URL, which stub answered (a link to its row) or
+ * each close stub and why it did not match, the headers and the body as received (when the
+ * journal still holds them).
+ */
+function requestDetail(
+  key: string,
+  method: string,
+  target: string,
+  entry: JournalEntry | undefined,
+  closest: readonly ClosestStub[] | undefined,
+): string {
+  const shown = target.length > 300 ? `${target.slice(0, 300)}… (${target.length - 300} more characters)` : target;
+  const id = entry && typeof entry.id === "string" ? entry.id : undefined;
+  const answered = entry && entry.stub !== undefined
+    ? `${id === undefined ? "" : `stub <a href="#${stubAnchor(id)}"><code>${escapeHtml(id)}</code></a> `}<code>${
+      escapeHtml(String(entry.stub))
+    }</code>`
+    : `no stub; ${closestList(closest)}`;
+  const rows = [
+    ["Method", `<code>${escapeHtml(method)}</code>`],
+    // The journal keeps targets up to 64 KiB; the page shows up to 2 KiB of one (the JSON keeps it whole).
+    [
+      "URL",
+      `<code>${
+        escapeHtml(
+          target.length > 2048 ? `${target.slice(0, 2048)}… (${target.length - 2048} more characters)` : target,
+        )
+      }</code>`,
+    ],
+    ["Answered by", answered],
+  ];
+  if (entry) rows.push(["Status", escapeHtml(String(entry.status))]);
+  let rest: string;
+  if (!entry) {
+    rest = `<p class="muted">The journal no longer holds (or never held) this request's headers and body.</p>`;
+  } else {
+    const headers = entry.headers && typeof entry.headers === "object" ? Object.entries(entry.headers) : [];
+    rest = `<h4>Headers</h4>${
+      headers.length
+        ? `<dl>${
+          headers.map(([name, value]) =>
+            `<dt><code>${escapeHtml(name)}</code></dt><dd><code>${escapeHtml(String(value))}</code></dd>`
+          )
+            .join("")
+        }</dl>`
+        : `<p class="muted">none kept</p>`
+    }<h4>Body</h4>${bodyView(entry)}`;
+  }
+  return `<details class="req" id="${key}"><summary><span class="method">${escapeHtml(method)}</span> <code>${
+    escapeHtml(shown)
+  }</code></summary><div class="detail"><dl>${
+    rows.map(([dt, dd]) => `<dt>${dt}</dt><dd>${dd}</dd>`).join("")
+  }</dl>${rest}</div></details>`;
+}
+
+/** The request cell of a stacked table with a detail that opens: the row's header. */
+function requestDetailCell(detail: string): string {
+  return `<th scope="row" role="rowheader" class="c-request">${detail}</th>`;
+}
+
+/**
+ * The journal entry of an unmatched request: the unanswered one with the same method and
+ * target closest in time (the two records are made a moment apart).
+ */
+function journalEntryOf(
+  byTarget: Map<string, JournalEntry[]>,
+  request: UnmatchedRequest,
+  target: string,
+): JournalEntry | undefined {
+  const candidates = byTarget.get(`${request.method} ${target}`) ?? [];
+  const at = Date.parse(request.timestamp);
+  let best: JournalEntry | undefined;
+  let distance = 60_000;
+  for (const entry of candidates) {
+    const d = Math.abs(Date.parse(entry.time) - at);
+    if (d <= distance) [best, distance] = [entry, d];
+  }
+  return best;
+}
+
+function unmatchedRow(request: UnmatchedRequest, key: string, entry: JournalEntry | undefined): string {
   const target = request.query ? `${request.path}?${request.query}` : request.path;
   return `<tr role="row"><td role="cell" class="c-time">${timeCell(request.timestamp)}</td>` +
-    `${requestCell(request.method, target)}<td role="cell" class="c-why">${closestList(request.closest)}</td></tr>`;
+    `${requestDetailCell(requestDetail(key, request.method, target, entry, request.closest))}` +
+    `<td role="cell" class="c-why">${closestList(request.closest)}</td></tr>`;
 }
 
-function unmatchedSection(report: Report): string {
+function unmatchedSection(report: Report, journal?: JournalSnapshot): string {
   const kept = report.unmatched_requests.length;
   const total = report.summary.unmatched_requests;
   let body: string;
@@ -322,7 +546,24 @@ function unmatchedSection(report: Report): string {
         dropped > 0 ? ` (the newest ${kept} of ${total}; the server keeps --max-unmatched)` : ""
       }, with the stubs that came closest`,
       ["Time (UTC)", "Request", "Closest stubs and why they did not match"],
-      report.unmatched_requests.slice().reverse().map(unmatchedRow),
+      (() => {
+        const byTarget = new Map<string, JournalEntry[]>();
+        for (const entry of journal && Array.isArray(journal.requests) ? journal.requests : []) {
+          if (entry.stub !== undefined) continue;
+          const k = `${entry.method} ${entry.target}`;
+          const list = byTarget.get(k);
+          if (list) list.push(entry);
+          else byTarget.set(k, [entry]);
+        }
+        const first = total - kept;
+        return report.unmatched_requests.map((request, i) =>
+          unmatchedRow(
+            request,
+            `miss-${first + i}`,
+            journalEntryOf(byTarget, request, request.query ? `${request.path}?${request.query}` : request.path),
+          )
+        ).reverse();
+      })(),
       true,
     );
   }
@@ -368,15 +609,17 @@ function duration(ms: number): string {
   return ms === 0 ? '<span title="answered at once">&lt;0.1</span>' : escapeHtml(Number(ms).toFixed(1));
 }
 
-function journalRow(entry: JournalEntry): string {
+function journalRow(entry: JournalEntry, key: string): string {
   const status = Number(entry.status);
   const answered = entry.stub !== undefined
-    ? `<code>${escapeHtml(entry.stub)}</code>`
+    ? typeof entry.id === "string"
+      ? `<a href="#${stubAnchor(entry.id)}"><code>${escapeHtml(entry.stub)}</code></a>`
+      : `<code>${escapeHtml(entry.stub)}</code>`
     : `<span class="tag">no stub</span>${
       Array.isArray(entry.closest) && entry.closest.length ? ` ${closestList(entry.closest)}` : ""
     }`;
   return `<tr role="row"><td role="cell" class="c-time">${timeCell(entry.time)}</td>` +
-    `${requestCell(entry.method, entry.target)}` +
+    `${requestDetailCell(requestDetail(key, entry.method, entry.target, entry, entry.closest))}` +
     `<td role="cell" class="c-status num status s${Math.floor(status / 100)}">${status}</td>` +
     `<td role="cell" class="c-why">${answered}</td>` +
     `<td role="cell" class="c-ms num">${duration(entry.duration_ms)}</td></tr>`;
@@ -399,7 +642,7 @@ function journalSection(journal: JournalSnapshot | undefined): string {
         journal.total > kept ? ` (${journal.total} since start or reset; the journal keeps ${journal.capacity})` : ""
       }`,
       ["Time (UTC)", "Request", "Status|num", "Answered by", "ms|num"],
-      journal.requests.slice().reverse().map(journalRow),
+      journal.requests.map((entry, i) => journalRow(entry, `req-${journal.total - kept + i}`)).reverse(),
       true,
     );
   }
@@ -420,6 +663,9 @@ export const _LIVE_RENDERERS = {
     patternText,
     queryLabel,
     stubTarget,
+    stubAnchor,
+    conditionsShort,
+    stubWhere,
     queryOf,
     plural,
     timeCell,
@@ -430,7 +676,12 @@ export const _LIVE_RENDERERS = {
     stubRow,
     stubsSection,
     transitionRow,
+    scenarioSvg,
     flowsSection,
+    bodyView,
+    requestDetail,
+    requestDetailCell,
+    journalEntryOf,
     unmatchedRow,
     unmatchedSection,
     duration,
@@ -457,6 +708,7 @@ export const _LIVE_RENDERERS = {
  */
 export function renderHtmlReport(report: Report, options: HtmlReportOptions = {}): string {
   const { journal, source, live, openapi } = options;
+  const extras: PageExtras = { stubs: options.stubs, states: options.states, live: live !== undefined };
   const generatedAt = options.generatedAt ?? new Date().toISOString();
   const { total_stubs: total, matched_stubs: matched } = report.summary;
   const kind = live ? "dashboard" : "coverage report";
@@ -495,9 +747,9 @@ ${meta}
 </header>
 <main id="content">
 ${coverageSection(report, journal)}
-${stubsSection(report)}
-${flowsSection(report)}
-${unmatchedSection(report)}
+${stubsSection(report, extras)}
+${flowsSection(report, extras)}
+${unmatchedSection(report, journal)}
 ${openapi ? `${driftSection(openapi)}\n` : ""}${journalSection(journal)}
 </main>
 <footer>stubtool ${VERSION}</footer>

@@ -115,6 +115,41 @@ export interface ReportTransition {
   taken: number;
 }
 
+/**
+ * A stub as `GET /__stubtool__/stubs` lists it: the fields the dashboard shows beside the
+ * report's (where it came from, its scenario and state condition, its request conditions).
+ */
+export interface StubDetail {
+  /** The stub's id. */
+  id: string;
+  /** `config`, `inline`, `api`, `admin` or `wiremock`. */
+  source?: string;
+  /** Where it was declared: `routes[1] of stubs.yaml`, `--stub[0]`, `mappings/users.json mappings[2]`. */
+  place?: string;
+  /** Its `x-stubtool-scope`. */
+  scope?: string;
+  /** Its scenario. */
+  scenario?: string;
+  /** The state the scenario must be in. */
+  when_state?: string;
+  /** The state it moves the scenario to. */
+  set_state?: string;
+  /** Its request conditions besides method, path and query, as configured. */
+  request?: Record<string, unknown>;
+  /** Its priority, when not 0. */
+  priority?: number;
+}
+
+/** Where a scenario is now in one scope, as `GET /__stubtool__/scenarios` lists it. */
+export interface CurrentState {
+  /** The scenario's name. */
+  name: string;
+  /** The state it is in. */
+  state: string;
+  /** The `x-stubtool-scope` this state belongs to; absent for the unscoped state. */
+  scope?: string;
+}
+
 /** One request as `GET /__stubtool__/requests` lists it. */
 export interface JournalEntry {
   /** When it arrived, `Date#toISOString()`. */

@@ -144,12 +144,58 @@ export interface ParsedConfig {
   problems: Problem[];
 }
 
+/**
+ * A one-line hint for the YAML traps behind most syntax errors, from the line the first
+ * error is on: a `{` in an unquoted value inside a `{…}` flow mapping, a tab in the
+ * indentation, an unquoted value holding `: `.
+ *
+ * @example
+ * ```ts
+ * import { _yamlHint } from "./config.ts";
+ * console.log(_yamlHint("  - {method: GET, path: /users/{id}}", "Unexpected flow-map-start at node end"));
+ * // 'a "{" in an unquoted value inside a {…} mapping starts another mapping: quote the value, path: "/users/{id}"'
+ * ```
+ */
+export function _yamlHint(line: string, message: string): string | undefined {
+  if (/^\s*\t/.test(line) || /\btab/i.test(message)) {
+    return "YAML indents with spaces only: replace the tab with spaces";
+  }
+  const flow = /[{,]\s*([\w.-]+):[ \t]+([^\s"'{}[\],][^,}]*\{[^,]*)/.exec(line);
+  if (flow && /\{/.test(line.slice(0, flow.index + 1))) {
+    const value = flow[2].replace(/}+\s*$/, (m) => m.slice(0, (flow[2].match(/\{/g) ?? []).length)).trim();
+    return `a "{" in an unquoted value inside a {…} mapping starts another mapping: quote the value, ${flow[1]}: ` +
+      JSON.stringify(value);
+  }
+  const colon = /^\s*(?:-\s+)?([\w.-]+):[ \t]+([^\s"'{[|>&*!#][^#]*?:\s.*)$/.exec(line);
+  if (colon) {
+    return `": " inside an unquoted value reads as a new key: quote the value, ${colon[1]}: ${
+      JSON.stringify(colon[2].trim())
+    }`;
+  }
+  return undefined;
+}
+
 async function parseYamlConfig(text: string, file: string): Promise<ParsedConfig> {
   const { parseDocument, visit, isScalar } = await loadYaml();
   // Merge keys (`<<: *base`) are allowed. Duplicate keys are errors, found below: npm:yaml's
   // own check (uniqueKeys) compares each key with every earlier one, 5.6 s for 30,000 keys.
   const doc = parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false });
   const place = placeFinder(text, file);
+  if (doc.errors.length) {
+    // One mistake makes the parser report every token after it (46 errors for one unquoted
+    // `{id}`): the first is the one to fix, with a hint when it is a common trap.
+    const first = doc.errors[0];
+    const offset = first.pos[0];
+    const start = text.lastIndexOf("\n", offset - 1) + 1;
+    const end = text.indexOf("\n", offset);
+    const line = text.slice(start, end === -1 ? text.length : end).replace(/\r$/, "");
+    const hint = _yamlHint(line, first.message);
+    const more = doc.errors.length - 1;
+    const message = `${first.message.replace(/\s+/g, " ").trim()}${hint ? `; ${hint}` : ""}${
+      more ? ` (${more} later ${more === 1 ? "error follows" : "errors follow"} from it; fix this one first)` : ""
+    }`;
+    return { problems: [{ level: "error", place: place(offset), message }] };
+  }
   const warnings: Problem[] = doc.warnings.map((w) => ({ level: "warn", place: place(w.pos[0]), message: w.message }));
   const found = doc.errors.map((e) => ({ offset: e.pos[0], message: e.message }));
   // One set of keys per mapping: linear in the number of keys.

@@ -9,6 +9,7 @@ import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { del, get, post, type StubServer, stubServer } from "../../mod.ts";
 import { runCli } from "../_cli.ts";
+import { loadConfigFile } from "../../src/stubs/config.ts";
 import { launch } from "./_browser.ts";
 
 const XSS = "/<script>alert(1)</script>";
@@ -45,12 +46,14 @@ function inPage<T>(page: Page, expression: string): Promise<T> {
 /** Collapsed text of an element, as JavaScript in the page. */
 const textOf = (el: string) => `(${el}.textContent || "").replace(/\\s+/g, " ").trim()`;
 
-/** The text of every cell of a table's body rows, whitespace collapsed. */
+/** The text of every cell of a table's body rows, whitespace collapsed, without the request details that open. */
 function rows(page: Page, table: string): Promise<string[][]> {
   return inPage(
     page,
-    `Array.from(document.querySelectorAll("#${table} tbody tr"), (tr) => Array.from(tr.children, (c) => ${
-      textOf("c")
+    `Array.from(document.querySelectorAll("#${table} tbody tr"), (tr) => Array.from(tr.children, (cell) => {
+      const c = cell.cloneNode(true);
+      for (const detail of c.querySelectorAll(".detail")) detail.remove();
+      return ${textOf("c")};
     }))`,
   );
 }
@@ -146,11 +149,11 @@ Deno.test({
         assert.equal(now.unmatched, "3");
         assert.equal(await text(page, "#stat-requests"), "7");
         assert.deepEqual(now.stubs, [
-          ["1", "GET", "/users/{id}", "2"],
-          ["2", "POST", "/users", "0 unused"],
-          ["3", "DELETE", "/users/{id}", "0 unused"],
-          ["4", "GET", "/search?q={term}", "1"],
-          ["5", "GET", XSS, "1"],
+          ["1", "stub-1", "GET", "/users/{id}", "api", "2"],
+          ["2", "stub-2", "POST", "/users", "api", "0 unused"],
+          ["3", "stub-3", "DELETE", "/users/{id}", "api", "0 unused"],
+          ["4", "stub-4", "GET", "/search?q={term}", "api", "1"],
+          ["5", "stub-5", "GET", XSS, "api", "1"],
         ]);
         assert.deepEqual(
           await inPage(
@@ -201,7 +204,7 @@ Deno.test({
       const now = await shown(page);
       assert.equal(now.coverage, "4 of 5 stubs exercised (80%)");
       assert.equal(now.unmatched, "4");
-      assert.deepEqual(now.stubs.map((r) => r[3]), ["3", "1", "0 unused", "1", "1"]);
+      assert.deepEqual(now.stubs.map((r) => r[5]), ["3", "1", "0 unused", "1", "1"]);
       assert.equal(now.unmatchedRows.length, 4);
       assert.equal(now.unmatchedRows[0][1], "GET /nope");
       assert.equal(await text(page, "#stat-requests"), "10");
@@ -215,12 +218,13 @@ Deno.test({
     await step("keyboard: Tab reaches the skip link, the pause button, the section links and each table", async () => {
       await page.goto(dashboard);
       const order: string[] = [];
-      for (let i = 0; i < 8; i++) {
+      for (let i = 0; i < 10; i++) {
         await page.keyboard.press("Tab");
         order.push(
           await inPage<string>(
             page,
-            `document.activeElement.id || document.activeElement.textContent.trim() || document.activeElement.tagName`,
+            `document.activeElement.tagName === "SUMMARY" ? "summary of " + document.activeElement.parentElement.id : ` +
+              `document.activeElement.id || document.activeElement.textContent.trim() || document.activeElement.tagName`,
           ),
         );
       }
@@ -230,9 +234,11 @@ Deno.test({
         "Stubs",
         "Unmatched requests",
         "Recent requests",
+        "stubs-filter",
         "stubs-table-region",
         "unmatched-table-region",
-        "journal-table-region",
+        "summary of miss-3",
+        "summary of miss-2",
       ]);
       // Space on the pause button stops updates; a request meanwhile stays off the page until resumed.
       await page.focus("#live-pause");
@@ -395,5 +401,208 @@ Deno.test({
     await waitFor(page, `document.querySelectorAll("#scenarios-table tr.unused").length === 1`);
     assert.deepEqual((await rows(page, "scenarios-table")).map((r) => r[3]), ["1", "1", "0 never taken"]);
     assert.deepEqual(problems, [], "no script errors and no CSP violations");
+  },
+});
+
+Deno.test({
+  name: "dashboard in headless Chromium: stub ids and places, the filter box, a request's detail, the state diagram",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    const dir = await Deno.makeTempDir({ prefix: "stubtool-dashboard-" });
+    const file = join(dir, "stubs.yaml");
+    await Deno.writeTextFile(
+      file,
+      `routes:
+  - id: create-user
+    method: POST
+    path: /users
+    request:
+      headers:
+        x-trace: "{trace}"
+    status: 201
+  - id: get-user
+    method: GET
+    path: /users/{id}
+  - id: upload
+    method: PUT
+    path: /files/{name}
+    status: 204
+  - id: add-item
+    method: POST
+    path: /cart/items
+    scenario: checkout
+    when_state: Started
+    set_state: has-items
+  - id: pay
+    method: POST
+    path: /cart/pay
+    scenario: checkout
+    when_state: has-items
+    set_state: paid
+  - id: clear
+    method: DELETE
+    path: /cart
+    scenario: checkout
+    when_state: paid
+    set_state: Started
+`,
+    );
+    const { config, problems: configProblems } = await loadConfigFile(file);
+    assert.ok(config, JSON.stringify(configProblems));
+    await using server = await stubServer(0, { stubs: config.routes });
+    await using browser = await launch();
+    const page = await browser.context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    });
+    await browser.context.addInitScript(
+      `document.addEventListener("securitypolicyviolation", (e) => console.error("CSP violation: " + e.violatedDirective))`,
+    );
+
+    const created = await fetch(`${server.url}/users`, {
+      method: "POST",
+      headers: { "x-trace": "t-42", "content-type": "application/json" },
+      body: '{"name":"Ada","tags":["x"]}',
+    });
+    assert.equal(created.status, 201);
+    await created.body?.cancel();
+    const binary = await fetch(`${server.url}/files/logo.png`, {
+      method: "PUT",
+      body: new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0xff, 0x00, 0x01]),
+    });
+    assert.equal(binary.status, 204);
+    await binary.body?.cancel();
+    assert.equal(await request(server, "GET", "/user/7"), 404);
+    assert.equal(await request(server, "POST", "/cart/items"), 200);
+    await page.goto(`${server.url}/__stubtool__/`);
+
+    await t.step("stub rows show id, place, scenario and state condition, conditions", async () => {
+      assert.deepEqual((await rows(page, "stubs-table")).map((r) => r.slice(1, 5)), [
+        ["create-user", "POST", "/users", `routes[0] of ${file} headers: x-trace`],
+        ["get-user", "GET", "/users/{id}", `routes[1] of ${file}`],
+        ["upload", "PUT", "/files/{name}", `routes[2] of ${file}`],
+        ["add-item", "POST", "/cart/items", `routes[3] of ${file} scenario checkout: in Started → has-items`],
+        ["pay", "POST", "/cart/pay", `routes[4] of ${file} scenario checkout: in has-items → paid`],
+        ["clear", "DELETE", "/cart", `routes[5] of ${file} scenario checkout: in paid → Started`],
+      ]);
+    });
+
+    const visible = `Array.from(document.querySelectorAll("#stubs-table tbody tr"))` +
+      `.filter((tr) => !tr.hidden).map((tr) => tr.children[1].textContent)`;
+    await t.step("the filter box hides the other rows, and keeps doing so across live updates", async () => {
+      await page.fill("#stubs-filter", "CHECKOUT");
+      assert.deepEqual(await inPage(page, visible), ["add-item", "pay", "clear"]);
+      await page.fill("#stubs-filter", "files");
+      assert.deepEqual(await inPage(page, visible), ["upload"]);
+      assert.equal(await request(server, "GET", "/users/1"), 200);
+      await waitFor(
+        page,
+        `document.querySelector("#stubs-table tbody tr:nth-child(2) td:last-child").textContent === "1"`,
+      );
+      assert.equal(await inPage(page, `document.getElementById("stubs-filter").value`), "files");
+      assert.equal(await inPage(page, `document.activeElement.id`), "stubs-filter");
+      assert.deepEqual(await inPage(page, visible), ["upload"]);
+      await page.fill("#stubs-filter", "");
+      assert.equal((await inPage<string[]>(page, visible)).length, 6);
+    });
+
+    /** The detail of the journal row whose summary reads `summary`, as label → text. */
+    const detail = async (table: string, summary: string): Promise<Record<string, string>> => {
+      const row = page.locator(`#${table} details.req`, { has: page.locator("summary", { hasText: summary }) });
+      await row.locator("summary").click();
+      return await inPage(
+        page,
+        `(() => {
+          const d = Array.from(document.querySelectorAll("#${table} details.req[open]"))
+            .find((d) => d.querySelector("summary").textContent.replace(/\\s+/g, " ").trim() === ${
+          JSON.stringify(summary)
+        });
+          const out = { id: d.id };
+          const dl = d.querySelector(".detail > dl");
+          for (const dt of dl.querySelectorAll(":scope > dt")) out[dt.textContent] = dt.nextElementSibling.textContent.replace(/\\s+/g, " ").trim();
+          for (const dt of d.querySelectorAll("h4 + dl > dt")) out["header " + dt.textContent] = dt.nextElementSibling.textContent;
+          out.body = Array.from(d.querySelectorAll("h4 ~ p, h4 ~ pre"), (el) => el.textContent).join("\\n");
+          return out;
+        })()`,
+      );
+    };
+
+    await t.step("a request row opens its detail: headers, the JSON body pretty-printed, the stub's id", async () => {
+      const shown = await detail("journal-table", "POST /users");
+      assert.equal(shown.id, "req-0");
+      assert.equal(shown.Method, "POST");
+      assert.equal(shown.URL, "/users");
+      assert.equal(shown["Answered by"], "stub create-user POST /users");
+      assert.equal(shown.Status, "201");
+      assert.equal(shown["header x-trace"], "t-42");
+      assert.equal(shown["header content-type"], "application/json");
+      assert.equal(shown.body, '{\n  "name": "Ada",\n  "tags": [\n    "x"\n  ]\n}');
+      // The stub's id links to its row.
+      await page.locator("#req-0 .detail a").first().click();
+      assert.equal(await inPage(page, "location.hash"), "#stub-create-user");
+      assert.equal(await inPage(page, `document.querySelector(":target").children[1].textContent`), "create-user");
+    });
+
+    await t.step("a binary body shows as its size and the hex of its head", async () => {
+      const shown = await detail("journal-table", "PUT /files/logo.png");
+      assert.equal(shown.body, "binary, 7 bytes in hex:\n89 50 4e 47 ff 00 01");
+      assert.equal(shown["Answered by"], "stub upload PUT /files/{name}");
+    });
+
+    await t.step("a miss, from the journal and from the unmatched table: each close stub with the reason", async () => {
+      const fromJournal = await detail("journal-table", "GET /user/7");
+      assert.equal(fromJournal.Status, "404");
+      assert.match(fromJournal["Answered by"], /^no stub; GET \/users\/\{id\} — .+$/);
+      const fromUnmatched = await detail("unmatched-table", "GET /user/7");
+      assert.equal(fromUnmatched.id, "miss-0");
+      assert.equal(fromUnmatched["Answered by"], fromJournal["Answered by"]);
+      assert.equal(fromUnmatched["header host"], `127.0.0.1:${server.port}`);
+      assert.equal(fromUnmatched.body, "no body");
+      // Open details stay open across live updates.
+      assert.equal(await request(server, "GET", "/users/2"), 200);
+      await waitFor(page, `document.getElementById("stat-requests").textContent === "6"`);
+      assert.equal(await inPage(page, `document.getElementById("miss-0").open`), true);
+      assert.equal(await inPage(page, `document.getElementById("req-0").open`), true);
+    });
+
+    const diagram = () =>
+      inPage<{ states: string[]; current: string[]; edges: string[] }>(
+        page,
+        `(() => {
+          const svg = document.querySelector('#scenarios svg.flow[data-scenario="checkout"]');
+          return {
+            states: Array.from(svg.querySelectorAll(".flow-node"), (g) => g.dataset.state),
+            current: Array.from(svg.querySelectorAll(".flow-node.current"), (g) => g.dataset.state + ":" + g.dataset.current),
+            edges: Array.from(svg.querySelectorAll(".flow-edge"), (g) =>
+              g.dataset.from + ">" + g.dataset.to + " " + g.querySelector("text").textContent +
+              (g.querySelector("path").getAttribute("stroke-dasharray") ? " dashed" : "")),
+          };
+        })()`,
+      );
+    await t.step("each scenario is a state diagram: states, counts, never-taken dashed, current state", async () => {
+      assert.deepEqual(await diagram(), {
+        states: ["Started", "has-items", "paid"],
+        current: ["has-items:now"],
+        edges: ["Started>has-items add-item ×1", "has-items>paid pay ×0 dashed", "paid>Started clear ×0 dashed"],
+      });
+      assert.equal(await request(server, "POST", "/cart/pay"), 200);
+      await waitFor(page, `document.querySelectorAll("#scenarios .flow-edge.never").length === 1`);
+      assert.deepEqual(await diagram(), {
+        states: ["Started", "has-items", "paid"],
+        current: ["paid:now"],
+        edges: ["Started>has-items add-item ×1", "has-items>paid pay ×1", "paid>Started clear ×0 dashed"],
+      });
+      assert.equal(await inPage(page, `document.scripts.length`), 1);
+      await page.screenshot({ path: join(dir, "details.png"), fullPage: true });
+    });
+
+    await t.step("no console error, no CSP violation", () => {
+      assert.deepEqual(problems, []);
+      return Promise.resolve();
+    });
+    await Deno.remove(dir, { recursive: true });
   },
 });

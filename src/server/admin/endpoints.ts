@@ -8,6 +8,7 @@
 import type { JournalSnapshot, Report } from "../../report/types.ts";
 import { RESERVED_PREFIX } from "../../stubs/path.ts";
 import { ADMIN_ENDPOINTS, ADMIN_ROUTES, type AdminHost } from "./admin.ts";
+import { stubInfo } from "./stub_form.ts";
 import type { ReservedGuard } from "./guard.ts";
 import { FLOW_ENDPOINTS, FLOW_ROUTES, type FlowHost } from "./flow_endpoints.ts";
 import { type ReservedCall, type ReservedHandler, type RouteRow, RouteTable } from "./routes.ts";
@@ -244,7 +245,10 @@ function reservedRoutes(state: AnswerState): RouteRow<ReservedHandler<ReservedHo
 function dashboard<R>(host: ReservedHost, state: AnswerState, etag: string, respond: Respond<R>): Promise<R> {
   return import("../../report/dashboard.ts").then(
     ({ dashboardPage }) => {
-      const page = dashboardPage(host.report({}), host.journal());
+      const page = dashboardPage(host.report({}), host.journal(), {
+        stubs: host.routes().map(stubInfo),
+        states: host.scenarios(),
+      });
       const head = { status: 200, headers: { ...page.headers, etag } };
       return answer(state, head, page.html, respond);
     },

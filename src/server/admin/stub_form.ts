@@ -41,6 +41,7 @@ function response(spec: ResponseSpec, withDelay: boolean): Record<string, unknow
 export function stubInfo(route: Route): StubInfo {
   const stub = route.stub;
   const info: StubInfo = { id: route.id, source: route.source, hit_count: route.hits };
+  if (stub.place !== undefined) info.place = stub.place;
   if (stub.name !== undefined) info.name = stub.name;
   info.method = stub.method;
   if (stub.head === false) info.head = false;
