@@ -95,13 +95,6 @@ export function headPairs(head: ResponseHead): [string, string][] {
   return pairs;
 }
 
-const TEXT_MEDIA = /^\s*text\/[^;]*$/i;
-
-/** `text/plain` → `text/plain; charset=utf-8`: text bodies are UTF-8, so say so when the stub does not. */
-export function withCharset(contentType: string): string {
-  return TEXT_MEDIA.test(contentType) ? `${contentType}; charset=utf-8` : contentType;
-}
-
 const JSON_MEDIA = /^[^;]*(\/json|\+json)\s*(;|$)/i;
 
 /** Is this a JSON media type (`*\/json`, `*+json`)? */
@@ -205,7 +198,7 @@ export class CompiledResponse {
     for (const name in spec.headers) {
       const value = spec.headers[name];
       if (Array.isArray(value)) headers.push([name, value.map(compile)]);
-      else headers.push([name, compile(name.toLowerCase() === "content-type" ? withCharset(value) : value)]);
+      else headers.push([name, compile(value)]);
     }
     this.#headers = headers;
     if (spec.hasBody && !spec.bytes) {
@@ -312,7 +305,7 @@ export function answerFromResult(result: unknown): [ResponseHead, string | null]
   for (const name in headers) {
     const value = headers[name];
     if (Array.isArray(value)) (head.lists ??= Object.create(null) as Record<string, string[]>)[name] = value;
-    else head.headers[name] = name.toLowerCase() === "content-type" && text !== null ? withCharset(value) : value;
+    else head.headers[name] = value;
   }
   return [head, text];
 }
