@@ -241,6 +241,20 @@ Deno.test("wiremock mapping: equalToJson converts only where stubtool's json rul
   });
   const contains = one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [{ contains: "urgent" }] } });
   assert.deepEqual(contains.routes[0].request, { body_contains: "urgent" });
+  // Every other text matcher is a value pattern on the whole body; several must all hold.
+  assert.deepEqual(body({ equalTo: "a" }), { body: "a" });
+  assert.deepEqual(body({ equalTo: "A", caseInsensitive: true }), { body: { equals_ignore_case: "A" } });
+  assert.deepEqual(body({ matches: "id=.*" }), { body: { regex: "id=[\\s\\S]*" } });
+  assert.deepEqual(body({ doesNotMatch: "x" }), { body: { not_regex: "x" } });
+  assert.deepEqual(body({ absent: true }), { body: { absent: true } });
+  assert.deepEqual(body({ or: [{ equalTo: "a" }, { contains: "b" }] }), { body: { any: ["a", { contains: "b" }] } });
+  const several = one({
+    request: { method: "POST", urlPath: "/x", bodyPatterns: [{ contains: "a" }, { matches: "b" }, { equalTo: "{c}" }] },
+  });
+  assert.deepEqual(several.routes[0].request, {
+    body_contains: "a",
+    body: { all: [{ regex: "b" }, { regex: "\\{c\\}" }] },
+  });
 });
 
 Deno.test("wiremock mapping: the refusals, each with its feature and reason", () => {

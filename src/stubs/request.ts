@@ -1,6 +1,6 @@
 /**
  * Checks and compiles what a stub requires of a request beyond method and path (*): its `id`, `scope` and `priority`, its query parameters and its
- * `request:` conditions (headers, cookies, json, form, body_contains). Every capture name must be
+ * `request:` conditions (headers, cookies, json, form, body_contains, body). Every capture name must be
  * used once across the path and all conditions.
  * @module
  */
@@ -26,6 +26,7 @@ export const REQUEST_FIELDS = [
   "json",
   "form",
   "body_contains",
+  "body",
   "query_string",
   "path_regex",
   "url_regex",
@@ -192,6 +193,17 @@ export function compileRequest(
         written.form = form;
       }
     }
+    if (request.body !== undefined) {
+      const { pattern, problem } = compileValuePattern(request.body);
+      if (!pattern) errors.push(`request.body ${problem}`);
+      else if (pattern.names.length) {
+        errors.push("request.body captures nothing: leave out {name} placeholders and named groups");
+      } else if (pattern.multi) errors.push("request.body cannot use has_exactly or includes: a body is one value");
+      else {
+        match.body = pattern;
+        written.body = request.body;
+      }
+    }
     if (contains !== undefined) {
       if (typeof contains !== "string" || contains === "") {
         errors.push(`request.body_contains must be non-empty text, got ${shown(contains)}`);
@@ -203,7 +215,7 @@ export function compileRequest(
   }
   if (
     !match.query && !match.headers && !match.cookies && !match.json && !match.form &&
-    match.bodyContains === undefined &&
+    match.bodyContains === undefined && !match.body &&
     match.queryString === undefined && !match.pathRegex && !match.urlRegex && !match.jsonEquals && !match.jsonPath
   ) {
     return { match: {}, request: written };

@@ -572,7 +572,7 @@ function valuePattern(place: string, matcher: unknown, ctx: Context, what = ""):
  */
 function listPattern(place: string, kind: string, list: unknown, ctx: Context, what: string): unknown {
   const multi = kind === "hasExactly" || kind === "includes";
-  if (!["headers", "queryParameters", "cookies"].includes(what)) {
+  if (!["headers", "queryParameters", "cookies", "bodyPatterns"].includes(what)) {
     ctx.refuse(`${place} ${kind}`, "stubtool converts and, or, hasExactly and includes on request fields only");
     return undefined;
   }
@@ -647,17 +647,28 @@ function convertBodyPatterns(spec: unknown, conditions: Record<string, unknown>,
       return;
     }
     const keys = Object.keys(pattern);
-    if (keys.length === 1 && keys[0] === "contains" && typeof pattern.contains === "string") {
-      if (conditions.body_contains !== undefined) {
-        ctx.refuse(`${place} contains`, "stubtool takes one body_contains per stub");
-      }
+    if (
+      keys.length === 1 && keys[0] === "contains" && typeof pattern.contains === "string" &&
+      conditions.body_contains === undefined
+    ) {
       conditions.body_contains = pattern.contains;
       return;
     }
-    ctx.refuse(
-      `${place} ${keys.join(" + ")}`,
-      "stubtool's body conditions are json (a sub-document) and body_contains",
-    );
+    if (keys.includes("binaryEqualTo")) {
+      ctx.refuse(`${place} binaryEqualTo`, "stubtool's body conditions compare the body as UTF-8 text");
+      return;
+    }
+    // equalTo (+ caseInsensitive), contains, doesNotContain, matches, doesNotMatch, absent, and, or:
+    // a value pattern on the whole body text; several patterns must all hold.
+    const value = valuePattern(place, pattern, ctx, "bodyPatterns");
+    if (value === undefined) return;
+    if (conditions.body === undefined) conditions.body = value;
+    else {
+      const all = isObject(conditions.body) && Array.isArray(conditions.body.all)
+        ? conditions.body.all
+        : [conditions.body];
+      conditions.body = { all: [...all, ...(isObject(value) && Array.isArray(value.all) ? value.all : [value])] };
+    }
   });
 }
 
