@@ -440,6 +440,20 @@ Deno.test("wiremock mapping: WireMock's priority is a band of stubtool prioritie
   assert.deepEqual(routes.map((r) => r.priority), [undefined, 1, 4 * PRIORITY_BAND, -4 * PRIORITY_BAND]);
 });
 
+Deno.test('wiremock mapping: a priority written as text ("1") is the number, as Jackson reads it; other text is refused', () => {
+  const { routes, warnings } = mappingsToConfig({
+    mappings: [
+      { priority: "1", request: { method: "GET", urlPath: "/a" }, response: { body: "urgent" } },
+      { request: { method: "GET", urlPath: "/a" }, response: { body: "default" } },
+    ],
+  }, F);
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes.map((r) => r.priority), [4 * PRIORITY_BAND, undefined]);
+  assert.deepEqual(refusals({ priority: "high" }), [
+    `${F} mappings[0]: 'priority' is not supported: expected a whole number, got "high"`,
+  ]);
+});
+
 Deno.test("wiremock mapping: mappings no request can match both share a rank, so the router indexes them as native stubs", () => {
   const post = (version: string, customer: string) => ({
     request: {

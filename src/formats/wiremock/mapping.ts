@@ -212,7 +212,11 @@ function convertMapping(
   }
   let priority = 5;
   if (mapping.priority !== undefined) {
-    if (typeof mapping.priority === "number" && Number.isSafeInteger(mapping.priority)) priority = mapping.priority;
+    // Jackson reads a priority written as text ("1") as the number.
+    const value = typeof mapping.priority === "string" && /^-?\d{1,9}$/.test(mapping.priority.trim())
+      ? Number(mapping.priority.trim())
+      : mapping.priority;
+    if (typeof value === "number" && Number.isSafeInteger(value)) priority = value;
     else ctx.refuse("priority", `expected a whole number, got ${shown(mapping.priority)}`);
   }
   const template = ctx.globalTemplating || templated(mapping.response, ctx);
