@@ -490,3 +490,53 @@ Deno.test("a backreference or lookahead in {regex}, {not_regex} or path_regex is
     ["routes[2]", `request.path_regex "/c/(?<!x)y" uses a lookbehind (?<!…) at offset 3, ${tail}`],
   ]);
 });
+
+serverTest(
+  "request.body: a value pattern on the whole body text (equals, regex, not_regex, any, absent)",
+  async (server) => {
+    const { config, problems } = validateConfig({
+      routes: [
+        { method: "POST", path: "/exact", request: { body: "hello world" } },
+        { method: "POST", path: "/ci", request: { body: { equals_ignore_case: "HELLO" } } },
+        { method: "POST", path: "/re", request: { body: { regex: "id=[0-9]+" } } },
+        { method: "POST", path: "/not", request: { body: { not_regex: "[\\s\\S]*error[\\s\\S]*" } } },
+        { method: "POST", path: "/any", request: { body: { any: ["a", "b"] } } },
+        { method: "POST", path: "/empty", request: { body: { absent: true } } },
+      ],
+    });
+    assert.deepEqual(problems, []);
+    server.handler.registry.replaceSource(config!.routes, "config");
+    const status = async (path: string, body?: string) => (await send(server, "POST", path, { body })).status;
+    assert.equal(await status("/exact", "hello world"), 200);
+    assert.equal(await status("/exact", "hello world\n"), 404);
+    assert.equal(await status("/ci", "hElLo"), 200);
+    assert.equal(await status("/re", "id=42"), 200);
+    assert.equal(await status("/re", "xid=42"), 404, "anchored");
+    assert.equal(await status("/not", "all fine"), 200);
+    assert.equal(await status("/not", "an\nerror"), 404);
+    assert.equal(await status("/not"), 200, "no body is empty text");
+    assert.equal(await status("/any", "b"), 200);
+    assert.equal(await status("/any", "c"), 404);
+    assert.equal(await status("/empty"), 200);
+    const full = await send(server, "POST", "/empty", { body: "x" });
+    assert.equal(full.status, 404);
+    assert.deepEqual(full.json.closest.map((c: { reason: string }) => c.reason), ["body must be empty"]);
+    const miss = await send(server, "POST", "/re", { body: "nope" });
+    assert.deepEqual(miss.json.closest.map((c: { reason: string }) => c.reason), [
+      "body is 'nope', stub wants /id=[0-9]+/",
+    ]);
+  },
+);
+
+Deno.test("request.body takes no captures and no has_exactly", () => {
+  const { problems } = validateConfig({
+    routes: [
+      { method: "POST", path: "/a", request: { body: "{name}" } },
+      { method: "POST", path: "/b", request: { body: { has_exactly: ["a"] } } },
+    ],
+  });
+  assert.deepEqual(problems.map((p) => p.message), [
+    "request.body captures nothing: leave out {name} placeholders and named groups",
+    "request.body cannot use has_exactly or includes: a body is one value",
+  ]);
+});

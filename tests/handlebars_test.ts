@@ -434,3 +434,30 @@ Deno.test("jsonPath: Jayway's length() gives the size of a list, a text or an ob
     "3 4 2 2 []",
   );
 });
+
+Deno.test("handlebars-java string helpers as WireMock 3 ships them (defaultIfEmpty, abbreviate, center, …)", () => {
+  const cases: [string, string, Partial<FixtureRequest>?][] = [
+    ["{{defaultIfEmpty request.query.q 'none'}}", "none"],
+    // A query parameter sent empty is a value (a list of one), as in WireMock: not empty.
+    ["[{{defaultIfEmpty request.query.q 'none'}}]", "[]", { path: "/?q=" }],
+    ["{{defaultIfEmpty '' 'd'}} {{defaultIfEmpty 'x' 'd'}}", "d x"],
+    ["{{abbreviate 'Truncates a string' 10}}", "Truncat..."],
+    ["{{abbreviate 'short' 10}}", "short"],
+    ["{{capitalizeFirst 'hello world'}}", "Hello world"],
+    ["{{center 'x' size=5 pad='*'}}|{{center 'ab' size=5}}|", "**x**| ab  |"],
+    ["{{ljust 'x' size=4 pad='.'}} {{rjust 'x' size=4 pad='.'}} {{rjust 'long' size=2}}", "x... ...x long"],
+    ["{{cut 'a b c' ' '}} {{cut 'a-b' '-'}}", "abc ab"],
+    ["{{replace 'a-b-c' '-' '+'}}", "a+b+c"],
+    ["{{substring 'hello' 1 3}} {{substring 'hello' 2}}", "el llo"],
+    ["{{slugify 'Héllo, World  Again'}}", "hello-world-again"],
+    ["{{stripTags '<b>bold</b> text'}}", "bold text"],
+    ["{{yesno true}} {{yesno false}} {{yesno request.query.none}} {{yesno true yes='Y'}}", "yes no maybe Y"],
+    ["{{stringFormat '%s-%d %%' 'a' 2}}", "a-2 %"],
+    ["{{wordWrap 'one two three' 5}}", "one\ntwo\nthree"],
+    ["{{wordWrap 'abcdefgh ij' 3}}", "abcdefgh\nij"],
+  ];
+  for (const [template, want, request] of cases) assert.equal(render(template, request), want, template);
+  assert.throws(() => render("{{substring 'abc' 2 9}}"), /substring: 2\.\.9 is outside the text/);
+  assert.throws(() => render("{{stringFormat '%x' 1}}"), /stringFormat: stubtool formats %s, %d and %% only/);
+  assert.throws(() => render("{{abbreviate 'abcdef' 3}}"), /abbreviate: the width must be 4 or more/);
+});

@@ -64,8 +64,8 @@ serverTest("a string body under a non-JSON content-type is sent as is", async (s
   );
   const text = await send(server, "GET", "/text/ada");
   assert.equal(text.text, "hello ada");
-  // Text bodies go out UTF-8; a text/* type without a charset says so.
-  assert.equal(text.headers.get("content-type"), "text/plain; charset=utf-8");
+  // P19.2: a content type the stub sets is sent exactly as written (no charset added).
+  assert.equal(text.headers.get("content-type"), "text/plain");
   assert.equal((await send(server, "GET", "/json-string")).text, '"raw"');
 });
 

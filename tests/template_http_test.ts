@@ -174,6 +174,7 @@ serverTest(
 
     const text = await send(server, "GET", "/text/9?a=x&a=y");
     assert.equal(text.headers.get("x-order"), "9-{id}");
+    assert.equal(text.headers.get("content-type"), "text/plain", "P19.2: sent as the stub wrote it");
     assert.equal(text.text, "id=9 plain={id} first=x second=y");
 
     const plain = await send(server, "GET", "/plain/9");

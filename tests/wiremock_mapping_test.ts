@@ -241,6 +241,20 @@ Deno.test("wiremock mapping: equalToJson converts only where stubtool's json rul
   });
   const contains = one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [{ contains: "urgent" }] } });
   assert.deepEqual(contains.routes[0].request, { body_contains: "urgent" });
+  // Every other text matcher is a value pattern on the whole body; several must all hold.
+  assert.deepEqual(body({ equalTo: "a" }), { body: "a" });
+  assert.deepEqual(body({ equalTo: "A", caseInsensitive: true }), { body: { equals_ignore_case: "A" } });
+  assert.deepEqual(body({ matches: "id=.*" }), { body: { regex: "id=[\\s\\S]*" } });
+  assert.deepEqual(body({ doesNotMatch: "x" }), { body: { not_regex: "x" } });
+  assert.deepEqual(body({ absent: true }), { body: { absent: true } });
+  assert.deepEqual(body({ or: [{ equalTo: "a" }, { contains: "b" }] }), { body: { any: ["a", { contains: "b" }] } });
+  const several = one({
+    request: { method: "POST", urlPath: "/x", bodyPatterns: [{ contains: "a" }, { matches: "b" }, { equalTo: "{c}" }] },
+  });
+  assert.deepEqual(several.routes[0].request, {
+    body_contains: "a",
+    body: { all: [{ regex: "b" }, { regex: "\\{c\\}" }] },
+  });
 });
 
 Deno.test("wiremock mapping: the refusals, each with its feature and reason", () => {
@@ -336,10 +350,6 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
       "'delayDistribution lognormal' is not supported: stubtool draws a delay uniformly between min and max only",
     ],
     [
-      { response: { headers: { "Content-Type": "text/plain" }, body: "x" } },
-      `'response.headers.Content-Type' is not supported: stubtool adds '; charset=utf-8' to "text/plain", WireMock sends it as written`,
-    ],
-    [
       { response: { proxyBaseUrl: "http://up.example", additionalProxyRequestHeaders: { a: "b" } } },
       "'response.additionalProxyRequestHeaders' is not supported: stubtool's proxy cannot add request headers",
     ],
@@ -428,6 +438,20 @@ Deno.test("wiremock mapping: WireMock's priority is a band of stubtool prioritie
   // Priority 5 (the default) is band 0: the first mapping rank 0 (no priority), the later rank 1;
   // priority 1 is four bands up, priority 9 four bands down.
   assert.deepEqual(routes.map((r) => r.priority), [undefined, 1, 4 * PRIORITY_BAND, -4 * PRIORITY_BAND]);
+});
+
+Deno.test('wiremock mapping: a priority written as text ("1") is the number, as Jackson reads it; other text is refused', () => {
+  const { routes, warnings } = mappingsToConfig({
+    mappings: [
+      { priority: "1", request: { method: "GET", urlPath: "/a" }, response: { body: "urgent" } },
+      { request: { method: "GET", urlPath: "/a" }, response: { body: "default" } },
+    ],
+  }, F);
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes.map((r) => r.priority), [4 * PRIORITY_BAND, undefined]);
+  assert.deepEqual(refusals({ priority: "high" }), [
+    `${F} mappings[0]: 'priority' is not supported: expected a whole number, got "high"`,
+  ]);
 });
 
 Deno.test("wiremock mapping: mappings no request can match both share a rank, so the router indexes them as native stubs", () => {

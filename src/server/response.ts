@@ -95,11 +95,6 @@ export function headAnswer<R>(respond: Respond<R>): Respond<R> {
   };
 }
 
-const TEXT_MEDIA = /^\s*text\/[^;]*$/i;
-
-/** `text/plain` → `text/plain; charset=utf-8`: text bodies are UTF-8, so say so when the stub does not. */
-export function withCharset(contentType: string): string {
-  return TEXT_MEDIA.test(contentType) ? `${contentType}; charset=utf-8` : contentType;
 }
 
 /**
@@ -222,7 +217,7 @@ export class CompiledResponse {
     for (const name in spec.headers) {
       const value = spec.headers[name];
       if (Array.isArray(value)) headers.push([name, value.map(compile)]);
-      else headers.push([name, compile(name.toLowerCase() === "content-type" ? withCharset(value) : value)]);
+      else headers.push([name, compile(value)]);
     }
     this.#headers = headers;
     if (spec.hasBody && !spec.bytes) {
@@ -329,7 +324,7 @@ export function answerFromResult(result: unknown): [ResponseHead, string | null]
   for (const name in headers) {
     const value = headers[name];
     if (Array.isArray(value)) (head.lists ??= Object.create(null) as Record<string, string[]>)[name] = value;
-    else head.headers[name] = name.toLowerCase() === "content-type" && text !== null ? withCharset(value) : value;
+    else head.headers[name] = value;
   }
   return [head, text];
 }

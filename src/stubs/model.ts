@@ -34,6 +34,8 @@ export interface RequestMatch {
   form?: [name: string, pattern: ValuePattern][];
   /** Text the body must contain. */
   bodyContains?: string;
+  /** A value pattern the whole body text must match (`{absent: true}`: an empty body). */
+  body?: ValuePattern;
   /** The query string as sent (without `?`) must be exactly this; `""`: no query (a bare `?` too). */
   queryString?: string;
   /** A regex the whole path as sent (percent-encoded, without the query) must match. */

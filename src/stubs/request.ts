@@ -1,7 +1,7 @@
 /**
  * Checks and compiles what a stub requires of a request beyond method and path: its `id`,
  * `scope` and `priority`, its query parameters and its `request:` conditions (headers,
- * cookies, json, form, body_contains). Every capture name must be used once across the path
+ * cookies, json, form, body_contains, body). Every capture name must be used once across the path
  * and all conditions.
  * @module
  */
@@ -28,6 +28,7 @@ export const REQUEST_FIELDS = [
   "json",
   "form",
   "body_contains",
+  "body",
   "query_string",
   "path_regex",
   "url_regex",
@@ -132,6 +133,7 @@ export function compileRequest(
     compileJson(request.json, c);
     compileForm(request.form, c);
     compileBodyContains(request.body_contains, c);
+    compileBody(request.body, c);
   }
   return { match: hasConditions(match) ? match : {}, request: written };
 }
@@ -139,7 +141,8 @@ export function compileRequest(
 /** Does a compiled match hold any condition? */
 function hasConditions(match: RequestMatch): boolean {
   return !!(match.query || match.headers || match.cookies || match.json || match.form ||
-    match.bodyContains !== undefined || match.queryString !== undefined || match.pathRegex || match.urlRegex ||
+    match.bodyContains !== undefined || match.body || match.queryString !== undefined || match.pathRegex ||
+    match.urlRegex ||
     match.jsonEquals || match.jsonPath);
 }
 
@@ -257,6 +260,20 @@ function compileBodyContains(contains: unknown, { match, written, errors }: Comp
   }
   match.bodyContains = contains;
   written.body_contains = contains;
+}
+
+/** `request.body`: a value pattern on the whole body as text, capturing nothing. */
+function compileBody(body: unknown, { match, written, errors }: Compiling): void {
+  if (body === undefined) return;
+  const { pattern, problem } = compileValuePattern(body);
+  if (!pattern) errors.push(`request.body ${problem}`);
+  else if (pattern.names.length) {
+    errors.push("request.body captures nothing: leave out {name} placeholders and named groups");
+  } else if (pattern.multi) errors.push("request.body cannot use has_exactly or includes: a body is one value");
+  else {
+    match.body = pattern;
+    written.body = body;
+  }
 }
 
 /** A JSON body as `json_equals` takes it: plain JSON values only. */

@@ -160,6 +160,10 @@ const REQUEST: SchemasOf<typeof REQUEST_FIELDS> = {
   json: { description: "a JSON pattern the request body must contain" },
   form: PATTERN_MAP("form field"),
   body_contains: { type: "string", minLength: 1, description: "text the request body must contain" },
+  body: {
+    description: "a value pattern the whole body text must match ({absent: true}: an empty body)",
+    $ref: "#/$defs/valuePattern",
+  },
   query_string: {
     type: "string",
     pattern: "^[^?#\\s][^#\\s]*$|^$",

@@ -64,7 +64,16 @@ function conditionKeys(stub: Stub): Key[] {
     keys.push({ on: "s", text: JSON.stringify([stub.scenario, stub.whenState]), any: false });
   }
   for (
-    const field of ["cookies", "query_string", "path_regex", "url_regex", "json_equals", "json_ignore", "json_path"]
+    const field of [
+      "body",
+      "cookies",
+      "query_string",
+      "path_regex",
+      "url_regex",
+      "json_equals",
+      "json_ignore",
+      "json_path",
+    ]
   ) {
     const value = stub.request?.[field];
     if (value !== undefined) keys.push({ on: field, text: JSON.stringify(value), any: false });

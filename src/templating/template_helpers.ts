@@ -592,5 +592,144 @@ export const HELPERS: Record<string, Helper> = {
   },
 };
 
+// --- handlebars-java's StringHelpers, which WireMock 3 registers ----------------------
+
+/** Handlebars-java's `Utils.isEmpty` for `defaultIfEmpty`: null, `""`, false, an empty list. */
+function emptyValue(value: unknown): boolean {
+  return value === null || value === undefined || value === "" || value === false ||
+    (Array.isArray(value) && value.length === 0);
+}
+
+/** A whole number argument (`size=5`, `10`), or an error naming the helper. */
+function count(helper: string, value: unknown): number {
+  const n = typeof value === "number" ? value : Number(text(value));
+  if (!Number.isSafeInteger(n) || n < 0 || n > 65_536) {
+    throw new Error(`${helper}: expected a whole number from 0 to 65536, got ${JSON.stringify(text(value))}`);
+  }
+  return n;
+}
+
+/** Commons Lang's `StringUtils.leftPad`/`rightPad`/`center` with a one-character (or longer) pad. */
+function pad(value: string, size: number, padding: string, side: "left" | "right" | "center"): string {
+  const fill = padding === "" ? " " : padding;
+  const missing = size - value.length;
+  if (missing <= 0) return value;
+  const run = (n: number) => fill.repeat(Math.ceil(n / fill.length)).slice(0, n);
+  if (side === "left") return run(missing) + value;
+  if (side === "right") return value + run(missing);
+  const before = Math.floor(missing / 2);
+  return run(before) + value + run(missing - before);
+}
+
+/** Commons Text's `WordUtils.wrap(text, length)`: lines broken at spaces, long words left whole, `\n` between. */
+function wordWrap(value: string, length: number): string {
+  const width = Math.max(1, length);
+  const lines: string[] = [];
+  let rest = value;
+  while (rest.length > width) {
+    if (rest[0] === " ") {
+      rest = rest.slice(1);
+      continue;
+    }
+    let cut = rest.lastIndexOf(" ", width);
+    if (cut <= 0) {
+      cut = rest.indexOf(" ", width);
+      if (cut < 0) break;
+    }
+    lines.push(rest.slice(0, cut));
+    rest = rest.slice(cut + 1);
+  }
+  lines.push(rest);
+  return lines.join("\n");
+}
+
+/** Java's `String.format` for the specifiers templates use: `%s`, `%d` and `%%`; others fail the render. */
+function stringFormat(format: string, params: unknown[]): string {
+  let next = 0;
+  return format.replace(/%([sd%])|%./g, (whole, kind: string | undefined) => {
+    if (kind === "%") return "%";
+    if (kind === undefined) throw new Error(`stringFormat: stubtool formats %s, %d and %% only, got ${whole}`);
+    if (next >= params.length) throw new Error(`stringFormat: no argument for ${whole}`);
+    const value = params[next++];
+    if (kind === "d" && !(typeof value === "number" && Number.isInteger(value))) {
+      throw new Error(`stringFormat: %d needs a whole number, got ${JSON.stringify(text(value))}`);
+    }
+    return text(value);
+  });
+}
+
+Object.assign(
+  HELPERS,
+  {
+    defaultIfEmpty(...args: unknown[]) {
+      const [[value, fallback]] = split(args);
+      return emptyValue(value) ? fallback : value;
+    },
+    abbreviate(...args: unknown[]) {
+      const [[value, width]] = split(args);
+      const source = text(value);
+      const max = count("abbreviate", width);
+      if (max < 4) throw new Error("abbreviate: the width must be 4 or more");
+      return source.length <= max ? source : source.slice(0, max - 3) + "...";
+    },
+    capitalizeFirst(value: unknown) {
+      const source = text(value);
+      return source === "" ? "" : source[0].toUpperCase() + source.slice(1);
+    },
+    center(...args: unknown[]) {
+      const [[value], options] = split(args);
+      return pad(text(value), count("center", options.hash.size), text(options.hash.pad ?? " "), "center");
+    },
+    ljust(...args: unknown[]) {
+      const [[value], options] = split(args);
+      return pad(text(value), count("ljust", options.hash.size), text(options.hash.pad ?? " "), "right");
+    },
+    rjust(...args: unknown[]) {
+      const [[value], options] = split(args);
+      return pad(text(value), count("rjust", options.hash.size), text(options.hash.pad ?? " "), "left");
+    },
+    cut(...args: unknown[]) {
+      const [[value, strip]] = split(args);
+      return text(value).replaceAll(strip === undefined ? " " : text(strip), "");
+    },
+    replace(...args: unknown[]) {
+      const [[value, target, replacement]] = split(args);
+      const find = text(target);
+      return find === "" ? text(value) : text(value).replaceAll(find, text(replacement));
+    },
+    substring(...args: unknown[]) {
+      const [[value, start, end]] = split(args);
+      const source = text(value);
+      const from = count("substring", start);
+      const to = end === undefined ? source.length : count("substring", end);
+      if (from > to || to > source.length) {
+        throw new Error(`substring: ${from}..${to} is outside the text (length ${source.length})`);
+      }
+      return source.slice(from, to);
+    },
+    slugify(value: unknown) {
+      // deno-lint-ignore no-control-regex -- non-ASCII is exactly what Java's [^\p{ASCII}] drops
+      return text(value).normalize("NFD").replace(/[^\x00-\x7f]/g, "").replace(/[^\w\s-]/g, "").trim()
+        .toLowerCase().replace(/[-\s]+/g, "-");
+    },
+    stripTags(value: unknown) {
+      return text(value).replace(/<[^>]*>/g, "");
+    },
+    wordWrap(...args: unknown[]) {
+      const [[value, length]] = split(args);
+      return wordWrap(text(value), count("wordWrap", length));
+    },
+    yesno(...args: unknown[]) {
+      const [[value], options] = split(args);
+      const { yes = "yes", no = "no", maybe = "maybe" } = options.hash as Record<string, unknown>;
+      return value === true ? yes : value === false ? no : maybe;
+    },
+    stringFormat(...args: unknown[]) {
+      const [[format, ...params]] = split(args);
+      return stringFormat(text(format), params);
+    },
+  } satisfies Record<string, Helper>,
+);
+
 /** `ne`: the name stubtool's contract gives WireMock's `neq`. */
 HELPERS.ne = HELPERS.neq;

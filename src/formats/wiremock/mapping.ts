@@ -207,7 +207,11 @@ function convertMapping(
   }
   let priority = 5;
   if (mapping.priority !== undefined) {
-    if (typeof mapping.priority === "number" && Number.isSafeInteger(mapping.priority)) priority = mapping.priority;
+    // Jackson reads a priority written as text ("1") as the number.
+    const value = typeof mapping.priority === "string" && /^-?\d{1,9}$/.test(mapping.priority.trim())
+      ? Number(mapping.priority.trim())
+      : mapping.priority;
+    if (typeof value === "number" && Number.isSafeInteger(value)) priority = value;
     else ctx.refuse("priority", `expected a whole number, got ${shown(mapping.priority)}`);
   }
   const template = ctx.globalTemplating || templated(mapping.response, ctx);
@@ -567,7 +571,7 @@ function valuePattern(place: string, matcher: unknown, ctx: Context, what = ""):
  */
 function listPattern(place: string, kind: string, list: unknown, ctx: Context, what: string): unknown {
   const multi = kind === "hasExactly" || kind === "includes";
-  if (!["headers", "queryParameters", "cookies"].includes(what)) {
+  if (!["headers", "queryParameters", "cookies", "bodyPatterns"].includes(what)) {
     ctx.refuse(`${place} ${kind}`, "stubtool converts and, or, hasExactly and includes on request fields only");
     return undefined;
   }
@@ -642,17 +646,28 @@ function convertBodyPatterns(spec: unknown, conditions: Record<string, unknown>,
       return;
     }
     const keys = Object.keys(pattern);
-    if (keys.length === 1 && keys[0] === "contains" && typeof pattern.contains === "string") {
-      if (conditions.body_contains !== undefined) {
-        ctx.refuse(`${place} contains`, "stubtool takes one body_contains per stub");
-      }
+    if (
+      keys.length === 1 && keys[0] === "contains" && typeof pattern.contains === "string" &&
+      conditions.body_contains === undefined
+    ) {
       conditions.body_contains = pattern.contains;
       return;
     }
-    ctx.refuse(
-      `${place} ${keys.join(" + ")}`,
-      "stubtool's body conditions are json (a sub-document) and body_contains",
-    );
+    if (keys.includes("binaryEqualTo")) {
+      ctx.refuse(`${place} binaryEqualTo`, "stubtool's body conditions compare the body as UTF-8 text");
+      return;
+    }
+    // equalTo (+ caseInsensitive), contains, doesNotContain, matches, doesNotMatch, absent, and, or:
+    // a value pattern on the whole body text; several patterns must all hold.
+    const value = valuePattern(place, pattern, ctx, "bodyPatterns");
+    if (value === undefined) return;
+    if (conditions.body === undefined) conditions.body = value;
+    else {
+      const all = isObject(conditions.body) && Array.isArray(conditions.body.all)
+        ? conditions.body.all
+        : [conditions.body];
+      conditions.body = { all: [...all, ...(isObject(value) && Array.isArray(value.all) ? value.all : [value])] };
+    }
   });
 }
 
@@ -859,13 +874,8 @@ function convertHeaders(spec: unknown, template: boolean, ctx: Context): Record<
       ctx.refuse(`response.headers.${name}`, "stubtool's server sets this header itself");
       continue;
     }
-    if (lower === "content-type" && (values.length !== 1 || /^\s*text\/[^;]*$/i.test(values[0] as string))) {
-      ctx.refuse(
-        `response.headers.${name}`,
-        values.length !== 1
-          ? "stubtool sends one content type"
-          : `stubtool adds '; charset=utf-8' to ${shown(values[0])}, WireMock sends it as written`,
-      );
+    if (lower === "content-type" && values.length !== 1) {
+      ctx.refuse(`response.headers.${name}`, "stubtool sends one content type");
       continue;
     }
     if (!template && values.some((v) => HAS_PLACEHOLDER.test(v as string))) {

@@ -29,7 +29,6 @@ import {
   type ResponseHead,
   sendableHeader,
   textual,
-  withCharset,
 } from "../response.ts";
 import { templateModel } from "./template_model.ts";
 
@@ -63,9 +62,7 @@ export class TemplateResponse {
       const value = spec.headers[name];
       headers.push([
         name,
-        Array.isArray(value)
-          ? value.map(compileTemplate)
-          : compileTemplate(name.toLowerCase() === "content-type" ? withCharset(value) : value),
+        Array.isArray(value) ? value.map(compileTemplate) : compileTemplate(value),
       ]);
     }
     this.#headers = headers;

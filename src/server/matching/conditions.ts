@@ -312,6 +312,16 @@ function containsCondition(text: string): NamedCondition {
   };
 }
 
+/** `body`: a value pattern on the whole body text; `{absent: true}` holds for an empty body. */
+function bodyPatternCondition(pattern: ValuePattern): NamedCondition {
+  return bodyCheck((view) => {
+    const text = view.body!.text();
+    if (pattern.absent) return text === "" ? undefined : "body must be empty";
+    if (pattern.match(text) !== undefined) return undefined;
+    return `body is ${quoteValue(text.length > 80 ? text.slice(0, 77) + "..." : text)}, stub wants ${wants(pattern)}`;
+  });
+}
+
 /** `query_string`: the query as sent, exactly (indexed: many `url` stubs share a path and differ by query). */
 function queryStringCondition(text: string): NamedCondition {
   return {
@@ -434,6 +444,7 @@ export function buildConditions(
   if (match?.json) conditions.push(jsonCondition(match.json, match.jsonNames ?? NONE));
   if (match?.form) { for (const [name, pattern] of match.form) conditions.push(formCondition(name, pattern)); }
   if (match?.bodyContains !== undefined) conditions.push(containsCondition(match.bodyContains));
+  if (match?.body) conditions.push(bodyPatternCondition(match.body));
   if (match?.jsonEquals) conditions.push(jsonEqualsCondition(match.jsonEquals));
   for (const [path, pattern] of match?.jsonPath ?? []) conditions.push(jsonPathCondition(path, pattern));
   return conditions;
