@@ -95,8 +95,6 @@ export function headAnswer<R>(respond: Respond<R>): Respond<R> {
   };
 }
 
-}
-
 /**
  * Is a string body sent as written (else as JSON)? Under a non-JSON content type, and when
  * the stub sends no content type at all (`content-type: null`): nothing then says it is JSON.
