@@ -157,7 +157,7 @@ for (const { file, operations, converted } of SPECS) {
     const out = join(dir.path, "stubs.yaml");
     const imported = await runCli(["import", "openapi", file, "-o", out]);
     assert.equal(imported.code, 0, imported.stderr);
-    const { doc } = await readOpenApiDocument(file, { swagger: true });
+    const { doc } = await readOpenApiDocument(file);
     const { expected, refused } = expectations(doc!);
     assert.equal(expected.length + refused.length, operations);
     assert.equal(expected.length, converted);
@@ -182,7 +182,7 @@ for (const { file, converted } of SPECS) {
   const name = file.slice(file.lastIndexOf(file.includes("oas-examples") ? "oas-examples" : "tests"));
   for (const adapter of ADAPTERS) {
     Deno.test(`[${adapter}] openApiToConfig ${name}: stubServer answers every operation as its schema says`, async () => {
-      const { doc } = await readOpenApiDocument(file, { swagger: true });
+      const { doc } = await readOpenApiDocument(file);
       const { routes, warnings } = openApiToConfig(doc!, file);
       assert.equal(routes.length, converted);
       assert.equal(warnings.every((w) => w.message.startsWith(`${w.place}: 'responses' is not supported: `)), true);
@@ -216,12 +216,13 @@ Deno.test("serve --openapi SPEC --mock: the spec's operations answer, configured
   const banner = served.process.stdout.split("\n");
   assert.ok(
     banner.includes(
-      `openapi: ${spec} (OpenAPI 3.0.0, 3 operation(s)): 3 mocked (configured stubs win); ` +
+      `openapi: ${spec} (OpenAPI 3.0.0, 3 operation(s)): 3 mocked (configured stubs win), under /v1 too; ` +
         "2 configured stub(s) checked: 1 drift(s), see the warnings",
     ),
     served.process.stdout,
   );
-  assert.ok(banner.includes(`  POST  /pets          201  ${spec} paths./pets.post`), served.process.stdout);
+  assert.ok(banner.includes(`  POST  /pets             201  ${spec} paths./pets.post`), served.process.stdout);
+  assert.ok(banner.includes(`  POST  /v1/pets          201  ${spec} paths./pets.post`), served.process.stdout);
   assert.equal(
     served.process.stderr,
     "[WARN] routes[0]: GET /{kind}/{id} has no operation in the spec (no such path)\n",
@@ -235,25 +236,56 @@ Deno.test("serve --openapi SPEC --mock: the spec's operations answer, configured
   assert.equal(await created.text(), "");
 });
 
-Deno.test("serve --openapi SPEC --mock reads Swagger 2.0; without --mock a Swagger spec is refused, and --mock needs --openapi", async () => {
+Deno.test("serve --openapi SPEC --mock reads Swagger 2.0, and so does serve --openapi without --mock (its drift check); --mock needs --openapi", async () => {
   const swagger = join(EXAMPLES, "2.0/json/petstore.json");
   const served = await startServe(["--port", "0", "--quiet", "--openapi", swagger, "--mock"]);
   await using _ = served.process;
-  assert.match(served.process.stdout, /^openapi: .*petstore\.json \(Swagger 2\.0, 20 operation\(s\)\): 13 mocked/m);
+  assert.match(
+    served.process.stdout,
+    /^openapi: .*petstore\.json \(Swagger 2\.0, 20 operation\(s\)\): 13 mocked \(configured stubs win\), 7 left out \(see the warnings\), under \/v2 too$/m,
+  );
   assert.equal(lines(served.process.stderr).length, 7, served.process.stderr);
-  const inventory = await fetch(`${served.url}/store/inventory`);
-  assert.equal(inventory.status, 200);
-  assert.deepEqual(await inventory.json(), { property1: 0, property2: 0 });
+  for (const path of ["/store/inventory", "/v2/store/inventory"]) {
+    const inventory = await fetch(`${served.url}${path}`);
+    assert.equal(inventory.status, 200, path);
+    assert.deepEqual(await inventory.json(), { property1: 0, property2: 0 });
+  }
 
-  const refused = await runCli(["serve", "--port", "0", "--openapi", swagger]);
-  assert.equal(refused.code, 1);
-  assert.equal(
-    refused.stderr,
-    `[ERROR] ${swagger}: OpenAPI 2.0 (Swagger) is not supported: convert it to OpenAPI 3.0 or 3.1\n`,
+  const stubs = join(ROOT, "tests/fixtures/openapi/pets-2.0-drift.yaml");
+  const checked = await startServe(["--port", "0", "--config", stubs, "--openapi", PETS_2]);
+  await using __ = checked.process;
+  assert.deepEqual(lines(checked.process.stderr), [
+    `[WARN] ${PETS_2}: a Swagger 2.0 'type: file' response has no JSON body to check; stub bodies are not checked ` +
+    "for GET /pets/{petId}/photo 200",
+    "[WARN] routes[1]: GET /pets/3: body at /id must be >= 1, got 0 (spec: GET /pets/{petId} 200)",
+  ]);
+  assert.match(
+    checked.process.stdout,
+    /^openapi: .*pets-2\.0\.yaml \(OpenAPI 2\.0, 2 operation\(s\)\); 2 configured stub\(s\) checked: 1 drift\(s\), see the warnings$/m,
   );
   const usage = await runCli(["serve", "--port", "0", "--mock"]);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /^\[ERROR\] --mock answers the operations of an OpenAPI document: add --openapi SPEC/);
+});
+
+const PETS_2 = join(ROOT, "tests/fixtures/openapi/pets-2.0.yaml");
+
+Deno.test("regression: serve --openapi SPEC --mock answered 404 under the spec's base path (servers: .../v1, Swagger basePath: /v1); both /v1/pets/1 and /pets/1 answer now", async () => {
+  for (const spec of [join(ROOT, "tests/fixtures/openapi/petstore.yaml"), PETS_2]) {
+    const served = await startServe(["--port", "0", "--quiet", "--openapi", spec, "--mock"]);
+    await using _ = served.process;
+    assert.match(served.process.stdout, /mocked \(configured stubs win\), under \/v1 too$/m);
+    for (const path of ["/v1/pets/1", "/pets/1"]) {
+      const answer = await fetch(`${served.url}${path}`);
+      assert.equal(answer.status, 200, `${spec} ${path}`);
+      assert.equal(answer.headers.get("content-type"), "application/json");
+      const body = await answer.json();
+      assert.equal(typeof body.id, "number", JSON.stringify(body));
+    }
+    const other = await fetch(`${served.url}/v2/pets/1`);
+    assert.equal(other.status, 404, "another prefix is not the base path");
+    await other.body?.cancel();
+  }
 });
 
 Deno.test("regression: serve --openapi SPEC --mock served the file an example's $ref named outside the spec's folder (/etc/passwd, ../private/secret.yaml); those operations are left out with a [WARN], the rest served", async () => {

@@ -201,7 +201,7 @@ async function importOpenApi(
   output: CliContext["output"],
 ): Promise<number> {
   const { readOpenApiDocument } = await import("../report/openapi.ts");
-  const { doc, problems } = await readOpenApiDocument(source, { swagger: true });
+  const { doc, problems } = await readOpenApiDocument(source);
   printProblems(output, problems, source);
   if (!doc) return 1;
   const { openApiToConfig } = await import("../formats/openapi_import.ts");

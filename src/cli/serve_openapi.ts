@@ -47,7 +47,7 @@ export async function openApiServe(
     throw new UsageError("--strict-requests shapes the stubs --mock makes: add --mock", "serve");
   }
   const { compileOpenApi, readOpenApiDocument } = await import("../report/openapi.ts");
-  const { doc, problems } = await readOpenApiDocument(file, { swagger: mock });
+  const { doc, problems } = await readOpenApiDocument(file);
   if (!doc) return { stubs: [], places: [], problems, banner: [] };
   // The reader's warnings ($refs not read) first.
   const result: OpenApiServe = { stubs: [], places: [], problems: [...problems], banner: [] };
@@ -71,20 +71,37 @@ export async function openApiServe(
     }
     result.stubs = config?.routes ?? [];
     result.places = config ? converted.places : [];
-    summary = `${converted.version}, ${converted.operations} operation(s)): ${result.stubs.length} mocked ` +
-      `(configured stubs win)` +
-      (converted.warnings.length ? `, ${converted.warnings.length} left out (see the warnings)` : "");
-  }
-  if (doc.openapi !== undefined) {
-    // After the conversion: compiling rewrites the document's 3.0 schemas for the validator.
-    const spec = await compileOpenApi(file, doc);
-    const drift = spec.checkStubs(configured, placeOf);
-    result.problems.push(...drift.map((problem) => ({ ...problem, level: "warn" as const })));
-    if (!mock) summary = `OpenAPI ${spec.version}, ${spec.operations.length} operation(s))`;
-    if (configured.length) {
-      summary += `; ${configured.length} configured stub(s) checked: ` +
-        (drift.length ? `${drift.length} drift(s), see the warnings` : "no drift");
+    // Each operation answers under every server URL's path (`/v1/pets`) as well as without it.
+    const { basePaths } = await import("../report/openapi.ts");
+    // A server variable without a default (`/{region}`) is no fixed prefix: left alone.
+    const prefixes = basePaths(doc).filter((base) => base.length && !base.some((s) => /[{}]/.test(s)))
+      .map((base) => `/${base.map(encodeURIComponent).join("/")}`);
+    const mocked = result.stubs.length;
+    if (config && prefixes.length) {
+      const under = prefixes.flatMap((prefix) =>
+        converted.routes.map((route) => {
+          const { id: _, ...copy } = route;
+          return { ...copy, path: `${prefix}${route.path === "/" ? "" : route.path}` };
+        })
+      );
+      const { config: twins } = validateConfig({ routes: under });
+      result.stubs = [...result.stubs, ...twins?.routes ?? []];
+      result.places = [...result.places, ...prefixes.flatMap(() => converted.places)];
     }
+    summary = `${converted.version}, ${converted.operations} operation(s)): ${mocked} mocked ` +
+      `(configured stubs win)` +
+      (converted.warnings.length ? `, ${converted.warnings.length} left out (see the warnings)` : "") +
+      (prefixes.length ? `, under ${prefixes.join(", ")} too` : "");
+  }
+  // After the conversion: compiling rewrites the document's 3.0 and 2.0 schemas for the validator.
+  const spec = await compileOpenApi(file, doc);
+  result.problems.push(...spec.warnings);
+  const drift = spec.checkStubs(configured, placeOf);
+  result.problems.push(...drift.map((problem) => ({ ...problem, level: "warn" as const })));
+  if (!mock) summary = `OpenAPI ${spec.version}, ${spec.operations.length} operation(s))`;
+  if (configured.length) {
+    summary += `; ${configured.length} configured stub(s) checked: ` +
+      (drift.length ? `${drift.length} drift(s), see the warnings` : "no drift");
   }
   result.banner.push(`openapi: ${file} (${summary}`);
   return result;

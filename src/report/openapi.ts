@@ -130,11 +130,19 @@ function requestParts(path: string): PathPart[] {
   return path.replace(/^\//, "").split("/").map((piece) => ({ param: false, value: decodeSegment(piece) }));
 }
 
-/** The path part of each server URL (`https://api.example.com/v1` → `["v1"]`), then the root. */
-function basePaths(doc: Json): string[][] {
+/**
+ * The path part of each server URL (`https://api.example.com/v1` → `["v1"]`; Swagger 2.0's
+ * `basePath`), then the root: a request may carry one in front of an operation's path, or not.
+ */
+export function basePaths(doc: Json): string[][] {
   const bases: string[][] = [];
   const seen = new Set<string>();
-  for (const server of Array.isArray(doc.servers) ? doc.servers : []) {
+  const servers = doc.swagger !== undefined
+    ? (typeof doc.basePath === "string" ? [{ url: doc.basePath }] : [])
+    : Array.isArray(doc.servers)
+    ? doc.servers
+    : [];
+  for (const server of servers) {
     if (!isObject(server) || typeof server.url !== "string") continue;
     const variables = isObject(server.variables) ? server.variables : {};
     const url = server.url.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
@@ -200,7 +208,8 @@ function adaptOpenApi30(schema: unknown, seen: WeakSet<object>): void {
       delete schema[bound];
     } else delete schema[exclusive];
   }
-  const nullable = schema.nullable === true;
+  // Swagger 2.0 spells it `x-nullable`.
+  const nullable = schema.nullable === true || schema["x-nullable"] === true;
   delete schema.nullable;
   if (!nullable) return;
   if (typeof schema.type === "string") schema.type = [schema.type, "null"];
@@ -296,11 +305,16 @@ export class OpenApiSpec {
   readonly #ajv: AjvLike;
   readonly #validators = new Map<string, ValidateFn | string>();
 
+  /** What the checks cannot cover in this document, as `[WARN]` lines to print once. */
+  readonly warnings: readonly Problem[];
+
   /** @internal Use {@link loadOpenApi}. */
-  constructor(file: string, doc: Json, ajv: AjvLike) {
+  constructor(file: string, doc: Json, ajv: AjvLike, warnings: readonly Problem[] = []) {
     this.file = file;
     this.#doc = doc;
-    this.version = String(doc.openapi);
+    this.warnings = warnings;
+    // Swagger 2.0 is OpenAPI 2.0.
+    this.version = String(doc.openapi ?? doc.swagger);
     this.#bases = basePaths(doc);
     this.#ajv = ajv;
     this.#operations = [];
@@ -572,7 +586,12 @@ export class OpenApiSpec {
 function eachSchema(doc: Json, visit: (schema: unknown) => void): void {
   const components = isObject(doc.components) ? doc.components : {};
   for (const schema of Object.values(isObject(components.schemas) ? components.schemas : {})) visit(schema);
-  const responses: unknown[] = Object.values(isObject(components.responses) ? components.responses : {});
+  // Swagger 2.0 (as swaggerView shapes it): `definitions` and `responses` at the top.
+  for (const schema of Object.values(isObject(doc.definitions) ? doc.definitions : {})) visit(schema);
+  const responses: unknown[] = [
+    ...Object.values(isObject(components.responses) ? components.responses : {}),
+    ...Object.values(isObject(doc.responses) ? doc.responses : {}),
+  ];
   for (const item of Object.values(isObject(doc.paths) ? doc.paths : {})) {
     if (!isObject(item)) continue;
     for (const method of SPEC_METHODS) {
@@ -587,9 +606,8 @@ function eachSchema(doc: Json, visit: (schema: unknown) => void): void {
 }
 
 /**
- * Reads an OpenAPI 3.0 or 3.1 document (YAML or JSON; `$ref`s to other files are bundled
- * in, internal `$ref`s kept) and checks that it is a valid one; with `swagger: true`, a
- * Swagger 2.0 document too. Problems are placed at the file: `api.yaml: no such file`,
+ * Reads an OpenAPI 3.0 or 3.1 or a Swagger 2.0 document (YAML or JSON; `$ref`s to other files
+ * are bundled in, internal `$ref`s kept) and checks that it is a valid one. Problems are placed at the file: `api.yaml: no such file`,
  * `api.yaml: not a valid OpenAPI document: …`. `stubtool import openapi` and
  * `serve --openapi` read specs through this, as {@link loadOpenApi} does.
  *
@@ -602,7 +620,6 @@ function eachSchema(doc: Json, visit: (schema: unknown) => void): void {
  */
 export async function readOpenApiDocument(
   file: string,
-  options: { swagger?: boolean } = {},
 ): Promise<{ doc?: Record<string, unknown>; problems: Problem[] }> {
   const fail = (message: string) => ({ problems: [{ level: "error" as const, place: file, message }] });
   try {
@@ -617,12 +634,11 @@ export async function readOpenApiDocument(
   try {
     const raw = await parser.parse(file, parserOptions) as unknown;
     if (isObject(raw) && raw.swagger !== undefined) {
-      if (!options.swagger) return fail("OpenAPI 2.0 (Swagger) is not supported: convert it to OpenAPI 3.0 or 3.1");
       if (String(raw.swagger) !== "2.0") return fail(`Swagger ${raw.swagger} is not supported: stubtool reads 2.0`);
     } else if (!isObject(raw) || raw.openapi === undefined) {
       return fail("not an OpenAPI document: it has no 'openapi' version field");
     } else if (!/^3\.[01]\./.test(String(raw.openapi))) {
-      return fail(`OpenAPI ${raw.openapi} is not supported: stubtool reads OpenAPI 3.0 and 3.1`);
+      return fail(`OpenAPI ${raw.openapi} is not supported: stubtool reads OpenAPI 3.0 and 3.1 (and Swagger 2.0)`);
     }
     const checked = await parser.validate(file, parserOptions);
     if (!checked.valid) {
@@ -657,7 +673,7 @@ export async function readOpenApiDocument(
 }
 
 /**
- * Reads an OpenAPI 3.0 or 3.1 document (see {@link readOpenApiDocument}) and compiles it
+ * Reads an OpenAPI 3.0, 3.1 or Swagger 2.0 document (see {@link readOpenApiDocument}) and compiles it
  * for the checks of {@link OpenApiSpec}.
  *
  * @example
@@ -670,15 +686,88 @@ export async function readOpenApiDocument(
 export async function loadOpenApi(file: string): Promise<{ spec?: OpenApiSpec; problems: Problem[] }> {
   const { doc, problems } = await readOpenApiDocument(file);
   if (!doc) return { problems };
-  return { spec: await compileOpenApi(file, doc), problems };
+  const spec = await compileOpenApi(file, doc);
+  return { spec, problems: [...problems, ...spec.warnings] };
+}
+
+/** Media types whose bodies are JSON, as Swagger 2.0's `produces` lists them (`application/json` when it lists none). */
+function swaggerProduces(operation: Json, doc: Json): string[] {
+  const list = [operation.produces, doc.produces].find(Array.isArray) as unknown[] | undefined;
+  return (list ?? ["application/json"]).filter((t): t is string => typeof t === "string");
 }
 
 /**
- * An {@link OpenApiSpec} of a document {@link readOpenApiDocument} read (OpenAPI 3.0 or 3.1).
- * Its 3.0 schemas are rewritten in place for ajv: convert the document to stubs first.
+ * A Swagger 2.0 document in the shape the drift check reads (OpenAPI 3.0's): each response's
+ * `schema` under `content` for each type the operation `produces`, the `basePath` kept for
+ * {@link basePaths}, `definitions` and `responses` shared (so `#/definitions/Pet` resolves).
+ * A `type: file` response has no JSON to check: it is left without content, and named in
+ * `skipped` (`GET /pets/{id}/photo 200`).
  */
-export async function compileOpenApi(file: string, doc: Record<string, unknown>): Promise<OpenApiSpec> {
-  const version = String(doc.openapi);
+function swaggerView(doc: Json): { view: Json; skipped: string[] } {
+  const skipped: string[] = [];
+  const convert = (raw: unknown, types: string[], label: string): unknown => {
+    if (!isObject(raw) || typeof raw.$ref === "string" || !isObject(raw.schema)) return raw;
+    const { schema, ...rest } = raw;
+    if (schema.type === "file") {
+      skipped.push(label);
+      return rest;
+    }
+    return { ...rest, content: Object.fromEntries(types.map((type) => [type, { schema }])) };
+  };
+  const topTypes = swaggerProduces({}, doc);
+  const responses = Object.fromEntries(
+    Object.entries(isObject(doc.responses) ? doc.responses : {}).map((
+      [key, response],
+    ) => [key, convert(response, topTypes, `responses.${key}`)]),
+  );
+  const paths: Json = {};
+  for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
+    if (!isObject(item)) continue;
+    const copy: Json = { ...item };
+    for (const method of SPEC_METHODS) {
+      const operation = item[method];
+      if (!isObject(operation) || !isObject(operation.responses)) continue;
+      const types = swaggerProduces(operation, doc);
+      copy[method] = {
+        ...operation,
+        responses: Object.fromEntries(
+          Object.entries(operation.responses).map((
+            [key, response],
+          ) => [key, convert(response, types, `${method.toUpperCase()} ${path} ${key}`)]),
+        ),
+      };
+    }
+    paths[path] = copy;
+  }
+  return { view: { ...doc, paths, responses }, skipped };
+}
+
+/**
+ * An {@link OpenApiSpec} of a document {@link readOpenApiDocument} read (OpenAPI 3.0 or 3.1,
+ * or Swagger 2.0, checked as OpenAPI 3.0 reads it: `x-nullable` as `nullable`). Its 3.0 and 2.0
+ * schemas are rewritten in place for ajv: convert the document to stubs first. `warnings`
+ * names what the check cannot cover (a Swagger `type: file` response).
+ */
+export async function compileOpenApi(
+  file: string,
+  original: Record<string, unknown>,
+): Promise<OpenApiSpec> {
+  let doc = original;
+  const warnings: Problem[] = [];
+  if (original.swagger !== undefined) {
+    const { view, skipped } = swaggerView(original);
+    doc = view;
+    if (skipped.length) {
+      warnings.push({
+        level: "warn",
+        place: file,
+        message: `a Swagger 2.0 'type: file' response has no JSON body to check; stub bodies are not checked for ${
+          skipped.length > 3 ? `${skipped.slice(0, 3).join(", ")} and ${skipped.length - 3} more` : skipped.join(", ")
+        }`,
+      });
+    }
+  }
+  const version = String(doc.openapi ?? doc.swagger);
   const options = {
     strict: false,
     allErrors: true,
@@ -687,7 +776,7 @@ export async function compileOpenApi(file: string, doc: Record<string, unknown>)
     code: { regExp: linearRegExp },
   };
   let ajv: AjvLike;
-  if (version.startsWith("3.0")) {
+  if (version.startsWith("3.0") || version.startsWith("2.")) {
     const seen = new WeakSet<object>();
     eachSchema(doc, (schema) => adaptOpenApi30(schema, seen));
     const { Ajv } = await import("ajv");
@@ -703,5 +792,5 @@ export async function compileOpenApi(file: string, doc: Record<string, unknown>)
   (typeof formats.default === "function" ? formats.default : formats.default.default)(ajv);
   for (const [name, format] of Object.entries(OPENAPI_FORMATS)) ajv.addFormat(name, format);
   ajv.addSchema(doc, SPEC_KEY);
-  return new OpenApiSpec(file, doc, ajv);
+  return new OpenApiSpec(file, doc, ajv, warnings);
 }
