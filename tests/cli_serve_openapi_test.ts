@@ -336,3 +336,38 @@ Deno.test("regression: nested minItems: 1000 in a 575-byte spec made a sample of
   const pets = await fetch(`${served.url}/pets`);
   assert.deepEqual(await pets.json(), [0, 0]);
 });
+
+Deno.test("regression: real specs failed whole (issue #32: Jira/Asana's 204 with content, Box's $id in examples and '#' paths, an undeclared path parameter); each problem is one [WARN], the rest served", async () => {
+  const spec = join(ROOT, "tests/fixtures/openapi/real-world.yaml");
+  const served = await startServe(["--port", "0", "--quiet", "--openapi", spec, "--mock"]);
+  await using _ = served.process;
+  assert.deepEqual(lines(served.process.stderr), [
+    `[WARN] ${spec}: \`/paths/users/{userId}/notes/get\` is missing path parameter(s) for \`{userId}\`. (read anyway)`,
+    `[WARN] ${spec} paths./items/{itemId}.delete: status 204 carries no body: the application/json content is dropped`,
+    `[WARN] ${spec} paths./files/{file_id}#get_shared_link.get: '#' is not supported: a request never carries the ` +
+    'fragment, so this operation cannot be told from "/files/{file_id}"',
+  ]);
+  assert.match(
+    served.process.stdout,
+    /\(OpenAPI 3\.0\.3, 7 operation\(s\)\): 6 mocked \(configured stubs win\), 1 left out/,
+  );
+  const deleted = await fetch(`${served.url}/items/1`, { method: "DELETE" });
+  assert.deepEqual([deleted.status, await deleted.text()], [204, ""]);
+  // The example's `{thingId}` is data: the request's text is not echoed into it.
+  const thing = await fetch(`${served.url}/things/%7B%22x%22%3A1%7D`);
+  assert.deepEqual(await thing.json(), {
+    $id: "https://example.com/things/1",
+    id: "1",
+    note: "call /things/{thingId} for more",
+  });
+  const notes = await fetch(`${served.url}/users/7/notes`);
+  assert.deepEqual([notes.status, await notes.json()], [200, []]);
+  for (const path of ["/readme", "/blob"]) {
+    const text = await fetch(`${served.url}${path}`);
+    assert.deepEqual([text.status, text.headers.get("content-type"), await text.text()], [
+      200,
+      "text/plain; charset=utf-8",
+      "",
+    ], path);
+  }
+});

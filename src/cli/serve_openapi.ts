@@ -55,7 +55,7 @@ export async function openApiServe(
   if (mock) {
     const { openApiToConfig } = await import("../formats/openapi_import.ts");
     const converted = openApiToConfig(doc, file, { strictRequests: values["strict-requests"] === true });
-    for (const { place, message } of converted.warnings) {
+    for (const { place, message } of [...converted.fixes, ...converted.warnings]) {
       result.problems.push({ level: "warn", place, message: message.slice(place.length + 2) });
     }
     // An operationId a configured stub already uses as its id stays unnamed here.
@@ -65,7 +65,9 @@ export async function openApiServe(
       route.priority = MOCK_PRIORITY;
     }
     const { config, problems: invalid } = validateConfig({ routes: converted.routes }, { uniqueIds: true });
-    for (const problem of invalid) {
+    // Errors only: the converter refused each stub the validator would; its warnings are about
+    // example text the spec holds (a `{name}` sent as written), not the user's stubs.
+    for (const problem of invalid.filter((p) => p.level === "error")) {
       const index = /^routes\[(\d+)\]/.exec(problem.place ?? "")?.[1];
       result.problems.push({ ...problem, place: index === undefined ? file : converted.places[Number(index)] });
     }

@@ -12,7 +12,9 @@
 
 import { sample } from "openapi-sampler";
 import * as randexp from "randexp";
+import { PLACEHOLDER_ANYWHERE } from "../stubs/path.ts";
 import { ID } from "../stubs/request.ts";
+import { NULL_BODY_STATUSES, validateConfig } from "../stubs/validate.ts";
 import { compileRegex } from "../util/regex.ts";
 import { refusedRefIn } from "./openapi_files.ts";
 
@@ -36,6 +38,8 @@ export interface OpenApiConversion {
   places: string[];
   /** One per operation left out. */
   warnings: OpenApiWarning[];
+  /** One per operation served with an unambiguous fix (a 204's body dropped): `SPEC paths./x.delete: …`. */
+  fixes: OpenApiWarning[];
   /** How many operations the document has. */
   operations: number;
   /** `OpenAPI 3.0.3`, `Swagger 2.0`. */
@@ -71,6 +75,18 @@ function captureName(raw: string, taken: Set<string>): string {
   for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
   taken.add(name);
   return name;
+}
+
+/** The `{name}` placeholders in the strings of a value (object keys are never substituted). */
+function placeholdersIn(value: unknown, found = new Set<string>()): Set<string> {
+  if (typeof value === "string") {
+    for (const match of value.matchAll(PLACEHOLDER_ANYWHERE)) found.add(match[1]);
+  } else if (Array.isArray(value)) {
+    for (const item of value) placeholdersIn(item, found);
+  } else if (isObject(value)) {
+    for (const item of Object.values(value)) placeholdersIn(item, found);
+  }
+  return found;
 }
 
 /** randexp is CommonJS: its module is the class, which the types call the default export. */
@@ -168,6 +184,7 @@ class Converter {
       routes: [],
       places: [],
       warnings: [],
+      fixes: [],
       operations: 0,
       version: this.#swagger ? `Swagger ${doc.swagger}` : `OpenAPI ${doc.openapi}`,
     };
@@ -220,7 +237,7 @@ class Converter {
         this.result.operations++;
         const place = `${this.#file} paths.${path}.${method}`;
         const refused = this.#refusedRef(operation) ?? this.#refusedRef(item.parameters);
-        let converted: { stub: Json } | { refused: [string, string] };
+        let converted: { stub: Json; fix?: [string, string] } | { refused: [string, string] };
         try {
           converted = refused === undefined
             ? this.#operation(path, method, item, operation)
@@ -234,6 +251,17 @@ class Converter {
           this.result.warnings.push({ place, feature, message: `${place}: '${feature}' is not supported: ${why}` });
           continue;
         }
+        // What the stub language refuses (the one validator) leaves the operation out, said once.
+        const invalid = validateConfig({ routes: [converted.stub] }).problems.find((p) => p.level === "error");
+        if (invalid !== undefined) {
+          const why = invalid.message;
+          this.result.warnings.push({ place, feature: "stub", message: `${place}: 'stub' is not supported: ${why}` });
+          continue;
+        }
+        if (converted.fix !== undefined) {
+          const [feature, why] = converted.fix;
+          this.result.fixes.push({ place, feature, message: `${place}: ${why}` });
+        }
         this.result.routes.push(converted.stub);
         this.result.places.push(place);
       }
@@ -246,13 +274,26 @@ class Converter {
     method: string,
     item: Json,
     operation: Json,
-  ): { stub: Json } | { refused: [string, string] } {
+  ): { stub: Json; fix?: [string, string] } | { refused: [string, string] } {
     if (!STUB_METHODS.has(method)) {
       return {
         refused: [method, "stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST and PUT requests"],
       };
     }
-    const captures = new Set<string>();
+    if (path.includes("#")) {
+      return {
+        refused: [
+          "#",
+          `a request never carries the fragment, so this operation cannot be told from ${
+            JSON.stringify(path.slice(0, path.indexOf("#")))
+          }`,
+        ],
+      };
+    }
+    const answer = this.#answer(operation);
+    if ("refused" in answer) return answer;
+    // Example text is data: a `{name}` in it must never name a capture, so captures take other names.
+    const captures = placeholdersIn(answer.body);
     const segments: string[] = [];
     for (const piece of path.replace(/^\//, "").split("/")) {
       const whole = /^\{([^{}]+)\}$/.exec(piece);
@@ -273,7 +314,19 @@ class Converter {
       stub.id = id;
     }
     if (this.#options.strictRequests) this.#conditions(stub, item, operation, captures);
+    stub.status = answer.status;
+    if (answer.type !== undefined) stub.headers = { "content-type": answer.type };
+    if (answer.body !== undefined) stub.body = answer.body;
+    return answer.fix === undefined ? { stub } : { stub, fix: answer.fix };
+  }
 
+  /** The status, content type and body an operation answers with, or why it cannot. */
+  #answer(operation: Json): {
+    status: number;
+    type?: string;
+    body?: unknown;
+    fix?: [string, string];
+  } | { refused: [string, string] } {
     const responses = this.resolve(operation.responses);
     const keys = isObject(responses) ? Object.keys(responses) : [];
     const key = keys.find((k) => /^2(?:\d\d|XX)$/i.test(k)) ?? keys.find((k) => k === "default");
@@ -285,11 +338,23 @@ class Converter {
         ],
       };
     }
-    stub.status = /^\d{3}$/.test(key) ? Number(key) : 200;
+    const status = /^\d{3}$/.test(key) ? Number(key) : 200;
     const response = this.resolve((responses as Json)[key]);
     const answer = isObject(response)
       ? this.#swagger ? this.#swaggerBody(response, operation) : this.#body(response)
       : {};
+    if (NULL_BODY_STATUSES.has(status)) {
+      // Unambiguous: the status carries no body whatever the spec describes.
+      const declared = answer.type !== undefined;
+      return declared
+        ? { status, fix: ["body", `status ${status} carries no body: the ${answer.type} content is dropped`] }
+        : { status };
+    }
+    if (answer.type !== undefined && answer.body === undefined) {
+      // Text or bytes described by nothing: an empty answer, text/plain for bytes as Prism gives.
+      if (/^application\/octet-stream\s*(?:;|$)/i.test(answer.type)) return { status, type: "text/plain" };
+      if (/^text\/[^*]+$/i.test(answer.type)) return { status, type: answer.type };
+    }
     if (answer.type !== undefined && answer.body !== undefined) {
       const json = isJsonMediaType(answer.type);
       let type = answer.type;
@@ -302,10 +367,9 @@ class Converter {
           };
         }
       }
-      stub.headers = { "content-type": type };
-      stub.body = answer.body;
+      return { status, type, body: answer.body };
     }
-    return { stub };
+    return { status };
   }
 
   /** Required query parameters and headers as conditions: present, any value (captured). */

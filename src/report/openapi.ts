@@ -605,6 +605,17 @@ function eachSchema(doc: Json, visit: (schema: unknown) => void): void {
   }
 }
 
+/** The spec parser's rules that concern one operation or component, not the document: warnings, not errors. */
+const LENIENT_RULES = [
+  "array-without-items",
+  "duplicate-non-request-body-parameters",
+  "duplicate-operation-id",
+  "invalid-security-scheme-properties",
+  "non-optional-path-parameters",
+  "path-parameters-not-in-parameters",
+  "path-parameters-not-in-path",
+];
+
 /**
  * Reads an OpenAPI 3.0 or 3.1 or a Swagger 2.0 document (YAML or JSON; `$ref`s to other files
  * are bundled in, internal `$ref`s kept) and checks that it is a valid one. Problems are placed at the file: `api.yaml: no such file`,
@@ -640,7 +651,18 @@ export async function readOpenApiDocument(
     } else if (!/^3\.[01]\./.test(String(raw.openapi))) {
       return fail(`OpenAPI ${raw.openapi} is not supported: stubtool reads OpenAPI 3.0 and 3.1 (and Swagger 2.0)`);
     }
-    const checked = await parser.validate(file, parserOptions);
+    // Rules about one operation (an undeclared path parameter, a duplicate operationId) warn:
+    // the rest of a real spec still serves, and what the stubs cannot carry is left out by name.
+    const rules = Object.fromEntries(LENIENT_RULES.map((rule) => [rule, "warning" as const]));
+    const checked = await parser.validate(file, {
+      ...parserOptions,
+      validate: { rules: { openapi: rules, swagger: rules } },
+    });
+    const lenient = checked.warnings.map((w) => ({
+      level: "warn" as const,
+      place: file,
+      message: `${w.message.split("\n")[0]} (read anyway)`,
+    }));
     if (!checked.valid) {
       const problems = checked.errors.slice(0, 5).map((e) => ({
         level: "error" as const,
@@ -652,11 +674,14 @@ export async function readOpenApiDocument(
     const doc = await parser.bundle(file, parserOptions) as unknown as Json;
     return {
       doc,
-      problems: reads.refused.map(({ target, why }) => ({
-        level: "warn" as const,
-        place: file,
-        message: `$ref ${JSON.stringify(target)} is not read: ${why} (what uses it is left out)`,
-      })),
+      problems: [
+        ...reads.refused.map(({ target, why }) => ({
+          level: "warn" as const,
+          place: file,
+          message: `$ref ${JSON.stringify(target)} is not read: ${why} (what uses it is left out)`,
+        })),
+        ...lenient,
+      ],
     };
   } catch (error) {
     if (reads.failed !== undefined) return fail(reads.failed);
@@ -689,6 +714,52 @@ export async function loadOpenApi(file: string): Promise<{ spec?: OpenApiSpec; p
   const spec = await compileOpenApi(file, doc);
   return { spec, problems: [...problems, ...spec.warnings] };
 }
+
+/** Keys whose values are maps from names (a property, a status, a media type) to objects. */
+const NAME_MAPS = new Set([
+  "paths",
+  "properties",
+  "patternProperties",
+  "definitions",
+  "$defs",
+  "dependentSchemas",
+  "schemas",
+  "responses",
+  "content",
+  "headers",
+  "parameters",
+  "requestBodies",
+  "securitySchemes",
+  "callbacks",
+  "links",
+  "encoding",
+  "variables",
+  "pathItems",
+  "webhooks",
+]);
+
+/**
+ * A copy of the document without example data (`example`, `examples`, `x-` extensions), which
+ * ajv would otherwise search for `$id`s (Box's examples hold `$id` keys). Keys under a map of
+ * names (`properties`) are names, so a property called `example` stays.
+ */
+function withoutExamples(node: unknown, names: boolean): unknown {
+  if (Array.isArray(node)) return node.map((item) => withoutExamples(item, false));
+  if (!isObject(node)) return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (!names && (key === "example" || key === "examples" || key.startsWith("x-"))) continue;
+    out[key] = names
+      ? withoutExamples(value, false)
+      : VALUE_KEYWORDS.has(key)
+      ? value
+      : withoutExamples(value, NAME_MAPS.has(key));
+  }
+  return out;
+}
+
+/** Schema keywords whose values are data: copied as they are. */
+const VALUE_KEYWORDS = new Set(["default", "enum", "const"]);
 
 /** Media types whose bodies are JSON, as Swagger 2.0's `produces` lists them (`application/json` when it lists none). */
 function swaggerProduces(operation: Json, doc: Json): string[] {
@@ -791,6 +862,7 @@ export async function compileOpenApi(
   };
   (typeof formats.default === "function" ? formats.default : formats.default.default)(ajv);
   for (const [name, format] of Object.entries(OPENAPI_FORMATS)) ajv.addFormat(name, format);
-  ajv.addSchema(doc, SPEC_KEY);
+  // ajv walks every key of what it is given looking for `$id`s: example data is data, not schemas.
+  ajv.addSchema(withoutExamples(doc, false) as Json, SPEC_KEY);
   return new OpenApiSpec(file, doc, ajv, warnings);
 }

@@ -84,7 +84,8 @@ export const ENTRY_FIELDS = ["status", "headers", "body", "body_file", "body_bas
 export const SEQUENCE_MODES: readonly SequenceMode[] = ["repeat-last", "cycle"];
 /** The longest delay in milliseconds. */
 export const MAX_DELAY_MS = 2_147_483_647; // the largest setTimeout delay
-const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+/** Statuses whose answers carry no body (RFC 9110). */
+export const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
