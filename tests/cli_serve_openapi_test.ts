@@ -245,8 +245,11 @@ Deno.test("serve --openapi SPEC --mock reads Swagger 2.0, and so does serve --op
     /^openapi: .*petstore\.json \(Swagger 2\.0, 20 operation\(s\)\): 13 mocked \(configured stubs win\), 7 left out \(see the warnings\), under \/v2 too$/m,
   );
   assert.equal(lines(served.process.stderr).length, 7, served.process.stderr);
+  const refused = await fetch(`${served.url}/store/inventory`);
+  await refused.body?.cancel();
+  assert.deepEqual([refused.status, refused.headers.get("www-authenticate")], [401, 'ApiKey header="api_key"']);
   for (const path of ["/store/inventory", "/v2/store/inventory"]) {
-    const inventory = await fetch(`${served.url}${path}`);
+    const inventory = await fetch(`${served.url}${path}`, { headers: { api_key: "k" } });
     assert.equal(inventory.status, 200, path);
     assert.deepEqual(await inventory.json(), { property1: 0, property2: 0 });
   }
@@ -370,4 +373,123 @@ Deno.test("regression: real specs failed whole (issue #32: Jira/Asana's 204 with
       "",
     ], path);
   }
+});
+
+const CHECKED = join(ROOT, "tests/fixtures/openapi/checked.yaml");
+
+for (const adapter of ADAPTERS) {
+  Deno.test(`[${adapter}] serve --openapi SPEC --mock checks requests against the spec: 422 with each violation (Prism's shape), 400 for a body that is not JSON, 401 without credentials`, async () => {
+    const { openApiServe } = await import("../src/cli/serve_openapi.ts");
+    const mocked = await openApiServe({ openapi: CHECKED, mock: true }, [], (i) => `routes[${i}]`);
+    assert.deepEqual(mocked!.problems, []);
+    await using server = await stubServer(0, { adapter, stubs: mocked!.stubs });
+    const ask = async (path: string, init: RequestInit = {}) => {
+      const answer = await fetch(`${server.url}${path}`, init);
+      const text = await answer.text();
+      return {
+        status: answer.status,
+        type: answer.headers.get("content-type"),
+        challenge: answer.headers.get("www-authenticate"),
+        body: text && JSON.parse(text),
+      };
+    };
+    const invalid = (detail: string, validation: unknown[]) => ({
+      status: 422,
+      type: "application/problem+json",
+      challenge: null,
+      body: { type: "UNPROCESSABLE_ENTITY", title: "Invalid request", status: 422, detail, validation },
+    });
+    const error = (location: string[], code: string, message: string) => ({
+      location,
+      severity: "Error",
+      code,
+      message,
+    });
+    const trace = { headers: { "x-trace": "abcdef12" } };
+    assert.deepEqual(await ask("/pets/1?fields=name&fields=tag", trace), {
+      status: 200,
+      type: "application/json",
+      challenge: null,
+      body: { id: 1, name: "Rex" },
+    });
+    assert.deepEqual(
+      await ask("/v1/pets/0?fields=name&fields=color"),
+      invalid("the request does not match GET /pets/{petId} in the spec", [
+        error(["path", "petId"], "minimum", "must be >= 1"),
+        error(["query", "fields", "1"], "enum", "must be equal to one of the allowed values"),
+        error(["header"], "required", "must have required property 'x-trace'"),
+      ]),
+    );
+    assert.deepEqual(
+      await ask("/pets/abc", { headers: { "x-trace": "nothex!!" } }),
+      invalid("the request does not match GET /pets/{petId} in the spec", [
+        error(["path", "petId"], "type", "must be integer"),
+        error(["header", "x-trace"], "pattern", 'must match pattern "^[a-f0-9]{8}$"'),
+      ]),
+    );
+    const json = { "content-type": "application/json" };
+    assert.deepEqual(
+      await ask("/pets", { method: "POST", headers: json, body: '{"name": "", "age": "x"}' }),
+      invalid("the request does not match POST /pets in the spec", [
+        error(["body", "name"], "minLength", "must NOT have fewer than 1 characters"),
+        error(["body", "age"], "type", "must be integer,null"),
+      ]),
+    );
+    assert.deepEqual(
+      await ask("/pets", { method: "POST", headers: json, body: "{}" }),
+      invalid("the request does not match POST /pets in the spec", [
+        error(["body", "name"], "required", "must have required property 'name'"),
+      ]),
+    );
+    assert.deepEqual(
+      await ask("/pets", { method: "POST" }),
+      invalid("the request does not match POST /pets in the spec", [error(["body"], "required", "must have a body")]),
+    );
+    assert.deepEqual(
+      (await ask("/pets", { method: "POST", headers: json, body: '{"name":"Rex","age":null}' })).status,
+      201,
+    );
+    assert.deepEqual(await ask("/pets", { method: "POST", headers: json, body: "{nope" }), {
+      status: 400,
+      type: "application/problem+json",
+      challenge: null,
+      body: {
+        type: "BAD_REQUEST",
+        title: "The request body is not valid JSON",
+        status: 400,
+        detail: "POST /pets takes a JSON body",
+        validation: [error(["body"], "json", "must be valid JSON")],
+      },
+    });
+    assert.deepEqual(await ask("/me"), {
+      status: 401,
+      type: "application/problem+json",
+      challenge: 'Bearer, ApiKey header="X-Api-Key"',
+      body: {
+        type: "UNAUTHORIZED",
+        title: "Invalid security scheme used",
+        status: 401,
+        detail: "GET /me requires credentials the request does not carry",
+      },
+    });
+    assert.equal((await ask("/me", { headers: { authorization: "Bearer t0ken" } })).status, 200);
+    assert.equal((await ask("/v1/me", { headers: { "x-api-key": "k" } })).status, 200);
+    assert.equal(
+      (await ask("/me", { headers: { authorization: "Basic eDp5" } })).status,
+      401,
+      "not the scheme asked for",
+    );
+  });
+}
+
+Deno.test("serve --openapi SPEC --mock --no-validate-requests answers whatever the request; the flag needs --mock", async () => {
+  const served = await startServe(["--port", "0", "--quiet", "--openapi", CHECKED, "--mock", "--no-validate-requests"]);
+  await using _ = served.process;
+  const pet = await fetch(`${served.url}/pets/abc`);
+  assert.deepEqual([pet.status, await pet.json()], [200, { id: 1, name: "Rex" }]);
+  const me = await fetch(`${served.url}/me`);
+  assert.deepEqual([me.status, await me.json()], [200, { id: 1 }]);
+  const usage = await runCli(["serve", "--port", "0", "--openapi", CHECKED, "--no-validate-requests"]);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /^\[ERROR\] --no-validate-requests is for the stubs --mock makes: add --mock/);
 });

@@ -6,6 +6,7 @@
  * @module
  */
 
+import type { OpenApiConversion } from "../formats/openapi_import.ts";
 import type { Stub } from "../stubs/model.ts";
 import { type Problem, validateConfig } from "../stubs/validate.ts";
 import type { ParsedArgs } from "./usage.ts";
@@ -41,7 +42,13 @@ export async function openApiServe(
     if (values["strict-requests"] === true) {
       throw new UsageError("--strict-requests shapes the stubs of --openapi SPEC --mock: add them", "serve");
     }
+    if (values["no-validate-requests"] === true) {
+      throw new UsageError("--no-validate-requests is for the stubs of --openapi SPEC --mock: add them", "serve");
+    }
     return undefined;
+  }
+  if (values["no-validate-requests"] === true && !mock) {
+    throw new UsageError("--no-validate-requests is for the stubs --mock makes: add --mock", "serve");
   }
   if (values["strict-requests"] === true && !mock) {
     throw new UsageError("--strict-requests shapes the stubs --mock makes: add --mock", "serve");
@@ -52,6 +59,7 @@ export async function openApiServe(
   // The reader's warnings ($refs not read) first.
   const result: OpenApiServe = { stubs: [], places: [], problems: [...problems], banner: [] };
   let summary = "";
+  let sources: OpenApiConversion["sources"] = [];
   if (mock) {
     const { openApiToConfig } = await import("../formats/openapi_import.ts");
     const converted = openApiToConfig(doc, file, { strictRequests: values["strict-requests"] === true });
@@ -73,6 +81,7 @@ export async function openApiServe(
     }
     result.stubs = config?.routes ?? [];
     result.places = config ? converted.places : [];
+    sources = converted.sources;
     // Each operation answers under every server URL's path (`/v1/pets`) as well as without it.
     const { basePaths } = await import("../report/openapi.ts");
     // A server variable without a default (`/{region}`) is no fixed prefix: left alone.
@@ -98,6 +107,14 @@ export async function openApiServe(
   // After the conversion: compiling rewrites the document's 3.0 and 2.0 schemas for the validator.
   const spec = await compileOpenApi(file, doc);
   result.problems.push(...spec.warnings);
+  if (mock && values["no-validate-requests"] !== true) {
+    // Each stub (and its twin under a base path) checks the requests it matches against its operation.
+    result.stubs.forEach((stub, i) => {
+      const source = sources[i % sources.length];
+      const check = spec.requestCheck(source.path, source.method, source.captures);
+      if (check) stub.requestCheck = check;
+    });
+  }
   const drift = spec.checkStubs(configured, placeOf);
   result.problems.push(...drift.map((problem) => ({ ...problem, level: "warn" as const })));
   if (!mock) summary = `OpenAPI ${spec.version}, ${spec.operations.length} operation(s))`;

@@ -280,6 +280,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         type: "boolean",
         help: "with --mock: required query parameters and headers become conditions",
       },
+      {
+        name: "no-validate-requests",
+        type: "boolean",
+        help: "with --mock: answer every request the spec's stubs match, without checking its parameters, body " +
+          "and credentials against the operation (a 422, 400 or 401 otherwise)",
+      },
     ],
     examples: [
       "stubtool serve --config stubs.yaml",

@@ -36,6 +36,8 @@ export interface OpenApiConversion {
   routes: Json[];
   /** The place of each stub's operation: `SPEC paths./pets.get`. */
   places: string[];
+  /** Each stub's operation: its path and method as the spec writes them, and each path parameter's capture name. */
+  sources: { path: string; method: string; captures: Record<string, string> }[];
   /** One per operation left out. */
   warnings: OpenApiWarning[];
   /** One per operation served with an unambiguous fix (a 204's body dropped): `SPEC paths./x.delete: …`. */
@@ -183,6 +185,7 @@ class Converter {
     this.result = {
       routes: [],
       places: [],
+      sources: [],
       warnings: [],
       fixes: [],
       operations: 0,
@@ -237,7 +240,9 @@ class Converter {
         this.result.operations++;
         const place = `${this.#file} paths.${path}.${method}`;
         const refused = this.#refusedRef(operation) ?? this.#refusedRef(item.parameters);
-        let converted: { stub: Json; fix?: [string, string] } | { refused: [string, string] };
+        let converted: { stub: Json; fix?: [string, string]; captures: Record<string, string> } | {
+          refused: [string, string];
+        };
         try {
           converted = refused === undefined
             ? this.#operation(path, method, item, operation)
@@ -264,6 +269,7 @@ class Converter {
         }
         this.result.routes.push(converted.stub);
         this.result.places.push(place);
+        this.result.sources.push({ path, method, captures: converted.captures });
       }
     }
     return this.result;
@@ -274,7 +280,7 @@ class Converter {
     method: string,
     item: Json,
     operation: Json,
-  ): { stub: Json; fix?: [string, string] } | { refused: [string, string] } {
+  ): { stub: Json; fix?: [string, string]; captures: Record<string, string> } | { refused: [string, string] } {
     if (!STUB_METHODS.has(method)) {
       return {
         refused: [method, "stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST and PUT requests"],
@@ -295,9 +301,10 @@ class Converter {
     // Example text is data: a `{name}` in it must never name a capture, so captures take other names.
     const captures = placeholdersIn(answer.body);
     const segments: string[] = [];
+    const named: Record<string, string> = {};
     for (const piece of path.replace(/^\//, "").split("/")) {
       const whole = /^\{([^{}]+)\}$/.exec(piece);
-      if (whole) segments.push(`{${captureName(whole[1], captures)}}`);
+      if (whole) segments.push(`{${named[whole[1]] = captureName(whole[1], captures)}}`);
       else if (piece.includes("{")) {
         return {
           refused: [
@@ -317,7 +324,7 @@ class Converter {
     stub.status = answer.status;
     if (answer.type !== undefined) stub.headers = { "content-type": answer.type };
     if (answer.body !== undefined) stub.body = answer.body;
-    return answer.fix === undefined ? { stub } : { stub, fix: answer.fix };
+    return answer.fix === undefined ? { stub, captures: named } : { stub, fix: answer.fix, captures: named };
   }
 
   /** The status, content type and body an operation answers with, or why it cannot. */

@@ -16,7 +16,7 @@ import { readFile } from "node:fs/promises";
 import type { ParserOptions } from "@readme/openapi-parser";
 import { specParserOptions, type SpecReads } from "../formats/openapi_files.ts";
 import { describeReadError } from "../stubs/config.ts";
-import type { ResponseSpec, Stub } from "../stubs/model.ts";
+import type { CheckAnswer, CheckedRequest, RequestCheck, ResponseSpec, Stub } from "../stubs/model.ts";
 import { decodeSegment, PLACEHOLDER_ANYWHERE, placeholderName } from "../stubs/path.ts";
 import type { Report } from "./types.ts";
 import type { Problem } from "../stubs/validate.ts";
@@ -31,6 +31,58 @@ export interface SpecOperation {
   /** The path template as the spec writes it: `/users/{userId}`. */
   path: string;
   operationId?: string;
+}
+
+/** One problem of a request, as Prism lists it: where (`["query", "limit"]`), how bad, which rule, why. */
+export interface Violation {
+  location: string[];
+  severity: "Error";
+  code: string;
+  message: string;
+}
+
+/** Request headers OpenAPI says to ignore as parameters: described by the media types and `security`. */
+const IGNORED_REQUEST_HEADERS = new Set(["accept", "content-type", "authorization"]);
+
+/** A request body that is not JSON, where the operation takes JSON. */
+class InvalidJson extends Error {}
+
+function nullToUndefined<T>(value: T | null | undefined): T | undefined {
+  return value ?? undefined;
+}
+
+/** An `application/problem+json` answer. */
+function problem(status: number, headers: Record<string, string>, fields: Json): CheckAnswer {
+  return {
+    status,
+    headers: { ...headers, "content-type": "application/problem+json" },
+    body: JSON.stringify({ type: fields.type, title: fields.title, status, detail: fields.detail, ...fields }),
+  };
+}
+
+/** How a request carries a security scheme's credentials, and the challenge naming it. */
+function credential(scheme: Json): { present: (request: CheckedRequest) => boolean; challenge: string } {
+  const name = typeof scheme.name === "string" ? scheme.name : "";
+  const authorization = (prefix: string) => (request: CheckedRequest) =>
+    (request.header("authorization") ?? "").toLowerCase().startsWith(`${prefix} `);
+  if (scheme.type === "apiKey") {
+    const present = scheme.in === "query"
+      ? (request: CheckedRequest) => request.query(name) !== undefined
+      : scheme.in === "cookie"
+      ? (request: CheckedRequest) =>
+        (request.header("cookie") ?? "").split(";").some((c) => c.trim().startsWith(`${name}=`))
+      : (request: CheckedRequest) => request.header(name.toLowerCase()) !== null;
+    return { present, challenge: `ApiKey ${scheme.in ?? "header"}="${name}"` };
+  }
+  const http = typeof scheme.scheme === "string" ? scheme.scheme.toLowerCase() : "";
+  if (scheme.type === "basic" || (scheme.type === "http" && http === "basic")) {
+    return { present: authorization("basic"), challenge: 'Basic realm="*"' };
+  }
+  if (scheme.type === "http" && http !== "bearer") {
+    return { present: authorization(http), challenge: http.charAt(0).toUpperCase() + http.slice(1) };
+  }
+  // bearer, oauth2, openIdConnect: a bearer token.
+  return { present: authorization("bearer"), challenge: "Bearer" };
 }
 
 /** A spec operation no stub covers. */
@@ -308,8 +360,17 @@ export class OpenApiSpec {
   /** What the checks cannot cover in this document, as `[WARN]` lines to print once. */
   readonly warnings: readonly Problem[];
 
+  readonly #requestAjv: (() => AjvLike) | undefined;
+
   /** @internal Use {@link loadOpenApi}. */
-  constructor(file: string, doc: Json, ajv: AjvLike, warnings: readonly Problem[] = []) {
+  constructor(
+    file: string,
+    doc: Json,
+    ajv: AjvLike,
+    warnings: readonly Problem[] = [],
+    requestAjv?: () => AjvLike,
+  ) {
+    this.#requestAjv = requestAjv;
     this.file = file;
     this.#doc = doc;
     this.warnings = warnings;
@@ -433,6 +494,185 @@ export class OpenApiSpec {
       this.#validators.set(pointer, validator);
     }
     return validator;
+  }
+
+  /**
+   * The check of requests to the operation `method` `path` (as the spec writes them), for the
+   * stub that mocks it (`captureOf`: the spec's path parameter → the stub's capture name):
+   * path, query and header parameters (read as their schemas' types) and a JSON body against
+   * their schemas, compiled now; a violation answers `422` (`400` for a body that is not JSON)
+   * with an `application/problem+json` list of them, in Prism's shape; a request without the
+   * credentials of any of the operation's `security` requirements answers `401`.
+   */
+  requestCheck(path: string, method: string, captureOf: Record<string, string>): RequestCheck | undefined {
+    const paths = isObject(this.#doc.paths) ? this.#doc.paths : {};
+    const item = this.#resolve(paths[path]);
+    const operation = isObject(item) ? this.#resolve(item[method]) : undefined;
+    if (!isObject(item) || !isObject(operation) || !this.#requestAjv) return undefined;
+    const ajv = this.#requestAjv();
+    const pointer = `/paths/${pointerToken(path)}`;
+    const parameters = new Map<string, { parameter: Json; pointer: string }>();
+    for (const [list, at] of [[item.parameters, pointer], [operation.parameters, `${pointer}/${method}`]] as const) {
+      (Array.isArray(list) ? list : []).forEach((raw, i) => {
+        const where = this.#where(raw, `${at}/parameters/${i}`);
+        const parameter = this.#resolve(raw);
+        if (isObject(parameter) && typeof parameter.name === "string" && typeof parameter.in === "string") {
+          parameters.set(`${parameter.in}:${parameter.name}`, { parameter, pointer: where });
+        }
+      });
+    }
+    const checks: ((request: CheckedRequest, out: Violation[]) => void)[] = [];
+    for (const { parameter, pointer: at } of parameters.values()) {
+      const name = parameter.name as string;
+      const where = parameter.in as string;
+      if (where === "header" && IGNORED_REQUEST_HEADERS.has(name.toLowerCase())) continue;
+      if (where !== "path" && where !== "query" && where !== "header") continue;
+      const validate = isObject(parameter.schema)
+        ? ajv.compile({
+          type: "object",
+          properties: { v: { $ref: `${SPEC_KEY}${fragment(`${at}/schema`)}` } },
+        })
+        : undefined;
+      const required = parameter.required === true || where === "path";
+      checks.push((request, out) => {
+        const values = where === "query"
+          ? request.query(name)
+          : where === "header"
+          ? nullToUndefined(request.header(name.toLowerCase()))
+          : captureOf[name] === undefined
+          ? undefined
+          : nullToUndefined(request.params[captureOf[name]]);
+        if (values === undefined || (Array.isArray(values) && values.length === 0)) {
+          if (required) {
+            out.push({
+              location: [where],
+              severity: "Error",
+              code: "required",
+              message: `must have required property '${name}'`,
+            });
+          }
+          return;
+        }
+        if (!validate) return;
+        const data = { v: Array.isArray(values) && values.length === 1 ? values[0] : values };
+        if (validate(data)) return;
+        for (const e of validate.errors ?? []) {
+          const rest = e.instancePath.replace(/^\/v/, "").split("/").filter((s) => s !== "");
+          out.push({ location: [where, name, ...rest], severity: "Error", code: e.keyword, message: e.message ?? "" });
+        }
+      });
+    }
+    const body = this.#resolve(operation.requestBody);
+    let readsBody = false;
+    if (isObject(body)) {
+      const content = this.#resolve(body.content);
+      const types = isObject(content) ? Object.keys(content).filter(isJsonMediaType) : [];
+      const bodyPointer = this.#where(operation.requestBody, `${pointer}/${method}/requestBody`);
+      const type = types[0];
+      const media = type === undefined || !isObject(content) ? undefined : this.#resolve(content[type]);
+      const validate = isObject(media) && media.schema !== undefined
+        ? this.#ajv.compile({ $ref: `${SPEC_KEY}${fragment(`${bodyPointer}/content/${pointerToken(type)}/schema`)}` })
+        : undefined;
+      const required = body.required === true;
+      if (validate || required) {
+        readsBody = true;
+        checks.push((request, out) => {
+          const text = request.body?.text ?? "";
+          if (text === "") {
+            if (required) {
+              out.push({ location: ["body"], severity: "Error", code: "required", message: "must have a body" });
+            }
+            return;
+          }
+          const sent = request.header("content-type");
+          // A body of another declared type (a form) is not this check's to read.
+          if (sent !== null && !isJsonMediaType(sent)) return;
+          const json = request.body?.json;
+          if (!json) throw new InvalidJson();
+          if (!validate || validate(json.value)) return;
+          for (const e of validate.errors ?? []) {
+            const at = e.instancePath.split("/").slice(1).map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+            const missing = e.keyword === "required" ? [String(e.params.missingProperty)] : [];
+            out.push({
+              location: ["body", ...at, ...missing],
+              severity: "Error",
+              code: e.keyword,
+              message: e.message ?? "",
+            });
+          }
+        });
+      }
+    }
+    const security = this.#securityCheck(operation);
+    if (!checks.length && !security) return undefined;
+    const label = `${method.toUpperCase()} ${path}`;
+    return {
+      readsBody,
+      check(request) {
+        if (security) {
+          const challenge = security(request);
+          if (challenge !== undefined) {
+            return problem(401, { "www-authenticate": challenge }, {
+              type: "UNAUTHORIZED",
+              title: "Invalid security scheme used",
+              detail: `${label} requires credentials the request does not carry`,
+            });
+          }
+        }
+        const out: Violation[] = [];
+        try {
+          for (const check of checks) check(request, out);
+        } catch (error) {
+          if (!(error instanceof InvalidJson)) throw error;
+          return problem(400, {}, {
+            type: "BAD_REQUEST",
+            title: "The request body is not valid JSON",
+            detail: `${label} takes a JSON body`,
+            validation: [{ location: ["body"], severity: "Error", code: "json", message: "must be valid JSON" }],
+          });
+        }
+        if (!out.length) return undefined;
+        return problem(422, {}, {
+          type: "UNPROCESSABLE_ENTITY",
+          title: "Invalid request",
+          detail: `the request does not match ${label} in the spec`,
+          validation: out,
+        });
+      },
+    };
+  }
+
+  /**
+   * The `WWW-Authenticate` challenge for a request carrying none of the operation's `security`
+   * alternatives (each one's schemes all present: an API key in its header, query or cookie,
+   * `Authorization: Basic`/`Bearer`), or undefined when it carries one or none is required.
+   */
+  #securityCheck(operation: Json): ((request: CheckedRequest) => string | undefined) | undefined {
+    const requirements = operation.security ?? this.#doc.security;
+    if (!Array.isArray(requirements) || requirements.length === 0) return undefined;
+    const components = isObject(this.#doc.components) ? this.#doc.components : {};
+    const schemes = isObject(components.securitySchemes)
+      ? components.securitySchemes
+      : isObject(this.#doc.securityDefinitions)
+      ? this.#doc.securityDefinitions
+      : {};
+    const alternatives: { present: (request: CheckedRequest) => boolean; challenge: string }[][] = [];
+    for (const requirement of requirements) {
+      if (!isObject(requirement)) continue;
+      const all: { present: (request: CheckedRequest) => boolean; challenge: string }[] = [];
+      for (const name of Object.keys(requirement)) {
+        const scheme = this.#resolve(schemes[name]);
+        if (!isObject(scheme)) continue;
+        all.push(credential(scheme));
+      }
+      alternatives.push(all);
+    }
+    // An empty requirement (`{}`) makes credentials optional.
+    if (alternatives.some((all) => all.length === 0)) return undefined;
+    return (request) => {
+      if (alternatives.some((all) => all.every((c) => c.present(request)))) return undefined;
+      return [...new Set(alternatives.flat().map((c) => c.challenge))].join(", ");
+    };
   }
 
   /**
@@ -592,13 +832,24 @@ function eachSchema(doc: Json, visit: (schema: unknown) => void): void {
     ...Object.values(isObject(components.responses) ? components.responses : {}),
     ...Object.values(isObject(doc.responses) ? doc.responses : {}),
   ];
+  const parameters: unknown[] = [
+    ...Object.values(isObject(components.parameters) ? components.parameters : {}),
+    ...Object.values(isObject(doc.parameters) ? doc.parameters : {}),
+  ];
+  const bodies: unknown[] = Object.values(isObject(components.requestBodies) ? components.requestBodies : {});
   for (const item of Object.values(isObject(doc.paths) ? doc.paths : {})) {
     if (!isObject(item)) continue;
+    if (Array.isArray(item.parameters)) parameters.push(...item.parameters);
     for (const method of SPEC_METHODS) {
       const operation = item[method];
-      if (isObject(operation) && isObject(operation.responses)) responses.push(...Object.values(operation.responses));
+      if (!isObject(operation)) continue;
+      if (isObject(operation.responses)) responses.push(...Object.values(operation.responses));
+      if (Array.isArray(operation.parameters)) parameters.push(...operation.parameters);
+      bodies.push(operation.requestBody);
     }
   }
+  for (const parameter of parameters) if (isObject(parameter)) visit(parameter.schema);
+  responses.push(...bodies);
   for (const response of responses) {
     if (!isObject(response) || !isObject(response.content)) continue;
     for (const media of Object.values(response.content)) if (isObject(media)) visit(media.schema);
@@ -785,6 +1036,28 @@ function swaggerView(doc: Json): { view: Json; skipped: string[] } {
     }
     return { ...rest, content: Object.fromEntries(types.map((type) => [type, { schema }])) };
   };
+  const consumes = (operation: Json): string[] => {
+    const list = [operation.consumes, doc.consumes].find(Array.isArray) as unknown[] | undefined;
+    return (list ?? ["application/json"]).filter((t): t is string => typeof t === "string");
+  };
+  /** A Swagger parameter in OpenAPI 3's shape: its type keywords under `schema`; the body one as a request body. */
+  const parameter = (raw: unknown): unknown => {
+    if (!isObject(raw) || typeof raw.$ref === "string" || raw.in === "body" || isObject(raw.schema)) return raw;
+    const { name, in: where, required, description: _, collectionFormat: __, allowEmptyValue: ___, ...schema } = raw;
+    return { name, in: where === "formData" ? "x-formData" : where, required, schema };
+  };
+  const withParameters = (target: Json, source: Json, types: string[]) => {
+    if (!Array.isArray(source.parameters)) return;
+    const list = source.parameters.map(parameter);
+    const body = list.find((p) => isObject(p) && p.in === "body") as Json | undefined;
+    target.parameters = list.filter((p) => p !== body);
+    if (body) {
+      target.requestBody = {
+        required: body.required === true,
+        content: Object.fromEntries(types.map((type) => [type, { schema: body.schema }])),
+      };
+    }
+  };
   const topTypes = swaggerProduces({}, doc);
   const responses = Object.fromEntries(
     Object.entries(isObject(doc.responses) ? doc.responses : {}).map((
@@ -795,12 +1068,15 @@ function swaggerView(doc: Json): { view: Json; skipped: string[] } {
   for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
     if (!isObject(item)) continue;
     const copy: Json = { ...item };
+    withParameters(copy, item, consumes({}));
     for (const method of SPEC_METHODS) {
       const operation = item[method];
       if (!isObject(operation) || !isObject(operation.responses)) continue;
       const types = swaggerProduces(operation, doc);
+      const converted: Json = { ...operation };
+      withParameters(converted, operation, consumes(operation));
       copy[method] = {
-        ...operation,
+        ...converted,
         responses: Object.fromEntries(
           Object.entries(operation.responses).map((
             [key, response],
@@ -810,7 +1086,10 @@ function swaggerView(doc: Json): { view: Json; skipped: string[] } {
     }
     paths[path] = copy;
   }
-  return { view: { ...doc, paths, responses }, skipped };
+  const parameters = Object.fromEntries(
+    Object.entries(isObject(doc.parameters) ? doc.parameters : {}).map(([key, p]) => [key, parameter(p)]),
+  );
+  return { view: { ...doc, paths, responses, parameters }, skipped };
 }
 
 /**
@@ -846,23 +1125,29 @@ export async function compileOpenApi(
     validateSchema: false,
     code: { regExp: linearRegExp },
   };
-  let ajv: AjvLike;
+  let make: (extra: object) => AjvLike;
   if (version.startsWith("3.0") || version.startsWith("2.")) {
     const seen = new WeakSet<object>();
     eachSchema(doc, (schema) => adaptOpenApi30(schema, seen));
     const { Ajv } = await import("ajv");
-    ajv = new Ajv(options) as unknown as AjvLike;
+    make = (extra) => new Ajv({ ...options, ...extra }) as unknown as AjvLike;
   } else {
     const { Ajv2020 } = await import("ajv/dist/2020.js");
-    ajv = new Ajv2020(options) as unknown as AjvLike;
+    make = (extra) => new Ajv2020({ ...options, ...extra }) as unknown as AjvLike;
   }
   // ajv-formats is CommonJS: its default export is the plugin, or a namespace holding it.
   const formats = await import("ajv-formats") as unknown as {
     default: ((ajv: AjvLike) => unknown) | { default: (ajv: AjvLike) => unknown };
   };
-  (typeof formats.default === "function" ? formats.default : formats.default.default)(ajv);
-  for (const [name, format] of Object.entries(OPENAPI_FORMATS)) ajv.addFormat(name, format);
   // ajv walks every key of what it is given looking for `$id`s: example data is data, not schemas.
-  ajv.addSchema(withoutExamples(doc, false) as Json, SPEC_KEY);
-  return new OpenApiSpec(file, doc, ajv, warnings);
+  const schemas = withoutExamples(doc, false) as Json;
+  const build = (extra: object) => {
+    const ajv = make(extra);
+    (typeof formats.default === "function" ? formats.default : formats.default.default)(ajv);
+    for (const [name, format] of Object.entries(OPENAPI_FORMATS)) ajv.addFormat(name, format);
+    ajv.addSchema(schemas, SPEC_KEY);
+    return ajv;
+  };
+  // Parameters arrive as text: the requests' validator reads `"5"` as the integer 5, `a` as `["a"]`.
+  return new OpenApiSpec(file, doc, build({}), warnings, () => build({ coerceTypes: "array" }));
 }
