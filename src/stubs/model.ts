@@ -251,8 +251,11 @@ export interface CheckedRequest {
 
 /** What a failed {@link RequestCheck} answers. */
 export interface CheckAnswer {
+  /** The status: `422`, `400`, `401`. */
   status: number;
+  /** Its headers (`content-type`, `www-authenticate`). */
   headers: Record<string, string>;
+  /** Its body: a problem document. */
   body: string;
 }
 
@@ -260,5 +263,6 @@ export interface CheckAnswer {
 export interface RequestCheck {
   /** Whether it reads the body (the handler reads it whole first). */
   readsBody: boolean;
+  /** The answer for a request that fails the check; undefined when it passes. */
   check(request: CheckedRequest): CheckAnswer | undefined;
 }
