@@ -493,3 +493,53 @@ Deno.test("serve --openapi SPEC --mock --no-validate-requests answers whatever t
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /^\[ERROR\] --no-validate-requests is for the stubs --mock makes: add --mock/);
 });
+
+for (const adapter of ADAPTERS) {
+  Deno.test(`[${adapter}] serve --openapi SPEC --mock answers Prism's Prefer: code=NNN (else its range), example=NAME (as written, never filled in), 500 when the operation has no such answer`, async () => {
+    const { openApiServe } = await import("../src/cli/serve_openapi.ts");
+    const mocked = await openApiServe({ openapi: CHECKED, mock: true }, [], (i) => `routes[${i}]`);
+    await using server = await stubServer(0, { adapter, stubs: mocked!.stubs });
+    const ask = async (prefer: string, path = "/pets/1") => {
+      const answer = await fetch(`${server.url}${path}`, { headers: { "x-trace": "abcdef12", prefer } });
+      return [answer.status, answer.headers.get("content-type"), await answer.text()];
+    };
+    assert.deepEqual(await ask("code=404"), [404, "application/json", '{"message":"string"}']);
+    assert.deepEqual(await ask("code=409"), [409, "text/plain", "try again"], "4XX covers 409");
+    assert.deepEqual(await ask("example=cat"), [200, "application/json", '{"id":2,"name":"{petId} the cat"}']);
+    assert.deepEqual(await ask("code=200, example=dog", "/v1/pets/7"), [
+      200,
+      "application/json",
+      '{"id":1,"name":"Rex"}',
+    ]);
+    assert.deepEqual(
+      await ask("wait=5"),
+      [200, "application/json", '{"id":1,"name":"Rex"}'],
+      "no preference of Prism's",
+    );
+    const problem = (detail: string) => [
+      500,
+      "application/problem+json",
+      JSON.stringify({
+        type: "NO_RESPONSE_DEFINED",
+        title: "No response fits the request's Prefer header",
+        status: 500,
+        detail,
+      }),
+    ];
+    assert.deepEqual(
+      await ask("code=503"),
+      problem("the operation declares no 503 response (declared: 200, 404, 4XX)"),
+    );
+    assert.deepEqual(await ask("example=bird"), problem('no response of the operation has an example named "bird"'));
+    // The request is checked first: a violation wins over a preference.
+    const invalid = await fetch(`${server.url}/pets/0`, { headers: { "x-trace": "abcdef12", prefer: "code=404" } });
+    await invalid.body?.cancel();
+    assert.equal(invalid.status, 422);
+    const created = await fetch(`${server.url}/pets`, {
+      method: "POST",
+      headers: { "content-type": "application/json", prefer: "code=201" },
+      body: '{"name": "Rex"}',
+    });
+    assert.deepEqual([created.status, await created.json()], [201, { id: 2 }]);
+  });
+}

@@ -7,13 +7,73 @@
  */
 
 import type { OpenApiConversion } from "../formats/openapi_import.ts";
-import type { Stub } from "../stubs/model.ts";
-import { type Problem, validateConfig } from "../stubs/validate.ts";
+import type { CheckAnswer, Stub } from "../stubs/model.ts";
+import { NULL_BODY_STATUSES, type Problem, validateConfig } from "../stubs/validate.ts";
 import type { ParsedArgs } from "./usage.ts";
 import { UsageError } from "./usage.ts";
 
 /** The priority of the spec's stubs: below every configured stub (default 0), whatever its path. */
 const MOCK_PRIORITY = -1;
+
+/** `Prefer: code=404, example=cat` (`;` or `,` between): what it asks for, or undefined. */
+export function parsePrefer(header: string | null): { code?: number; example?: string } | undefined {
+  if (header === null) return undefined;
+  const wanted: { code?: number; example?: string } = {};
+  for (const piece of header.split(/[,;]/)) {
+    const eq = piece.indexOf("=");
+    if (eq === -1) continue;
+    const name = piece.slice(0, eq).trim().toLowerCase();
+    const value = piece.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1");
+    if (name === "code" && /^[1-5]\d\d$/.test(value)) wanted.code = Number(value);
+    else if (name === "example" && value !== "") wanted.example = value;
+  }
+  return wanted.code === undefined && wanted.example === undefined ? undefined : wanted;
+}
+
+/**
+ * The answers of one operation a `Prefer` header picks, each made once: the response's body
+ * as written (never a template), or a `500` problem saying why there is none, as Prism's
+ * `NO_RESPONSE_DEFINED`.
+ */
+function preferring(
+  prefer: OpenApiConversion["sources"][number]["prefer"],
+): (header: string | null) => CheckAnswer | undefined {
+  const made = new Map<string, CheckAnswer>();
+  return (header) => {
+    const wanted = parsePrefer(header);
+    if (wanted === undefined) return undefined;
+    const key = `${wanted.code ?? ""} ${wanted.example ?? ""}`;
+    const known = made.get(key);
+    if (known) return known;
+    const found = prefer(wanted);
+    let answer: CheckAnswer;
+    if (typeof found === "string") {
+      answer = {
+        status: 500,
+        headers: { "content-type": "application/problem+json" },
+        body: JSON.stringify({
+          type: "NO_RESPONSE_DEFINED",
+          title: "No response fits the request's Prefer header",
+          status: 500,
+          detail: found,
+        }),
+      };
+    } else {
+      const text = found.body === undefined || NULL_BODY_STATUSES.has(found.status)
+        ? null
+        : typeof found.body === "string"
+        ? found.body
+        : JSON.stringify(found.body);
+      answer = {
+        status: found.status,
+        headers: text !== null && found.type ? { "content-type": found.type } : {},
+        body: text,
+      };
+    }
+    if (made.size < 100) made.set(key, answer);
+    return answer;
+  };
+}
 
 /** What `--openapi` adds to serve. */
 export interface OpenApiServe {
@@ -107,12 +167,19 @@ export async function openApiServe(
   // After the conversion: compiling rewrites the document's 3.0 and 2.0 schemas for the validator.
   const spec = await compileOpenApi(file, doc);
   result.problems.push(...spec.warnings);
-  if (mock && values["no-validate-requests"] !== true) {
-    // Each stub (and its twin under a base path) checks the requests it matches against its operation.
+  if (mock) {
+    // Each stub (and its twin under a base path) checks the requests it matches against its
+    // operation, then answers what a `Prefer` header asks for.
+    const validate = values["no-validate-requests"] !== true;
+    const preferences = sources.map((source) => preferring(source.prefer));
     result.stubs.forEach((stub, i) => {
       const source = sources[i % sources.length];
-      const check = spec.requestCheck(source.path, source.method, source.captures);
-      if (check) stub.requestCheck = check;
+      const check = validate ? spec.requestCheck(source.path, source.method, source.captures) : undefined;
+      const prefer = preferences[i % sources.length];
+      stub.requestCheck = {
+        readsBody: check?.readsBody ?? false,
+        check: (request) => check?.check(request) ?? prefer(request.header("prefer")),
+      };
     });
   }
   const drift = spec.checkStubs(configured, placeOf);

@@ -30,6 +30,13 @@ export interface OpenApiWarning {
   message: string;
 }
 
+/** An answer of an operation other than its stub's (`Prefer: code=404`): its body is sent as written. */
+export interface PreferredAnswer {
+  status: number;
+  type?: string;
+  body?: unknown;
+}
+
 /** What a document converts to. */
 export interface OpenApiConversion {
   /** Config-form stubs, one per converted operation, in document order. */
@@ -37,7 +44,13 @@ export interface OpenApiConversion {
   /** The place of each stub's operation: `SPEC paths./pets.get`. */
   places: string[];
   /** Each stub's operation: its path and method as the spec writes them, and each path parameter's capture name. */
-  sources: { path: string; method: string; captures: Record<string, string> }[];
+  sources: {
+    path: string;
+    method: string;
+    captures: Record<string, string>;
+    /** The answer a request asks for with Prism's `Prefer` header, or why there is none (made on first use). */
+    prefer(wanted: { code?: number; example?: string }): PreferredAnswer | string;
+  }[];
   /** One per operation left out. */
   warnings: OpenApiWarning[];
   /** One per operation served with an unambiguous fix (a 204's body dropped): `SPEC paths./x.delete: …`. */
@@ -269,7 +282,12 @@ class Converter {
         }
         this.result.routes.push(converted.stub);
         this.result.places.push(place);
-        this.result.sources.push({ path, method, captures: converted.captures });
+        this.result.sources.push({
+          path,
+          method,
+          captures: converted.captures,
+          prefer: (wanted) => this.preferred(operation, wanted),
+        });
       }
     }
     return this.result;
@@ -345,11 +363,61 @@ class Converter {
         ],
       };
     }
+    return this.#answerFor(operation, key)!;
+  }
+
+  /**
+   * The answer a request asks for with Prism's `Prefer: code=404` and/or `example=NAME`, or
+   * why the operation has none: the response of that status (else its range, `4XX`), with its
+   * example of that name (without a code, the first response that has one).
+   */
+  preferred(operation: Json, wanted: { code?: number; example?: string }): PreferredAnswer | string {
+    const responses = this.resolve(operation.responses);
+    const keys = isObject(responses) ? Object.keys(responses) : [];
+    let candidates = keys.filter((k) => /^\d{3}$|^\dXX$/i.test(k));
+    if (wanted.code !== undefined) {
+      const key = keys.find((k) => k === String(wanted.code)) ??
+        keys.find((k) => k.toUpperCase() === `${Math.floor(wanted.code! / 100)}XX`);
+      if (key === undefined) {
+        return `the operation declares no ${wanted.code} response (declared: ${keys.join(", ") || "none"})`;
+      }
+      candidates = [key];
+    }
+    try {
+      for (const key of candidates) {
+        const answer = this.#answerFor(operation, key, wanted.example);
+        if (answer === undefined) continue;
+        if ("refused" in answer) return answer.refused[1];
+        const status = /^\d{3}$/.test(key) ? answer.status : wanted.code!;
+        return { status, ...(answer.type ? { type: answer.type } : {}), body: answer.body };
+      }
+    } catch (error) {
+      if (error instanceof SampleRefused) return error.message;
+      throw error;
+    }
+    return `no response of the operation has an example named ${JSON.stringify(wanted.example)}`;
+  }
+
+  /**
+   * The answer of the operation's response `key` (`404`), with its example called `example`
+   * when given (undefined when it has none by that name).
+   */
+  #answerFor(operation: Json, key: string, example?: string):
+    | {
+      status: number;
+      type?: string;
+      body?: unknown;
+      fix?: [string, string];
+    }
+    | { refused: [string, string] }
+    | undefined {
+    const responses = this.resolve(operation.responses);
     const status = /^\d{3}$/.test(key) ? Number(key) : 200;
-    const response = this.resolve((responses as Json)[key]);
+    const response = isObject(responses) ? this.resolve(responses[key]) : undefined;
     const answer = isObject(response)
-      ? this.#swagger ? this.#swaggerBody(response, operation) : this.#body(response)
+      ? this.#swagger ? this.#swaggerBody(response, operation) : this.#body(response, example)
       : {};
+    if (example !== undefined && !("named" in answer)) return undefined;
     if (NULL_BODY_STATUSES.has(status)) {
       // Unambiguous: the status carries no body whatever the spec describes.
       const declared = answer.type !== undefined;
@@ -405,7 +473,7 @@ class Converter {
   }
 
   /** An OpenAPI 3 response's media type and body: JSON preferred, else the first listed. */
-  #body(response: Json): { type?: string; body?: unknown } {
+  #body(response: Json, name?: string): { type?: string; body?: unknown; named?: true } {
     const content = this.resolve(response.content);
     if (!isObject(content)) return {};
     const types = Object.keys(content);
@@ -413,6 +481,10 @@ class Converter {
     if (type === undefined) return {};
     const media = this.resolve(content[type]);
     if (!isObject(media)) return {};
+    if (name !== undefined) {
+      const example = isObject(media.examples) ? this.resolve(media.examples[name]) : undefined;
+      return isObject(example) && example.value !== undefined ? { type, body: example.value, named: true } : {};
+    }
     if (media.example !== undefined) return { type, body: media.example };
     if (isObject(media.examples)) {
       for (const raw of Object.values(media.examples)) {

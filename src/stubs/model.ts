@@ -198,7 +198,8 @@ export interface Stub {
   callbacks?: CallbackSpec[];
   /**
    * Checks a request this stub matched before it answers (an OpenAPI operation's parameters,
-   * body and security, `serve --openapi SPEC --mock`): an answer of its own when it fails.
+   * body and security, `serve --openapi SPEC --mock`): an answer of its own when it fails, or
+   * when the request asks for another of the operation's responses (Prism's `Prefer`).
    */
   requestCheck?: RequestCheck;
 }
@@ -255,8 +256,8 @@ export interface CheckAnswer {
   status: number;
   /** Its headers (`content-type`, `www-authenticate`). */
   headers: Record<string, string>;
-  /** Its body: a problem document. */
-  body: string;
+  /** Its body (a problem document, a preferred response's example), or null for none. */
+  body: string | null;
 }
 
 /** A stub's check of the requests it matched, compiled at load. */
