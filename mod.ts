@@ -55,9 +55,12 @@ export type {
 export { METHODS } from "./src/stubs/model.ts";
 export type {
   CallbackSpec,
+  CheckAnswer,
+  CheckedRequest,
   Delay,
   HeaderMap,
   Method,
+  RequestCheck,
   ResponseFunc,
   ResponseFuncArgs,
   ResponseFuncResult,

@@ -134,3 +134,45 @@ Deno.test("report --openapi: a spec that cannot be used is [ERROR] at the spec, 
     "[ERROR] tests/fixtures/valid.yaml: not an OpenAPI document: it has no 'openapi' version field",
   ]]);
 });
+
+Deno.test("regression: validate --openapi refused a Swagger 2.0 spec that import openapi accepted; it checks against it now (definitions, x-nullable, shared responses), a [WARN] for the type: file response it cannot check", async () => {
+  await using dir = await tempDir();
+  const spec = `${DIR}/pets-2.0.yaml`;
+  const out = join(dir.path, "pets.yaml");
+  const imported = await runCli(["import", "openapi", spec, "-o", out]);
+  assert.equal(imported.code, 0, imported.stderr);
+  const warning =
+    `[WARN] ${spec}: a Swagger 2.0 'type: file' response has no JSON body to check; stub bodies are not ` +
+    "checked for GET /pets/{petId}/photo 200";
+  const agreed = await runCli(["validate", out, "--openapi", spec]);
+  assert.deepEqual([agreed.code, lines(agreed.stderr), lines(agreed.stdout)], [0, [warning], [
+    `[OK] ${out} is valid (2 route(s) defined)`,
+    `[OK] every stub agrees with ${spec} (OpenAPI 2.0, 2 operation(s))`,
+  ]]);
+  const drift = await runCli(["validate", `${DIR}/pets-2.0-drift.yaml`, "--openapi", spec]);
+  assert.deepEqual([drift.code, drift.stdout, lines(drift.stderr)], [1, "", [
+    warning,
+    `[ERROR] routes[1]: GET /pets/3: body at /id must be >= 1, got 0 (spec: GET /pets/{petId} 200) (at ${DIR}/pets-2.0-drift.yaml:4:35)`,
+  ]]);
+});
+
+Deno.test("regression: import openapi wrote stubs validate refused (status: 204 with a body, a '#' path) and validate --openapi failed on $id keys in example data ('resolves to more than one schema'); the import validates against the spec it came from", async () => {
+  await using dir = await tempDir();
+  const spec = `${DIR}/real-world.yaml`;
+  const out = join(dir.path, "real.yaml");
+  const imported = await runCli(["import", "openapi", spec, "-o", out]);
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.equal(lines(imported.stderr).length, 3, imported.stderr);
+  const checked = await runCli(["validate", out, "--openapi", spec]);
+  assert.equal(checked.code, 0, checked.stderr);
+  assert.deepEqual(lines(checked.stdout), [
+    `[OK] ${out} is valid (6 route(s) defined)`,
+    `[OK] every stub agrees with ${spec} (OpenAPI 3.0.3, 7 operation(s))`,
+  ]);
+  // The example text's {thingId} is sent as written: validate says so, the spec's warning follows.
+  assert.deepEqual(lines(checked.stderr).map((line) => line.replace(/ \(at .*\)$/, "")), [
+    "[WARN] routes[1]: body.note holds {thingId}, which names no capture of this stub (its captures are {thingId_2}), " +
+    "so it is sent as written; values made per request (ids, times) are for response templates (template: true)",
+    `[WARN] ${spec}: \`/paths/users/{userId}/notes/get\` is missing path parameter(s) for \`{userId}\`. (read anyway)`,
+  ]);
+});

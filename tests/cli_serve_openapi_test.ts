@@ -157,7 +157,7 @@ for (const { file, operations, converted } of SPECS) {
     const out = join(dir.path, "stubs.yaml");
     const imported = await runCli(["import", "openapi", file, "-o", out]);
     assert.equal(imported.code, 0, imported.stderr);
-    const { doc } = await readOpenApiDocument(file, { swagger: true });
+    const { doc } = await readOpenApiDocument(file);
     const { expected, refused } = expectations(doc!);
     assert.equal(expected.length + refused.length, operations);
     assert.equal(expected.length, converted);
@@ -182,7 +182,7 @@ for (const { file, converted } of SPECS) {
   const name = file.slice(file.lastIndexOf(file.includes("oas-examples") ? "oas-examples" : "tests"));
   for (const adapter of ADAPTERS) {
     Deno.test(`[${adapter}] openApiToConfig ${name}: stubServer answers every operation as its schema says`, async () => {
-      const { doc } = await readOpenApiDocument(file, { swagger: true });
+      const { doc } = await readOpenApiDocument(file);
       const { routes, warnings } = openApiToConfig(doc!, file);
       assert.equal(routes.length, converted);
       assert.equal(warnings.every((w) => w.message.startsWith(`${w.place}: 'responses' is not supported: `)), true);
@@ -216,12 +216,13 @@ Deno.test("serve --openapi SPEC --mock: the spec's operations answer, configured
   const banner = served.process.stdout.split("\n");
   assert.ok(
     banner.includes(
-      `openapi: ${spec} (OpenAPI 3.0.0, 3 operation(s)): 3 mocked (configured stubs win); ` +
+      `openapi: ${spec} (OpenAPI 3.0.0, 3 operation(s)): 3 mocked (configured stubs win), under /v1 too; ` +
         "2 configured stub(s) checked: 1 drift(s), see the warnings",
     ),
     served.process.stdout,
   );
-  assert.ok(banner.includes(`  POST  /pets          201  ${spec} paths./pets.post`), served.process.stdout);
+  assert.ok(banner.includes(`  POST  /pets             201  ${spec} paths./pets.post`), served.process.stdout);
+  assert.ok(banner.includes(`  POST  /v1/pets          201  ${spec} paths./pets.post`), served.process.stdout);
   assert.equal(
     served.process.stderr,
     "[WARN] routes[0]: GET /{kind}/{id} has no operation in the spec (no such path)\n",
@@ -235,25 +236,59 @@ Deno.test("serve --openapi SPEC --mock: the spec's operations answer, configured
   assert.equal(await created.text(), "");
 });
 
-Deno.test("serve --openapi SPEC --mock reads Swagger 2.0; without --mock a Swagger spec is refused, and --mock needs --openapi", async () => {
+Deno.test("serve --openapi SPEC --mock reads Swagger 2.0, and so does serve --openapi without --mock (its drift check); --mock needs --openapi", async () => {
   const swagger = join(EXAMPLES, "2.0/json/petstore.json");
   const served = await startServe(["--port", "0", "--quiet", "--openapi", swagger, "--mock"]);
   await using _ = served.process;
-  assert.match(served.process.stdout, /^openapi: .*petstore\.json \(Swagger 2\.0, 20 operation\(s\)\): 13 mocked/m);
+  assert.match(
+    served.process.stdout,
+    /^openapi: .*petstore\.json \(Swagger 2\.0, 20 operation\(s\)\): 13 mocked \(configured stubs win\), 7 left out \(see the warnings\), under \/v2 too$/m,
+  );
   assert.equal(lines(served.process.stderr).length, 7, served.process.stderr);
-  const inventory = await fetch(`${served.url}/store/inventory`);
-  assert.equal(inventory.status, 200);
-  assert.deepEqual(await inventory.json(), { property1: 0, property2: 0 });
+  const refused = await fetch(`${served.url}/store/inventory`);
+  await refused.body?.cancel();
+  assert.deepEqual([refused.status, refused.headers.get("www-authenticate")], [401, 'ApiKey header="api_key"']);
+  for (const path of ["/store/inventory", "/v2/store/inventory"]) {
+    const inventory = await fetch(`${served.url}${path}`, { headers: { api_key: "k" } });
+    assert.equal(inventory.status, 200, path);
+    assert.deepEqual(await inventory.json(), { property1: 0, property2: 0 });
+  }
 
-  const refused = await runCli(["serve", "--port", "0", "--openapi", swagger]);
-  assert.equal(refused.code, 1);
-  assert.equal(
-    refused.stderr,
-    `[ERROR] ${swagger}: OpenAPI 2.0 (Swagger) is not supported: convert it to OpenAPI 3.0 or 3.1\n`,
+  const stubs = join(ROOT, "tests/fixtures/openapi/pets-2.0-drift.yaml");
+  const checked = await startServe(["--port", "0", "--config", stubs, "--openapi", PETS_2]);
+  await using __ = checked.process;
+  assert.deepEqual(lines(checked.process.stderr), [
+    `[WARN] ${PETS_2}: a Swagger 2.0 'type: file' response has no JSON body to check; stub bodies are not checked ` +
+    "for GET /pets/{petId}/photo 200",
+    "[WARN] routes[1]: GET /pets/3: body at /id must be >= 1, got 0 (spec: GET /pets/{petId} 200)",
+  ]);
+  assert.match(
+    checked.process.stdout,
+    /^openapi: .*pets-2\.0\.yaml \(OpenAPI 2\.0, 2 operation\(s\)\); 2 configured stub\(s\) checked: 1 drift\(s\), see the warnings$/m,
   );
   const usage = await runCli(["serve", "--port", "0", "--mock"]);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /^\[ERROR\] --mock answers the operations of an OpenAPI document: add --openapi SPEC/);
+});
+
+const PETS_2 = join(ROOT, "tests/fixtures/openapi/pets-2.0.yaml");
+
+Deno.test("regression: serve --openapi SPEC --mock answered 404 under the spec's base path (servers: .../v1, Swagger basePath: /v1); both /v1/pets/1 and /pets/1 answer now", async () => {
+  for (const spec of [join(ROOT, "tests/fixtures/openapi/petstore.yaml"), PETS_2]) {
+    const served = await startServe(["--port", "0", "--quiet", "--openapi", spec, "--mock"]);
+    await using _ = served.process;
+    assert.match(served.process.stdout, /mocked \(configured stubs win\), under \/v1 too$/m);
+    for (const path of ["/v1/pets/1", "/pets/1"]) {
+      const answer = await fetch(`${served.url}${path}`);
+      assert.equal(answer.status, 200, `${spec} ${path}`);
+      assert.equal(answer.headers.get("content-type"), "application/json");
+      const body = await answer.json();
+      assert.equal(typeof body.id, "number", JSON.stringify(body));
+    }
+    const other = await fetch(`${served.url}/v2/pets/1`);
+    assert.equal(other.status, 404, "another prefix is not the base path");
+    await other.body?.cancel();
+  }
 });
 
 Deno.test("regression: serve --openapi SPEC --mock served the file an example's $ref named outside the spec's folder (/etc/passwd, ../private/secret.yaml); those operations are left out with a [WARN], the rest served", async () => {
@@ -315,3 +350,207 @@ Deno.test("regression: near misses of stubs --openapi --mock made said place 'in
   assert.ok(closest.length > 0);
   assert.deepEqual(closest.map((c: { place: string }) => c.place), [`openapi GET /pets/{petId} of ${spec}`]);
 });
+
+Deno.test("regression: real specs failed whole (issue #32: Jira/Asana's 204 with content, Box's $id in examples and '#' paths, an undeclared path parameter); each problem is one [WARN], the rest served", async () => {
+  const spec = join(ROOT, "tests/fixtures/openapi/real-world.yaml");
+  const served = await startServe(["--port", "0", "--quiet", "--openapi", spec, "--mock"]);
+  await using _ = served.process;
+  assert.deepEqual(lines(served.process.stderr), [
+    `[WARN] ${spec}: \`/paths/users/{userId}/notes/get\` is missing path parameter(s) for \`{userId}\`. (read anyway)`,
+    `[WARN] ${spec} paths./items/{itemId}.delete: status 204 carries no body: the application/json content is dropped`,
+    `[WARN] ${spec} paths./files/{file_id}#get_shared_link.get: '#' is not supported: a request never carries the ` +
+    'fragment, so this operation cannot be told from "/files/{file_id}"',
+  ]);
+  assert.match(
+    served.process.stdout,
+    /\(OpenAPI 3\.0\.3, 7 operation\(s\)\): 6 mocked \(configured stubs win\), 1 left out/,
+  );
+  const deleted = await fetch(`${served.url}/items/1`, { method: "DELETE" });
+  assert.deepEqual([deleted.status, await deleted.text()], [204, ""]);
+  // The example's `{thingId}` is data: the request's text is not echoed into it.
+  const thing = await fetch(`${served.url}/things/%7B%22x%22%3A1%7D`);
+  assert.deepEqual(await thing.json(), {
+    $id: "https://example.com/things/1",
+    id: "1",
+    note: "call /things/{thingId} for more",
+  });
+  const notes = await fetch(`${served.url}/users/7/notes`);
+  assert.deepEqual([notes.status, await notes.json()], [200, []]);
+  for (const path of ["/readme", "/blob"]) {
+    const text = await fetch(`${served.url}${path}`);
+    assert.deepEqual([text.status, text.headers.get("content-type"), await text.text()], [
+      200,
+      "text/plain; charset=utf-8",
+      "",
+    ], path);
+  }
+});
+
+const CHECKED = join(ROOT, "tests/fixtures/openapi/checked.yaml");
+
+for (const adapter of ADAPTERS) {
+  Deno.test(`[${adapter}] serve --openapi SPEC --mock checks requests against the spec: 422 with each violation (Prism's shape), 400 for a body that is not JSON, 401 without credentials`, async () => {
+    const { openApiServe } = await import("../src/cli/serve_openapi.ts");
+    const mocked = await openApiServe({ openapi: CHECKED, mock: true }, [], (i) => `routes[${i}]`);
+    assert.deepEqual(mocked!.problems, []);
+    await using server = await stubServer(0, { adapter, stubs: mocked!.stubs });
+    const ask = async (path: string, init: RequestInit = {}) => {
+      const answer = await fetch(`${server.url}${path}`, init);
+      const text = await answer.text();
+      return {
+        status: answer.status,
+        type: answer.headers.get("content-type"),
+        challenge: answer.headers.get("www-authenticate"),
+        body: text && JSON.parse(text),
+      };
+    };
+    const invalid = (detail: string, validation: unknown[]) => ({
+      status: 422,
+      type: "application/problem+json",
+      challenge: null,
+      body: { type: "UNPROCESSABLE_ENTITY", title: "Invalid request", status: 422, detail, validation },
+    });
+    const error = (location: string[], code: string, message: string) => ({
+      location,
+      severity: "Error",
+      code,
+      message,
+    });
+    const trace = { headers: { "x-trace": "abcdef12" } };
+    assert.deepEqual(await ask("/pets/1?fields=name&fields=tag", trace), {
+      status: 200,
+      type: "application/json",
+      challenge: null,
+      body: { id: 1, name: "Rex" },
+    });
+    assert.deepEqual(
+      await ask("/v1/pets/0?fields=name&fields=color"),
+      invalid("the request does not match GET /pets/{petId} in the spec", [
+        error(["path", "petId"], "minimum", "must be >= 1"),
+        error(["query", "fields", "1"], "enum", "must be equal to one of the allowed values"),
+        error(["header"], "required", "must have required property 'x-trace'"),
+      ]),
+    );
+    assert.deepEqual(
+      await ask("/pets/abc", { headers: { "x-trace": "nothex!!" } }),
+      invalid("the request does not match GET /pets/{petId} in the spec", [
+        error(["path", "petId"], "type", "must be integer"),
+        error(["header", "x-trace"], "pattern", 'must match pattern "^[a-f0-9]{8}$"'),
+      ]),
+    );
+    const json = { "content-type": "application/json" };
+    assert.deepEqual(
+      await ask("/pets", { method: "POST", headers: json, body: '{"name": "", "age": "x"}' }),
+      invalid("the request does not match POST /pets in the spec", [
+        error(["body", "name"], "minLength", "must NOT have fewer than 1 characters"),
+        error(["body", "age"], "type", "must be integer,null"),
+      ]),
+    );
+    assert.deepEqual(
+      await ask("/pets", { method: "POST", headers: json, body: "{}" }),
+      invalid("the request does not match POST /pets in the spec", [
+        error(["body", "name"], "required", "must have required property 'name'"),
+      ]),
+    );
+    assert.deepEqual(
+      await ask("/pets", { method: "POST" }),
+      invalid("the request does not match POST /pets in the spec", [error(["body"], "required", "must have a body")]),
+    );
+    assert.deepEqual(
+      (await ask("/pets", { method: "POST", headers: json, body: '{"name":"Rex","age":null}' })).status,
+      201,
+    );
+    assert.deepEqual(await ask("/pets", { method: "POST", headers: json, body: "{nope" }), {
+      status: 400,
+      type: "application/problem+json",
+      challenge: null,
+      body: {
+        type: "BAD_REQUEST",
+        title: "The request body is not valid JSON",
+        status: 400,
+        detail: "POST /pets takes a JSON body",
+        validation: [error(["body"], "json", "must be valid JSON")],
+      },
+    });
+    assert.deepEqual(await ask("/me"), {
+      status: 401,
+      type: "application/problem+json",
+      challenge: 'Bearer, ApiKey header="X-Api-Key"',
+      body: {
+        type: "UNAUTHORIZED",
+        title: "Invalid security scheme used",
+        status: 401,
+        detail: "GET /me requires credentials the request does not carry",
+      },
+    });
+    assert.equal((await ask("/me", { headers: { authorization: "Bearer t0ken" } })).status, 200);
+    assert.equal((await ask("/v1/me", { headers: { "x-api-key": "k" } })).status, 200);
+    assert.equal(
+      (await ask("/me", { headers: { authorization: "Basic eDp5" } })).status,
+      401,
+      "not the scheme asked for",
+    );
+  });
+}
+
+Deno.test("serve --openapi SPEC --mock --no-validate-requests answers whatever the request; the flag needs --mock", async () => {
+  const served = await startServe(["--port", "0", "--quiet", "--openapi", CHECKED, "--mock", "--no-validate-requests"]);
+  await using _ = served.process;
+  const pet = await fetch(`${served.url}/pets/abc`);
+  assert.deepEqual([pet.status, await pet.json()], [200, { id: 1, name: "Rex" }]);
+  const me = await fetch(`${served.url}/me`);
+  assert.deepEqual([me.status, await me.json()], [200, { id: 1 }]);
+  const usage = await runCli(["serve", "--port", "0", "--openapi", CHECKED, "--no-validate-requests"]);
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /^\[ERROR\] --no-validate-requests is for the stubs --mock makes: add --mock/);
+});
+
+for (const adapter of ADAPTERS) {
+  Deno.test(`[${adapter}] serve --openapi SPEC --mock answers Prism's Prefer: code=NNN (else its range), example=NAME (as written, never filled in), 500 when the operation has no such answer`, async () => {
+    const { openApiServe } = await import("../src/cli/serve_openapi.ts");
+    const mocked = await openApiServe({ openapi: CHECKED, mock: true }, [], (i) => `routes[${i}]`);
+    await using server = await stubServer(0, { adapter, stubs: mocked!.stubs });
+    const ask = async (prefer: string, path = "/pets/1") => {
+      const answer = await fetch(`${server.url}${path}`, { headers: { "x-trace": "abcdef12", prefer } });
+      return [answer.status, answer.headers.get("content-type"), await answer.text()];
+    };
+    assert.deepEqual(await ask("code=404"), [404, "application/json", '{"message":"string"}']);
+    assert.deepEqual(await ask("code=409"), [409, "text/plain", "try again"], "4XX covers 409");
+    assert.deepEqual(await ask("example=cat"), [200, "application/json", '{"id":2,"name":"{petId} the cat"}']);
+    assert.deepEqual(await ask("code=200, example=dog", "/v1/pets/7"), [
+      200,
+      "application/json",
+      '{"id":1,"name":"Rex"}',
+    ]);
+    assert.deepEqual(
+      await ask("wait=5"),
+      [200, "application/json", '{"id":1,"name":"Rex"}'],
+      "no preference of Prism's",
+    );
+    const problem = (detail: string) => [
+      500,
+      "application/problem+json",
+      JSON.stringify({
+        type: "NO_RESPONSE_DEFINED",
+        title: "No response fits the request's Prefer header",
+        status: 500,
+        detail,
+      }),
+    ];
+    assert.deepEqual(
+      await ask("code=503"),
+      problem("the operation declares no 503 response (declared: 200, 404, 4XX)"),
+    );
+    assert.deepEqual(await ask("example=bird"), problem('no response of the operation has an example named "bird"'));
+    // The request is checked first: a violation wins over a preference.
+    const invalid = await fetch(`${server.url}/pets/0`, { headers: { "x-trace": "abcdef12", prefer: "code=404" } });
+    await invalid.body?.cancel();
+    assert.equal(invalid.status, 422);
+    const created = await fetch(`${server.url}/pets`, {
+      method: "POST",
+      headers: { "content-type": "application/json", prefer: "code=201" },
+      body: '{"name": "Rex"}',
+    });
+    assert.deepEqual([created.status, await created.json()], [201, { id: 2 }]);
+  });
+}

@@ -187,3 +187,62 @@ Deno.test("the converter leaves the document as it was (the drift check reads it
   assert.equal(bodyOf(doc), "a");
   assert.deepEqual(doc, before);
 });
+
+Deno.test("regression: Jira/Asana's 204 with content made a stub validate refused ('status 204 cannot carry a body'); the body is dropped and said so", () => {
+  const doc = spec({
+    "/items/{id}": {
+      delete: {
+        responses: {
+          "204": { description: "gone", content: { "application/json": { example: { ok: true } } } },
+        },
+      },
+    },
+  });
+  const converted = openApiToConfig(doc, "api.yaml");
+  assert.deepEqual(converted.routes, [{ method: "DELETE", path: "/items/{id}", status: 204 }]);
+  assert.deepEqual(converted.warnings, []);
+  assert.deepEqual(converted.fixes, [{
+    place: "api.yaml paths./items/{id}.delete",
+    feature: "body",
+    message: "api.yaml paths./items/{id}.delete: status 204 carries no body: the application/json content is dropped",
+  }]);
+});
+
+Deno.test("regression: Box's '#' paths made stubs validate refused; each is left out by name, the same path without '#' still converts", () => {
+  const doc = spec({
+    "/files/{id}": answering({ example: { id: "1" } }),
+    "/files/{id}#get_shared_link": answering({ example: { url: "x" } }),
+  });
+  const converted = openApiToConfig(doc, "api.yaml");
+  assert.deepEqual(converted.routes.map((r) => r.path), ["/files/{id}"]);
+  assert.deepEqual(converted.warnings.map((w) => w.message), [
+    "api.yaml paths./files/{id}#get_shared_link.get: '#' is not supported: a request never carries the fragment, " +
+    'so this operation cannot be told from "/files/{id}"',
+  ]);
+});
+
+Deno.test("regression: a {name} in a spec's example text named the path capture, so the request's text was echoed into the answer; captures take other names", () => {
+  const doc = spec({
+    "/things/{thingId}": answering({ example: { note: "see /things/{thingId}", list: ["{q}"] } }),
+  });
+  const converted = openApiToConfig(doc, "api.yaml", { strictRequests: true });
+  assert.equal(converted.routes[0].path, "/things/{thingId_2}");
+  assert.deepEqual(converted.routes[0].body, { note: "see /things/{thingId}", list: ["{q}"] });
+});
+
+Deno.test("a text/plain or octet-stream response with no schema or example answers text/plain with no body, as Prism does (text/csv keeps its type)", () => {
+  for (
+    const [type, sent] of [["text/plain", "text/plain"], ["application/octet-stream", "text/plain"], [
+      "text/csv",
+      "text/csv",
+    ]]
+  ) {
+    assert.deepEqual(openApiToConfig(spec({ "/a": answering({}, type) }), "api.yaml").routes, [
+      { method: "GET", path: "/a", status: 200, headers: { "content-type": sent } },
+    ], type);
+  }
+  // Other types with nothing in them still answer with no content type (nothing to say what it is).
+  assert.deepEqual(openApiToConfig(spec({ "/a": answering({}, "image/png") }), "api.yaml").routes, [
+    { method: "GET", path: "/a", status: 200 },
+  ]);
+});

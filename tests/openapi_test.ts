@@ -158,7 +158,7 @@ Deno.test("OpenAPI: partial path templates ({name}.json) and JSON specs", async 
   assert.deepEqual(drift.uncovered_operations, [{ method: "GET", path: "/files/{name}.json" }]);
 });
 
-Deno.test("loadOpenApi: a missing, broken, foreign, Swagger 2.0 or invalid document is one [ERROR] at the file", async () => {
+Deno.test("loadOpenApi: a missing, broken, foreign, Swagger 1.2, OpenAPI 4 or invalid document is one [ERROR] at the file", async () => {
   await using dir = await tempDir();
   const write = async (name: string, text: string) => {
     const file = join(dir.path, name);
@@ -170,12 +170,12 @@ Deno.test("loadOpenApi: a missing, broken, foreign, Swagger 2.0 or invalid docum
     [dir.path, "is a directory, not a file"],
     [await write("stubs.yaml", "routes: []\n"), "not an OpenAPI document: it has no 'openapi' version field"],
     [
-      await write("swagger.yaml", 'swagger: "2.0"\ninfo: {title: x, version: "1"}\npaths: {}\n'),
-      "OpenAPI 2.0 (Swagger) is not supported: convert it to OpenAPI 3.0 or 3.1",
+      await write("swagger.yaml", 'swagger: "1.2"\ninfo: {title: x, version: "1"}\npaths: {}\n'),
+      "Swagger 1.2 is not supported: stubtool reads 2.0",
     ],
     [
       await write("v4.yaml", "openapi: 4.0.0\n"),
-      "OpenAPI 4.0.0 is not supported: stubtool reads OpenAPI 3.0 and 3.1",
+      "OpenAPI 4.0.0 is not supported: stubtool reads OpenAPI 3.0 and 3.1 (and Swagger 2.0)",
     ],
     [
       await write("noinfo.yaml", "openapi: 3.0.3\npaths: {}\n"),

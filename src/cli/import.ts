@@ -209,12 +209,12 @@ async function importOpenApi(
   output: CliContext["output"],
 ): Promise<number> {
   const { readOpenApiDocument } = await import("../report/openapi.ts");
-  const { doc, problems } = await readOpenApiDocument(source, { swagger: true });
+  const { doc, problems } = await readOpenApiDocument(source);
   printProblems(output, problems, source);
   if (!doc) return 1;
   const { openApiToConfig } = await import("../formats/openapi_import.ts");
   const converted = openApiToConfig(doc, source, { strictRequests: values["strict-requests"] === true });
-  for (const warning of converted.warnings) {
+  for (const warning of [...converted.fixes, ...converted.warnings]) {
     output.err(warnLine(warning.place, warning.message.slice(warning.place.length + 2)));
   }
   const { stringify } = await import("yaml");

@@ -6,13 +6,74 @@
  * @module
  */
 
-import type { Stub } from "../stubs/model.ts";
-import { type Problem, validateConfig } from "../stubs/validate.ts";
+import type { OpenApiConversion } from "../formats/openapi_import.ts";
+import type { CheckAnswer, Stub } from "../stubs/model.ts";
+import { NULL_BODY_STATUSES, type Problem, validateConfig } from "../stubs/validate.ts";
 import type { ParsedArgs } from "./usage.ts";
 import { UsageError } from "./usage.ts";
 
 /** The priority of the spec's stubs: below every configured stub (default 0), whatever its path. */
 const MOCK_PRIORITY = -1;
+
+/** `Prefer: code=404, example=cat` (`;` or `,` between): what it asks for, or undefined. */
+export function parsePrefer(header: string | null): { code?: number; example?: string } | undefined {
+  if (header === null) return undefined;
+  const wanted: { code?: number; example?: string } = {};
+  for (const piece of header.split(/[,;]/)) {
+    const eq = piece.indexOf("=");
+    if (eq === -1) continue;
+    const name = piece.slice(0, eq).trim().toLowerCase();
+    const value = piece.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1");
+    if (name === "code" && /^[1-5]\d\d$/.test(value)) wanted.code = Number(value);
+    else if (name === "example" && value !== "") wanted.example = value;
+  }
+  return wanted.code === undefined && wanted.example === undefined ? undefined : wanted;
+}
+
+/**
+ * The answers of one operation a `Prefer` header picks, each made once: the response's body
+ * as written (never a template), or a `500` problem saying why there is none, as Prism's
+ * `NO_RESPONSE_DEFINED`.
+ */
+function preferring(
+  prefer: OpenApiConversion["sources"][number]["prefer"],
+): (header: string | null) => CheckAnswer | undefined {
+  const made = new Map<string, CheckAnswer>();
+  return (header) => {
+    const wanted = parsePrefer(header);
+    if (wanted === undefined) return undefined;
+    const key = `${wanted.code ?? ""} ${wanted.example ?? ""}`;
+    const known = made.get(key);
+    if (known) return known;
+    const found = prefer(wanted);
+    let answer: CheckAnswer;
+    if (typeof found === "string") {
+      answer = {
+        status: 500,
+        headers: { "content-type": "application/problem+json" },
+        body: JSON.stringify({
+          type: "NO_RESPONSE_DEFINED",
+          title: "No response fits the request's Prefer header",
+          status: 500,
+          detail: found,
+        }),
+      };
+    } else {
+      const text = found.body === undefined || NULL_BODY_STATUSES.has(found.status)
+        ? null
+        : typeof found.body === "string"
+        ? found.body
+        : JSON.stringify(found.body);
+      answer = {
+        status: found.status,
+        headers: text !== null && found.type ? { "content-type": found.type } : {},
+        body: text,
+      };
+    }
+    if (made.size < 100) made.set(key, answer);
+    return answer;
+  };
+}
 
 /** What `--openapi` adds to serve. */
 export interface OpenApiServe {
@@ -41,21 +102,28 @@ export async function openApiServe(
     if (values["strict-requests"] === true) {
       throw new UsageError("--strict-requests shapes the stubs of --openapi SPEC --mock: add them", "serve");
     }
+    if (values["no-validate-requests"] === true) {
+      throw new UsageError("--no-validate-requests is for the stubs of --openapi SPEC --mock: add them", "serve");
+    }
     return undefined;
+  }
+  if (values["no-validate-requests"] === true && !mock) {
+    throw new UsageError("--no-validate-requests is for the stubs --mock makes: add --mock", "serve");
   }
   if (values["strict-requests"] === true && !mock) {
     throw new UsageError("--strict-requests shapes the stubs --mock makes: add --mock", "serve");
   }
   const { compileOpenApi, readOpenApiDocument } = await import("../report/openapi.ts");
-  const { doc, problems } = await readOpenApiDocument(file, { swagger: mock });
+  const { doc, problems } = await readOpenApiDocument(file);
   if (!doc) return { stubs: [], places: [], problems, banner: [] };
   // The reader's warnings ($refs not read) first.
   const result: OpenApiServe = { stubs: [], places: [], problems: [...problems], banner: [] };
   let summary = "";
+  let sources: OpenApiConversion["sources"] = [];
   if (mock) {
     const { openApiToConfig } = await import("../formats/openapi_import.ts");
     const converted = openApiToConfig(doc, file, { strictRequests: values["strict-requests"] === true });
-    for (const { place, message } of converted.warnings) {
+    for (const { place, message } of [...converted.fixes, ...converted.warnings]) {
       result.problems.push({ level: "warn", place, message: message.slice(place.length + 2) });
     }
     // An operationId a configured stub already uses as its id stays unnamed here.
@@ -65,7 +133,9 @@ export async function openApiServe(
       route.priority = MOCK_PRIORITY;
     }
     const { config, problems: invalid } = validateConfig({ routes: converted.routes }, { uniqueIds: true });
-    for (const problem of invalid) {
+    // Errors only: the converter refused each stub the validator would; its warnings are about
+    // example text the spec holds (a `{name}` sent as written), not the user's stubs.
+    for (const problem of invalid.filter((p) => p.level === "error")) {
       const index = /^routes\[(\d+)\]/.exec(problem.place ?? "")?.[1];
       result.problems.push({ ...problem, place: index === undefined ? file : converted.places[Number(index)] });
     }
@@ -73,20 +143,53 @@ export async function openApiServe(
     // Near misses name the operation a stub mocks, not `inline`.
     for (const stub of result.stubs) stub.place = `openapi ${stub.method} ${stub.path} of ${file}`;
     result.places = config ? converted.places : [];
-    summary = `${converted.version}, ${converted.operations} operation(s)): ${result.stubs.length} mocked ` +
-      `(configured stubs win)` +
-      (converted.warnings.length ? `, ${converted.warnings.length} left out (see the warnings)` : "");
-  }
-  if (doc.openapi !== undefined) {
-    // After the conversion: compiling rewrites the document's 3.0 schemas for the validator.
-    const spec = await compileOpenApi(file, doc);
-    const drift = spec.checkStubs(configured, placeOf);
-    result.problems.push(...drift.map((problem) => ({ ...problem, level: "warn" as const })));
-    if (!mock) summary = `OpenAPI ${spec.version}, ${spec.operations.length} operation(s))`;
-    if (configured.length) {
-      summary += `; ${configured.length} configured stub(s) checked: ` +
-        (drift.length ? `${drift.length} drift(s), see the warnings` : "no drift");
+    sources = converted.sources;
+    // Each operation answers under every server URL's path (`/v1/pets`) as well as without it.
+    const { basePaths } = await import("../report/openapi.ts");
+    // A server variable without a default (`/{region}`) is no fixed prefix: left alone.
+    const prefixes = basePaths(doc).filter((base) => base.length && !base.some((s) => /[{}]/.test(s)))
+      .map((base) => `/${base.map(encodeURIComponent).join("/")}`);
+    const mocked = result.stubs.length;
+    if (config && prefixes.length) {
+      const under = prefixes.flatMap((prefix) =>
+        converted.routes.map((route) => {
+          const { id: _, ...copy } = route;
+          return { ...copy, path: `${prefix}${route.path === "/" ? "" : route.path}` };
+        })
+      );
+      const { config: twins } = validateConfig({ routes: under });
+      result.stubs = [...result.stubs, ...twins?.routes ?? []];
+      result.places = [...result.places, ...prefixes.flatMap(() => converted.places)];
     }
+    summary = `${converted.version}, ${converted.operations} operation(s)): ${mocked} mocked ` +
+      `(configured stubs win)` +
+      (converted.warnings.length ? `, ${converted.warnings.length} left out (see the warnings)` : "") +
+      (prefixes.length ? `, under ${prefixes.join(", ")} too` : "");
+  }
+  // After the conversion: compiling rewrites the document's 3.0 and 2.0 schemas for the validator.
+  const spec = await compileOpenApi(file, doc);
+  result.problems.push(...spec.warnings);
+  if (mock) {
+    // Each stub (and its twin under a base path) checks the requests it matches against its
+    // operation, then answers what a `Prefer` header asks for.
+    const validate = values["no-validate-requests"] !== true;
+    const preferences = sources.map((source) => preferring(source.prefer));
+    result.stubs.forEach((stub, i) => {
+      const source = sources[i % sources.length];
+      const check = validate ? spec.requestCheck(source.path, source.method, source.captures) : undefined;
+      const prefer = preferences[i % sources.length];
+      stub.requestCheck = {
+        readsBody: check?.readsBody ?? false,
+        check: (request) => check?.check(request) ?? prefer(request.header("prefer")),
+      };
+    });
+  }
+  const drift = spec.checkStubs(configured, placeOf);
+  result.problems.push(...drift.map((problem) => ({ ...problem, level: "warn" as const })));
+  if (!mock) summary = `OpenAPI ${spec.version}, ${spec.operations.length} operation(s))`;
+  if (configured.length) {
+    summary += `; ${configured.length} configured stub(s) checked: ` +
+      (drift.length ? `${drift.length} drift(s), see the warnings` : "no drift");
   }
   result.banner.push(`openapi: ${file} (${summary}`);
   return result;

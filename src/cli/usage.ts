@@ -281,7 +281,8 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "openapi",
         type: "string",
         value: "SPEC",
-        help: "check the stubs against an OpenAPI 3.0/3.1 document at start ([WARN] lines for each drift)",
+        help:
+          "check the stubs against an OpenAPI 3.0/3.1 or Swagger 2.0 document at start ([WARN] lines for each drift)",
       },
       {
         name: "mock",
@@ -293,6 +294,12 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "strict-requests",
         type: "boolean",
         help: "with --mock: required query parameters and headers become conditions",
+      },
+      {
+        name: "no-validate-requests",
+        type: "boolean",
+        help: "with --mock: answer every request the spec's stubs match, without checking its parameters, body " +
+          "and credentials against the operation (a 422, 400 or 401 otherwise)",
       },
     ],
     examples: [
@@ -322,7 +329,7 @@ export const COMMANDS: readonly CommandSpec[] = [
     positionals: { min: 0, max: 1 },
     summary: "check a config file without starting a server",
     description: "Print [ERROR] and [WARN] lines (stderr) for every problem, or [OK] (stdout).\n" +
-      "With --openapi, also check each stub against an OpenAPI 3.0/3.1 document: a method and path with no\n" +
+      "With --openapi, also check each stub against an OpenAPI 3.0/3.1 or Swagger 2.0 document: a method and path with no\n" +
       "operation, a status the operation does not declare, a JSON body its response schema rejects.\n" +
       "Exit 0 when valid (warnings allowed), 1 when not.",
     flags: [
@@ -330,7 +337,7 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "openapi",
         type: "string",
         value: "SPEC",
-        help: "OpenAPI 3.0 or 3.1 document (YAML or JSON) the stubs must agree with",
+        help: "OpenAPI 3.0, 3.1 or Swagger 2.0 document (YAML or JSON) the stubs must agree with",
       },
       {
         name: "wiremock",
@@ -400,7 +407,8 @@ export const COMMANDS: readonly CommandSpec[] = [
         name: "openapi",
         type: "string",
         value: "SPEC",
-        help: "add the drift against an OpenAPI 3.0/3.1 document (YAML or JSON): operations no stub covers, " +
+        help:
+          "add the drift against an OpenAPI 3.0/3.1 or Swagger 2.0 document (YAML or JSON): operations no stub covers, " +
           "unmatched requests the spec describes",
       },
     ],

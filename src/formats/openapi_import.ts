@@ -13,6 +13,8 @@
 import { sample } from "openapi-sampler";
 import * as randexp from "randexp";
 import { STUB_ID } from "../util/ids.ts";
+import { PLACEHOLDER_ANYWHERE } from "../stubs/path.ts";
+import { NULL_BODY_STATUSES, validateConfig } from "../stubs/validate.ts";
 import { compileRegex } from "../util/regex.ts";
 import { refusedRefIn } from "./openapi_files.ts";
 import { isObject } from "../util/json_shape.ts";
@@ -30,14 +32,31 @@ export interface OpenApiWarning {
   message: string;
 }
 
+/** An answer of an operation other than its stub's (`Prefer: code=404`): its body is sent as written. */
+export interface PreferredAnswer {
+  status: number;
+  type?: string;
+  body?: unknown;
+}
+
 /** What a document converts to. */
 export interface OpenApiConversion {
   /** Config-form stubs, one per converted operation, in document order. */
   routes: Json[];
   /** The place of each stub's operation: `SPEC paths./pets.get`. */
   places: string[];
+  /** Each stub's operation: its path and method as the spec writes them, and each path parameter's capture name. */
+  sources: {
+    path: string;
+    method: string;
+    captures: Record<string, string>;
+    /** The answer a request asks for with Prism's `Prefer` header, or why there is none (made on first use). */
+    prefer(wanted: { code?: number; example?: string }): PreferredAnswer | string;
+  }[];
   /** One per operation left out. */
   warnings: OpenApiWarning[];
+  /** One per operation served with an unambiguous fix (a 204's body dropped): `SPEC paths./x.delete: …`. */
+  fixes: OpenApiWarning[];
   /** How many operations the document has. */
   operations: number;
   /** `OpenAPI 3.0.3`, `Swagger 2.0`. */
@@ -64,6 +83,18 @@ function captureName(raw: string, taken: Set<string>): string {
   for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
   taken.add(name);
   return name;
+}
+
+/** The `{name}` placeholders in the strings of a value (object keys are never substituted). */
+function placeholdersIn(value: unknown, found = new Set<string>()): Set<string> {
+  if (typeof value === "string") {
+    for (const match of value.matchAll(PLACEHOLDER_ANYWHERE)) found.add(match[1]);
+  } else if (Array.isArray(value)) {
+    for (const item of value) placeholdersIn(item, found);
+  } else if (isObject(value)) {
+    for (const item of Object.values(value)) placeholdersIn(item, found);
+  }
+  return found;
 }
 
 /** randexp is CommonJS: its module is the class, which the types call the default export. */
@@ -160,7 +191,9 @@ class Converter {
     this.result = {
       routes: [],
       places: [],
+      sources: [],
       warnings: [],
+      fixes: [],
       operations: 0,
       version: this.#swagger ? `Swagger ${doc.swagger}` : `OpenAPI ${doc.openapi}`,
     };
@@ -213,7 +246,9 @@ class Converter {
         this.result.operations++;
         const place = `${this.#file} paths.${path}.${method}`;
         const refused = this.#refusedRef(operation) ?? this.#refusedRef(item.parameters);
-        let converted: { stub: Json } | { refused: [string, string] };
+        let converted: { stub: Json; fix?: [string, string]; captures: Record<string, string> } | {
+          refused: [string, string];
+        };
         try {
           converted = refused === undefined
             ? this.#operation(path, method, item, operation)
@@ -227,8 +262,25 @@ class Converter {
           this.result.warnings.push({ place, feature, message: `${place}: '${feature}' is not supported: ${why}` });
           continue;
         }
+        // What the stub language refuses (the one validator) leaves the operation out, said once.
+        const invalid = validateConfig({ routes: [converted.stub] }).problems.find((p) => p.level === "error");
+        if (invalid !== undefined) {
+          const why = invalid.message;
+          this.result.warnings.push({ place, feature: "stub", message: `${place}: 'stub' is not supported: ${why}` });
+          continue;
+        }
+        if (converted.fix !== undefined) {
+          const [feature, why] = converted.fix;
+          this.result.fixes.push({ place, feature, message: `${place}: ${why}` });
+        }
         this.result.routes.push(converted.stub);
         this.result.places.push(place);
+        this.result.sources.push({
+          path,
+          method,
+          captures: converted.captures,
+          prefer: (wanted) => this.preferred(operation, wanted),
+        });
       }
     }
     return this.result;
@@ -239,17 +291,31 @@ class Converter {
     method: string,
     item: Json,
     operation: Json,
-  ): { stub: Json } | { refused: [string, string] } {
+  ): { stub: Json; fix?: [string, string]; captures: Record<string, string> } | { refused: [string, string] } {
     if (!STUB_METHODS.has(method)) {
       return {
         refused: [method, "stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST and PUT requests"],
       };
     }
-    const captures = new Set<string>();
+    if (path.includes("#")) {
+      return {
+        refused: [
+          "#",
+          `a request never carries the fragment, so this operation cannot be told from ${
+            JSON.stringify(path.slice(0, path.indexOf("#")))
+          }`,
+        ],
+      };
+    }
+    const answer = this.#answer(operation);
+    if ("refused" in answer) return answer;
+    // Example text is data: a `{name}` in it must never name a capture, so captures take other names.
+    const captures = placeholdersIn(answer.body);
     const segments: string[] = [];
+    const named: Record<string, string> = {};
     for (const piece of path.replace(/^\//, "").split("/")) {
       const whole = /^\{([^{}]+)\}$/.exec(piece);
-      if (whole) segments.push(`{${captureName(whole[1], captures)}}`);
+      if (whole) segments.push(`{${named[whole[1]] = captureName(whole[1], captures)}}`);
       else if (piece.includes("{")) {
         return {
           refused: [
@@ -266,7 +332,19 @@ class Converter {
       stub.id = id;
     }
     if (this.#options.strictRequests) this.#conditions(stub, item, operation, captures);
+    stub.status = answer.status;
+    if (answer.type !== undefined) stub.headers = { "content-type": answer.type };
+    if (answer.body !== undefined) stub.body = answer.body;
+    return answer.fix === undefined ? { stub, captures: named } : { stub, fix: answer.fix, captures: named };
+  }
 
+  /** The status, content type and body an operation answers with, or why it cannot. */
+  #answer(operation: Json): {
+    status: number;
+    type?: string;
+    body?: unknown;
+    fix?: [string, string];
+  } | { refused: [string, string] } {
     const responses = this.resolve(operation.responses);
     const keys = isObject(responses) ? Object.keys(responses) : [];
     const key = keys.find((k) => /^2(?:\d\d|XX)$/i.test(k)) ?? keys.find((k) => k === "default");
@@ -278,11 +356,73 @@ class Converter {
         ],
       };
     }
-    stub.status = /^\d{3}$/.test(key) ? Number(key) : 200;
-    const response = this.resolve((responses as Json)[key]);
+    return this.#answerFor(operation, key)!;
+  }
+
+  /**
+   * The answer a request asks for with Prism's `Prefer: code=404` and/or `example=NAME`, or
+   * why the operation has none: the response of that status (else its range, `4XX`), with its
+   * example of that name (without a code, the first response that has one).
+   */
+  preferred(operation: Json, wanted: { code?: number; example?: string }): PreferredAnswer | string {
+    const responses = this.resolve(operation.responses);
+    const keys = isObject(responses) ? Object.keys(responses) : [];
+    let candidates = keys.filter((k) => /^\d{3}$|^\dXX$/i.test(k));
+    if (wanted.code !== undefined) {
+      const key = keys.find((k) => k === String(wanted.code)) ??
+        keys.find((k) => k.toUpperCase() === `${Math.floor(wanted.code! / 100)}XX`);
+      if (key === undefined) {
+        return `the operation declares no ${wanted.code} response (declared: ${keys.join(", ") || "none"})`;
+      }
+      candidates = [key];
+    }
+    try {
+      for (const key of candidates) {
+        const answer = this.#answerFor(operation, key, wanted.example);
+        if (answer === undefined) continue;
+        if ("refused" in answer) return answer.refused[1];
+        const status = /^\d{3}$/.test(key) ? answer.status : wanted.code!;
+        return { status, ...(answer.type ? { type: answer.type } : {}), body: answer.body };
+      }
+    } catch (error) {
+      if (error instanceof SampleRefused) return error.message;
+      throw error;
+    }
+    return `no response of the operation has an example named ${JSON.stringify(wanted.example)}`;
+  }
+
+  /**
+   * The answer of the operation's response `key` (`404`), with its example called `example`
+   * when given (undefined when it has none by that name).
+   */
+  #answerFor(operation: Json, key: string, example?: string):
+    | {
+      status: number;
+      type?: string;
+      body?: unknown;
+      fix?: [string, string];
+    }
+    | { refused: [string, string] }
+    | undefined {
+    const responses = this.resolve(operation.responses);
+    const status = /^\d{3}$/.test(key) ? Number(key) : 200;
+    const response = isObject(responses) ? this.resolve(responses[key]) : undefined;
     const answer = isObject(response)
-      ? this.#swagger ? this.#swaggerBody(response, operation) : this.#body(response)
+      ? this.#swagger ? this.#swaggerBody(response, operation) : this.#body(response, example)
       : {};
+    if (example !== undefined && !("named" in answer)) return undefined;
+    if (NULL_BODY_STATUSES.has(status)) {
+      // Unambiguous: the status carries no body whatever the spec describes.
+      const declared = answer.type !== undefined;
+      return declared
+        ? { status, fix: ["body", `status ${status} carries no body: the ${answer.type} content is dropped`] }
+        : { status };
+    }
+    if (answer.type !== undefined && answer.body === undefined) {
+      // Text or bytes described by nothing: an empty answer, text/plain for bytes as Prism gives.
+      if (/^application\/octet-stream\s*(?:;|$)/i.test(answer.type)) return { status, type: "text/plain" };
+      if (/^text\/[^*]+$/i.test(answer.type)) return { status, type: answer.type };
+    }
     if (answer.type !== undefined && answer.body !== undefined) {
       const json = isExactJsonMediaType(answer.type);
       let type = answer.type;
@@ -295,10 +435,9 @@ class Converter {
           };
         }
       }
-      stub.headers = { "content-type": type };
-      stub.body = answer.body;
+      return { status, type, body: answer.body };
     }
-    return { stub };
+    return { status };
   }
 
   /** Required query parameters and headers as conditions: present, any value (captured). */
@@ -327,7 +466,7 @@ class Converter {
   }
 
   /** An OpenAPI 3 response's media type and body: JSON preferred, else the first listed. */
-  #body(response: Json): { type?: string; body?: unknown } {
+  #body(response: Json, name?: string): { type?: string; body?: unknown; named?: true } {
     const content = this.resolve(response.content);
     if (!isObject(content)) return {};
     const types = Object.keys(content);
@@ -335,6 +474,10 @@ class Converter {
     if (type === undefined) return {};
     const media = this.resolve(content[type]);
     if (!isObject(media)) return {};
+    if (name !== undefined) {
+      const example = isObject(media.examples) ? this.resolve(media.examples[name]) : undefined;
+      return isObject(example) && example.value !== undefined ? { type, body: example.value, named: true } : {};
+    }
     if (media.example !== undefined) return { type, body: media.example };
     if (isObject(media.examples)) {
       for (const raw of Object.values(media.examples)) {

@@ -17,12 +17,12 @@ import { readFile } from "node:fs/promises";
 import type { ParserOptions } from "@readme/openapi-parser";
 import { specParserOptions, type SpecReads } from "../formats/openapi_files.ts";
 import { describeReadError } from "../stubs/config.ts";
-import type { ResponseSpec, Stub } from "../stubs/model.ts";
+import type { CheckAnswer, CheckedRequest, RequestCheck, ResponseSpec, Stub } from "../stubs/model.ts";
 import { decodeSegment, PLACEHOLDER_ANYWHERE, placeholderName } from "../stubs/path.ts";
 import type { Report } from "./types.ts";
 import type { Problem } from "../stubs/validate.ts";
 import { isObject } from "../util/json_shape.ts";
-import { isExactJsonMediaType } from "../util/media.ts";
+import { isExactJsonMediaType, isJsonMediaType } from "../util/media.ts";
 import { atPointer, pointerToken } from "../util/json_pointer.ts";
 
 /** HTTP methods an OpenAPI path item may hold, as its keys spell them. */
@@ -35,6 +35,58 @@ export interface SpecOperation {
   /** The path template as the spec writes it: `/users/{userId}`. */
   path: string;
   operationId?: string;
+}
+
+/** One problem of a request, as Prism lists it: where (`["query", "limit"]`), how bad, which rule, why. */
+export interface Violation {
+  location: string[];
+  severity: "Error";
+  code: string;
+  message: string;
+}
+
+/** Request headers OpenAPI says to ignore as parameters: described by the media types and `security`. */
+const IGNORED_REQUEST_HEADERS = new Set(["accept", "content-type", "authorization"]);
+
+/** A request body that is not JSON, where the operation takes JSON. */
+class InvalidJson extends Error {}
+
+function nullToUndefined<T>(value: T | null | undefined): T | undefined {
+  return value ?? undefined;
+}
+
+/** An `application/problem+json` answer. */
+function problem(status: number, headers: Record<string, string>, fields: Json): CheckAnswer {
+  return {
+    status,
+    headers: { ...headers, "content-type": "application/problem+json" },
+    body: JSON.stringify({ type: fields.type, title: fields.title, status, detail: fields.detail, ...fields }),
+  };
+}
+
+/** How a request carries a security scheme's credentials, and the challenge naming it. */
+function credential(scheme: Json): { present: (request: CheckedRequest) => boolean; challenge: string } {
+  const name = typeof scheme.name === "string" ? scheme.name : "";
+  const authorization = (prefix: string) => (request: CheckedRequest) =>
+    (request.header("authorization") ?? "").toLowerCase().startsWith(`${prefix} `);
+  if (scheme.type === "apiKey") {
+    const present = scheme.in === "query"
+      ? (request: CheckedRequest) => request.query(name) !== undefined
+      : scheme.in === "cookie"
+      ? (request: CheckedRequest) =>
+        (request.header("cookie") ?? "").split(";").some((c) => c.trim().startsWith(`${name}=`))
+      : (request: CheckedRequest) => request.header(name.toLowerCase()) !== null;
+    return { present, challenge: `ApiKey ${scheme.in ?? "header"}="${name}"` };
+  }
+  const http = typeof scheme.scheme === "string" ? scheme.scheme.toLowerCase() : "";
+  if (scheme.type === "basic" || (scheme.type === "http" && http === "basic")) {
+    return { present: authorization("basic"), challenge: 'Basic realm="*"' };
+  }
+  if (scheme.type === "http" && http !== "bearer") {
+    return { present: authorization(http), challenge: http.charAt(0).toUpperCase() + http.slice(1) };
+  }
+  // bearer, oauth2, openIdConnect: a bearer token.
+  return { present: authorization("bearer"), challenge: "Bearer" };
 }
 
 /** A spec operation no stub covers. */
@@ -125,11 +177,19 @@ function requestParts(path: string): PathPart[] {
   return path.replace(/^\//, "").split("/").map((piece) => ({ param: false, value: decodeSegment(piece) }));
 }
 
-/** The path part of each server URL (`https://api.example.com/v1` → `["v1"]`), then the root. */
-function basePaths(doc: Json): string[][] {
+/**
+ * The path part of each server URL (`https://api.example.com/v1` → `["v1"]`; Swagger 2.0's
+ * `basePath`), then the root: a request may carry one in front of an operation's path, or not.
+ */
+export function basePaths(doc: Json): string[][] {
   const bases: string[][] = [];
   const seen = new Set<string>();
-  for (const server of Array.isArray(doc.servers) ? doc.servers : []) {
+  const servers = doc.swagger !== undefined
+    ? (typeof doc.basePath === "string" ? [{ url: doc.basePath }] : [])
+    : Array.isArray(doc.servers)
+    ? doc.servers
+    : [];
+  for (const server of servers) {
     if (!isObject(server) || typeof server.url !== "string") continue;
     const variables = isObject(server.variables) ? server.variables : {};
     const url = server.url.replace(/\{([^{}]+)\}/g, (whole, name: string) => {
@@ -195,7 +255,8 @@ function adaptOpenApi30(schema: unknown, seen: WeakSet<object>): void {
       delete schema[bound];
     } else delete schema[exclusive];
   }
-  const nullable = schema.nullable === true;
+  // Swagger 2.0 spells it `x-nullable`.
+  const nullable = schema.nullable === true || schema["x-nullable"] === true;
   delete schema.nullable;
   if (!nullable) return;
   if (typeof schema.type === "string") schema.type = [schema.type, "null"];
@@ -274,11 +335,25 @@ export class OpenApiSpec {
   readonly #ajv: AjvLike;
   readonly #validators = new Map<string, ValidateFn | string>();
 
+  /** What the checks cannot cover in this document, as `[WARN]` lines to print once. */
+  readonly warnings: readonly Problem[];
+
+  readonly #requestAjv: (() => AjvLike) | undefined;
+
   /** @internal Use {@link loadOpenApi}. */
-  constructor(file: string, doc: Json, ajv: AjvLike) {
+  constructor(
+    file: string,
+    doc: Json,
+    ajv: AjvLike,
+    warnings: readonly Problem[] = [],
+    requestAjv?: () => AjvLike,
+  ) {
+    this.#requestAjv = requestAjv;
     this.file = file;
     this.#doc = doc;
-    this.version = String(doc.openapi);
+    this.warnings = warnings;
+    // Swagger 2.0 is OpenAPI 2.0.
+    this.version = String(doc.openapi ?? doc.swagger);
     this.#bases = basePaths(doc);
     this.#ajv = ajv;
     this.#operations = [];
@@ -397,6 +472,185 @@ export class OpenApiSpec {
       this.#validators.set(pointer, validator);
     }
     return validator;
+  }
+
+  /**
+   * The check of requests to the operation `method` `path` (as the spec writes them), for the
+   * stub that mocks it (`captureOf`: the spec's path parameter → the stub's capture name):
+   * path, query and header parameters (read as their schemas' types) and a JSON body against
+   * their schemas, compiled now; a violation answers `422` (`400` for a body that is not JSON)
+   * with an `application/problem+json` list of them, in Prism's shape; a request without the
+   * credentials of any of the operation's `security` requirements answers `401`.
+   */
+  requestCheck(path: string, method: string, captureOf: Record<string, string>): RequestCheck | undefined {
+    const paths = isObject(this.#doc.paths) ? this.#doc.paths : {};
+    const item = this.#resolve(paths[path]);
+    const operation = isObject(item) ? this.#resolve(item[method]) : undefined;
+    if (!isObject(item) || !isObject(operation) || !this.#requestAjv) return undefined;
+    const ajv = this.#requestAjv();
+    const pointer = `/paths/${pointerToken(path)}`;
+    const parameters = new Map<string, { parameter: Json; pointer: string }>();
+    for (const [list, at] of [[item.parameters, pointer], [operation.parameters, `${pointer}/${method}`]] as const) {
+      (Array.isArray(list) ? list : []).forEach((raw, i) => {
+        const where = this.#where(raw, `${at}/parameters/${i}`);
+        const parameter = this.#resolve(raw);
+        if (isObject(parameter) && typeof parameter.name === "string" && typeof parameter.in === "string") {
+          parameters.set(`${parameter.in}:${parameter.name}`, { parameter, pointer: where });
+        }
+      });
+    }
+    const checks: ((request: CheckedRequest, out: Violation[]) => void)[] = [];
+    for (const { parameter, pointer: at } of parameters.values()) {
+      const name = parameter.name as string;
+      const where = parameter.in as string;
+      if (where === "header" && IGNORED_REQUEST_HEADERS.has(name.toLowerCase())) continue;
+      if (where !== "path" && where !== "query" && where !== "header") continue;
+      const validate = isObject(parameter.schema)
+        ? ajv.compile({
+          type: "object",
+          properties: { v: { $ref: `${SPEC_KEY}${fragment(`${at}/schema`)}` } },
+        })
+        : undefined;
+      const required = parameter.required === true || where === "path";
+      checks.push((request, out) => {
+        const values = where === "query"
+          ? request.query(name)
+          : where === "header"
+          ? nullToUndefined(request.header(name.toLowerCase()))
+          : captureOf[name] === undefined
+          ? undefined
+          : nullToUndefined(request.params[captureOf[name]]);
+        if (values === undefined || (Array.isArray(values) && values.length === 0)) {
+          if (required) {
+            out.push({
+              location: [where],
+              severity: "Error",
+              code: "required",
+              message: `must have required property '${name}'`,
+            });
+          }
+          return;
+        }
+        if (!validate) return;
+        const data = { v: Array.isArray(values) && values.length === 1 ? values[0] : values };
+        if (validate(data)) return;
+        for (const e of validate.errors ?? []) {
+          const rest = e.instancePath.replace(/^\/v/, "").split("/").filter((s) => s !== "");
+          out.push({ location: [where, name, ...rest], severity: "Error", code: e.keyword, message: e.message ?? "" });
+        }
+      });
+    }
+    const body = this.#resolve(operation.requestBody);
+    let readsBody = false;
+    if (isObject(body)) {
+      const content = this.#resolve(body.content);
+      const types = isObject(content) ? Object.keys(content).filter(isExactJsonMediaType) : [];
+      const bodyPointer = this.#where(operation.requestBody, `${pointer}/${method}/requestBody`);
+      const type = types[0];
+      const media = type === undefined || !isObject(content) ? undefined : this.#resolve(content[type]);
+      const validate = isObject(media) && media.schema !== undefined
+        ? this.#ajv.compile({ $ref: `${SPEC_KEY}${fragment(`${bodyPointer}/content/${pointerToken(type)}/schema`)}` })
+        : undefined;
+      const required = body.required === true;
+      if (validate || required) {
+        readsBody = true;
+        checks.push((request, out) => {
+          const text = request.body?.text ?? "";
+          if (text === "") {
+            if (required) {
+              out.push({ location: ["body"], severity: "Error", code: "required", message: "must have a body" });
+            }
+            return;
+          }
+          const sent = request.header("content-type");
+          // A body of another declared type (a form) is not this check's to read.
+          if (sent !== null && !isJsonMediaType(sent)) return;
+          const json = request.body?.json;
+          if (!json) throw new InvalidJson();
+          if (!validate || validate(json.value)) return;
+          for (const e of validate.errors ?? []) {
+            const at = e.instancePath.split("/").slice(1).map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+            const missing = e.keyword === "required" ? [String(e.params.missingProperty)] : [];
+            out.push({
+              location: ["body", ...at, ...missing],
+              severity: "Error",
+              code: e.keyword,
+              message: e.message ?? "",
+            });
+          }
+        });
+      }
+    }
+    const security = this.#securityCheck(operation);
+    if (!checks.length && !security) return undefined;
+    const label = `${method.toUpperCase()} ${path}`;
+    return {
+      readsBody,
+      check(request) {
+        if (security) {
+          const challenge = security(request);
+          if (challenge !== undefined) {
+            return problem(401, { "www-authenticate": challenge }, {
+              type: "UNAUTHORIZED",
+              title: "Invalid security scheme used",
+              detail: `${label} requires credentials the request does not carry`,
+            });
+          }
+        }
+        const out: Violation[] = [];
+        try {
+          for (const check of checks) check(request, out);
+        } catch (error) {
+          if (!(error instanceof InvalidJson)) throw error;
+          return problem(400, {}, {
+            type: "BAD_REQUEST",
+            title: "The request body is not valid JSON",
+            detail: `${label} takes a JSON body`,
+            validation: [{ location: ["body"], severity: "Error", code: "json", message: "must be valid JSON" }],
+          });
+        }
+        if (!out.length) return undefined;
+        return problem(422, {}, {
+          type: "UNPROCESSABLE_ENTITY",
+          title: "Invalid request",
+          detail: `the request does not match ${label} in the spec`,
+          validation: out,
+        });
+      },
+    };
+  }
+
+  /**
+   * The `WWW-Authenticate` challenge for a request carrying none of the operation's `security`
+   * alternatives (each one's schemes all present: an API key in its header, query or cookie,
+   * `Authorization: Basic`/`Bearer`), or undefined when it carries one or none is required.
+   */
+  #securityCheck(operation: Json): ((request: CheckedRequest) => string | undefined) | undefined {
+    const requirements = operation.security ?? this.#doc.security;
+    if (!Array.isArray(requirements) || requirements.length === 0) return undefined;
+    const components = isObject(this.#doc.components) ? this.#doc.components : {};
+    const schemes = isObject(components.securitySchemes)
+      ? components.securitySchemes
+      : isObject(this.#doc.securityDefinitions)
+      ? this.#doc.securityDefinitions
+      : {};
+    const alternatives: { present: (request: CheckedRequest) => boolean; challenge: string }[][] = [];
+    for (const requirement of requirements) {
+      if (!isObject(requirement)) continue;
+      const all: { present: (request: CheckedRequest) => boolean; challenge: string }[] = [];
+      for (const name of Object.keys(requirement)) {
+        const scheme = this.#resolve(schemes[name]);
+        if (!isObject(scheme)) continue;
+        all.push(credential(scheme));
+      }
+      alternatives.push(all);
+    }
+    // An empty requirement (`{}`) makes credentials optional.
+    if (alternatives.some((all) => all.length === 0)) return undefined;
+    return (request) => {
+      if (alternatives.some((all) => all.every((c) => c.present(request)))) return undefined;
+      return [...new Set(alternatives.flat().map((c) => c.challenge))].join(", ");
+    };
   }
 
   /**
@@ -550,24 +804,50 @@ export class OpenApiSpec {
 function eachSchema(doc: Json, visit: (schema: unknown) => void): void {
   const components = isObject(doc.components) ? doc.components : {};
   for (const schema of Object.values(isObject(components.schemas) ? components.schemas : {})) visit(schema);
-  const responses: unknown[] = Object.values(isObject(components.responses) ? components.responses : {});
+  // Swagger 2.0 (as swaggerView shapes it): `definitions` and `responses` at the top.
+  for (const schema of Object.values(isObject(doc.definitions) ? doc.definitions : {})) visit(schema);
+  const responses: unknown[] = [
+    ...Object.values(isObject(components.responses) ? components.responses : {}),
+    ...Object.values(isObject(doc.responses) ? doc.responses : {}),
+  ];
+  const parameters: unknown[] = [
+    ...Object.values(isObject(components.parameters) ? components.parameters : {}),
+    ...Object.values(isObject(doc.parameters) ? doc.parameters : {}),
+  ];
+  const bodies: unknown[] = Object.values(isObject(components.requestBodies) ? components.requestBodies : {});
   for (const item of Object.values(isObject(doc.paths) ? doc.paths : {})) {
     if (!isObject(item)) continue;
+    if (Array.isArray(item.parameters)) parameters.push(...item.parameters);
     for (const method of SPEC_METHODS) {
       const operation = item[method];
-      if (isObject(operation) && isObject(operation.responses)) responses.push(...Object.values(operation.responses));
+      if (!isObject(operation)) continue;
+      if (isObject(operation.responses)) responses.push(...Object.values(operation.responses));
+      if (Array.isArray(operation.parameters)) parameters.push(...operation.parameters);
+      bodies.push(operation.requestBody);
     }
   }
+  for (const parameter of parameters) if (isObject(parameter)) visit(parameter.schema);
+  responses.push(...bodies);
   for (const response of responses) {
     if (!isObject(response) || !isObject(response.content)) continue;
     for (const media of Object.values(response.content)) if (isObject(media)) visit(media.schema);
   }
 }
 
+/** The spec parser's rules that concern one operation or component, not the document: warnings, not errors. */
+const LENIENT_RULES = [
+  "array-without-items",
+  "duplicate-non-request-body-parameters",
+  "duplicate-operation-id",
+  "invalid-security-scheme-properties",
+  "non-optional-path-parameters",
+  "path-parameters-not-in-parameters",
+  "path-parameters-not-in-path",
+];
+
 /**
- * Reads an OpenAPI 3.0 or 3.1 document (YAML or JSON; `$ref`s to other files are bundled
- * in, internal `$ref`s kept) and checks that it is a valid one; with `swagger: true`, a
- * Swagger 2.0 document too. Problems are placed at the file: `api.yaml: no such file`,
+ * Reads an OpenAPI 3.0 or 3.1 or a Swagger 2.0 document (YAML or JSON; `$ref`s to other files
+ * are bundled in, internal `$ref`s kept) and checks that it is a valid one. Problems are placed at the file: `api.yaml: no such file`,
  * `api.yaml: not a valid OpenAPI document: …`. `stubtool import openapi` and
  * `serve --openapi` read specs through this, as {@link loadOpenApi} does.
  *
@@ -580,7 +860,6 @@ function eachSchema(doc: Json, visit: (schema: unknown) => void): void {
  */
 export async function readOpenApiDocument(
   file: string,
-  options: { swagger?: boolean } = {},
 ): Promise<{ doc?: Record<string, unknown>; problems: Problem[] }> {
   const fail = (message: string) => ({ problems: [{ level: "error" as const, place: file, message }] });
   try {
@@ -595,14 +874,24 @@ export async function readOpenApiDocument(
   try {
     const raw = await parser.parse(file, parserOptions) as unknown;
     if (isObject(raw) && raw.swagger !== undefined) {
-      if (!options.swagger) return fail("OpenAPI 2.0 (Swagger) is not supported: convert it to OpenAPI 3.0 or 3.1");
       if (String(raw.swagger) !== "2.0") return fail(`Swagger ${raw.swagger} is not supported: stubtool reads 2.0`);
     } else if (!isObject(raw) || raw.openapi === undefined) {
       return fail("not an OpenAPI document: it has no 'openapi' version field");
     } else if (!/^3\.[01]\./.test(String(raw.openapi))) {
-      return fail(`OpenAPI ${raw.openapi} is not supported: stubtool reads OpenAPI 3.0 and 3.1`);
+      return fail(`OpenAPI ${raw.openapi} is not supported: stubtool reads OpenAPI 3.0 and 3.1 (and Swagger 2.0)`);
     }
-    const checked = await parser.validate(file, parserOptions);
+    // Rules about one operation (an undeclared path parameter, a duplicate operationId) warn:
+    // the rest of a real spec still serves, and what the stubs cannot carry is left out by name.
+    const rules = Object.fromEntries(LENIENT_RULES.map((rule) => [rule, "warning" as const]));
+    const checked = await parser.validate(file, {
+      ...parserOptions,
+      validate: { rules: { openapi: rules, swagger: rules } },
+    });
+    const lenient = checked.warnings.map((w) => ({
+      level: "warn" as const,
+      place: file,
+      message: `${w.message.split("\n")[0]} (read anyway)`,
+    }));
     if (!checked.valid) {
       const problems = checked.errors.slice(0, 5).map((e) => ({
         level: "error" as const,
@@ -614,11 +903,14 @@ export async function readOpenApiDocument(
     const doc = await parser.bundle(file, parserOptions) as unknown as Json;
     return {
       doc,
-      problems: reads.refused.map(({ target, why }) => ({
-        level: "warn" as const,
-        place: file,
-        message: `$ref ${JSON.stringify(target)} is not read: ${why} (what uses it is left out)`,
-      })),
+      problems: [
+        ...reads.refused.map(({ target, why }) => ({
+          level: "warn" as const,
+          place: file,
+          message: `$ref ${JSON.stringify(target)} is not read: ${why} (what uses it is left out)`,
+        })),
+        ...lenient,
+      ],
     };
   } catch (error) {
     if (reads.failed !== undefined) return fail(reads.failed);
@@ -635,7 +927,7 @@ export async function readOpenApiDocument(
 }
 
 /**
- * Reads an OpenAPI 3.0 or 3.1 document (see {@link readOpenApiDocument}) and compiles it
+ * Reads an OpenAPI 3.0, 3.1 or Swagger 2.0 document (see {@link readOpenApiDocument}) and compiles it
  * for the checks of {@link OpenApiSpec}.
  *
  * @example
@@ -648,15 +940,162 @@ export async function readOpenApiDocument(
 export async function loadOpenApi(file: string): Promise<{ spec?: OpenApiSpec; problems: Problem[] }> {
   const { doc, problems } = await readOpenApiDocument(file);
   if (!doc) return { problems };
-  return { spec: await compileOpenApi(file, doc), problems };
+  const spec = await compileOpenApi(file, doc);
+  return { spec, problems: [...problems, ...spec.warnings] };
+}
+
+/** Keys whose values are maps from names (a property, a status, a media type) to objects. */
+const NAME_MAPS = new Set([
+  "paths",
+  "properties",
+  "patternProperties",
+  "definitions",
+  "$defs",
+  "dependentSchemas",
+  "schemas",
+  "responses",
+  "content",
+  "headers",
+  "parameters",
+  "requestBodies",
+  "securitySchemes",
+  "callbacks",
+  "links",
+  "encoding",
+  "variables",
+  "pathItems",
+  "webhooks",
+]);
+
+/**
+ * A copy of the document without example data (`example`, `examples`, `x-` extensions), which
+ * ajv would otherwise search for `$id`s (Box's examples hold `$id` keys). Keys under a map of
+ * names (`properties`) are names, so a property called `example` stays.
+ */
+function withoutExamples(node: unknown, names: boolean): unknown {
+  if (Array.isArray(node)) return node.map((item) => withoutExamples(item, false));
+  if (!isObject(node)) return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node)) {
+    if (!names && (key === "example" || key === "examples" || key.startsWith("x-"))) continue;
+    out[key] = names
+      ? withoutExamples(value, false)
+      : VALUE_KEYWORDS.has(key)
+      ? value
+      : withoutExamples(value, NAME_MAPS.has(key));
+  }
+  return out;
+}
+
+/** Schema keywords whose values are data: copied as they are. */
+const VALUE_KEYWORDS = new Set(["default", "enum", "const"]);
+
+/** Media types whose bodies are JSON, as Swagger 2.0's `produces` lists them (`application/json` when it lists none). */
+function swaggerProduces(operation: Json, doc: Json): string[] {
+  const list = [operation.produces, doc.produces].find(Array.isArray) as unknown[] | undefined;
+  return (list ?? ["application/json"]).filter((t): t is string => typeof t === "string");
 }
 
 /**
- * An {@link OpenApiSpec} of a document {@link readOpenApiDocument} read (OpenAPI 3.0 or 3.1).
- * Its 3.0 schemas are rewritten in place for ajv: convert the document to stubs first.
+ * A Swagger 2.0 document in the shape the drift check reads (OpenAPI 3.0's): each response's
+ * `schema` under `content` for each type the operation `produces`, the `basePath` kept for
+ * {@link basePaths}, `definitions` and `responses` shared (so `#/definitions/Pet` resolves).
+ * A `type: file` response has no JSON to check: it is left without content, and named in
+ * `skipped` (`GET /pets/{id}/photo 200`).
  */
-export async function compileOpenApi(file: string, doc: Record<string, unknown>): Promise<OpenApiSpec> {
-  const version = String(doc.openapi);
+function swaggerView(doc: Json): { view: Json; skipped: string[] } {
+  const skipped: string[] = [];
+  const convert = (raw: unknown, types: string[], label: string): unknown => {
+    if (!isObject(raw) || typeof raw.$ref === "string" || !isObject(raw.schema)) return raw;
+    const { schema, ...rest } = raw;
+    if (schema.type === "file") {
+      skipped.push(label);
+      return rest;
+    }
+    return { ...rest, content: Object.fromEntries(types.map((type) => [type, { schema }])) };
+  };
+  const consumes = (operation: Json): string[] => {
+    const list = [operation.consumes, doc.consumes].find(Array.isArray) as unknown[] | undefined;
+    return (list ?? ["application/json"]).filter((t): t is string => typeof t === "string");
+  };
+  /** A Swagger parameter in OpenAPI 3's shape: its type keywords under `schema`; the body one as a request body. */
+  const parameter = (raw: unknown): unknown => {
+    if (!isObject(raw) || typeof raw.$ref === "string" || raw.in === "body" || isObject(raw.schema)) return raw;
+    const { name, in: where, required, description: _, collectionFormat: __, allowEmptyValue: ___, ...schema } = raw;
+    return { name, in: where === "formData" ? "x-formData" : where, required, schema };
+  };
+  const withParameters = (target: Json, source: Json, types: string[]) => {
+    if (!Array.isArray(source.parameters)) return;
+    const list = source.parameters.map(parameter);
+    const body = list.find((p) => isObject(p) && p.in === "body") as Json | undefined;
+    target.parameters = list.filter((p) => p !== body);
+    if (body) {
+      target.requestBody = {
+        required: body.required === true,
+        content: Object.fromEntries(types.map((type) => [type, { schema: body.schema }])),
+      };
+    }
+  };
+  const topTypes = swaggerProduces({}, doc);
+  const responses = Object.fromEntries(
+    Object.entries(isObject(doc.responses) ? doc.responses : {}).map((
+      [key, response],
+    ) => [key, convert(response, topTypes, `responses.${key}`)]),
+  );
+  const paths: Json = {};
+  for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
+    if (!isObject(item)) continue;
+    const copy: Json = { ...item };
+    withParameters(copy, item, consumes({}));
+    for (const method of SPEC_METHODS) {
+      const operation = item[method];
+      if (!isObject(operation) || !isObject(operation.responses)) continue;
+      const types = swaggerProduces(operation, doc);
+      const converted: Json = { ...operation };
+      withParameters(converted, operation, consumes(operation));
+      copy[method] = {
+        ...converted,
+        responses: Object.fromEntries(
+          Object.entries(operation.responses).map((
+            [key, response],
+          ) => [key, convert(response, types, `${method.toUpperCase()} ${path} ${key}`)]),
+        ),
+      };
+    }
+    paths[path] = copy;
+  }
+  const parameters = Object.fromEntries(
+    Object.entries(isObject(doc.parameters) ? doc.parameters : {}).map(([key, p]) => [key, parameter(p)]),
+  );
+  return { view: { ...doc, paths, responses, parameters }, skipped };
+}
+
+/**
+ * An {@link OpenApiSpec} of a document {@link readOpenApiDocument} read (OpenAPI 3.0 or 3.1,
+ * or Swagger 2.0, checked as OpenAPI 3.0 reads it: `x-nullable` as `nullable`). Its 3.0 and 2.0
+ * schemas are rewritten in place for ajv: convert the document to stubs first. `warnings`
+ * names what the check cannot cover (a Swagger `type: file` response).
+ */
+export async function compileOpenApi(
+  file: string,
+  original: Record<string, unknown>,
+): Promise<OpenApiSpec> {
+  let doc = original;
+  const warnings: Problem[] = [];
+  if (original.swagger !== undefined) {
+    const { view, skipped } = swaggerView(original);
+    doc = view;
+    if (skipped.length) {
+      warnings.push({
+        level: "warn",
+        place: file,
+        message: `a Swagger 2.0 'type: file' response has no JSON body to check; stub bodies are not checked for ${
+          skipped.length > 3 ? `${skipped.slice(0, 3).join(", ")} and ${skipped.length - 3} more` : skipped.join(", ")
+        }`,
+      });
+    }
+  }
+  const version = String(doc.openapi ?? doc.swagger);
   const options = {
     strict: false,
     allErrors: true,
@@ -664,22 +1103,29 @@ export async function compileOpenApi(file: string, doc: Record<string, unknown>)
     validateSchema: false,
     code: { regExp: linearRegExp },
   };
-  let ajv: AjvLike;
-  if (version.startsWith("3.0")) {
+  let make: (extra: object) => AjvLike;
+  if (version.startsWith("3.0") || version.startsWith("2.")) {
     const seen = new WeakSet<object>();
     eachSchema(doc, (schema) => adaptOpenApi30(schema, seen));
     const { Ajv } = await import("ajv");
-    ajv = new Ajv(options) as unknown as AjvLike;
+    make = (extra) => new Ajv({ ...options, ...extra }) as unknown as AjvLike;
   } else {
     const { Ajv2020 } = await import("ajv/dist/2020.js");
-    ajv = new Ajv2020(options) as unknown as AjvLike;
+    make = (extra) => new Ajv2020({ ...options, ...extra }) as unknown as AjvLike;
   }
   // ajv-formats is CommonJS: its default export is the plugin, or a namespace holding it.
   const formats = await import("ajv-formats") as unknown as {
     default: ((ajv: AjvLike) => unknown) | { default: (ajv: AjvLike) => unknown };
   };
-  (typeof formats.default === "function" ? formats.default : formats.default.default)(ajv);
-  for (const [name, format] of Object.entries(OPENAPI_FORMATS)) ajv.addFormat(name, format);
-  ajv.addSchema(doc, SPEC_KEY);
-  return new OpenApiSpec(file, doc, ajv);
+  // ajv walks every key of what it is given looking for `$id`s: example data is data, not schemas.
+  const schemas = withoutExamples(doc, false) as Json;
+  const build = (extra: object) => {
+    const ajv = make(extra);
+    (typeof formats.default === "function" ? formats.default : formats.default.default)(ajv);
+    for (const [name, format] of Object.entries(OPENAPI_FORMATS)) ajv.addFormat(name, format);
+    ajv.addSchema(schemas, SPEC_KEY);
+    return ajv;
+  };
+  // Parameters arrive as text: the requests' validator reads `"5"` as the integer 5, `a` as `["a"]`.
+  return new OpenApiSpec(file, doc, build({}), warnings, () => build({ coerceTypes: "array" }));
 }

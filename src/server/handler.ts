@@ -338,6 +338,35 @@ export class StubHandler {
       }
     }
     this.registry.hit(route, view.scope);
+    const check = route.stub.requestCheck;
+    if (check?.readsBody && !view.body) {
+      return this.#bodies.whole(incoming, view, log).then((failed) =>
+        failed ? respond(...failed) : this.#checked(route, match, view, incoming, respond, log)
+      );
+    }
+    return this.#checked(route, match, view, incoming, respond, log);
+  }
+
+  /** The stub's request check (an OpenAPI operation's), then its callbacks and answer. */
+  #checked<R>(
+    route: Route,
+    match: Match<Route>,
+    view: RequestView,
+    incoming: Incoming,
+    respond: Respond<R>,
+    log: LogState | undefined,
+  ): R | Promise<R> {
+    const check = route.stub.requestCheck;
+    if (check) {
+      const body = view.body;
+      const refused = check.check({
+        params: paramsOf(route.names, match.values),
+        query: (name) => view.query.all(name),
+        header: (name) => view.header(name),
+        ...(check.readsBody && body ? { body: { text: body.text(), json: body.json() } } : {}),
+      });
+      if (refused) return respond({ status: refused.status, headers: refused.headers }, refused.body);
+    }
     const callbacks = route.callbacks;
     if (callbacks) {
       // A callback that reads the body gets all of it (up to --max-body), never the journal's first 64 KiB.

@@ -214,6 +214,12 @@ export interface Stub {
   template?: boolean;
   /** Requests the server sends after the stub's answer (webhooks). */
   callbacks?: CallbackSpec[];
+  /**
+   * Checks a request this stub matched before it answers (an OpenAPI operation's parameters,
+   * body and security, `serve --openapi SPEC --mock`): an answer of its own when it fails, or
+   * when the request asks for another of the operation's responses (Prism's `Prefer`).
+   */
+  requestCheck?: RequestCheck;
 }
 
 /** How a query value pattern shows in a label: the text, `/regex/`, or `(absent)`. */
@@ -248,4 +254,34 @@ export function queryLabel(query: Readonly<Record<string, unknown>>): string {
 export function stubLabel(stub: Pick<Stub, "method" | "path" | "query">): string {
   if (!stub.query) return `${stub.method} ${stub.path}`;
   return `${stub.method} ${stub.path}?${queryLabel(stub.query)}`;
+}
+
+/** A matched request as a {@link RequestCheck} reads it. */
+export interface CheckedRequest {
+  /** The stub's path captures by name, decoded. */
+  params: Readonly<Record<string, string>>;
+  /** Every decoded value of a query parameter; undefined when absent. */
+  query(name: string): readonly string[] | undefined;
+  /** One header by lower-case name (several values joined by `, `), or null. */
+  header(name: string): string | null;
+  /** The body read whole, when the check {@link RequestCheck.readsBody}: its text and JSON (null: none or invalid). */
+  body?: { text: string; json: { value: unknown } | null };
+}
+
+/** What a failed {@link RequestCheck} answers. */
+export interface CheckAnswer {
+  /** The status: `422`, `400`, `401`. */
+  status: number;
+  /** Its headers (`content-type`, `www-authenticate`). */
+  headers: Record<string, string>;
+  /** Its body (a problem document, a preferred response's example), or null for none. */
+  body: string | null;
+}
+
+/** A stub's check of the requests it matched, compiled at load. */
+export interface RequestCheck {
+  /** Whether it reads the body (the handler reads it whole first). */
+  readsBody: boolean;
+  /** The answer for a request that fails the check; undefined when it passes. */
+  check(request: CheckedRequest): CheckAnswer | undefined;
 }

@@ -19,7 +19,7 @@ export { findShadowedStubs } from "./shadow.ts";
 export { stubWarnings } from "./warnings.ts";
 export { didYouMean, unknownField } from "./hint.ts";
 export type { Problem } from "./problem.ts";
-export { BASE64, checkDelay, checkStatus, MAX_DELAY_MS } from "./validate_response.ts";
+export { BASE64, checkDelay, checkStatus, MAX_DELAY_MS, NULL_BODY_STATUSES } from "./validate_response.ts";
 export {
   checkUpstream,
   ENTRY_FIELDS,

@@ -15,7 +15,8 @@ import { checkStream } from "./stream_field.ts";
 
 /** The longest delay in milliseconds. */
 export const MAX_DELAY_MS = 2_147_483_647; // the largest setTimeout delay
-const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+/** Statuses whose answers carry no body (RFC 9110). */
+export const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 /** Checks a status code. */
 export function checkStatus(value: unknown, field = "status"): string | undefined {
