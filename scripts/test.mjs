@@ -111,7 +111,11 @@ async function main() {
       }
       console.log(`[test] ${need}: ${got.path}`);
       if (need === "chromium") suiteEnv.CHROMIUM_PATH = got.path;
-      else suiteEnv.PATH = `${dirname(got.path)}${delimiter}${suiteEnv.PATH}`;
+      // A program found in a folder already on PATH changes nothing (prepending /usr/bin for redis-server would
+      // put the system's python3 before a pyenv one); one installed elsewhere goes first.
+      else if (!suiteEnv.PATH.split(delimiter).includes(dirname(got.path))) {
+        suiteEnv.PATH = `${dirname(got.path)}${delimiter}${suiteEnv.PATH}`;
+      }
     }
     if (missing) {
       console.error(`[ERROR] ${missing}`);

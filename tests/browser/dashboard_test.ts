@@ -17,7 +17,7 @@ const IMG = "/x/<img/src/onerror=alert(2)>";
 
 /** Sends a request as raw HTTP/1.1, so the target reaches the server exactly as written (`<` and all). */
 async function raw(server: StubServer, method: string, target: string): Promise<string> {
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.port });
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: server.getPort() });
   try {
     await conn.write(new TextEncoder().encode(`${method} ${target} HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n`));
     let text = "";
@@ -559,7 +559,7 @@ Deno.test({
       const fromUnmatched = await detail("unmatched-table", "GET /user/7");
       assert.equal(fromUnmatched.id, "miss-0");
       assert.equal(fromUnmatched["Answered by"], fromJournal["Answered by"]);
-      assert.equal(fromUnmatched["header host"], `127.0.0.1:${server.port}`);
+      assert.equal(fromUnmatched["header host"], `127.0.0.1:${server.getPort()}`);
       assert.equal(fromUnmatched.body, "no body");
       // Open details stay open across live updates.
       assert.equal(await request(server, "GET", "/users/2"), 200);

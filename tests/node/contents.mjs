@@ -52,8 +52,10 @@ describe("npm package: contents and manifest", () => {
     // node-forge for a self-signed TLS certificate (loaded only then); handlebars and jsonpath-plus for
     // response templates; openapi-sampler and randexp for import openapi and serve --mock (loaded only then);
     // re2js runs every user regex in linear time; decimal.js computes the math helper's exact decimals.
+    // @redis/client joins replicas (loaded only with --state).
     const runtime = [
       "@readme/openapi-parser",
+      "@redis/client",
       "ajv",
       "ajv-formats",
       "decimal.js",
