@@ -466,6 +466,30 @@ serverTest(
   },
 );
 
+serverTest(
+  "regression: a json_path '$..id' condition on a 1 MB body nested 999 deep had no work limit (templates had one); it is a miss with the reason, at once",
+  async (server) => {
+    server.routes(
+      post("/deep").withJsonPath("$..id", "x").body("matched"),
+      post("/deep-absent").withJsonPath("$..id", { absent: true }).body("matched"),
+    );
+    let nested: unknown = { id: "y", pad: "p".repeat(1000) };
+    for (let i = 0; i < 999; i++) nested = { id: i, pad: "p".repeat(1000), child: nested };
+    const body = JSON.stringify(nested);
+    assert.ok(body.length > 1_000_000);
+    await underAttack(server, () => send(server, "POST", "/deep", { body }), 404);
+    const miss = await send(server, "POST", "/deep", { body });
+    assert.match(
+      miss.json.closest[0].reason,
+      /^body is too large to search with \$\.\.id: the path would do .*more than 1000000 units of work/,
+    );
+    // Over the limit is never read as "nothing there": an absent condition does not match either.
+    assert.equal((await send(server, "POST", "/deep-absent", { body })).status, 404);
+    // A small body is searched as before.
+    assert.equal((await send(server, "POST", "/deep", json({ a: { id: "x" } }))).json, "matched");
+  },
+);
+
 serverTest("named groups of {regex} and path_regex still fill answers on the linear-time engine", async (server) => {
   server.routes(
     get("/v").withHeader("x-v", { regex: "v(?<major>\\d+)\\.(?<minor>\\d+)\\s*" }).body({ v: "{major}/{minor}" }),

@@ -7,7 +7,7 @@
  */
 
 import type { RequestMatch } from "../../stubs/model.ts";
-import { evaluatePath } from "../../templating/jsonpath.ts";
+import { evaluatePath, JsonPathWorkError } from "../../templating/jsonpath.ts";
 import {
   compileValuePattern,
   equalJson,
@@ -383,12 +383,24 @@ function jsonEqualsCondition(spec: NonNullable<RequestMatch["jsonEquals"]>): Nam
   return bodyCheck(check);
 }
 
-/** What a JSONPath result offers a value pattern: strings as they are, other values as JSON text; null is nothing. */
-function pathTexts(document: unknown, path: string): string[] {
+/**
+ * The JSONPath work one condition may do on one request body (as a template's budget): a deep scan (`..`) of a large,
+ * deeply nested body is refused before it runs instead of holding the server.
+ */
+const CONDITION_JSONPATH_WORK = 1_000_000;
+
+/**
+ * What a JSONPath result offers a value pattern: strings as they are, other values as JSON text; null is nothing.
+ * A path that would work past {@link CONDITION_JSONPATH_WORK} on this body gives the reason instead.
+ */
+function pathTexts(document: unknown, path: string): string[] | { tooMuch: string } {
   let result;
   try {
-    result = evaluatePath(document, path);
-  } catch {
+    result = evaluatePath(document, path, CONDITION_JSONPATH_WORK);
+  } catch (error) {
+    if (error instanceof JsonPathWorkError) {
+      return { tooMuch: `body is too large to search with ${path}: ${error.message}` };
+    }
     return [];
   }
   const values = result.kind === "none" ? [] : result.kind === "value" ? [result.value] : result.values;
@@ -406,6 +418,7 @@ function jsonPathCondition(path: string, pattern: ValuePattern | "present"): Nam
     const parsed = parsedBody(view);
     if (typeof parsed === "string") return parsed;
     const texts = pathTexts(parsed.value, path);
+    if (!Array.isArray(texts)) return texts.tooMuch;
     if (pattern === "present") return texts.length ? undefined : `body has nothing at ${path}`;
     if (pattern.absent) return texts.length ? `body has a value at ${path}, stub wants none` : undefined;
     if (texts.length === 0) return pattern.missingMatches ? undefined : `body has nothing at ${path}`;
