@@ -246,3 +246,23 @@ Deno.test("a text/plain or octet-stream response with no schema or example answe
     { method: "GET", path: "/a", status: 200 },
   ]);
 });
+
+Deno.test("regression: a pattern schema with minLength: 100000000 had randexp build a string that long; no pattern sample past 64 Ki characters", () => {
+  const started = performance.now();
+  const config = openApiToConfig(
+    spec({ "/big": answering({ schema: { type: "string", pattern: "^a*$", minLength: 100_000_000 } }) }),
+    "api.yaml",
+  );
+  const took = performance.now() - started;
+  // The pattern gets no example of its own; the sample-size bound then leaves the operation out, said by name.
+  assert.deepEqual(config.routes, []);
+  assert.equal(config.warnings.length, 1);
+  assert.equal(config.warnings[0].place, "api.yaml paths./big.get");
+  assert.ok(took < 2000, `took ${took.toFixed(0)} ms`);
+  // A pattern sample within the bound is still made.
+  const small = openApiToConfig(
+    spec({ "/s": answering({ schema: { type: "string", pattern: "^a+$", minLength: 3 } }) }),
+    "api.yaml",
+  );
+  assert.match(String(small.routes[0].body), /^a{3,}$/);
+});

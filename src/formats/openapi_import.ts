@@ -104,6 +104,9 @@ const RandExp = ((randexp as { default?: unknown }).default ?? randexp) as new (
   gen(): string;
 };
 
+/** The longest string a `pattern` sample may be (characters). */
+const PATTERN_SAMPLE_MAX = 65_536;
+
 /** Keys under which a document holds values, not schemas: never looked into for patterns. */
 const VALUE_KEYS = new Set(["example", "examples", "default", "enum", "const"]);
 
@@ -113,6 +116,9 @@ const VALUE_KEYS = new Set(["example", "examples", "default", "enum", "const"]);
  * undefined when none fits (or the pattern is not one the linear-time engine runs).
  */
 function patternSample(pattern: string, minLength = 0, maxLength = Infinity): string | undefined {
+  // Bounded work: a spec's minLength can ask randexp for gigabytes; the linear-time engine already refuses repeat
+  // counts whose product passes 1,000, so a pattern that compiles has a short shortest match.
+  if (minLength > PATTERN_SAMPLE_MAX) return undefined;
   // A pattern the linear-time engine cannot run gets no sample (the spec is the user's to fix).
   const compiled = compileRegex(pattern);
   if ("problem" in compiled) return undefined;
@@ -127,6 +133,7 @@ function patternSample(pattern: string, minLength = 0, maxLength = Infinity): st
         ? (low: number) => low
         : (low: number, high: number) => low + next() % (high - low + 1);
       const text = generator.gen();
+      if (text.length > PATTERN_SAMPLE_MAX) return undefined;
       if (regex.find(text) && text.length >= minLength && text.length <= maxLength) return text;
     } catch {
       return undefined;
