@@ -15,12 +15,35 @@
 
 import { createClient } from "@redis/client";
 import { redactStoreUrl } from "./store_url.ts";
-import type { SharedState, StateHealth, StateOp } from "./state.ts";
+import type { SharedState, StateHealth, StateOp, StepAnswer, StepAsk } from "./state.ts";
 
 /** Most changes kept while the store is away; more are counted as lost. */
 export const MAX_PENDING = 10_000;
 /** How long a replica waits for the store at start before serving without it. */
 const CONNECT_WAIT_MS = 2_000;
+
+/**
+ * One request's step, atomic on the store (one `EVAL`). KEYS: the scenario hash, the sequence
+ * hash, the change stream. ARGV: the scenario field (empty: no scenario), `1` and the state
+ * required, `1` and the state to move to, the sequence field (empty: none), this replica's id
+ * and the change to tell the others. A scenario not in the required state moves nothing and
+ * takes no position: `{0, state}`. Otherwise `{1, state before, position taken (from 1)}`,
+ * and a move that changes the state is told on the stream in the same step.
+ */
+const STEP = `
+local state = 'Started'
+if ARGV[1] ~= '' then
+  state = redis.call('HGET', KEYS[1], ARGV[1]) or 'Started'
+  if ARGV[2] == '1' and state ~= ARGV[3] then return {0, state, 0} end
+  if ARGV[4] == '1' and state ~= ARGV[5] then
+    if ARGV[5] == 'Started' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[5]) end
+    redis.call('XADD', KEYS[3], '*', 'from', ARGV[7], 'op', ARGV[8])
+  end
+end
+local n = 0
+if ARGV[6] ~= '' then n = redis.call('HINCRBY', KEYS[2], ARGV[6], 1) end
+return {1, state, n}
+`;
 
 /** What the link applies other replicas' changes to. */
 export interface Replica {
@@ -54,6 +77,10 @@ export class RedisState implements SharedState {
   readonly #shown: string;
   readonly #log: (line: string) => void;
   readonly #key: string;
+  /** Scenario states, one field per scope and scenario (`[scope, name]` as JSON); absent fields are `Started`. */
+  readonly #scenarios: string;
+  /** Sequence positions taken, one field per stub id. */
+  readonly #sequences: string;
   readonly #self = crypto.randomUUID();
   readonly #writer: Client;
   readonly #reader: Client;
@@ -74,6 +101,8 @@ export class RedisState implements SharedState {
     this.#shown = redactStoreUrl(options.url);
     this.#log = options.log;
     this.#key = `stubtool:{${options.cluster}}:changes`;
+    this.#scenarios = `stubtool:{${options.cluster}}:scenarios`;
+    this.#sequences = `stubtool:{${options.cluster}}:sequences`;
     const settings = {
       url: options.url,
       disableOfflineQueue: true,
@@ -111,6 +140,37 @@ export class RedisState implements SharedState {
     this.#pending.push({ op: JSON.stringify(op), trim: op.op === "resetStubs" });
     void this.#flush();
   }
+
+  /** See {@link SharedState.step}. */
+  readonly step = async (ask: StepAsk): Promise<StepAnswer | undefined> => {
+    if (this.#closed || this.#degraded || !this.#up.writer) {
+      this.#lost++;
+      return undefined;
+    }
+    const scenario = ask.scenario;
+    const op: StateOp | undefined = scenario?.to === undefined
+      ? undefined
+      : { op: "scenario", name: scenario.name, state: scenario.to, scope: scenario.scope };
+    try {
+      const [ok, state, n] = await this.#writer.eval(STEP, {
+        keys: [this.#scenarios, this.#sequences, this.#key],
+        arguments: [
+          scenario ? JSON.stringify([scenario.scope, scenario.name]) : "",
+          scenario?.when === undefined ? "0" : "1",
+          scenario?.when ?? "",
+          op ? "1" : "0",
+          scenario?.to ?? "",
+          ask.sequence ?? "",
+          this.#self,
+          op ? JSON.stringify(op) : "",
+        ],
+      }) as [number, string, number];
+      return { ok: ok === 1, state: String(state), position: Math.max(0, Number(n) - 1) };
+    } catch {
+      this.#lost++;
+      return undefined;
+    }
+  };
 
   warn(message: string): void {
     if (this.#warned.has(message)) return;
@@ -172,9 +232,7 @@ export class RedisState implements SharedState {
     try {
       while (this.#pending.length) {
         const { op, trim } = this.#pending[0];
-        const id = await this.#writer.xAdd(this.#key, "*", { from: this.#self, op });
-        // A reset of the stubs makes the changes before it moot: a replica joining later starts there.
-        if (trim) await this.#writer.xTrim(this.#key, "MINID", id);
+        await this.#write(op, trim);
         this.#pending.shift();
       }
     } catch {
@@ -182,6 +240,29 @@ export class RedisState implements SharedState {
     } finally {
       this.#flushing = false;
     }
+  }
+
+  /** Writes one change: on the stream, and into the scenario and sequence hashes it touches. */
+  async #write(text: string, trim: boolean): Promise<void> {
+    const op = JSON.parse(text) as StateOp;
+    if (op.op === "scenario") {
+      // Set over the admin API: the same atomic step as a request's move, without a required state.
+      await this.#writer.eval(STEP, {
+        keys: [this.#scenarios, this.#sequences, this.#key],
+        arguments: [JSON.stringify([op.scope, op.name]), "0", "", "1", op.state, "", this.#self, text],
+      });
+      return;
+    }
+    const multi = this.#writer.multi();
+    if (op.op === "reset") multi.del([this.#scenarios, this.#sequences]);
+    if (op.op === "resetScenarios") multi.del(this.#scenarios);
+    // A replaced or removed stub's sequence starts again.
+    if (op.op === "replace") multi.hDel(this.#sequences, op.id);
+    if (op.op === "remove") multi.hDel(this.#sequences, op.ids);
+    multi.xAdd(this.#key, "*", { from: this.#self, op: text });
+    const replies = await multi.exec();
+    // A reset of the stubs makes the changes before it moot: a replica joining later starts there.
+    if (trim) await this.#writer.xTrim(this.#key, "MINID", String(replies[replies.length - 1]));
   }
 
   async #follow(): Promise<void> {

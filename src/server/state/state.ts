@@ -31,8 +31,34 @@ export interface StateHealth {
   pending: number;
 }
 
+/**
+ * One step a request takes on the store: check (and move) a scenario, take a sequence position.
+ * Scenario fields are `JSON.stringify([scope, name])`.
+ */
+export interface StepAsk {
+  /** The scenario the chosen stub belongs to, when it has `when_state` or `set_state`. */
+  scenario?: { name: string; scope: string | null; when?: string; to?: string };
+  /** The stub id whose sequence position to take (a sequence stub). */
+  sequence?: string;
+}
+
+/** What the store answered: `ok` false when the scenario was not in `when` (nothing moved, no position taken). */
+export interface StepAnswer {
+  ok: boolean;
+  /** The scenario's state before the step (the one the store holds now when `ok` is false). */
+  state: string;
+  /** The sequence position taken, from 0 (with `sequence` and `ok`). */
+  position: number;
+}
+
 /** What the registry and the scenario controls talk to. */
 export interface SharedState {
+  /**
+   * Takes one scenario or sequence step on the store in one round trip (atomic: two replicas
+   * racing on one state take it once); resolves undefined while the store is away (the replica
+   * then steps on its own, and counts it as lost). Absent in a single process.
+   */
+  readonly step?: (ask: StepAsk) => Promise<StepAnswer | undefined>;
   /** Tells the other replicas about `op`; returns at once (written in the background, in order). */
   publish(op: StateOp): void;
   /** Says (once per reason) that something could not be shared. */
