@@ -313,3 +313,49 @@ Deno.test("with the store away, scenario and sequence stubs step on their replic
   assert.deepEqual((await send(server, "GET", "/seq")).json, 2);
   assert.deepEqual((await send(server, "GET", "/__stubtool__/health")).json.state.lost, 4);
 });
+
+Deno.test("hit counts, unmatched requests and flow coverage sent to any replica add up in every replica's report", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, { stubs: [route("/counted").body(1).toStub(), ...CHECKOUT] });
+  const { servers } = cluster;
+  await Promise.all(Array.from({ length: 30 }, (_, i) => send(servers[i % 3], "GET", "/counted")));
+  for (let i = 0; i < 6; i++) await send(servers[i % 3], "GET", `/missing/${i}`);
+  await Promise.all(Array.from({ length: 9 }, (_, i) => send(servers[i % 3], "POST", "/pay")));
+  for (const server of servers) {
+    await eventually(async () => {
+      const report = (await send(server, "GET", "/__stubtool__/report")).json;
+      return report.stubs[0].hit_count === 30 && report.summary.unmatched_requests === 6 &&
+        report.stubs[1].hit_count + report.stubs[2].hit_count === 9;
+    }, 2_000);
+    const report = (await send(server, "GET", "/__stubtool__/report")).json;
+    assert.deepEqual(report.stubs.map((s: { hit_count: number }) => s.hit_count), [30, 1, 8, 0, 0]);
+    assert.deepEqual(
+      report.unmatched_requests.map((u: { path: string }) => u.path).toSorted(),
+      Array.from({ length: 6 }, (_, i) => `/missing/${i}`),
+    );
+    const paid = report.scenarios[0].transitions.find((t: { to: string }) => t.to === "paid");
+    assert.deepEqual(paid.taken, 1);
+  }
+  // Counted once: a little later nothing more has arrived.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.deepEqual((await send(servers[2], "GET", "/__stubtool__/report")).json.stubs[0].hit_count, 30);
+  assert.deepEqual((await servers[1].stubs())[0].hit_count, 30);
+  // A reset on one replica zeroes the cluster's counts everywhere, and they stay zero.
+  assert.equal((await send(servers[0], "POST", "/__stubtool__/reset")).status, 204);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  for (const server of servers) {
+    const report = (await send(server, "GET", "/__stubtool__/report")).json;
+    assert.deepEqual([report.stubs[0].hit_count, report.summary.unmatched_requests], [0, 0]);
+  }
+});
+
+Deno.test("a replica that joins later reports the counts the cluster made since the last reset", async () => {
+  await using redis = await new RedisServer().start();
+  const name = crypto.randomUUID();
+  const stubs = [route("/counted").body(1).toStub()];
+  await using first = await stubServer(0, { stubs, state: { url: redis.url, cluster: name } });
+  for (let i = 0; i < 5; i++) await send(first, "GET", "/counted");
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  await using later = await stubServer(0, { stubs, state: { url: redis.url, cluster: name } });
+  assert.deepEqual((await later.stubs())[0].hit_count, 5);
+});

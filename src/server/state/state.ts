@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { UnmatchedRequest } from "../../report/types.ts";
 import type { StubSource } from "../../stubs/model.ts";
 
 /** A runtime change, as it travels between replicas (plain JSON). */
@@ -51,6 +52,16 @@ export interface StepAnswer {
   position: number;
 }
 
+/**
+ * What one replica counted since its last batch (`serve --state`), as the others add it to
+ * their reports: hits per stub and scope, and the unmatched requests.
+ */
+export interface TallyBatch {
+  /** `[stub id, scope or null, hits, of which moved its scenario]`. */
+  hits: [string, string | null, number, number][];
+  unmatched: { request: UnmatchedRequest; scope: string | null }[];
+}
+
 /** What the registry and the scenario controls talk to. */
 export interface SharedState {
   /**
@@ -61,6 +72,10 @@ export interface SharedState {
   readonly step?: (ask: StepAsk) => Promise<StepAnswer | undefined>;
   /** Tells the other replicas about `op`; returns at once (written in the background, in order). */
   publish(op: StateOp): void;
+  /** Counts a hit for the cluster's report (sent in the next batch, within 50 ms). Absent in a single process. */
+  readonly counted?: (id: string, scope: string | null, moved: boolean) => void;
+  /** Sends an unmatched request to the cluster's report (in the next batch). Absent in a single process. */
+  readonly unmatched?: (request: UnmatchedRequest, scope: string | null) => void;
   /** Says (once per reason) that something could not be shared. */
   warn(message: string): void;
   /** The store's standing; undefined in a single process. */
