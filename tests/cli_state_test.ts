@@ -66,3 +66,31 @@ Deno.test("serve --state: the banner names the cluster and the store with its pa
   assert.equal(orphan.code, 2);
   assert.match(orphan.stderr, /--cluster: needs --state redis:\/\/HOST:PORT/);
 });
+
+Deno.test("serve --state: counts a replica made up to 100 ms before it was SIGKILLed are in the report of the others", async () => {
+  await using redis = await new RedisServer().start();
+  const cluster = `cli-${crypto.randomUUID()}`;
+  const config = await Deno.makeTempFile({ suffix: ".yaml" });
+  await Deno.writeTextFile(config, "routes:\n  - { method: GET, path: /counted, body: 1 }\n");
+  const served: Served[] = [];
+  try {
+    for (let i = 0; i < 2; i++) {
+      served.push(
+        await startServe(["--port", "0", "--quiet", "--config", config, "--state", redis.url, "--cluster", cluster]),
+      );
+    }
+    const [doomed, survivor] = served;
+    for (let i = 0; i < 40; i++) assert.equal((await get(`${doomed.url}/counted`)).status, 200);
+    await get(`${survivor.url}/counted`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    doomed.process.kill("SIGKILL");
+    await doomed.process.result();
+    const report = async () => JSON.parse((await get(`${survivor.url}/__stubtool__/report`)).text);
+    await eventually(async () => (await report()).stubs[0].hit_count === 41, 2_000);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    assert.equal((await report()).stubs[0].hit_count, 41);
+  } finally {
+    for (const s of served) await s.process[Symbol.asyncDispose]();
+    await Deno.remove(config);
+  }
+});

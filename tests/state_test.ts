@@ -4,7 +4,7 @@
  * replica's own; the store going away and coming back; the password never shown.
  */
 import assert from "node:assert/strict";
-import { get as route, type StubServer, stubServer, type StubServerOptions } from "../mod.ts";
+import { get as route, post, type StubServer, stubServer, type StubServerOptions } from "../mod.ts";
 import { get } from "./_cli.ts";
 import { send } from "./_http.ts";
 import { eventually, RedisServer } from "./_redis.ts";
@@ -212,4 +212,150 @@ Deno.test("changes past 10,000 waiting for an absent store are counted as lost, 
   const { state } = (await send(server, "GET", "/__stubtool__/health")).json;
   assert.deepEqual({ pending: state.pending, lost: state.lost }, { pending: 10_000, lost: 5 });
   assert.equal(logs.filter((l) => l.includes("later ones are lost")).length, 1);
+});
+
+/** A checkout: the first POST /pay moves `order` from Started to paid; later ones find it paid. */
+const CHECKOUT = [
+  post("/pay").inScenario("order").whenState("Started").setState("paid").body("paid").toStub(),
+  post("/pay").inScenario("order").whenState("paid").status(409).body("already paid").toStub(),
+  route("/order").inScenario("order").whenState("Started").body("open").toStub(),
+  route("/order").inScenario("order").whenState("paid").body("paid").toStub(),
+];
+
+Deno.test("60 concurrent requests racing on one scenario state over 3 replicas take the transition exactly once; the losers answer from the new state", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, { stubs: CHECKOUT });
+  const { servers } = cluster;
+  const answers = await Promise.all(
+    Array.from({ length: 60 }, (_, i) => send(servers[i % 3], "POST", "/pay").then((a) => `${a.status} ${a.json}`)),
+  );
+  assert.deepEqual(answers.filter((a) => a === "200 paid").length, 1, answers.join(", "));
+  assert.deepEqual(answers.filter((a) => a === "409 already paid").length, 59, answers.join(", "));
+  // Every replica reads the moved state at once (a `when_state` stub reads the store).
+  for (const server of servers) assert.deepEqual((await send(server, "GET", "/order")).json, "paid");
+  // The state moved once in the store, whatever replica is asked.
+  for (const server of servers) {
+    await eventually(async () => (await server.scenarios()).find((s) => s.name === "order")?.state === "paid", 1_000);
+  }
+});
+
+Deno.test("a flow walked one request per replica sees each step the previous replica took, at once", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, { stubs: CHECKOUT });
+  const [a, b, c] = cluster.servers;
+  assert.deepEqual((await send(a, "GET", "/order")).json, "open");
+  assert.deepEqual((await send(b, "POST", "/pay")).json, "paid");
+  // No wait: c matches against the store's state, not only what the stream has told it yet.
+  assert.deepEqual((await send(c, "POST", "/pay")).status, 409);
+  assert.deepEqual((await send(a, "GET", "/order")).json, "paid");
+  // A reset on one replica puts the shared state back for all.
+  assert.equal((await send(c, "POST", "/__stubtool__/reset")).status, 204);
+  await eventually(async () => (await send(a, "GET", "/order")).json === "open", 1_000);
+  assert.deepEqual((await send(b, "POST", "/pay")).json, "paid");
+});
+
+Deno.test("scoped scenario states are shared per scope: each scope takes its own transition once", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, { stubs: CHECKOUT });
+  const { servers } = cluster;
+  const answers = await Promise.all(
+    Array.from(
+      { length: 30 },
+      (_, i) =>
+        send(servers[i % 3], "POST", "/pay", { headers: { "x-stubtool-scope": `w${i % 2}` } }).then((a) =>
+          `w${i % 2} ${a.status}`
+        ),
+    ),
+  );
+  assert.deepEqual(answers.filter((a) => a === "w0 200").length, 1);
+  assert.deepEqual(answers.filter((a) => a === "w1 200").length, 1);
+  assert.deepEqual((await send(servers[0], "GET", "/order")).json, "open");
+});
+
+Deno.test("a sequence answers the n-th request across three replicas with the n-th entry, in exact order", async () => {
+  await using redis = await new RedisServer().start();
+  const entries = Array.from({ length: 9 }, (_, i) => ({ body: i }));
+  await using cluster = await replicas(redis, { stubs: [route("/seq").sequence(...entries).toStub()] });
+  const { servers } = cluster;
+  const answers: unknown[] = [];
+  for (let i = 0; i < 12; i++) answers.push((await send(servers[i % 3], "GET", "/seq")).json);
+  // repeat-last: the 10th and later get the last entry.
+  assert.deepEqual(answers, [0, 1, 2, 3, 4, 5, 6, 7, 8, 8, 8, 8]);
+});
+
+Deno.test("a cycling sequence hit by 60 concurrent requests over three replicas hands out each entry exactly 20 times", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, {
+    stubs: [route("/seq").sequence({ body: "a" }, { body: "b" }, { body: "c" }).sequenceMode("cycle").toStub()],
+  });
+  const { servers } = cluster;
+  const answers = await Promise.all(
+    Array.from({ length: 60 }, (_, i) => send(servers[i % 3], "GET", "/seq").then((a) => a.json as string)),
+  );
+  const counts: Record<string, number> = {};
+  for (const answer of answers) counts[answer] = (counts[answer] ?? 0) + 1;
+  assert.deepEqual(counts, { a: 20, b: 20, c: 20 });
+  // A reset starts the shared sequence again.
+  assert.equal((await send(servers[1], "POST", "/__stubtool__/reset")).status, 204);
+  await eventually(async () => (await send(servers[2], "GET", "/seq")).json === "a", 1_000);
+  assert.deepEqual((await send(servers[0], "GET", "/seq")).json, "b");
+});
+
+Deno.test("with the store away, scenario and sequence stubs step on their replica alone and count it as lost", async () => {
+  const redis = new RedisServer();
+  await using server = await stubServer(0, {
+    stubs: [...CHECKOUT, route("/seq").sequence({ body: 1 }, { body: 2 }).toStub()],
+    state: { url: redis.url, log: () => {} },
+  });
+  assert.deepEqual((await send(server, "POST", "/pay")).json, "paid");
+  assert.deepEqual((await send(server, "POST", "/pay")).status, 409);
+  assert.deepEqual((await send(server, "GET", "/seq")).json, 1);
+  assert.deepEqual((await send(server, "GET", "/seq")).json, 2);
+  assert.deepEqual((await send(server, "GET", "/__stubtool__/health")).json.state.lost, 4);
+});
+
+Deno.test("hit counts, unmatched requests and flow coverage sent to any replica add up in every replica's report", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, { stubs: [route("/counted").body(1).toStub(), ...CHECKOUT] });
+  const { servers } = cluster;
+  await Promise.all(Array.from({ length: 30 }, (_, i) => send(servers[i % 3], "GET", "/counted")));
+  for (let i = 0; i < 6; i++) await send(servers[i % 3], "GET", `/missing/${i}`);
+  await Promise.all(Array.from({ length: 9 }, (_, i) => send(servers[i % 3], "POST", "/pay")));
+  for (const server of servers) {
+    await eventually(async () => {
+      const report = (await send(server, "GET", "/__stubtool__/report")).json;
+      return report.stubs[0].hit_count === 30 && report.summary.unmatched_requests === 6 &&
+        report.stubs[1].hit_count + report.stubs[2].hit_count === 9;
+    }, 2_000);
+    const report = (await send(server, "GET", "/__stubtool__/report")).json;
+    assert.deepEqual(report.stubs.map((s: { hit_count: number }) => s.hit_count), [30, 1, 8, 0, 0]);
+    assert.deepEqual(
+      report.unmatched_requests.map((u: { path: string }) => u.path).toSorted(),
+      Array.from({ length: 6 }, (_, i) => `/missing/${i}`),
+    );
+    const paid = report.scenarios[0].transitions.find((t: { to: string }) => t.to === "paid");
+    assert.deepEqual(paid.taken, 1);
+  }
+  // Counted once: a little later nothing more has arrived.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.deepEqual((await send(servers[2], "GET", "/__stubtool__/report")).json.stubs[0].hit_count, 30);
+  assert.deepEqual((await servers[1].stubs())[0].hit_count, 30);
+  // A reset on one replica zeroes the cluster's counts everywhere, and they stay zero.
+  assert.equal((await send(servers[0], "POST", "/__stubtool__/reset")).status, 204);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  for (const server of servers) {
+    const report = (await send(server, "GET", "/__stubtool__/report")).json;
+    assert.deepEqual([report.stubs[0].hit_count, report.summary.unmatched_requests], [0, 0]);
+  }
+});
+
+Deno.test("a replica that joins later reports the counts the cluster made since the last reset", async () => {
+  await using redis = await new RedisServer().start();
+  const name = crypto.randomUUID();
+  const stubs = [route("/counted").body(1).toStub()];
+  await using first = await stubServer(0, { stubs, state: { url: redis.url, cluster: name } });
+  for (let i = 0; i < 5; i++) await send(first, "GET", "/counted");
+  await new Promise((resolve) => setTimeout(resolve, 150));
+  await using later = await stubServer(0, { stubs, state: { url: redis.url, cluster: name } });
+  assert.deepEqual((await later.stubs())[0].hit_count, 5);
 });

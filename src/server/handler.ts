@@ -39,13 +39,14 @@ import {
 } from "./journal/journal.ts";
 import { DEFAULT_MAX_UNMATCHED, Recorder } from "./coverage/recorder.ts";
 import { STARTED } from "./matching/scenarios.ts";
-import { SCOPE_HEADER, scopeFrom, scopeHeaderProblem } from "./scope.ts";
+import { SCOPE_HEADER, scopeFrom, scopeHeaderProblem, usableScope } from "./scope.ts";
 import { type LogState, RequestLog, type RequestLogEntry } from "./journal/request_log.ts";
 import { RequestView } from "./request_view.ts";
 import { errorAnswer, headAnswer, type Respond, toResponse } from "./response.ts";
 import type { Route } from "./matching/route.ts";
 import { type Match, NEED_BODY } from "./matching/router.ts";
 import { StubRegistry } from "./registry.ts";
+import type { StepAsk } from "./state/state.ts";
 import { type Mount, serverMounts } from "./mounts.ts";
 import { UnmatchedAnswerer } from "./coverage/unmatched.ts";
 
@@ -318,22 +319,77 @@ export class StubHandler {
   }
 
   /** Match → unmatched answer, or hit → answer by kind, delivered. */
-  #dispatch<R>(view: RequestView, incoming: Incoming, respond: Respond<R>, log: LogState | undefined): R | Promise<R> {
+  #dispatch<R>(
+    view: RequestView,
+    incoming: Incoming,
+    respond: Respond<R>,
+    log: LogState | undefined,
+    attempt = 0,
+  ): R | Promise<R> {
     const match = this.registry.set.router.match(view);
     if (match === NEED_BODY) {
       return this.#bodies.whole(incoming, view, log).then((failed) =>
-        failed ? respond(...failed) : this.#dispatch(view, incoming, respond, log)
+        failed ? respond(...failed) : this.#dispatch(view, incoming, respond, log, attempt)
       );
     }
     if (!match) return this.#unmatched.answer(view, incoming, respond, log);
     const route = match.route;
+    const stub = route.stub;
+    // A plain stub never waits on the store: only scenario and sequence stubs take a step there.
+    if ((stub.isSequence || stub.scenario !== undefined) && this.registry.shared.step) {
+      const ask = stepAsk(route, view.scope);
+      if (ask) return this.#sharedStep(route, match, ask, view, incoming, respond, log, attempt);
+    }
+    return this.#chosen(route, match, view, incoming, respond, log);
+  }
+
+  /**
+   * A scenario or sequence stub with shared state: one atomic step on the store. A request
+   * that lost the race for its state (or found it moved by another replica) is matched again
+   * against the state the store holds, as if it had come after the winner (WireMock answers
+   * its requests one after another). Steps on this replica alone while the store is away.
+   */
+  async #sharedStep<R>(
+    route: Route,
+    match: Match<Route>,
+    ask: StepAsk,
+    view: RequestView,
+    incoming: Incoming,
+    respond: Respond<R>,
+    log: LogState | undefined,
+    attempt: number,
+  ): Promise<R> {
+    const answer = await this.registry.shared.step!(ask);
+    if (!answer) return this.#chosen(route, match, view, incoming, respond, log);
+    const scenarios = this.registry.set.scenarios;
+    const scenario = ask.scenario;
+    if (!answer.ok && scenario) {
+      scenarios.set(scenario.name, answer.state, scenario.scope);
+      // The state cannot lag more than this many times in a row but by changes made meanwhile: give up waiting then.
+      if (attempt < MAX_STEP_ATTEMPTS) return this.#dispatch(view, incoming, respond, log, attempt + 1);
+      return respond(...errorAnswer(503, `scenario '${scenario.name}' kept moving under this request; try again`));
+    }
+    if (ask.sequence !== undefined) route.placeAt(answer.position);
+    return this.#chosen(route, match, view, incoming, respond, log, scenario ? answer.state : undefined);
+  }
+
+  /** The chosen stub: counted (its scenario moved), then its request check, callbacks and answer. */
+  #chosen<R>(
+    route: Route,
+    match: Match<Route>,
+    view: RequestView,
+    incoming: Incoming,
+    respond: Respond<R>,
+    log: LogState | undefined,
+    found?: string,
+  ): R | Promise<R> {
     if (log) {
       log.stub = route.label;
       log.id = route.id;
       const { scenario, setState } = route.stub;
       if (setState !== undefined) {
         // Read before hit() moves it: the state this request found.
-        const from = this.registry.set.scenarios.state(scenario!, view.scope) ?? STARTED;
+        const from = found ?? this.registry.set.scenarios.state(scenario!, view.scope) ?? STARTED;
         log.transition = `${scenario}: ${from} → ${setState}`;
       }
     }
@@ -524,6 +580,20 @@ export class StubHandler {
     }
     return { respond: (head, body) => respond(cors.decorate(head, origin), body) };
   }
+}
+
+/** How many times a request is matched again because its scenario moved on another replica meanwhile. */
+const MAX_STEP_ATTEMPTS = 8;
+
+/** The step a scenario or sequence stub takes on the store; undefined when it takes none. */
+function stepAsk(route: Route, scope: string | null): StepAsk | undefined {
+  const { scenario, whenState, setState, isSequence } = route.stub;
+  const ask: StepAsk = {};
+  if (scenario !== undefined && (whenState !== undefined || setState !== undefined)) {
+    ask.scenario = { name: scenario, scope: usableScope(scope) ? scope : null, when: whenState, to: setState };
+  }
+  if (isSequence) ask.sequence = route.id;
+  return ask.scenario || ask.sequence !== undefined ? ask : undefined;
 }
 
 /** The `error` of an error answer's JSON body. */

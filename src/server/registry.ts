@@ -11,7 +11,7 @@ import type { Recorder } from "./coverage/recorder.ts";
 import type { Route } from "./matching/route.ts";
 import type { ScenarioEntry, SetStateResult } from "./matching/scenarios.ts";
 import { type BatchProblem, StubSet } from "./matching/stub_set.ts";
-import { LOCAL_STATE, type SharedState, type StateOp } from "./state/state.ts";
+import { LOCAL_STATE, type SharedState, type StateOp, type TallyBatch } from "./state/state.ts";
 import { fromWire, toWire, unshareable } from "./state/stub_wire.ts";
 
 /** `TypeError` for a batch the API refuses: every problem, with the stub it is about. */
@@ -152,7 +152,24 @@ export class StubRegistry {
   hit(route: Route, scope: string | null): void {
     this.#recorder.hit(route, scope);
     // The scenario moves when its stub is chosen, before any delay (as WireMock does).
-    if (route.stub.setState !== undefined) this.set.scenarios.advance(route.id, scope);
+    const moved = route.stub.setState !== undefined;
+    if (moved) this.set.scenarios.advance(route.id, scope);
+    this.#shared.counted?.(route.id, scope, moved);
+  }
+
+  /**
+   * Adds what another replica counted (`serve --state`): hits of stubs this replica knows,
+   * the transitions they took, the unmatched requests.
+   * @ignore
+   */
+  tally(batch: TallyBatch): void {
+    for (const [id, scope, hits, moved] of batch.hits) {
+      const route = this.set.get(id);
+      if (!route) continue;
+      this.#recorder.hit(route, scope, hits);
+      if (moved) this.set.scenarios.countTaken(id, scope, moved);
+    }
+    for (const { request, scope } of batch.unmatched) this.#recorder.keep(request, scope);
   }
 
   /**
@@ -195,6 +212,7 @@ export class StubRegistry {
    */
   share(state: SharedState): void {
     this.#shared = state;
+    this.#recorder.tell = state.unmatched;
   }
 
   /**

@@ -165,6 +165,7 @@ async function joinState(handler: StubHandler, state: NonNullable<StubServerOpti
   const { joinCluster } = await import("./state/redis.ts");
   const link = await joinCluster({
     apply: (op) => op.op === "reset" ? (handler.reset(), undefined) : handler.registry.applyShared(op),
+    tally: (batch) => handler.registry.tally(batch),
   }, { url: state.url, cluster: state.cluster ?? "stubtool", log: state.log ?? ((line) => console.error(line)) });
   handler.registry.share(link);
 }

@@ -66,6 +66,8 @@ export class Recorder {
   readonly maxUnmatched: number;
   /** Counts changes (hits, unmatched requests, resets): the report is the same while it is. */
   version = 0;
+  /** Told each unmatched request recorded here (`serve --state` sends them to the other replicas). */
+  tell: ((request: UnmatchedRequest, scope: string | null) => void) | undefined;
 
   constructor(maxUnmatched = DEFAULT_MAX_UNMATCHED) {
     if (!Number.isInteger(maxUnmatched) || maxUnmatched < 0) {
@@ -86,12 +88,12 @@ export class Recorder {
   }
 
   /** Counts one hit of `route` (and in `scope`, when given). */
-  hit(route: Route, scope?: string | null): void {
-    route.hits++;
+  hit(route: Route, scope?: string | null, count = 1): void {
+    route.hits += count;
     this.version++;
     if (scope) {
       const tally = this.#scope(scope);
-      if (tally) tally.hits.set(route, (tally.hits.get(route) ?? 0) + 1);
+      if (tally) tally.hits.set(route, (tally.hits.get(route) ?? 0) + count);
     }
   }
 
@@ -115,6 +117,13 @@ export class Recorder {
       : { method: m, path: p, timestamp };
     if (closest.length) request.closest = closest;
     if (cutMethod || cutPath || cutQuery) request.truncated = true;
+    const kept = this.keep(request, scope);
+    this.tell?.(request, kept);
+    return request;
+  }
+
+  /** Keeps an unmatched request (this replica's, or another's with `serve --state`); returns the scope it was filed under. */
+  keep(request: UnmatchedRequest, scope: string | null | undefined): string | null {
     this.#unmatchedTotal++;
     this.version++;
     const tally = scope ? this.#scope(scope) : undefined;
@@ -123,7 +132,7 @@ export class Recorder {
       this.#ring[this.#next] = { request, scope: tally ? scope! : null };
       this.#next = (this.#next + 1) % this.maxUnmatched;
     }
-    return request;
+    return tally ? scope! : null;
   }
 
   /** Zeroes hit counts of `routes`, forgets unmatched requests and every scope. */

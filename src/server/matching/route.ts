@@ -185,6 +185,12 @@ export class Route implements Routable {
     return index;
   }
 
+  /** Puts the sequence at the `taken`-th request (from 0), as the cluster counted it (`serve --state`). */
+  placeAt(taken: number): void {
+    const length = this.stub.responses.length;
+    this.position = this.stub.sequenceMode === "cycle" ? taken % length : Math.min(taken, length);
+  }
+
   /** The next sequence entry (and moves the position on), or the only response. */
   nextResponse(): CompiledResponse {
     return this.responses[this.nextIndex()];

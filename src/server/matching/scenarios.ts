@@ -192,6 +192,19 @@ export class ScenarioStates {
     this.#put(state.states, move.scenario, move.to);
   }
 
+  /**
+   * Counts `count` transitions stub `stubId` took on another replica (`serve --state`), in
+   * `scope` too; the state itself travels apart.
+   */
+  countTaken(stubId: string, scope: string | null, count: number): void {
+    const move = this.#moves.get(stubId);
+    if (!move) return;
+    this.#taken.set(move.key, (this.#taken.get(move.key) ?? 0) + count);
+    if (!usableScope(scope)) return;
+    const taken = this.#scopes.get(scope)?.taken ?? this.#scope(scope).taken;
+    taken.set(move.key, (taken.get(move.key) ?? 0) + count);
+  }
+
   /** A scope's states, made on first use; it becomes the most recently moved, and past the bound the least recent goes. */
   #scope(name: string): ScopeState {
     let state = this.#scopes.get(name);

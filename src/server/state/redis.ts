@@ -15,17 +15,58 @@
 
 import { createClient } from "@redis/client";
 import { redactStoreUrl } from "./store_url.ts";
-import type { SharedState, StateHealth, StateOp } from "./state.ts";
+import type { UnmatchedRequest } from "../../report/types.ts";
+import type { SharedState, StateHealth, StateOp, StepAnswer, StepAsk, TallyBatch } from "./state.ts";
 
 /** Most changes kept while the store is away; more are counted as lost. */
 export const MAX_PENDING = 10_000;
+/** How often a replica sends what it counted (hits, transitions, unmatched requests) to the others. */
+export const TALLY_EVERY_MS = 50;
+/** Unmatched requests kept for one batch while the store is away; more are counted as lost. */
+const MAX_TALLY_UNMATCHED = 1_000;
+/** Batches of counts the store keeps for replicas that join later (older ones are trimmed). */
+const RECORDS_KEPT = 10_000;
 /** How long a replica waits for the store at start before serving without it. */
 const CONNECT_WAIT_MS = 2_000;
+
+/**
+ * One request's step, atomic on the store (one `EVAL`). KEYS: the scenario hash, the sequence
+ * hash, the change stream. ARGV: the scenario field (empty: no scenario), `1` and the state
+ * required, `1` and the state to move to, the sequence field (empty: none), this replica's id
+ * and the change to tell the others. A scenario not in the required state moves nothing and
+ * takes no position: `{0, state}`. Otherwise `{1, state before, position taken (from 1)}`,
+ * and a move that changes the state is told on the stream in the same step.
+ */
+const STEP = `
+local state = 'Started'
+if ARGV[1] ~= '' then
+  state = redis.call('HGET', KEYS[1], ARGV[1]) or 'Started'
+  if ARGV[2] == '1' and state ~= ARGV[3] then return {0, state, 0} end
+  if ARGV[4] == '1' and state ~= ARGV[5] then
+    if ARGV[5] == 'Started' then redis.call('HDEL', KEYS[1], ARGV[1]) else redis.call('HSET', KEYS[1], ARGV[1], ARGV[5]) end
+    redis.call('XADD', KEYS[3], '*', 'from', ARGV[7], 'op', ARGV[8])
+  end
+end
+local n = 0
+if ARGV[6] ~= '' then n = redis.call('HINCRBY', KEYS[2], ARGV[6], 1) end
+return {1, state, n}
+`;
+
+const RESET_OP = JSON.stringify({ op: "reset" });
+
+/** Whether stream id `a` comes before `b`. */
+function olderId(a: string, b: string): boolean {
+  const [am, as] = a.split("-").map(Number);
+  const [bm, bs] = b.split("-").map(Number);
+  return am < bm || (am === bm && as < bs);
+}
 
 /** What the link applies other replicas' changes to. */
 export interface Replica {
   /** Applies one change; returns why it could not be applied here. */
   apply(op: StateOp): string | undefined;
+  /** Adds what another replica counted. */
+  tally(batch: TallyBatch): void;
 }
 
 /** Options of {@link joinCluster}. */
@@ -54,6 +95,20 @@ export class RedisState implements SharedState {
   readonly #shown: string;
   readonly #log: (line: string) => void;
   readonly #key: string;
+  /** Scenario states, one field per scope and scenario (`[scope, name]` as JSON); absent fields are `Started`. */
+  readonly #scenarios: string;
+  /** Sequence positions taken, one field per stub id. */
+  readonly #sequences: string;
+  /** The stream of counted batches (hits, transitions, unmatched requests), trimmed to {@link RECORDS_KEPT}. */
+  readonly #records: string;
+  /** Hits counted here since the last batch, by `[id, scope]` as JSON: `[hits, moves]`. */
+  #hits = new Map<string, [number, number]>();
+  #unmatchedOut: { request: UnmatchedRequest; scope: string | null }[] = [];
+  #lastRecord = "0-0";
+  #ticker: ReturnType<typeof setInterval> | undefined;
+  #sending = false;
+  /** The stream id of the last `POST /__stubtool__/reset` read back; "" while this replica's own is on its way. */
+  #lastReset = "0-0";
   readonly #self = crypto.randomUUID();
   readonly #writer: Client;
   readonly #reader: Client;
@@ -74,6 +129,9 @@ export class RedisState implements SharedState {
     this.#shown = redactStoreUrl(options.url);
     this.#log = options.log;
     this.#key = `stubtool:{${options.cluster}}:changes`;
+    this.#scenarios = `stubtool:{${options.cluster}}:scenarios`;
+    this.#sequences = `stubtool:{${options.cluster}}:sequences`;
+    this.#records = `stubtool:{${options.cluster}}:records`;
     const settings = {
       url: options.url,
       disableOfflineQueue: true,
@@ -97,9 +155,66 @@ export class RedisState implements SharedState {
     if (!ok) this.#down("writer");
     else while (await this.#readOnce(undefined) > 0) { /* replay */ }
     this.#reading = this.#follow();
+    this.#ticker = setInterval(() => void this.#sendTally(), TALLY_EVERY_MS);
+  }
+
+  /** See {@link SharedState.counted}: a Map update, sent in the next batch. */
+  readonly counted = (id: string, scope: string | null, moved: boolean): void => {
+    const key = JSON.stringify([id, scope]);
+    const counts = this.#hits.get(key);
+    if (counts) {
+      counts[0]++;
+      if (moved) counts[1]++;
+    } else this.#hits.set(key, [1, moved ? 1 : 0]);
+  };
+
+  /** See {@link SharedState.unmatched}. */
+  readonly unmatched = (request: UnmatchedRequest, scope: string | null): void => {
+    if (this.#unmatchedOut.length >= MAX_TALLY_UNMATCHED) {
+      this.#lost++;
+      return;
+    }
+    this.#unmatchedOut.push({ request, scope });
+  };
+
+  /** Sends what was counted since the last batch in one `XADD`; kept for the next one when the store is away. */
+  async #sendTally(): Promise<void> {
+    if (this.#sending || (this.#hits.size === 0 && this.#unmatchedOut.length === 0)) return;
+    if (!this.#up.writer || this.#degraded) return;
+    this.#sending = true;
+    const hits = this.#hits;
+    const unmatched = this.#unmatchedOut;
+    this.#hits = new Map();
+    this.#unmatchedOut = [];
+    const batch: TallyBatch = {
+      hits: [...hits].map(([key, [count, moves]]) => [...(JSON.parse(key) as [string, string | null]), count, moves]),
+      unmatched,
+    };
+    try {
+      // `seen`: the last change this replica had read; a batch that had not seen the latest reset is dropped.
+      const fields = { from: this.#self, seen: this.#lastId, batch: JSON.stringify(batch) };
+      await this.#writer.xAdd(this.#records, "*", fields, {
+        TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: RECORDS_KEPT },
+      });
+    } catch {
+      // Not written: back into the next batch (the unmatched ones up to the bound, the rest counted as lost).
+      for (const [key, [count, moves]] of hits) {
+        const counts = this.#hits.get(key) ?? [0, 0];
+        this.#hits.set(key, [counts[0] + count, counts[1] + moves]);
+      }
+      for (const entry of unmatched) this.unmatched(entry.request, entry.scope);
+    } finally {
+      this.#sending = false;
+    }
   }
 
   publish(op: StateOp): void {
+    if (op.op === "reset") {
+      // What was counted before a reset is not sent after it, nor added when it arrives after it.
+      this.#hits = new Map();
+      this.#unmatchedOut = [];
+      if (!this.#applying) this.#lastReset = "";
+    }
     if (this.#applying || this.#closed) return;
     if (this.#pending.length >= MAX_PENDING) {
       this.#lost++;
@@ -111,6 +226,37 @@ export class RedisState implements SharedState {
     this.#pending.push({ op: JSON.stringify(op), trim: op.op === "resetStubs" });
     void this.#flush();
   }
+
+  /** See {@link SharedState.step}. */
+  readonly step = async (ask: StepAsk): Promise<StepAnswer | undefined> => {
+    if (this.#closed || this.#degraded || !this.#up.writer) {
+      this.#lost++;
+      return undefined;
+    }
+    const scenario = ask.scenario;
+    const op: StateOp | undefined = scenario?.to === undefined
+      ? undefined
+      : { op: "scenario", name: scenario.name, state: scenario.to, scope: scenario.scope };
+    try {
+      const [ok, state, n] = await this.#writer.eval(STEP, {
+        keys: [this.#scenarios, this.#sequences, this.#key],
+        arguments: [
+          scenario ? JSON.stringify([scenario.scope, scenario.name]) : "",
+          scenario?.when === undefined ? "0" : "1",
+          scenario?.when ?? "",
+          op ? "1" : "0",
+          scenario?.to ?? "",
+          ask.sequence ?? "",
+          this.#self,
+          op ? JSON.stringify(op) : "",
+        ],
+      }) as [number, string, number];
+      return { ok: ok === 1, state: String(state), position: Math.max(0, Number(n) - 1) };
+    } catch {
+      this.#lost++;
+      return undefined;
+    }
+  };
 
   warn(message: string): void {
     if (this.#warned.has(message)) return;
@@ -130,8 +276,11 @@ export class RedisState implements SharedState {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    clearInterval(this.#ticker);
     await Promise.race([this.#drain(), new Promise((resolve) => setTimeout(resolve, 1_000))]);
-    this.#lost += this.#pending.length;
+    let unsent = this.#unmatchedOut.length;
+    for (const [count] of this.#hits.values()) unsent += count;
+    this.#lost += this.#pending.length + unsent;
     this.#pending.length = 0;
     this.#writer.destroy();
     this.#reader.destroy();
@@ -139,6 +288,10 @@ export class RedisState implements SharedState {
   }
 
   async #drain(): Promise<void> {
+    if (this.#up.writer && !this.#degraded) {
+      while (this.#sending) await new Promise((resolve) => setTimeout(resolve, 5));
+      await this.#sendTally();
+    }
     while (this.#pending.length && this.#up.writer) {
       await this.#flush();
       if (this.#pending.length) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -172,9 +325,7 @@ export class RedisState implements SharedState {
     try {
       while (this.#pending.length) {
         const { op, trim } = this.#pending[0];
-        const id = await this.#writer.xAdd(this.#key, "*", { from: this.#self, op });
-        // A reset of the stubs makes the changes before it moot: a replica joining later starts there.
-        if (trim) await this.#writer.xTrim(this.#key, "MINID", id);
+        await this.#write(op, trim);
         this.#pending.shift();
       }
     } catch {
@@ -182,6 +333,30 @@ export class RedisState implements SharedState {
     } finally {
       this.#flushing = false;
     }
+  }
+
+  /** Writes one change: on the stream, and into the scenario and sequence hashes it touches. */
+  async #write(text: string, trim: boolean): Promise<void> {
+    const op = JSON.parse(text) as StateOp;
+    if (op.op === "scenario") {
+      // Set over the admin API: the same atomic step as a request's move, without a required state.
+      await this.#writer.eval(STEP, {
+        keys: [this.#scenarios, this.#sequences, this.#key],
+        arguments: [JSON.stringify([op.scope, op.name]), "0", "", "1", op.state, "", this.#self, text],
+      });
+      return;
+    }
+    const multi = this.#writer.multi();
+    // A reset forgets the counts kept for replicas joining later, too.
+    if (op.op === "reset") multi.del([this.#scenarios, this.#sequences, this.#records]);
+    if (op.op === "resetScenarios") multi.del(this.#scenarios);
+    // A replaced or removed stub's sequence starts again.
+    if (op.op === "replace") multi.hDel(this.#sequences, op.id);
+    if (op.op === "remove") multi.hDel(this.#sequences, op.ids);
+    multi.xAdd(this.#key, "*", { from: this.#self, op: text });
+    const replies = await multi.exec();
+    // A reset of the stubs makes the changes before it moot: a replica joining later starts there.
+    if (trim) await this.#writer.xTrim(this.#key, "MINID", String(replies[replies.length - 1]));
   }
 
   async #follow(): Promise<void> {
@@ -198,18 +373,35 @@ export class RedisState implements SharedState {
   /** Reads and applies the entries after the last one applied; resolves with how many came. */
   async #readOnce(block: number | undefined): Promise<number> {
     const answer = await this.#reader.xRead(
-      { key: this.#key, id: this.#lastId },
+      [{ key: this.#key, id: this.#lastId }, { key: this.#records, id: this.#lastRecord }],
       block === undefined ? { COUNT: 1_000 } : { COUNT: 1_000, BLOCK: block },
-    ) as { messages: { id: string; message: Record<string, string> }[] }[] | null;
+    ) as { name: string; messages: { id: string; message: Record<string, string> }[] }[] | null;
     let count = 0;
-    for (const stream of answer ?? []) {
+    // Changes first: a reset applies before the counts written after it.
+    for (const stream of (answer ?? []).toSorted((a, b) => a.name === this.#key ? -1 : b.name === this.#key ? 1 : 0)) {
+      const records = stream.name === this.#records;
       for (const { id, message } of stream.messages) {
-        this.#lastId = id;
+        if (records) this.#lastRecord = id;
+        else this.#lastId = id;
         count++;
-        if (message.from !== this.#self && !this.#closed) this.#apply(message.op);
+        if (!records && message.op === RESET_OP && (message.from !== this.#self || this.#lastReset === "")) {
+          this.#lastReset = id;
+        }
+        if (message.from === this.#self || this.#closed) continue;
+        if (records) {
+          if (this.#lastReset !== "" && !olderId(message.seen ?? "0-0", this.#lastReset)) this.#tally(message.batch);
+        } else this.#apply(message.op);
       }
     }
     return count;
+  }
+
+  #tally(text: string): void {
+    try {
+      this.#replica.tally(JSON.parse(text) as TallyBatch);
+    } catch (error) {
+      this.#log(`[WARN] counts from another replica were not added here: ${String(error)}`);
+    }
   }
 
   #apply(text: string): void {

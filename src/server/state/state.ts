@@ -7,6 +7,7 @@
  * @module
  */
 
+import type { UnmatchedRequest } from "../../report/types.ts";
 import type { StubSource } from "../../stubs/model.ts";
 
 /** A runtime change, as it travels between replicas (plain JSON). */
@@ -31,10 +32,50 @@ export interface StateHealth {
   pending: number;
 }
 
+/**
+ * One step a request takes on the store: check (and move) a scenario, take a sequence position.
+ * Scenario fields are `JSON.stringify([scope, name])`.
+ */
+export interface StepAsk {
+  /** The scenario the chosen stub belongs to, when it has `when_state` or `set_state`. */
+  scenario?: { name: string; scope: string | null; when?: string; to?: string };
+  /** The stub id whose sequence position to take (a sequence stub). */
+  sequence?: string;
+}
+
+/** What the store answered: `ok` false when the scenario was not in `when` (nothing moved, no position taken). */
+export interface StepAnswer {
+  ok: boolean;
+  /** The scenario's state before the step (the one the store holds now when `ok` is false). */
+  state: string;
+  /** The sequence position taken, from 0 (with `sequence` and `ok`). */
+  position: number;
+}
+
+/**
+ * What one replica counted since its last batch (`serve --state`), as the others add it to
+ * their reports: hits per stub and scope, and the unmatched requests.
+ */
+export interface TallyBatch {
+  /** `[stub id, scope or null, hits, of which moved its scenario]`. */
+  hits: [string, string | null, number, number][];
+  unmatched: { request: UnmatchedRequest; scope: string | null }[];
+}
+
 /** What the registry and the scenario controls talk to. */
 export interface SharedState {
+  /**
+   * Takes one scenario or sequence step on the store in one round trip (atomic: two replicas
+   * racing on one state take it once); resolves undefined while the store is away (the replica
+   * then steps on its own, and counts it as lost). Absent in a single process.
+   */
+  readonly step?: (ask: StepAsk) => Promise<StepAnswer | undefined>;
   /** Tells the other replicas about `op`; returns at once (written in the background, in order). */
   publish(op: StateOp): void;
+  /** Counts a hit for the cluster's report (sent in the next batch, within 50 ms). Absent in a single process. */
+  readonly counted?: (id: string, scope: string | null, moved: boolean) => void;
+  /** Sends an unmatched request to the cluster's report (in the next batch). Absent in a single process. */
+  readonly unmatched?: (request: UnmatchedRequest, scope: string | null) => void;
   /** Says (once per reason) that something could not be shared. */
   warn(message: string): void;
   /** The store's standing; undefined in a single process. */
