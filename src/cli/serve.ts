@@ -72,7 +72,8 @@ function describeResponse(stub: Stub): string {
   const delay = (spec: { delay?: Stub["delay"] }) => {
     const d = spec.delay;
     if (d === undefined) return "";
-    return typeof d === "number" ? ` +${d}ms` : ` +${d.min}-${d.max}ms`;
+    if (typeof d === "number") return ` +${d}ms`;
+    return "min" in d ? ` +${d.min}-${d.max}ms` : ` +~${d.median}ms`;
   };
   if (!stub.isSequence) return `${stub.responses[0].status}${delay(stub.responses[0])}`;
   const steps = stub.responses.map((r) => `${r.status}${delay(r)}`).join(", ");
