@@ -5,19 +5,70 @@
 import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { get, stubServer } from "../mod.ts";
-import { validateConfig } from "../src/stubs/validate.ts";
+import { denoWireWarnings, validateConfig } from "../src/stubs/validate.ts";
 import { ADAPTERS } from "./_http.ts";
 
 /** Sends one request over a raw socket and returns everything until the server closes it. */
-function raw(port: number, path: string): Promise<string> {
+async function raw(port: number, path: string): Promise<string> {
+  return (await rawSeen(port, path)).text;
+}
+
+/** Sends one request over a raw socket: every byte (as Latin-1) until the server closes it, and the socket's error code. */
+function rawSeen(port: number, path: string): Promise<{ text: string; error: string | undefined }> {
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1", () => socket.write(`GET ${path} HTTP/1.1\r\nHost: x\r\n\r\n`));
-    let data = "";
-    socket.on("data", (chunk) => data += chunk);
-    socket.on("close", () => resolve(data));
-    socket.on("error", () => {});
+    let text = "";
+    let error: string | undefined;
+    socket.on("data", (chunk) => text += chunk.toString("latin1"));
+    socket.on("close", () => resolve({ text, error }));
+    socket.on("error", (e: Error & { code?: string }) => error = e.code);
   });
 }
+
+/** WireMock's bytes for MALFORMED_RESPONSE_CHUNK and RANDOM_DATA_THEN_CLOSE. */
+const GARBAGE = "lskdu018973t09sylgasjkfg1][]'./.sdlv";
+
+Deno.test("[node] fault: reset is a TCP reset before any byte (the client sees ECONNRESET)", async () => {
+  await using server = await stubServer(0);
+  server.routes(get("/reset").fault("reset").body(BODY), get("/fine").body("ok"));
+  assert.deepEqual(await rawSeen(server.getPort(), "/reset"), { text: "", error: "ECONNRESET" });
+  assert.equal(await (await fetch(`${server.url}/fine`)).json(), "ok", "the server goes on");
+});
+
+Deno.test("[node] fault: empty closes the connection cleanly before any byte", async () => {
+  await using server = await stubServer(0);
+  server.routes(get("/empty").fault("empty").body(BODY));
+  assert.deepEqual(await rawSeen(server.getPort(), "/empty"), { text: "", error: undefined });
+});
+
+Deno.test("[node] fault: malformed_chunk sends the status line and headers of a chunked answer, then a broken chunk", async () => {
+  await using server = await stubServer(0);
+  server.routes(get("/bad").fault("malformed_chunk").status(503).header("x-a", "1").body(BODY));
+  assert.deepEqual(await rawSeen(server.getPort(), "/bad"), {
+    text: `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\nx-a: 1\r\n` +
+      `transfer-encoding: chunked\r\n\r\n${GARBAGE}`,
+    error: undefined,
+  });
+});
+
+Deno.test("[node] fault: random_then_close sends bytes that are not HTTP, then closes", async () => {
+  await using server = await stubServer(0);
+  server.routes(get("/junk").fault("random_then_close").body(BODY));
+  assert.deepEqual(await rawSeen(server.getPort(), "/junk"), { text: GARBAGE, error: undefined });
+});
+
+Deno.test("[deno] the wire faults send the status line and headers, then close (Deno.serve cannot do more)", async () => {
+  await using server = await stubServer(0, { adapter: "deno" });
+  server.routes(
+    ...["reset", "empty", "malformed_chunk", "random_then_close"].map((fault) =>
+      get(`/${fault}`).fault(fault as "reset").body(BODY)
+    ),
+  );
+  for (const fault of ["reset", "empty", "malformed_chunk", "random_then_close"]) {
+    const { text } = await rawSeen(server.getPort(), `/${fault}`);
+    assert.match(text, /^HTTP\/1\.1 200 OK\r\n[^]*transfer-encoding: chunked\r\n[^]*\r\n\r\n$/, fault);
+  }
+});
 
 const BODY = { text: "x".repeat(1000) };
 const BODY_TEXT = JSON.stringify(BODY);
@@ -64,11 +115,23 @@ for (const adapter of ADAPTERS) {
   });
 }
 
-Deno.test("fault and throttle are checked; disconnect on Deno is a [WARN] that says what Deno sends", () => {
+Deno.test("fault and throttle are checked; what --adapter deno cannot send is a [WARN] naming --adapter node", () => {
   const check = (raw: Record<string, unknown>) =>
     validateConfig({ routes: [{ method: "GET", path: "/a", ...raw }] }).problems;
   assert.deepEqual(check({ fault: "explode" }), [
-    { level: "error", place: "routes[0]", message: `fault must be 'disconnect' or 'truncate', got "explode"` },
+    {
+      level: "error",
+      place: "routes[0]",
+      message:
+        `fault must be one of 'disconnect', 'truncate', 'reset', 'empty', 'malformed_chunk', 'random_then_close', got "explode"`,
+    },
+  ]);
+  assert.deepEqual(check({ fault: "reset", throttle: 10 }), [
+    {
+      level: "error",
+      place: "routes[0]",
+      message: "fault and throttle are given; an answer goes out one way: keep one of them",
+    },
   ]);
   assert.deepEqual(check({ throttle: 0.5 }), [
     {
@@ -80,7 +143,33 @@ Deno.test("fault and throttle are checked; disconnect on Deno is a [WARN] that s
   assert.deepEqual(check({ proxy: "http://x.test", fault: "truncate" }), [
     { level: "error", place: "routes[0]", message: "fault applies to a stub's own answer, not to a proxy" },
   ]);
-  assert.deepEqual(check({ fault: "disconnect" }).map((p) => [p.level, p.message.split(" (")[0]]), [
-    ["warn", "fault: disconnect on Deno sends the status line and headers before the connection closes"],
+  // The default wire sends every fault: no warning from validate.
+  assert.deepEqual(check({ fault: "disconnect" }), []);
+  const { config } = validateConfig({
+    routes: [
+      { method: "GET", path: "/a", fault: "reset", status_message: "Yo", headers: { "x-a": ["1", "2"] } },
+      { method: "GET", path: "/b", fault: "truncate", headers: { "set-cookie": ["a=1", "b=2"] }, body: "x" },
+    ],
+  });
+  assert.deepEqual(denoWireWarnings(config!.routes, (i) => `routes[${i}]`), [
+    {
+      level: "warn",
+      place: "routes[0]",
+      message: "fault: reset with --adapter deno sends the status line and headers, then closes the connection " +
+        "(Deno.serve cannot drop a connection before answering nor write raw bytes); --adapter node (the default) " +
+        "resets it (TCP RST) before any byte",
+    },
+    {
+      level: "warn",
+      place: "routes[0]",
+      message: "status_message with --adapter deno is not sent (Deno.serve sends the standard reason phrase); " +
+        '--adapter node (the default) sends "Yo"',
+    },
+    {
+      level: "warn",
+      place: "routes[0]",
+      message: "headers.x-a with --adapter deno goes out as one line, its values joined by commas " +
+        "(Deno.serve keeps only set-cookie lines apart); --adapter node (the default) sends one line per value",
+    },
   ]);
 });

@@ -24,6 +24,31 @@ const KNOWN: Record<string, Record<string, string>> = {
   },
   body_json: {},
   body_jsonpath: { "nested equalToJson hit": "matchesJsonPath with a nested equalToJson is refused" },
+  faults: {
+    "MALFORMED_RESPONSE_CHUNK with Connection: close":
+      "stubtool's malformed_chunk always sends a broken chunk; WireMock under Connection: close sends a complete close-delimited body",
+  },
+  delays: {},
+  responses: { "Content-Length set by the mapping": "stubtool's server sets content-length itself (refused)" },
+};
+
+/** What differs besides on `--adapter deno` (Deno.serve), by case: it cannot send these (a [WARN] says so). */
+const KNOWN_ON_DENO: Record<string, Record<string, string>> = {
+  faults: Object.fromEntries(
+    [
+      "CONNECTION_RESET_BY_PEER",
+      "CONNECTION_RESET_BY_PEER, kept alive",
+      "EMPTY_RESPONSE",
+      "EMPTY_RESPONSE, kept alive",
+      "RANDOM_DATA_THEN_CLOSE",
+      "RANDOM_DATA_THEN_CLOSE, kept alive",
+      "fault wins over status, headers and body",
+    ].map((name) => [name, "Deno.serve sends the status line and headers before it closes"]),
+  ),
+  responses: {
+    "multi-valued headers": "Deno.serve joins the lines of a header other than set-cookie",
+    "statusMessage on 200": "Deno.serve sends the standard reason phrase",
+  },
 };
 
 /** The names of the requests that differ when `goldenCase`'s converted stubs answer. */
@@ -51,7 +76,8 @@ for (const [name, known] of Object.entries(KNOWN)) {
   for (const adapter of ADAPTERS) {
     Deno.test(`[${adapter}] WireMock golden '${name}': the converted stubs answer as WireMock did`, async () => {
       const goldenCase = cases.get(name)!;
-      assert.deepEqual(await differing(goldenCase, adapter), Object.keys(known).sort());
+      const expected = { ...known, ...adapter === "deno" ? KNOWN_ON_DENO[name] : {} };
+      assert.deepEqual(await differing(goldenCase, adapter), Object.keys(expected).sort());
     });
   }
 }

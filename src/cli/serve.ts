@@ -21,7 +21,7 @@ import {
   stubServer,
   type StubServerOptions,
 } from "../server/server.ts";
-import { checkUpstream, type Config, type Problem } from "../stubs/validate.ts";
+import { checkUpstream, type Config, denoWireWarnings, type Problem } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
 import { checkStoreUrl, redactStoreUrl } from "../server/state/store_url.ts";
 import type { WireMockFolders } from "../formats/wiremock/load.ts";
@@ -72,7 +72,8 @@ function describeResponse(stub: Stub): string {
   const delay = (spec: { delay?: Stub["delay"] }) => {
     const d = spec.delay;
     if (d === undefined) return "";
-    return typeof d === "number" ? ` +${d}ms` : ` +${d.min}-${d.max}ms`;
+    if (typeof d === "number") return ` +${d}ms`;
+    return "min" in d ? ` +${d.min}-${d.max}ms` : ` +~${d.median}ms`;
   };
   if (!stub.isSequence) return `${stub.responses[0].status}${delay(stub.responses[0])}`;
   const steps = stub.responses.map((r) => `${r.status}${delay(r)}`).join(", ");
@@ -462,6 +463,10 @@ async function loadInputs(values: ParsedArgs["values"], settings: Settings, sour
   const inlineTexts = (values.stub as string[] | undefined) ?? [];
   const inline = await inlineStubs(inlineTexts, { stubs: configStubs, places: placeOf });
   problems.push(...locate ? await locate(inline.problems) : inline.problems); // a config stub's line
+  if (settings.adapter === "deno") {
+    const wire = denoWireWarnings([...configStubs, ...inline.stubs], placeOf);
+    problems.push(...locate ? await locate(wire) : wire);
+  }
   // WireMock folders: the config's `wiremock:`, then --wiremock; one batch each, after the config's stubs.
   const wiremockDirs = [
     ...(config.wiremock ?? []).map((dir) => ({ dir, place: `${sources.file} wiremock` })),

@@ -5,7 +5,7 @@
  */
 
 import { loadConfigFile } from "../stubs/config.ts";
-import type { Config } from "../stubs/validate.ts";
+import { type Config, denoWireWarnings } from "../stubs/validate.ts";
 import type { CliContext } from "./context.ts";
 import { printProblems } from "./output.ts";
 import { type ParsedArgs, UsageError } from "./usage.ts";
@@ -21,7 +21,7 @@ import { type ParsedArgs, UsageError } from "./usage.ts";
  */
 export async function validateCommand(
   { positionals, values }: ParsedArgs,
-  { output }: CliContext,
+  { output, env }: CliContext,
 ): Promise<number> {
   const file = positionals[0] as string | undefined;
   const wiremockDirs = (values.wiremock as string[] | undefined) ?? [];
@@ -34,6 +34,11 @@ export async function validateCommand(
     const loaded = await loadConfigFile(file);
     printProblems(output, loaded.problems, file);
     if (!loaded.config) return 1;
+    // STUBTOOL_ADAPTER=deno (as serve reads it): say what Deno.serve cannot send.
+    if (env.STUBTOOL_ADAPTER?.trim() === "deno") {
+      const wire = denoWireWarnings(loaded.config.routes, (i) => `routes[${i}]`);
+      printProblems(output, loaded.locate ? await loaded.locate(wire) : wire, file);
+    }
     config = loaded.config;
     locate = loaded.locate;
   }

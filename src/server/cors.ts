@@ -51,6 +51,6 @@ export class Cors {
       vary: head.headers.vary ? `${head.headers.vary}, origin` : "origin",
     });
     if (names.length) headers["access-control-expose-headers"] = names.join(", ");
-    return head.lists ? { status: head.status, headers, lists: head.lists } : { status: head.status, headers };
+    return { ...head, headers };
   }
 }

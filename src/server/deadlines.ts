@@ -5,6 +5,7 @@
  */
 
 import type { Delay } from "../stubs/model.ts";
+import { MAX_DELAY_MS } from "../stubs/validate.ts";
 
 /** Default time a response function may take: 30 s (`--handler-timeout`). */
 export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
@@ -12,9 +13,21 @@ export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
 /** How a bounded run ended: with the function's value, its error, or the deadline. */
 export type Outcome = { value: unknown } | { error: unknown } | { timeout: true };
 
-/** The milliseconds a stub's delay stands for: fixed, or drawn uniformly from its range. */
-export function delayMs(delay: Delay): number {
-  return typeof delay === "number" ? delay : delay.min + Math.random() * (delay.max - delay.min);
+/**
+ * The milliseconds a stub's delay stands for: fixed, drawn uniformly from its range, or drawn
+ * from its lognormal (`median · e^(sigma · z)`, `z` a standard normal draw, as WireMock draws
+ * it), never more than the longest timer. `random` gives numbers in [0, 1) (a seeded one in tests).
+ */
+export function delayMs(delay: Delay, random: () => number = Math.random): number {
+  if (typeof delay === "number") return delay;
+  if ("min" in delay) return delay.min + random() * (delay.max - delay.min);
+  return Math.min(MAX_DELAY_MS, delay.median * Math.exp(delay.sigma * standardNormal(random)));
+}
+
+/** A standard normal draw (Box–Muller) from uniform draws in [0, 1). */
+function standardNormal(random: () => number): number {
+  const u = 1 - random(); // (0, 1]: the logarithm stays finite
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
 }
 
 /** The handler timeout and the shutdown signal that every wait of one server obeys. */

@@ -23,6 +23,8 @@ export interface ResponseHead {
   headers: Record<string, string>;
   /** Headers sent several times (two `set-cookie`s): name → each value. Rare, so kept apart. */
   lists?: Record<string, string[]>;
+  /** The reason phrase (a stub's `status_message`); absent: the standard one. Deno.serve sends the standard one. */
+  statusText?: string;
 }
 
 /** A header record that takes any valid header name as an own key (`__proto__` too). */
@@ -51,7 +53,7 @@ export const toResponse: Respond<Response> = (head, body) => {
   if (!head.lists) return new Response(body, head);
   const headers = new Headers(head.headers);
   for (const name in head.lists) for (const value of head.lists[name]) headers.append(name, value);
-  return new Response(body, { status: head.status, headers });
+  return new Response(body, { status: head.status, statusText: head.statusText, headers });
 };
 
 const UTF8 = new TextEncoder();
@@ -72,7 +74,7 @@ function withLength(head: ResponseHead, length: number): ResponseHead {
   const headers = headerRecord();
   for (const key in head.headers) if (key.toLowerCase() !== "content-length") headers[key] = head.headers[key];
   headers["content-length"] = String(length);
-  return head.lists ? { status: head.status, headers, lists: head.lists } : { status: head.status, headers };
+  return { ...head, headers };
 }
 
 /**
@@ -188,6 +190,7 @@ type HeaderTemplate = [name: string, value: Template | Template[]];
 export class CompiledResponse {
   readonly status: number;
   readonly delay?: Delay;
+  readonly #statusText?: string;
   #headers: HeaderTemplate[];
   #body: Template | undefined;
   /** A body of bytes (`body_file`, `body_base64`): sent as is. */
@@ -200,6 +203,7 @@ export class CompiledResponse {
   constructor(spec: ResponseSpec, names: readonly string[]) {
     this.status = spec.status;
     this.delay = spec.delay;
+    this.#statusText = spec.statusMessage;
     const contentType = findHeader(spec.headers, "content-type");
     const untyped = spec.noContentType === true;
     this.#bytes = spec.bytes;
@@ -229,9 +233,9 @@ export class CompiledResponse {
     }
     if (fixed) {
       // The common case (JSON body, no headers of its own) shares one head per status.
-      this.#staticHead = spec.headers === undefined && !untyped
+      this.#staticHead = spec.headers === undefined && !untyped && spec.statusMessage === undefined
         ? sharedHead(this.status, spec.hasBody)
-        : fixedHead(this.status, headers as [string, string | string[]][]);
+        : fixedHead(this.status, headers as [string, string | string[]][], spec.statusMessage);
     }
   }
 
@@ -246,6 +250,7 @@ export class CompiledResponse {
     if (this.#encode && typeof body === "string") body = UTF8.encode(body);
     if (this.#staticHead) return respond(this.#staticHead, body);
     const head: ResponseHead = { status: this.status, headers: headerRecord() };
+    if (this.#statusText !== undefined) head.statusText = this.#statusText;
     for (const [name, template] of this.#headers) {
       if (!Array.isArray(template)) head.headers[name] = fill(name, template, raw);
       else {(head.lists ??= Object.create(null) as Record<string, string[]>)[name] = template.map((t) =>
@@ -273,8 +278,13 @@ export function sendableHeader(name: string, value: string): string {
 }
 
 /** The head of a response whose headers are all fixed. */
-function fixedHead(status: number, pairs: readonly [string, string | string[]][]): ResponseHead {
+function fixedHead(
+  status: number,
+  pairs: readonly [string, string | string[]][],
+  statusText: string | undefined,
+): ResponseHead {
   const head: ResponseHead = { status, headers: headerRecord() };
+  if (statusText !== undefined) head.statusText = statusText;
   for (const [name, value] of pairs) {
     if (!Array.isArray(value)) head.headers[name] = value;
     else (head.lists ??= Object.create(null) as Record<string, string[]>)[name] = value;

@@ -5,7 +5,16 @@
  * @module
  */
 
-import type { Delay, HeaderMap, ResponseFunc, SequenceMode, Stub, StubMethod } from "./model.ts";
+import {
+  type Delay,
+  type Fault,
+  FAULTS,
+  type HeaderMap,
+  type ResponseFunc,
+  type SequenceMode,
+  type Stub,
+  type StubMethod,
+} from "./model.ts";
 import type { ValuePatternSpec } from "./patterns.ts";
 import type { JsonIgnore } from "./model.ts";
 import { checkId, checkPriority, checkScope } from "./request.ts";
@@ -151,11 +160,14 @@ export class StubBuilder<P extends string = string> {
 
   /**
    * Breaks the answer on purpose: `"disconnect"` closes the connection before a
-   * complete answer, `"truncate"` sends the whole body's length and then half of it.
+   * complete answer, `"truncate"` sends the whole body's length and then half of it,
+   * `"reset"` resets the connection before any byte, `"empty"` closes it before any byte,
+   * `"malformed_chunk"` sends status and headers then a broken chunk, `"random_then_close"`
+   * sends bytes that are not HTTP then closes (the last four exactly on the default wire).
    */
-  fault(kind: "disconnect" | "truncate"): this {
-    if (kind !== "disconnect" && kind !== "truncate") {
-      this.#fail(`fault(${describe(kind)})`, "unknown fault", 'write .fault("disconnect") or .fault("truncate")');
+  fault(kind: Fault): this {
+    if (!(FAULTS as readonly unknown[]).includes(kind)) {
+      this.#fail(`fault(${describe(kind)})`, "unknown fault", `write .fault() with one of ${FAULTS.join(", ")}`);
     }
     this.#fields.fault = kind;
     return this;

@@ -53,8 +53,24 @@ export type JsonIgnore = "array_order" | "extra_fields" | "extra_items";
 
 export { RESERVED_PREFIX } from "./path.ts";
 
-/** A fixed delay in milliseconds, or a range drawn uniformly per request. */
-export type Delay = number | { min: number; max: number };
+/**
+ * A fixed delay in milliseconds, a range drawn uniformly per request, or a lognormal draw
+ * per request: `median` milliseconds times `e` to the power of `sigma` times a standard
+ * normal draw (WireMock's `lognormal` delay distribution).
+ */
+export type Delay = number | { min: number; max: number } | { median: number; sigma: number };
+
+/** The faults a stub can answer with (`fault:`); see `src/server/answers/faults.ts` for the bytes of each. */
+export const FAULTS = ["disconnect", "truncate", "reset", "empty", "malformed_chunk", "random_then_close"] as const;
+
+/** One of {@link FAULTS}. */
+export type Fault = typeof FAULTS[number];
+
+/** `dribble`: the body sent in `chunks` pieces, `ms / chunks` milliseconds apart (the first after one interval). */
+export interface Dribble {
+  chunks: number;
+  ms: number;
+}
 
 /** What happens after the last entry of a sequence. */
 export type SequenceMode = "repeat-last" | "cycle";
@@ -71,6 +87,8 @@ export interface ResponseSpec {
   status: number;
   /** A template stub's status written as a template (`"{{request.query.code}}"`), rendered per request. */
   statusTemplate?: string;
+  /** The reason phrase of the status line (`status_message`); absent: the standard one. */
+  statusMessage?: string;
   /** Response headers; absent when the response sets none. */
   headers?: HeaderMap;
   /** Absent (`hasBody: false`) means an empty response body. */
@@ -195,8 +213,10 @@ export interface Stub {
   responseFunc?: ResponseFunc;
   /** Passes the request on to this URL (plus the request's path and query) and its answer back. */
   proxy?: string;
-  /** The answer breaks on purpose: the connection closes before it is complete, or after half the body. */
-  fault?: "disconnect" | "truncate";
+  /** The answer breaks on purpose (a reset, a close before or in the middle of it, bytes that are not HTTP). */
+  fault?: Fault;
+  /** The body goes out in pieces spread over a time. */
+  dribble?: Dribble;
   /** The body goes out at this many bytes per second. */
   throttle?: number;
   /** Delay before a response function runs (plain and sequence delays live in `responses`). */

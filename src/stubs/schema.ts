@@ -10,6 +10,7 @@
  * @module
  */
 
+import { FAULTS } from "./model.ts";
 import { JSON_IGNORES, MAX_SCOPE_LENGTH, type REQUEST_FIELDS } from "./request.ts";
 import { STUB_ID } from "../util/ids.ts";
 import { MAX_STREAM_EVENTS } from "./stream_field.ts";
@@ -109,7 +110,7 @@ const BODY_FILE: JsonSchema = {
 };
 const BODY_BASE64: JsonSchema = { type: "string", pattern: BASE64.source, description: "a binary body, base64" };
 const DELAY: JsonSchema = {
-  description: "milliseconds, or {min, max} drawn per request",
+  description: "milliseconds, {min, max} drawn uniformly per request, or a lognormal {median, sigma} drawn per request",
   anyOf: [
     { type: "number", minimum: 0, maximum: MAX_DELAY_MS },
     {
@@ -121,11 +122,27 @@ const DELAY: JsonSchema = {
       required: ["min", "max"],
       additionalProperties: false,
     },
+    {
+      type: "object",
+      properties: {
+        median: { type: "number", minimum: 0, maximum: MAX_DELAY_MS },
+        sigma: { type: "number", minimum: 0, maximum: 10 },
+      },
+      required: ["median", "sigma"],
+      additionalProperties: false,
+    },
   ],
+};
+/** `status_message`: the reason phrase. */
+const STATUS_MESSAGE: JsonSchema = {
+  type: "string",
+  pattern: "^[\\t\\x20-\\x7e\\x80-\\xff]*$",
+  description: "the reason phrase of the status line (HTTP/1.1 200 All Good); --adapter deno sends the standard one",
 };
 
 const ENTRY: SchemasOf<typeof ENTRY_FIELDS> = {
   status: STATUS,
+  status_message: STATUS_MESSAGE,
   headers: RESPONSE_HEADERS,
   body: BODY,
   body_file: BODY_FILE,
@@ -226,8 +243,19 @@ const STUB: SchemasOf<typeof STUB_FIELDS> = {
   body_file: BODY_FILE,
   body_base64: BODY_BASE64,
   proxy: UPSTREAM,
-  fault: { enum: ["disconnect", "truncate"], description: "break the answer on purpose" },
+  fault: { enum: [...FAULTS], description: "break the answer on purpose" },
   throttle: { type: "integer", minimum: 1, description: "send the body at this many bytes per second" },
+  dribble: {
+    type: "object",
+    description: "send the body in `chunks` pieces spread over `ms` milliseconds",
+    properties: {
+      chunks: { type: "integer", minimum: 1, maximum: 10_000 },
+      ms: { type: "integer", minimum: 0, maximum: MAX_DELAY_MS },
+    },
+    required: ["chunks", "ms"],
+    additionalProperties: false,
+  },
+  status_message: STATUS_MESSAGE,
   scenario: { ...NAME, description: "the scenario (a state machine starting in Started) this stub takes part in" },
   when_state: { ...NAME, description: "answer only while the scenario is in this state" },
   set_state: { ...NAME, description: "move the scenario to this state when this stub answers" },

@@ -32,15 +32,17 @@ export function checkStatus(value: unknown, field = "status"): string | undefine
   }
 }
 
-/** Checks a delay: milliseconds, or `{min, max}` milliseconds. */
+/** Checks a delay: milliseconds, `{min, max}` milliseconds, or a lognormal `{median, sigma}`. */
 export function checkDelay(value: unknown, field = "delay"): string | undefined {
   const isMs = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_DELAY_MS;
   if (typeof value === "number") {
     return isMs(value) ? undefined : `${field} must be milliseconds from 0 to ${MAX_DELAY_MS}, got ${value}`;
   }
   if (!isObject(value)) {
-    return `${field} must be milliseconds (250) or a range ({min: 100, max: 300}), got ${describe(value)}`;
+    return `${field} must be milliseconds (250), a range ({min: 100, max: 300}) or a lognormal ` +
+      `({median: 100, sigma: 0.5}), got ${describe(value)}`;
   }
+  if (Object.hasOwn(value, "median") || Object.hasOwn(value, "sigma")) return checkLognormal(value, field);
   for (const key of Object.keys(value)) {
     if (key !== "min" && key !== "max") return `${field}: ${unknownField("field", key, ["min", "max"])}`;
   }
@@ -51,6 +53,35 @@ export function checkDelay(value: unknown, field = "delay"): string | undefined 
     }`;
   }
   if ((min as number) > (max as number)) return `${field}.min (${min}) must not be greater than max (${max})`;
+}
+
+/** The largest lognormal `sigma`: e^(4·10) already spans 17 orders of magnitude. */
+const MAX_SIGMA = 10;
+
+/** Checks a lognormal delay: `median` milliseconds, `sigma` (the spread of its logarithm). */
+function checkLognormal(value: Record<string, unknown>, field: string): string | undefined {
+  for (const key of Object.keys(value)) {
+    if (key !== "median" && key !== "sigma") return `${field}: ${unknownField("field", key, ["median", "sigma"])}`;
+  }
+  const { median, sigma } = value;
+  if (typeof median !== "number" || !Number.isFinite(median) || median < 0 || median > MAX_DELAY_MS) {
+    return `${field}.median must be milliseconds from 0 to ${MAX_DELAY_MS}, got ${describe(median)}`;
+  }
+  if (typeof sigma !== "number" || !Number.isFinite(sigma) || sigma < 0 || sigma > MAX_SIGMA) {
+    return `${field}.sigma must be a number from 0 to ${MAX_SIGMA}, got ${describe(sigma)}`;
+  }
+}
+
+/** The reason phrase a status line may carry (RFC 9112: tab, space, visible ASCII and obs-text). */
+// deno-lint-ignore no-control-regex -- control characters are exactly what must be caught
+const REASON_FORBIDDEN = /[\0-\x08\x0a-\x1f\x7f\u0100-\uffff]/;
+
+/** Checks `status_message`: one line of Latin-1 text. */
+function checkStatusMessage(value: unknown, field: string): string | undefined {
+  if (typeof value !== "string") return `${field} must be text (the reason phrase), got ${describe(value)}`;
+  if (REASON_FORBIDDEN.test(value)) {
+    return `${field} must be one line without control characters, each character up to U+00FF, got ${describe(value)}`;
+  }
 }
 
 /**
@@ -95,6 +126,11 @@ export function checkResponse(
   }
   const spec: ResponseSpec = { status: status as number, headers, body: raw.body, hasBody, delay };
   if (noContentType) spec.noContentType = true;
+  if (raw.status_message !== undefined) {
+    const messageError = checkStatusMessage(raw.status_message, `${prefix}status_message`);
+    if (messageError) errors.push(messageError);
+    else spec.statusMessage = raw.status_message as string;
+  }
   const bodies = ["body", "body_file", "body_base64"].filter((key) =>
     Object.hasOwn(raw, key) && raw[key] !== undefined
   );
@@ -139,7 +175,9 @@ function streamResponse(
   const names = Object.keys(headers).map((name) => name.toLowerCase());
   if (!names.includes("content-type")) headers["content-type"] = "text/event-stream";
   if (!names.includes("cache-control")) headers["cache-control"] = "no-cache";
-  return { status: spec.status, headers, hasBody: false, delay: spec.delay, stream };
+  const streamed: ResponseSpec = { status: spec.status, headers, hasBody: false, delay: spec.delay, stream };
+  if (spec.statusMessage !== undefined) streamed.statusMessage = spec.statusMessage;
+  return streamed;
 }
 
 /** `headers` without its null content type (send none). */
@@ -208,7 +246,7 @@ export function checkUnusedResponse(raw: Record<string, unknown>, errors: string
 
 /** The plain-response fields a stub sets, which a sequence or a response function rules out. */
 export function plainResponseFields(raw: Record<string, unknown>): string[] {
-  return ["status", "headers", "body", "body_file", "body_base64", "stream"].filter((key) =>
+  return ["status", "status_message", "headers", "body", "body_file", "body_base64", "stream"].filter((key) =>
     Object.hasOwn(raw, key) && raw[key] !== undefined
   );
 }

@@ -5,7 +5,17 @@
  * @module
  */
 
-import type { Delay, ResponseFunc, ResponseSpec, SequenceMode, Stub, StubMethod } from "./model.ts";
+import {
+  type Delay,
+  type Dribble,
+  type Fault,
+  FAULTS,
+  type ResponseFunc,
+  type ResponseSpec,
+  type SequenceMode,
+  type Stub,
+  type StubMethod,
+} from "./model.ts";
 import { parsePathTemplate, type Segment } from "./path.ts";
 import type { ValuePatternSpec } from "./patterns.ts";
 import { checkId, checkPriority, checkScope, compileRequest } from "./request.ts";
@@ -17,6 +27,7 @@ import {
   checkDelay,
   checkResponse,
   checkUnusedResponse,
+  MAX_DELAY_MS,
   plainResponseFields,
   withNumericStatus,
 } from "./validate_response.ts";
@@ -42,6 +53,8 @@ export const STUB_FIELDS = [
   "proxy",
   "fault",
   "throttle",
+  "dribble",
+  "status_message",
   "scenario",
   "when_state",
   "set_state",
@@ -53,7 +66,16 @@ export const STUB_FIELDS = [
 ] as const;
 const STUB_FIELDS_WITH_FUNC = [...STUB_FIELDS, "response_func"] as const;
 /** The fields of a `sequence` entry. */
-export const ENTRY_FIELDS = ["status", "headers", "body", "body_file", "body_base64", "delay", "stream"] as const;
+export const ENTRY_FIELDS = [
+  "status",
+  "status_message",
+  "headers",
+  "body",
+  "body_file",
+  "body_base64",
+  "delay",
+  "stream",
+] as const;
 /** What `sequence_mode` may be. */
 export const SEQUENCE_MODES: readonly SequenceMode[] = ["repeat-last", "cycle"];
 
@@ -299,37 +321,66 @@ function checkSequence(
   return responses;
 }
 
-/** Checks how the answer goes out: `fault` and `throttle`, which apply to a stub's own answer only. */
+/** How a stub's answers go out, as {@link checkDeliveryPart} checked it. */
+type DeliveryPart = { fault?: Fault; throttle?: number; dribble?: Dribble };
+
+/** Checks `dribble`: `{chunks, ms}`, whole numbers. */
+function checkDribble(value: unknown, errors: string[]): Dribble | undefined {
+  const shape = "dribble must be {chunks: N, ms: M} (the body in N pieces spread over M milliseconds)";
+  if (!isObject(value)) {
+    errors.push(`${shape}, got ${describe(value)}`);
+    return undefined;
+  }
+  for (const key of Object.keys(value)) {
+    if (key !== "chunks" && key !== "ms") {
+      errors.push(`dribble: ${unknownField("field", key, ["chunks", "ms"])}`);
+      return undefined;
+    }
+  }
+  const { chunks, ms } = value;
+  if (typeof chunks !== "number" || !Number.isInteger(chunks) || chunks < 1 || chunks > MAX_DRIBBLE_CHUNKS) {
+    errors.push(`dribble.chunks must be a whole number from 1 to ${MAX_DRIBBLE_CHUNKS}, got ${describe(chunks)}`);
+    return undefined;
+  }
+  if (typeof ms !== "number" || !Number.isInteger(ms) || ms < 0 || ms > MAX_DELAY_MS) {
+    errors.push(`dribble.ms must be whole milliseconds from 0 to ${MAX_DELAY_MS}, got ${describe(ms)}`);
+    return undefined;
+  }
+  return { chunks, ms };
+}
+
+/** The most pieces a dribble may cut a body into. */
+const MAX_DRIBBLE_CHUNKS = 10_000;
+
+/** Checks how the answer goes out: `fault`, `throttle` and `dribble`, which apply to a stub's own answer only. */
 function checkDeliveryPart(
   raw: Record<string, unknown>,
   errors: string[],
   answer: AnswerPart,
-): { fault?: Stub["fault"]; throttle?: number } {
+): DeliveryPart {
   const fault = raw.fault;
-  if (fault !== undefined && fault !== "disconnect" && fault !== "truncate") {
-    errors.push(`fault must be 'disconnect' or 'truncate', got ${describe(fault)}`);
+  if (fault !== undefined && !(FAULTS as readonly unknown[]).includes(fault)) {
+    errors.push(`fault must be one of ${FAULTS.map((f) => `'${f}'`).join(", ")}, got ${describe(fault)}`);
   }
   const throttle = raw.throttle;
   if (throttle !== undefined && (typeof throttle !== "number" || !Number.isInteger(throttle) || throttle < 1)) {
     errors.push(`throttle must be a whole number of bytes per second (1 or more), got ${describe(throttle)}`);
   }
-  if (
-    (fault !== undefined || throttle !== undefined) && (answer.proxy !== undefined || answer.responseFunc !== undefined)
-  ) {
+  const dribble = raw.dribble === undefined ? undefined : checkDribble(raw.dribble, errors);
+  const set = (["fault", "throttle", "dribble"] as const).filter((key) => raw[key] !== undefined);
+  if (set.length > 1) {
+    errors.push(`${set.join(" and ")} are given; an answer goes out one way: keep one of them`);
+  }
+  const field = set[0];
+  if (field !== undefined && (answer.proxy !== undefined || answer.responseFunc !== undefined)) {
     errors.push(
-      `${fault !== undefined ? "fault" : "throttle"} applies to a stub's own answer, not to a ${
-        answer.proxy !== undefined ? "proxy" : "response function"
-      }`,
+      `${field} applies to a stub's own answer, not to a ${answer.proxy !== undefined ? "proxy" : "response function"}`,
     );
   }
-  if ((fault !== undefined || throttle !== undefined) && answer.responses.some((response) => response.stream)) {
-    errors.push(
-      `${
-        fault !== undefined ? "fault" : "throttle"
-      } applies to a body answer, not to a stream: pace the events with delay_ms`,
-    );
+  if (field !== undefined && answer.responses.some((response) => response.stream)) {
+    errors.push(`${field} applies to a body answer, not to a stream: pace the events with delay_ms`);
   }
-  return { fault: fault as Stub["fault"], throttle: throttle as number | undefined };
+  return { fault: fault as Fault | undefined, throttle: throttle as number | undefined, dribble };
 }
 
 /** The stub from its checked parts (only called when there were no errors). */
@@ -337,7 +388,7 @@ function buildStub(
   raw: Record<string, unknown>,
   request: RequestPart,
   answer: AnswerPart,
-  delivery: { fault?: Stub["fault"]; throttle?: number },
+  delivery: DeliveryPart,
   behaviour: ReturnType<typeof checkBehaviour>,
 ): Stub {
   const { responseFunc, proxy, delay } = answer;
@@ -368,6 +419,7 @@ function buildStub(
   }
   if (delivery.fault !== undefined) stub.fault = delivery.fault;
   if (delivery.throttle !== undefined) stub.throttle = delivery.throttle;
+  if (delivery.dribble !== undefined) stub.dribble = delivery.dribble;
   if (behaviour.step) {
     stub.scenario = behaviour.step.scenario;
     if (behaviour.step.whenState !== undefined) stub.whenState = behaviour.step.whenState;

@@ -1,7 +1,7 @@
 /**
  * The warnings of a valid config: what loads but will not do what its author likely
  * meant (a stub another always wins over, a scenario state nothing reaches, a body that
- * is JSON written as text, a `{name}` that names no capture, a fault Deno cannot give).
+ * is JSON written as text, a `{name}` that names no capture), and what `--adapter deno` cannot send.
  * @module
  */
 
@@ -17,7 +17,6 @@ export function configWarnings(routes: readonly Stub[]): Problem[] {
   return [
     ...findShadowedStubs(routes, place),
     ...stubWarnings(routes, place),
-    ...("Deno" in globalThis ? denoDisconnectWarnings(routes) : []),
   ];
 }
 
@@ -95,17 +94,51 @@ function strayPlaceholderWarnings(stubs: readonly Stub[], place: (index: number)
   return problems;
 }
 
-/** `fault: disconnect` on Deno, which cannot drop a connection before answering. */
-function denoDisconnectWarnings(routes: readonly Stub[]): Problem[] {
+/** What `node:http` (the default wire) sends for each fault Deno.serve cannot send. */
+const NODE_SENDS: Record<string, string> = {
+  disconnect: "closes it before any byte",
+  reset: "resets it (TCP RST) before any byte",
+  empty: "closes it before any byte",
+  malformed_chunk: "sends the status line and headers, then a broken chunk",
+  random_then_close: "sends bytes that are not HTTP, then closes it",
+};
+
+/**
+ * What `--adapter deno` (Deno.serve) cannot send as the stubs say: a fault that needs the
+ * socket (it sends the status line and headers, then closes), a `status_message` (it sends
+ * the standard reason phrase), a header list other than `set-cookie` (it joins the lines).
+ * One warning per stub and kind, each naming `--adapter node`, which sends them all.
+ */
+export function denoWireWarnings(stubs: readonly Stub[], place: (index: number) => string): Problem[] {
   const problems: Problem[] = [];
-  routes.forEach((stub, i) => {
-    if (stub.fault !== "disconnect") return;
-    problems.push({
-      level: "warn",
-      place: `routes[${i}]`,
-      message: "fault: disconnect on Deno sends the status line and headers before the connection closes " +
-        "(Deno.serve cannot drop a connection before answering); the npm package on Node closes it before any byte",
-    });
+  stubs.forEach((stub, i) => {
+    const warn = (message: string) => problems.push({ level: "warn", place: place(i), message });
+    if (stub.fault !== undefined && stub.fault !== "truncate") {
+      warn(
+        `fault: ${stub.fault} with --adapter deno sends the status line and headers, then closes the connection ` +
+          `(Deno.serve cannot drop a connection before answering nor write raw bytes); --adapter node (the default) ` +
+          NODE_SENDS[stub.fault],
+      );
+    }
+    const message = stub.responses.find((r) => r.statusMessage !== undefined)?.statusMessage;
+    if (message !== undefined) {
+      warn(
+        `status_message with --adapter deno is not sent (Deno.serve sends the standard reason phrase); ` +
+          `--adapter node (the default) sends ${JSON.stringify(message)}`,
+      );
+    }
+    const joined = stub.responses.flatMap((r) =>
+      Object.keys(r.headers ?? {}).filter((name) =>
+        Array.isArray(r.headers![name]) && (r.headers![name] as string[]).length > 1 &&
+        name.toLowerCase() !== "set-cookie"
+      )
+    );
+    if (joined.length) {
+      warn(
+        `headers.${joined[0]} with --adapter deno goes out as one line, its values joined by commas ` +
+          `(Deno.serve keeps only set-cookie lines apart); --adapter node (the default) sends one line per value`,
+      );
+    }
   });
   return problems;
 }

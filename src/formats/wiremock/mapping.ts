@@ -773,6 +773,9 @@ const RESPONSE_KEYS = new Set([
   "delayDistribution",
   "proxyBaseUrl",
   "transformers",
+  "statusMessage",
+  "fault",
+  "chunkedDribbleDelay",
 ]);
 
 const UTF8 = new TextEncoder();
@@ -792,20 +795,24 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
   for (const key of Object.keys(response)) {
     if (RESPONSE_KEYS.has(key)) continue;
     const why: Record<string, string> = {
-      statusMessage: "stubtool sends the standard reason phrase for the status",
-      fault: "", // below
-      chunkedDribbleDelay: "stubtool's throttle sends bytes per second, not a number of chunks over a time",
       proxyUrlPrefixToRemove: "stubtool's proxy forwards the whole request path",
       additionalProxyRequestHeaders: "stubtool's proxy cannot add request headers",
       removeProxyRequestHeaders: "stubtool's proxy cannot remove request headers",
       transformerParameters: "stubtool templates take no parameters",
     };
-    if (key === "fault") {
-      ctx.refuse(
-        `fault ${typeof response.fault === "string" ? response.fault : shown(response.fault)}`,
-        "stubtool's disconnect and truncate faults do not send what WireMock sends (reset, nothing, a bad chunk or random bytes); on Deno a disconnect sends the status line first",
-      );
-    } else ctx.refuse(`response.${key}`, why[key] ?? "stubtool has no equivalent");
+    ctx.refuse(`response.${key}`, why[key] ?? "stubtool has no equivalent");
+  }
+  if (response.fault !== undefined) {
+    // WireMock's fault ignores the mapping's status, headers, body and delays: the stub is the fault alone.
+    const fault = typeof response.fault === "string" ? WIREMOCK_FAULTS[response.fault] : undefined;
+    if (fault === undefined) ctx.refuse(`fault ${shown(response.fault)}`, "WireMock has no such fault");
+    else route.fault = fault;
+    return;
+  }
+  if (response.statusMessage !== undefined) {
+    if (typeof response.statusMessage !== "string") {
+      ctx.refuse("statusMessage", `expected text, got ${shown(response.statusMessage)}`);
+    } else route.status_message = response.statusMessage;
   }
   if (response.status !== undefined) {
     const status = typeof response.status === "string" && /^\d+$/.test(response.status)
@@ -844,7 +851,27 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
     }
   }
   convertDelay(response, route, ctx);
+  convertDribble(response.chunkedDribbleDelay, route, ctx);
   if (template) route.template = true;
+}
+
+/** WireMock's faults and the stubtool fault that sends the same bytes. */
+const WIREMOCK_FAULTS: Record<string, string> = {
+  CONNECTION_RESET_BY_PEER: "reset",
+  EMPTY_RESPONSE: "empty",
+  MALFORMED_RESPONSE_CHUNK: "malformed_chunk",
+  RANDOM_DATA_THEN_CLOSE: "random_then_close",
+};
+
+/** `chunkedDribbleDelay: {numberOfChunks, totalDuration}` as `dribble: {chunks, ms}`. */
+function convertDribble(spec: unknown, route: Record<string, unknown>, ctx: Context): void {
+  if (spec === undefined) return;
+  const whole = (v: unknown, min: number) => typeof v === "number" && Number.isInteger(v) && v >= min;
+  if (!isObject(spec) || !whole(spec.numberOfChunks, 1) || !whole(spec.totalDuration, 0)) {
+    ctx.refuse("chunkedDribbleDelay", `expected {numberOfChunks, totalDuration} as whole numbers, got ${shown(spec)}`);
+    return;
+  }
+  route.dribble = { chunks: spec.numberOfChunks, ms: spec.totalDuration };
 }
 
 /** Response headers: multi-valued ones as lists; values that stubtool would change are refused. */
@@ -862,14 +889,6 @@ function convertHeaders(spec: unknown, template: boolean, ctx: Context): Record<
       continue;
     }
     const lower = name.toLowerCase();
-    if (values.length > 1 && lower !== "set-cookie") {
-      // Deno.serve joins repeated lines of a header into one (`one, two`); only set-cookie stays apart.
-      ctx.refuse(
-        `response.headers.${name}`,
-        "WireMock sends one header line per value; Deno sends them joined by commas (only Set-Cookie lines stay apart)",
-      );
-      continue;
-    }
     if (["content-length", "transfer-encoding", "connection"].includes(lower)) {
       ctx.refuse(`response.headers.${name}`, "stubtool's server sets this header itself");
       continue;
@@ -1032,9 +1051,20 @@ function convertDelay(response: Record<string, unknown>, route: Record<string, u
       (distribution.upper as number) >= (distribution.lower as number)
     ) {
       route.delay = { min: distribution.lower, max: distribution.upper };
+    } else if (
+      isObject(distribution) && distribution.type === "lognormal" && typeof distribution.median === "number" &&
+      distribution.median >= 0 && typeof distribution.sigma === "number" && distribution.sigma >= 0 &&
+      distribution.maxValue === undefined
+    ) {
+      route.delay = { median: distribution.median, sigma: distribution.sigma };
     } else {
       const type = isObject(distribution) ? String(distribution.type) : shown(distribution);
-      ctx.refuse(`delayDistribution ${type}`, "stubtool draws a delay uniformly between min and max only");
+      ctx.refuse(
+        `delayDistribution ${type}`,
+        isObject(distribution) && distribution.maxValue !== undefined
+          ? "stubtool's lognormal delay has no maxValue"
+          : "stubtool draws a delay uniformly between min and max, or lognormal from median and sigma",
+      );
     }
   }
 }

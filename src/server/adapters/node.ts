@@ -7,12 +7,13 @@
  */
 
 import { messageOf } from "../../error_message.ts";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
 import { createSecureServer } from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
 import { type AnswerBody, DEFAULT_MAX_BODY, errorAnswer, type Respond } from "../handler.ts";
 import { unreadBodyLimit } from "../incoming.ts";
-import { HEAD_FIRST } from "../response.ts";
+import { HEAD_FIRST, type ResponseHead } from "../response.ts";
+import { GARBAGE, WIRE_FAULTS, type WireFault } from "../answers/faults.ts";
 import { NodeIncoming, requestTarget } from "./node_incoming.ts";
 import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
@@ -35,6 +36,8 @@ function writeTo(
       }
     }
     if (http2) return writeHttp2(res, answer.status, flat, head, body);
+    const fault = body instanceof ReadableStream ? WIRE_FAULTS.get(body) : undefined;
+    if (fault !== undefined) return sendFault(res, fault, answer, flat);
     // An empty answer says so (rather than going out chunked); HEAD, 204 and 304 carry no length of their own.
     if (typeof body === "string") flat.push("content-length", String(Buffer.byteLength(body)));
     else if (body instanceof Uint8Array) flat.push("content-length", String(body.byteLength));
@@ -42,13 +45,34 @@ function writeTo(
       flat.push("content-length", "0");
     }
     if (closeConnection(answer.status)) flat.push("connection", "close");
-    res.writeHead(answer.status, flat);
+    if (answer.statusText !== undefined) res.writeHead(answer.status, answer.statusText, flat);
+    else res.writeHead(answer.status, flat);
     if (body instanceof ReadableStream) {
       if (HEAD_FIRST.has(body)) res.flushHeaders();
       return void pipeStream(body, res);
     }
     res.end(body ?? undefined);
   };
+}
+
+/**
+ * Sends a wire fault on the answer's socket, bypassing the HTTP writer: `reset` (a TCP reset,
+ * no byte), `empty` (a clean close, no byte), `malformed_chunk` (the status line and headers
+ * of a chunked answer, then bytes that are no chunk, then a close), `random_then_close`
+ * (bytes that are not HTTP, then a close).
+ */
+function sendFault(res: ServerResponse, fault: WireFault, answer: ResponseHead, flat: string[]): void {
+  const socket = res.socket as (Socket & { resetAndDestroy(): Socket }) | null;
+  res.on("error", () => {});
+  if (!socket) return void res.destroy();
+  if (fault === "reset") return void socket.resetAndDestroy();
+  if (fault === "empty") return void socket.end();
+  if (fault === "random_then_close") return void socket.end(GARBAGE, "latin1");
+  let head = `HTTP/1.1 ${answer.status} ${answer.statusText ?? STATUS_CODES[answer.status] ?? "unknown"}\r\n`;
+  for (let i = 0; i < flat.length; i += 2) {
+    if (!/^(content-length|transfer-encoding)$/i.test(flat[i])) head += `${flat[i]}: ${flat[i + 1]}\r\n`;
+  }
+  socket.end(`${head}transfer-encoding: chunked\r\n\r\n${GARBAGE}`, "latin1");
 }
 
 /** Writes an answer on an HTTP/2 stream: a headers object (repeated names as lists), no `connection`. */

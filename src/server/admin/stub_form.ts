@@ -23,6 +23,7 @@ export interface StubInfo {
 
 function response(spec: ResponseSpec, withDelay: boolean): Record<string, unknown> {
   const out: Record<string, unknown> = { status: spec.statusTemplate ?? spec.status };
+  if (spec.statusMessage !== undefined) out.status_message = spec.statusMessage;
   if (spec.headers) out.headers = { ...spec.headers };
   if (spec.noContentType) out.headers = { ...spec.headers, "content-type": null };
   if (spec.file !== undefined) out.body_file = spec.filePath ?? spec.file;
@@ -52,6 +53,7 @@ export function stubInfo(route: Route): StubInfo {
   if (stub.priority) info.priority = stub.priority;
   if (stub.fault) info.fault = stub.fault;
   if (stub.throttle) info.throttle = stub.throttle;
+  if (stub.dribble) info.dribble = { ...stub.dribble };
   if (stub.proxy) info.proxy = stub.proxy;
   if (stub.scenario !== undefined) info.scenario = stub.scenario;
   if (stub.whenState !== undefined) info.when_state = stub.whenState;

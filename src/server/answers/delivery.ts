@@ -4,9 +4,9 @@
  * @module
  */
 
-import type { Delay } from "../../stubs/model.ts";
+import type { Delay, Dribble } from "../../stubs/model.ts";
 import { type Deadlines, delayMs } from "../deadlines.ts";
-import { type Fault, faulted, throttled } from "./faults.ts";
+import { dribbled, type Fault, faulted, throttled } from "./faults.ts";
 import type { Respond } from "../response.ts";
 
 /** How a stub's answers are delivered; every field optional (the common stub has none). */
@@ -17,13 +17,16 @@ export interface Delivery {
   fault?: Fault;
   /** The body goes out at this many bytes per second. */
   throttle?: number;
+  /** The body goes out in pieces spread over a time. */
+  dribble?: Dribble;
 }
 
 /** `respond`, sending the answer broken or slowly when the delivery says so (else `respond` itself). */
 export function deliveringRespond<R>(delivery: Delivery, deadlines: Deadlines, respond: Respond<R>): Respond<R> {
-  const { fault, throttle } = delivery;
+  const { fault, throttle, dribble } = delivery;
   if (fault !== undefined) return (head, body) => respond(...faulted(fault, head, body));
   if (throttle !== undefined) return (head, body) => respond(...throttled(head, body, throttle, deadlines.signal));
+  if (dribble !== undefined) return (head, body) => respond(...dribbled(head, body, dribble, deadlines.signal));
   return respond;
 }
 

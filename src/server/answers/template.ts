@@ -41,6 +41,7 @@ export class TemplateResponse {
   /** Does rendering read the request body (so it is read first)? */
   readonly readsBody: boolean;
   readonly #status: StatusTemplate;
+  readonly #statusText?: string;
   readonly #headers: [name: string, value: ResponseTemplate | ResponseTemplate[]][];
   readonly #body: ResponseTemplate | JsonTemplate | Uint8Array<ArrayBuffer> | undefined;
   /** No content type: the rendered text goes out as bytes (Deno's Response would type a string as text/plain). */
@@ -52,6 +53,7 @@ export class TemplateResponse {
   constructor(spec: ResponseSpec) {
     this.delay = spec.delay;
     this.#status = compileStatusTemplate(spec.statusTemplate ?? spec.status);
+    this.#statusText = spec.statusMessage;
     const contentType = findHeader(spec.headers, "content-type");
     const untyped = spec.noContentType === true;
     this.#encode = untyped;
@@ -82,6 +84,7 @@ export class TemplateResponse {
   render(model: Parameters<ResponseTemplate["render"]>[0]): [ResponseHead, AnswerBody] {
     const status = this.#status.render(model);
     const head: ResponseHead = { status, headers: Object.create(null) };
+    if (this.#statusText !== undefined) head.statusText = this.#statusText;
     // A status rendered per request may forbid a body (204, 205, 304): the body is dropped, as
     // validation makes a plain stub drop it, so the client, the log and the journal see the same answer.
     const bodiless = status === 204 || status === 205 || status === 304;

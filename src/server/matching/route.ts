@@ -94,10 +94,10 @@ export class Route implements Routable {
       : stub.template
       ? TEMPLATE
       : CANNED;
-    const { delay, fault, throttle } = stub;
-    this.delivery = delay === undefined && fault === undefined && throttle === undefined
+    const { delay, fault, throttle, dribble } = stub;
+    this.delivery = delay === undefined && fault === undefined && throttle === undefined && dribble === undefined
       ? AT_ONCE
-      : { delay, fault, throttle };
+      : { delay, fault, throttle, dribble };
   }
 
   /** The method, upper-case, or `ANY`. */
