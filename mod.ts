@@ -58,6 +58,8 @@ export type {
   CheckAnswer,
   CheckedRequest,
   Delay,
+  Dribble,
+  Fault,
   HeaderMap,
   Method,
   RequestCheck,

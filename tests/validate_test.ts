@@ -13,7 +13,7 @@ import {
 
 const ALLOWED = "(allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
 const STUB_FIELDS =
-  "method, path, status, headers, body, query_params, delay, sequence, sequence_mode, id, scope, priority, request, body_file, body_base64, proxy, fault, throttle, scenario, when_state, set_state, template, callbacks, name, head, stream";
+  "method, path, status, headers, body, query_params, delay, sequence, sequence_mode, id, scope, priority, request, body_file, body_base64, proxy, fault, throttle, dribble, status_message, scenario, when_state, set_state, template, callbacks, name, head, stream";
 
 /** The errors of a stub that must be invalid (and then yields no stub). */
 function errorsOf(raw: unknown, options?: ValidateStubOptions): string[] {
@@ -506,7 +506,7 @@ Deno.test("validateStub: a delay number out of range", () => {
 
 Deno.test("validateStub: a delay of the wrong type", () => {
   const message = (got: string) => [
-    `delay must be milliseconds (250) or a range ({min: 100, max: 300}), got ${got}`,
+    `delay must be milliseconds (250), a range ({min: 100, max: 300}) or a lognormal ({median: 100, sigma: 0.5}), got ${got}`,
   ];
   assert.deepEqual(errorsOf(get({ delay: "250" })), message('"250"'));
   assert.deepEqual(errorsOf(get({ delay: [100, 300] })), message("a list"));
@@ -580,7 +580,7 @@ Deno.test("validateStub: sequence entries must be mappings", () => {
 Deno.test("validateStub: unknown keys in sequence entries", () => {
   assert.deepEqual(errorsOf(get({ sequence: [{ stauts: 503 }, { method: "GET" }] })), [
     "sequence[0]: unknown field 'stauts' (did you mean 'status'?)",
-    "sequence[1]: unknown field 'method' (allowed: status, headers, body, body_file, body_base64, delay, stream)",
+    "sequence[1]: unknown field 'method' (allowed: status, status_message, headers, body, body_file, body_base64, delay, stream)",
   ]);
 });
 
@@ -685,7 +685,7 @@ Deno.test("validateStub: returns every problem, in field-check order", () => {
       "path segment 'x{y}' is not a placeholder: write a whole segment as {name} (letters, digits, _)",
       "path query parameter 'q' appears twice",
       "query_params.s must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got a list",
-      'delay must be milliseconds (250) or a range ({min: 100, max: 300}), got "slow"',
+      'delay must be milliseconds (250), a range ({min: 100, max: 300}) or a lognormal ({median: 100, sigma: 0.5}), got "slow"',
       "status must be an integer from 100 to 599, got 700",
       "headers: 'bad name' is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)",
       "body.f is Infinity, which JSON cannot hold",
