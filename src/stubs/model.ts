@@ -61,14 +61,23 @@ export { RESERVED_PREFIX } from "./path.ts";
 export type Delay = number | { min: number; max: number } | { median: number; sigma: number };
 
 /** The faults a stub can answer with (`fault:`); see `src/server/answers/faults.ts` for the bytes of each. */
-export const FAULTS = ["disconnect", "truncate", "reset", "empty", "malformed_chunk", "random_then_close"] as const;
+export const FAULTS: readonly Fault[] = [
+  "disconnect",
+  "truncate",
+  "reset",
+  "empty",
+  "malformed_chunk",
+  "random_then_close",
+];
 
-/** One of {@link FAULTS}. */
-export type Fault = typeof FAULTS[number];
+/** How a stub breaks its answer on purpose (`fault:`): one of {@link FAULTS}. */
+export type Fault = "disconnect" | "truncate" | "reset" | "empty" | "malformed_chunk" | "random_then_close";
 
 /** `dribble`: the body sent in `chunks` pieces, `ms / chunks` milliseconds apart (the first after one interval). */
 export interface Dribble {
+  /** How many pieces the body is sent in. */
   chunks: number;
+  /** Milliseconds over which the pieces are spread. */
   ms: number;
 }
 
