@@ -551,3 +551,112 @@ for (const adapter of ADAPTERS) {
     assert.deepEqual([created.status, await created.json()], [201, { id: 2 }]);
   });
 }
+
+for (const adapter of ADAPTERS) {
+  Deno.test(`[${adapter}] serve --openapi SPEC --mock records every violation: the report's violations key counts each operation + location + message; without checks there is no key`, async () => {
+    const { openApiServe } = await import("../src/cli/serve_openapi.ts");
+    const mocked = await openApiServe({ openapi: CHECKED, mock: true }, [], (i) => `routes[${i}]`);
+    await using server = await stubServer(0, { adapter, stubs: mocked!.stubs });
+    assert.deepEqual((await server.report()).violations, [], "the key is there before any request");
+    const send = async (path: string, init: RequestInit = {}) => (await fetch(`${server.url}${path}`, init)).status;
+    const json = { "content-type": "application/json" };
+    assert.equal(await send("/pets", { method: "POST", headers: json, body: "{}" }), 422);
+    assert.equal(await send("/v1/pets", { method: "POST", headers: json, body: '{"age": "x"}' }), 422);
+    assert.equal(await send("/pets", { method: "POST", headers: json, body: "{nope" }), 400);
+    assert.equal(await send("/me"), 401);
+    assert.equal(await send("/pets/0", { headers: { "x-trace": "abcdef12" } }), 422);
+    assert.equal(await send("/pets/1", { headers: { "x-trace": "abcdef12" } }), 200, "a valid request is no violation");
+    assert.deepEqual((await server.report()).violations, [
+      { operation: "POST /pets", location: "body.name", message: "must have required property 'name'", count: 2 },
+      { operation: "POST /pets", location: "body.age", message: "must be integer,null", count: 1 },
+      { operation: "POST /pets", location: "body", message: "must be valid JSON", count: 1 },
+      {
+        operation: "GET /me",
+        location: "security",
+        message: 'no credentials (Bearer, ApiKey header="X-Api-Key")',
+        count: 1,
+      },
+      { operation: "GET /pets/{petId}", location: "path.petId", message: "must be >= 1", count: 1 },
+    ]);
+    await fetch(`${server.url}/__stubtool__/reset`, { method: "POST" }).then((r) => r.body?.cancel());
+    assert.deepEqual((await server.report()).violations, []);
+
+    const unchecked = await openApiServe(
+      { openapi: CHECKED, mock: true, "no-validate-requests": true },
+      [],
+      (i) => `routes[${i}]`,
+    );
+    await using plain = await stubServer(0, { adapter, stubs: unchecked!.stubs });
+    await fetch(`${plain.url}/me`).then((r) => r.body?.cancel());
+    assert.deepEqual(Object.keys(await plain.report()), ["summary", "stubs", "unused_stubs", "unmatched_requests"]);
+  });
+}
+
+Deno.test("report --fail-on-violations: violations in every format, exit 1 when any (a clean server exits 0); --from merges them", async () => {
+  const served = await startServe(["--port", "0", "--quiet", "--openapi", CHECKED, "--mock"]);
+  await using _ = served.process;
+  const clean = await runCli(["report", "--url", served.url, "--fail-on-violations"]);
+  assert.equal(clean.code, 0, clean.stderr);
+  assert.ok(lines(clean.stdout).includes("Requests that broke the spec: none"));
+  const json = { "content-type": "application/json" };
+  for (let i = 0; i < 2; i++) {
+    await fetch(`${served.url}/pets`, { method: "POST", headers: json, body: '{"name": ""}' }).then((r) =>
+      r.body?.cancel()
+    );
+  }
+  const text = await runCli(["report", "--url", served.url, "--fail-on-violations"]);
+  assert.equal(text.code, 1);
+  assert.deepEqual(lines(text.stdout).slice(-2), [
+    "Requests that broke the spec: 2",
+    "  POST /pets body.name: must NOT have fewer than 1 characters (2x)",
+  ]);
+  assert.equal(
+    text.stderr,
+    "[ERROR] report check failed: 2 request(s) broke the OpenAPI spec the server checks them against (--fail-on-violations)\n",
+  );
+  const saved = await runCli(["report", "--url", served.url, "--format", "json"]);
+  assert.equal(saved.code, 0, "without the flag, violations do not fail");
+  const report = JSON.parse(saved.stdout);
+  assert.deepEqual(report.violations, [
+    { operation: "POST /pets", location: "body.name", message: "must NOT have fewer than 1 characters", count: 2 },
+  ]);
+  const summary = await runCli(["report", "--url", served.url, "--format", "github-summary"]);
+  assert.deepEqual(lines(summary.stdout).slice(-7), [
+    "### Requests that broke the spec",
+    "",
+    "Violations: **2**",
+    "",
+    "| Operation | Location | Message | Count |",
+    "| --- | --- | --- | --- |",
+    "| `POST /pets` | `body.name` | must NOT have fewer than 1 characters | 2 |",
+  ]);
+  const html = await runCli(["report", "--url", served.url, "--format", "html"]);
+  assert.match(
+    html.stdout,
+    /<section id="violations" aria-labelledby="violations-heading"><h2 id="violations-heading">Requests that broke the spec<\/h2>/,
+  );
+  assert.match(html.stdout, /<td>must NOT have fewer than 1 characters<\/td><td class="num">2<\/td>/);
+
+  await using dir = await tempDir();
+  const one = join(dir.path, "one.json");
+  const two = join(dir.path, "two.json");
+  await Deno.writeTextFile(one, saved.stdout);
+  const other = {
+    ...report,
+    violations: [
+      { operation: "GET /me", location: "security", message: "no credentials (Bearer)", count: 1 },
+      { operation: "POST /pets", location: "body.name", message: "must NOT have fewer than 1 characters", count: 3 },
+    ],
+  };
+  await Deno.writeTextFile(two, JSON.stringify(other));
+  const merged = await runCli(["report", "--from", one, two, "--format", "json", "--fail-on-violations"]);
+  assert.equal(merged.code, 1);
+  assert.deepEqual(JSON.parse(merged.stdout).violations, [
+    { operation: "POST /pets", location: "body.name", message: "must NOT have fewer than 1 characters", count: 5 },
+    { operation: "GET /me", location: "security", message: "no credentials (Bearer)", count: 1 },
+  ]);
+  await Deno.writeTextFile(two, JSON.stringify({ ...report, violations: [{ operation: "GET /me" }] }));
+  const broken = await runCli(["report", "--from", two]);
+  assert.equal(broken.code, 2);
+  assert.match(broken.stderr, /violations\[0\] needs operation, location, message and count/);
+});

@@ -180,6 +180,7 @@ export async function openApiServe(
       const prefer = preferences[i % sources.length];
       stub.requestCheck = {
         readsBody: check?.readsBody ?? false,
+        validates: validate,
         check: (request) => check?.check(request) ?? prefer(request.header("prefer")),
       };
     });

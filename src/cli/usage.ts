@@ -392,6 +392,11 @@ export const COMMANDS: readonly CommandSpec[] = [
       },
       { name: "fail-on-unmatched", type: "boolean", help: "exit 1 if any request matched no stub" },
       {
+        name: "fail-on-violations",
+        type: "boolean",
+        help: "exit 1 if any request broke the OpenAPI spec the server checks it against (serve --openapi SPEC --mock)",
+      },
+      {
         name: "fail-on-unused",
         type: "boolean",
         help: "exit 1 if any stub was never hit or any scenario transition never taken",
