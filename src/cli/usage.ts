@@ -301,6 +301,17 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: "with --mock: answer every request the spec's stubs match, without checking its parameters, body " +
           "and credentials against the operation (a 422, 400 or 401 otherwise)",
       },
+      {
+        name: "dynamic",
+        type: "boolean",
+        help: "with --mock: answer with data generated from the response schema per request (as Prefer: dynamic=true)",
+      },
+      {
+        name: "seed",
+        type: "string",
+        value: "N",
+        help: "with --dynamic: seed the generated data (the same requests in the same order get the same answers)",
+      },
     ],
     examples: [
       "stubtool serve --config stubs.yaml",
