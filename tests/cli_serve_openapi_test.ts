@@ -660,3 +660,106 @@ Deno.test("report --fail-on-violations: violations in every format, exit 1 when 
   assert.equal(broken.code, 2);
   assert.match(broken.stderr, /violations\[0\] needs operation, location, message and count/);
 });
+
+for (const { file } of SPECS) {
+  const name = file.slice(file.lastIndexOf(file.includes("oas-examples") ? "oas-examples" : "tests"));
+  for (const adapter of ADAPTERS) {
+    Deno.test(`[${adapter}] serve --openapi ${name} --mock --dynamic: every generated answer passes its schema, for 3 seeds`, async () => {
+      const { openApiServe } = await import("../src/cli/serve_openapi.ts");
+      const { doc } = await readOpenApiDocument(file);
+      const { expected } = expectations(doc!);
+      for (const seed of ["1", "2", "3"]) {
+        const mocked = await openApiServe(
+          { openapi: file, mock: true, dynamic: true, seed, "no-validate-requests": true },
+          [],
+          (i) => `routes[${i}]`,
+        );
+        await using server = await stubServer(0, { adapter, stubs: mocked!.stubs });
+        assert.ok(await checkAnswers(server.url, doc!, expected) > 0);
+      }
+    });
+  }
+}
+
+const DYNAMIC = join(ROOT, "tests/fixtures/openapi/dynamic.yaml");
+
+for (const adapter of ADAPTERS) {
+  Deno.test(`[${adapter}] serve --openapi SPEC --mock: Prefer: dynamic=true generates data per request, --dynamic for every request, --seed N repeats it; Accept picks the media type, 406 when none fits`, async () => {
+    const { openApiServe } = await import("../src/cli/serve_openapi.ts");
+    const { doc } = await readOpenApiDocument(DYNAMIC);
+    const check = validatorFor(doc!);
+    const serve = async (values: Record<string, unknown>) => {
+      const mocked = await openApiServe({ openapi: DYNAMIC, mock: true, ...values }, [], (i) => `routes[${i}]`);
+      assert.deepEqual(mocked!.problems, []);
+      return await stubServer(0, { adapter, stubs: mocked!.stubs });
+    };
+    const ask = async (url: string, headers: Record<string, string> = {}) => {
+      const answer = await fetch(`${url}/pets`, { headers });
+      return { status: answer.status, type: answer.headers.get("content-type"), text: await answer.text() };
+    };
+    await using fixed = await serve({});
+    const example = { status: 200, type: "application/json", text: '[{"id":1,"name":"Rex","status":"available"}]' };
+    assert.deepEqual(await ask(fixed.url), example);
+    assert.deepEqual(await ask(fixed.url, { prefer: "dynamic=false" }), example);
+    const bodies = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const answer = await ask(fixed.url, { prefer: "dynamic=true" });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.type, "application/json");
+      assert.equal(
+        check("/paths/~1pets/get/responses/200/content/application~1json/schema", JSON.parse(answer.text)),
+        undefined,
+      );
+      bodies.add(answer.text);
+    }
+    assert.equal(bodies.size, 20, "a new body per request");
+    const notFound = await ask(fixed.url, { prefer: "code=404, dynamic=true" });
+    assert.equal(notFound.status, 404);
+    assert.equal(typeof JSON.parse(notFound.text).message, "string");
+
+    // Accept: the operation's other media type, the example as written; none that fits: 406 in Prism's shape.
+    assert.deepEqual(await ask(fixed.url, { accept: "text/plain" }), { status: 200, type: "text/plain", text: "Rex" });
+    assert.deepEqual(await ask(fixed.url, { accept: "text/html;q=0.9, application/*" }), example);
+    assert.deepEqual(await ask(fixed.url, { accept: "image/png, text/plain;q=0" }), {
+      status: 406,
+      type: "application/problem+json",
+      text: JSON.stringify({
+        type: "NOT_ACCEPTABLE",
+        title: "The server cannot produce a representation for your accept header",
+        status: 406,
+        detail: "Accept: image/png, text/plain;q=0 fits none of application/json, text/plain",
+      }),
+    });
+
+    // --dynamic --seed N: every request generated, the same sequence for the same seed.
+    const run = async (seed: string) => {
+      await using server = await serve({ dynamic: true, seed });
+      const texts = [];
+      for (let i = 0; i < 5; i++) texts.push((await ask(server.url)).text);
+      return texts;
+    };
+    const first = await run("7");
+    assert.equal(new Set(first).size, 5);
+    assert.deepEqual(await run("7"), first);
+    assert.notDeepEqual(await run("8"), first);
+  });
+}
+
+Deno.test("serve --dynamic and --seed need --openapi SPEC --mock; --seed is a whole number", async () => {
+  const cases: [string[], RegExp][] = [
+    [["--dynamic"], /^\[ERROR\] --dynamic and --seed shape the answers of --openapi SPEC --mock: add them/],
+    [
+      ["--openapi", DYNAMIC, "--seed", "1"],
+      /^\[ERROR\] --dynamic and --seed shape the answers --mock makes: add --mock/,
+    ],
+    [
+      ["--openapi", DYNAMIC, "--mock", "--seed", "x1"],
+      /^\[ERROR\] --seed: must be a whole number from 0 to 4294967295, got "x1"/,
+    ],
+  ];
+  for (const [args, message] of cases) {
+    const { code, stderr } = await runCli(["serve", "--port", "0", ...args]);
+    assert.equal(code, 2, args.join(" "));
+    assert.match(stderr, message);
+  }
+});

@@ -189,8 +189,9 @@ class Generator {
     const required = new Set(Array.isArray(schema.required) ? schema.required : []);
     for (const [name, raw] of Object.entries(properties)) {
       const property = this.#resolve(raw);
-      if (isObject(property) && property.writeOnly === true) continue;
       const needed = required.has(name);
+      // A write-only property stays out of answers unless the schema requires it.
+      if (isObject(property) && property.writeOnly === true && !needed) continue;
       // Optional properties come and go; deep down or out of budget, only what is required.
       if (!needed && (depth >= SAMPLE_DEPTH || this.#budget <= 0 || this.#random() < 0.3)) continue;
       if (depth > SAMPLE_DEPTH + 5) break;

@@ -371,7 +371,7 @@ class Converter {
         if (answer === undefined) continue;
         if ("refused" in answer) return answer.refused[1];
         if ("notAcceptable" in answer) return answer;
-        const status = /^\d{3}$/.test(key) ? answer.status : wanted.code!;
+        const status = /^\d{3}$/.test(key) ? answer.status : wanted.code ?? answer.status;
         return { status, ...(answer.type ? { type: answer.type } : {}), body: answer.body };
       }
     } catch (error) {
@@ -477,7 +477,7 @@ class Converter {
       return isObject(example) && example.value !== undefined ? { type, body: example.value, named: true } : {};
     }
     if (choice.random && media.schema !== undefined) {
-      return { type, body: this.#generated(media.schema, choice.random) };
+      return { type, body: this.#generated(media.schema, type, choice.random) };
     }
     if (media.example !== undefined) return { type, body: media.example };
     if (isObject(media.examples)) {
@@ -504,7 +504,7 @@ class Converter {
       : acceptedType(choice.accept, ordered.length ? ordered : ["application/json"]);
     if (type === undefined) return { notAcceptable: types };
     if (choice.random && response.schema !== undefined) {
-      return { type, body: this.#generated(response.schema, choice.random) };
+      return { type, body: this.#generated(response.schema, type, choice.random) };
     }
     if (examples[type] !== undefined) return { type, body: examples[type] };
     if (response.schema === undefined) return {};
@@ -512,8 +512,10 @@ class Converter {
   }
 
   /** A value of the schema drawn from `random` (src/formats/openapi_dynamic.ts). */
-  #generated(schema: unknown, random: () => number): unknown {
-    return generateValue(schema, { random, resolve: (value) => this.resolve(value), doc: this.#doc });
+  #generated(schema: unknown, type: string, random: () => number): unknown {
+    const value = generateValue(schema, { random, resolve: (value) => this.resolve(value), doc: this.#doc });
+    // JSON text, so a generated string goes out as a JSON string (a body string is sent as written).
+    return isExactJsonMediaType(type) && value !== undefined ? JSON.stringify(value) : value;
   }
 
   /** The schema's own example (`example`, first of `examples`, `default`), else a generated value. */
