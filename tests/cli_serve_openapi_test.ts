@@ -551,3 +551,215 @@ for (const adapter of ADAPTERS) {
     assert.deepEqual([created.status, await created.json()], [201, { id: 2 }]);
   });
 }
+
+for (const adapter of ADAPTERS) {
+  Deno.test(`[${adapter}] serve --openapi SPEC --mock records every violation: the report's violations key counts each operation + location + message; without checks there is no key`, async () => {
+    const { openApiServe } = await import("../src/cli/serve_openapi.ts");
+    const mocked = await openApiServe({ openapi: CHECKED, mock: true }, [], (i) => `routes[${i}]`);
+    await using server = await stubServer(0, { adapter, stubs: mocked!.stubs });
+    assert.deepEqual((await server.report()).violations, [], "the key is there before any request");
+    const send = async (path: string, init: RequestInit = {}) => (await fetch(`${server.url}${path}`, init)).status;
+    const json = { "content-type": "application/json" };
+    assert.equal(await send("/pets", { method: "POST", headers: json, body: "{}" }), 422);
+    assert.equal(await send("/v1/pets", { method: "POST", headers: json, body: '{"age": "x"}' }), 422);
+    assert.equal(await send("/pets", { method: "POST", headers: json, body: "{nope" }), 400);
+    assert.equal(await send("/me"), 401);
+    assert.equal(await send("/pets/0", { headers: { "x-trace": "abcdef12" } }), 422);
+    assert.equal(await send("/pets/1", { headers: { "x-trace": "abcdef12" } }), 200, "a valid request is no violation");
+    assert.deepEqual((await server.report()).violations, [
+      { operation: "POST /pets", location: "body.name", message: "must have required property 'name'", count: 2 },
+      { operation: "POST /pets", location: "body.age", message: "must be integer,null", count: 1 },
+      { operation: "POST /pets", location: "body", message: "must be valid JSON", count: 1 },
+      {
+        operation: "GET /me",
+        location: "security",
+        message: 'no credentials (Bearer, ApiKey header="X-Api-Key")',
+        count: 1,
+      },
+      { operation: "GET /pets/{petId}", location: "path.petId", message: "must be >= 1", count: 1 },
+    ]);
+    await fetch(`${server.url}/__stubtool__/reset`, { method: "POST" }).then((r) => r.body?.cancel());
+    assert.deepEqual((await server.report()).violations, []);
+
+    const unchecked = await openApiServe(
+      { openapi: CHECKED, mock: true, "no-validate-requests": true },
+      [],
+      (i) => `routes[${i}]`,
+    );
+    await using plain = await stubServer(0, { adapter, stubs: unchecked!.stubs });
+    await fetch(`${plain.url}/me`).then((r) => r.body?.cancel());
+    assert.deepEqual(Object.keys(await plain.report()), ["summary", "stubs", "unused_stubs", "unmatched_requests"]);
+  });
+}
+
+Deno.test("report --fail-on-violations: violations in every format, exit 1 when any (a clean server exits 0); --from merges them", async () => {
+  const served = await startServe(["--port", "0", "--quiet", "--openapi", CHECKED, "--mock"]);
+  await using _ = served.process;
+  const clean = await runCli(["report", "--url", served.url, "--fail-on-violations"]);
+  assert.equal(clean.code, 0, clean.stderr);
+  assert.ok(lines(clean.stdout).includes("Requests that broke the spec: none"));
+  const json = { "content-type": "application/json" };
+  for (let i = 0; i < 2; i++) {
+    await fetch(`${served.url}/pets`, { method: "POST", headers: json, body: '{"name": ""}' }).then((r) =>
+      r.body?.cancel()
+    );
+  }
+  const text = await runCli(["report", "--url", served.url, "--fail-on-violations"]);
+  assert.equal(text.code, 1);
+  assert.deepEqual(lines(text.stdout).slice(-2), [
+    "Requests that broke the spec: 2",
+    "  POST /pets body.name: must NOT have fewer than 1 characters (2x)",
+  ]);
+  assert.equal(
+    text.stderr,
+    "[ERROR] report check failed: 2 request(s) broke the OpenAPI spec the server checks them against (--fail-on-violations)\n",
+  );
+  const saved = await runCli(["report", "--url", served.url, "--format", "json"]);
+  assert.equal(saved.code, 0, "without the flag, violations do not fail");
+  const report = JSON.parse(saved.stdout);
+  assert.deepEqual(report.violations, [
+    { operation: "POST /pets", location: "body.name", message: "must NOT have fewer than 1 characters", count: 2 },
+  ]);
+  const summary = await runCli(["report", "--url", served.url, "--format", "github-summary"]);
+  assert.deepEqual(lines(summary.stdout).slice(-7), [
+    "### Requests that broke the spec",
+    "",
+    "Violations: **2**",
+    "",
+    "| Operation | Location | Message | Count |",
+    "| --- | --- | --- | --- |",
+    "| `POST /pets` | `body.name` | must NOT have fewer than 1 characters | 2 |",
+  ]);
+  const html = await runCli(["report", "--url", served.url, "--format", "html"]);
+  assert.match(
+    html.stdout,
+    /<section id="violations" aria-labelledby="violations-heading"><h2 id="violations-heading">Requests that broke the spec<\/h2>/,
+  );
+  assert.match(html.stdout, /<td>must NOT have fewer than 1 characters<\/td><td class="num">2<\/td>/);
+
+  await using dir = await tempDir();
+  const one = join(dir.path, "one.json");
+  const two = join(dir.path, "two.json");
+  await Deno.writeTextFile(one, saved.stdout);
+  const other = {
+    ...report,
+    violations: [
+      { operation: "GET /me", location: "security", message: "no credentials (Bearer)", count: 1 },
+      { operation: "POST /pets", location: "body.name", message: "must NOT have fewer than 1 characters", count: 3 },
+    ],
+  };
+  await Deno.writeTextFile(two, JSON.stringify(other));
+  const merged = await runCli(["report", "--from", one, two, "--format", "json", "--fail-on-violations"]);
+  assert.equal(merged.code, 1);
+  assert.deepEqual(JSON.parse(merged.stdout).violations, [
+    { operation: "POST /pets", location: "body.name", message: "must NOT have fewer than 1 characters", count: 5 },
+    { operation: "GET /me", location: "security", message: "no credentials (Bearer)", count: 1 },
+  ]);
+  await Deno.writeTextFile(two, JSON.stringify({ ...report, violations: [{ operation: "GET /me" }] }));
+  const broken = await runCli(["report", "--from", two]);
+  assert.equal(broken.code, 2);
+  assert.match(broken.stderr, /violations\[0\] needs operation, location, message and count/);
+});
+
+for (const { file } of SPECS) {
+  const name = file.slice(file.lastIndexOf(file.includes("oas-examples") ? "oas-examples" : "tests"));
+  for (const adapter of ADAPTERS) {
+    Deno.test(`[${adapter}] serve --openapi ${name} --mock --dynamic: every generated answer passes its schema, for 3 seeds`, async () => {
+      const { openApiServe } = await import("../src/cli/serve_openapi.ts");
+      const { doc } = await readOpenApiDocument(file);
+      const { expected } = expectations(doc!);
+      for (const seed of ["1", "2", "3"]) {
+        const mocked = await openApiServe(
+          { openapi: file, mock: true, dynamic: true, seed, "no-validate-requests": true },
+          [],
+          (i) => `routes[${i}]`,
+        );
+        await using server = await stubServer(0, { adapter, stubs: mocked!.stubs });
+        assert.ok(await checkAnswers(server.url, doc!, expected) > 0);
+      }
+    });
+  }
+}
+
+const DYNAMIC = join(ROOT, "tests/fixtures/openapi/dynamic.yaml");
+
+for (const adapter of ADAPTERS) {
+  Deno.test(`[${adapter}] serve --openapi SPEC --mock: Prefer: dynamic=true generates data per request, --dynamic for every request, --seed N repeats it; Accept picks the media type, 406 when none fits`, async () => {
+    const { openApiServe } = await import("../src/cli/serve_openapi.ts");
+    const { doc } = await readOpenApiDocument(DYNAMIC);
+    const check = validatorFor(doc!);
+    const serve = async (values: Record<string, unknown>) => {
+      const mocked = await openApiServe({ openapi: DYNAMIC, mock: true, ...values }, [], (i) => `routes[${i}]`);
+      assert.deepEqual(mocked!.problems, []);
+      return await stubServer(0, { adapter, stubs: mocked!.stubs });
+    };
+    const ask = async (url: string, headers: Record<string, string> = {}) => {
+      const answer = await fetch(`${url}/pets`, { headers });
+      return { status: answer.status, type: answer.headers.get("content-type"), text: await answer.text() };
+    };
+    await using fixed = await serve({});
+    const example = { status: 200, type: "application/json", text: '[{"id":1,"name":"Rex","status":"available"}]' };
+    assert.deepEqual(await ask(fixed.url), example);
+    assert.deepEqual(await ask(fixed.url, { prefer: "dynamic=false" }), example);
+    const bodies = new Set<string>();
+    for (let i = 0; i < 20; i++) {
+      const answer = await ask(fixed.url, { prefer: "dynamic=true" });
+      assert.equal(answer.status, 200);
+      assert.equal(answer.type, "application/json");
+      assert.equal(
+        check("/paths/~1pets/get/responses/200/content/application~1json/schema", JSON.parse(answer.text)),
+        undefined,
+      );
+      bodies.add(answer.text);
+    }
+    assert.equal(bodies.size, 20, "a new body per request");
+    const notFound = await ask(fixed.url, { prefer: "code=404, dynamic=true" });
+    assert.equal(notFound.status, 404);
+    assert.equal(typeof JSON.parse(notFound.text).message, "string");
+
+    // Accept: the operation's other media type, the example as written; none that fits: 406 in Prism's shape.
+    assert.deepEqual(await ask(fixed.url, { accept: "text/plain" }), { status: 200, type: "text/plain", text: "Rex" });
+    assert.deepEqual(await ask(fixed.url, { accept: "text/html;q=0.9, application/*" }), example);
+    assert.deepEqual(await ask(fixed.url, { accept: "image/png, text/plain;q=0" }), {
+      status: 406,
+      type: "application/problem+json",
+      text: JSON.stringify({
+        type: "NOT_ACCEPTABLE",
+        title: "The server cannot produce a representation for your accept header",
+        status: 406,
+        detail: "Accept: image/png, text/plain;q=0 fits none of application/json, text/plain",
+      }),
+    });
+
+    // --dynamic --seed N: every request generated, the same sequence for the same seed.
+    const run = async (seed: string) => {
+      await using server = await serve({ dynamic: true, seed });
+      const texts = [];
+      for (let i = 0; i < 5; i++) texts.push((await ask(server.url)).text);
+      return texts;
+    };
+    const first = await run("7");
+    assert.equal(new Set(first).size, 5);
+    assert.deepEqual(await run("7"), first);
+    assert.notDeepEqual(await run("8"), first);
+  });
+}
+
+Deno.test("serve --dynamic and --seed need --openapi SPEC --mock; --seed is a whole number", async () => {
+  const cases: [string[], RegExp][] = [
+    [["--dynamic"], /^\[ERROR\] --dynamic and --seed shape the answers of --openapi SPEC --mock: add them/],
+    [
+      ["--openapi", DYNAMIC, "--seed", "1"],
+      /^\[ERROR\] --dynamic and --seed shape the answers --mock makes: add --mock/,
+    ],
+    [
+      ["--openapi", DYNAMIC, "--mock", "--seed", "x1"],
+      /^\[ERROR\] --seed: must be a whole number from 0 to 4294967295, got "x1"/,
+    ],
+  ];
+  for (const [args, message] of cases) {
+    const { code, stderr } = await runCli(["serve", "--port", "0", ...args]);
+    assert.equal(code, 2, args.join(" "));
+    assert.match(stderr, message);
+  }
+});

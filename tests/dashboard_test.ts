@@ -59,6 +59,10 @@ Deno.test("dashboardPage: the script renders polled JSON exactly as the server r
       },
     ],
     scenarios: [{ name: "cart", transitions: [{ from: "Started", to: "full", stub: "add", taken: 0 }] }],
+    violations: [
+      { operation: "POST /pets", location: "body.name", message: "must have required property 'name'", count: 3 },
+      { operation: "GET /me", location: "security", message: "no credentials (<Bearer>)", count: 1 },
+    ],
   };
   const journal = {
     capacity: 500,
@@ -86,13 +90,28 @@ Deno.test("dashboardPage: the script renders polled JSON exactly as the server r
     e: unknown,
   ) => [string, string][];
   const rendered = sections(report, journal, { stubs, states, live: true });
-  assert.deepEqual(rendered.map(([key]) => key), ["coverage", "stubs", "scenarios", "unmatched", "journal"]);
+  assert.deepEqual(rendered.map(([key]) => key), [
+    "coverage",
+    "stubs",
+    "scenarios",
+    "unmatched",
+    "violations",
+    "journal",
+  ]);
   for (const [key, markup] of rendered) assert.ok(html.includes(markup), `${key}: the same markup as the served page`);
   assert.match(rendered[2][1], /<span class="tag">never taken<\/span>/);
   assert.match(rendered[2][1], /<g class="flow-node current" data-state="Started" data-current="now">/);
   assert.match(rendered[1][1], /<input type="search" id="stubs-filter"/);
+  assert.match(rendered[4][1], /<caption id="violations-table-caption">4 violations of the OpenAPI spec/);
+  assert.match(
+    rendered[4][1],
+    /<tr><th scope="row"><code>GET \/me<\/code><\/th><td><code>security<\/code><\/td><td>no credentials \(&lt;Bearer&gt;\)<\/td><td class="num">1<\/td><\/tr>/,
+  );
+  const { violations: _, ...unchecked } = report;
+  assert.match(sections(unchecked, journal, {})[4][1], /^<section id="violations" [^>]*hidden>/);
+  assert.match(sections({ ...report, violations: [] }, journal, {})[4][1], /None: every request the spec's/);
   const off = sections(report, { capacity: 0, total: 0, requests: [] }, {});
-  assert.match(off[4][1], /The request journal is off/);
+  assert.match(off[5][1], /The request journal is off/);
   assert.doesNotMatch(off[0][1], /stat-requests/);
 });
 

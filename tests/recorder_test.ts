@@ -1,5 +1,11 @@
 import assert from "node:assert/strict";
-import { MAX_SCOPE_LENGTH, MAX_SCOPES, Recorder, UNMATCHED_PART_MAX } from "../src/server/coverage/recorder.ts";
+import {
+  MAX_SCOPE_LENGTH,
+  MAX_SCOPES,
+  MAX_VIOLATIONS,
+  Recorder,
+  UNMATCHED_PART_MAX,
+} from "../src/server/coverage/recorder.ts";
 import { Route } from "../src/server/matching/route.ts";
 import { get } from "../mod.ts";
 
@@ -164,4 +170,42 @@ Deno.test("scopes: reset forgets them; carry moves scoped hits to the stub that 
     matched_stubs: 0,
     unmatched_requests: 0,
   });
+});
+
+Deno.test("violations are counted per operation + location + message, first seen first, per scope too; reset forgets them", () => {
+  const recorder = new Recorder();
+  const [a] = routes("/a");
+  const name = { operation: "POST /pets", location: ["body", "name"], message: "must have required property 'name'" };
+  const age = { operation: "POST /pets", location: ["body", "age"], message: "must be integer" };
+  recorder.violations([name, age]);
+  recorder.violations([name], "t1");
+  recorder.violations([]);
+  assert.equal(recorder.report([a]).violations, undefined, "only a server that checks requests has the key");
+  assert.deepEqual(recorder.report([a], { violations: true }).violations, [
+    { operation: "POST /pets", location: "body.name", message: "must have required property 'name'", count: 2 },
+    { operation: "POST /pets", location: "body.age", message: "must be integer", count: 1 },
+  ]);
+  assert.deepEqual(recorder.report([a], { violations: true, scope: "t1" }).violations, [
+    { operation: "POST /pets", location: "body.name", message: "must have required property 'name'", count: 1 },
+  ]);
+  assert.deepEqual(recorder.report([a], { violations: true, scope: "t2" }).violations, []);
+  recorder.reset([a]);
+  assert.deepEqual(recorder.report([a], { violations: true }).violations, []);
+});
+
+Deno.test("violations stay bounded: 5,000 distinct ones keep 1,000 entries and one (other) entry, the total exact; long parts are cut", () => {
+  const recorder = new Recorder();
+  for (let i = 0; i < 5000; i++) {
+    recorder.violations([{ operation: "GET /a", location: ["query", `k${i}`], message: "x".repeat(10_000) }]);
+  }
+  const violations = recorder.report([], { violations: true }).violations!;
+  assert.equal(violations.length, MAX_VIOLATIONS + 1);
+  assert.equal(violations.reduce((sum, v) => sum + v.count, 0), 5000);
+  assert.deepEqual(violations.at(-1), {
+    operation: "(other)",
+    location: "",
+    message: "more distinct violations than the report keeps (1000)",
+    count: 4000,
+  });
+  assert.equal(violations[0].message.length, UNMATCHED_PART_MAX);
 });

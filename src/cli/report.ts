@@ -19,6 +19,7 @@ import {
   REPORT_FORMATS,
   type ReportFormat,
   transitionCounts,
+  violationCount,
 } from "../report/report.ts";
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
@@ -245,6 +246,12 @@ export async function reportCommand(
   const transitions = transitionCounts(report);
   if (values["fail-on-unused"] && transitions.taken < transitions.total) {
     failures.push(`${transitions.total - transitions.taken} scenario transition(s) never taken (--fail-on-unused)`);
+  }
+  const violations = violationCount(report);
+  if (values["fail-on-violations"] && violations > 0) {
+    failures.push(
+      `${violations} request(s) broke the OpenAPI spec the server checks them against (--fail-on-violations)`,
+    );
   }
   if (failures.length === 0) return 0;
   output.err(`[ERROR] report check failed: ${failures.join("; ")}`);

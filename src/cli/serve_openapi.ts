@@ -7,7 +7,10 @@
  */
 
 import type { OpenApiConversion } from "../formats/openapi_import.ts";
-import type { CheckAnswer, Stub } from "../stubs/model.ts";
+import type { CheckAnswer, CheckedRequest, Stub } from "../stubs/model.ts";
+import { acceptedType } from "../util/media.ts";
+import { isObject } from "../util/json_shape.ts";
+import { seededRandom } from "../util/random.ts";
 import { NULL_BODY_STATUSES, type Problem, validateConfig } from "../stubs/validate.ts";
 import type { ParsedArgs } from "./usage.ts";
 import { UsageError } from "./usage.ts";
@@ -15,10 +18,18 @@ import { UsageError } from "./usage.ts";
 /** The priority of the spec's stubs: below every configured stub (default 0), whatever its path. */
 const MOCK_PRIORITY = -1;
 
-/** `Prefer: code=404, example=cat` (`;` or `,` between): what it asks for, or undefined. */
-export function parsePrefer(header: string | null): { code?: number; example?: string } | undefined {
+/** What a `Prefer` header asks of a mocked operation. */
+export interface Preference {
+  code?: number;
+  example?: string;
+  /** `dynamic=true` (or `false`, to turn `--dynamic` off for one request). */
+  dynamic?: boolean;
+}
+
+/** `Prefer: code=404, example=cat, dynamic=true` (`;` or `,` between): what it asks for, or undefined. */
+export function parsePrefer(header: string | null): Preference | undefined {
   if (header === null) return undefined;
-  const wanted: { code?: number; example?: string } = {};
+  const wanted: Preference = {};
   for (const piece of header.split(/[,;]/)) {
     const eq = piece.indexOf("=");
     if (eq === -1) continue;
@@ -26,39 +37,70 @@ export function parsePrefer(header: string | null): { code?: number; example?: s
     const value = piece.slice(eq + 1).trim().replace(/^"(.*)"$/, "$1");
     if (name === "code" && /^[1-5]\d\d$/.test(value)) wanted.code = Number(value);
     else if (name === "example" && value !== "") wanted.example = value;
+    else if (name === "dynamic" && (value === "true" || value === "false")) wanted.dynamic = value === "true";
   }
-  return wanted.code === undefined && wanted.example === undefined ? undefined : wanted;
+  return Object.keys(wanted).length ? wanted : undefined;
+}
+
+/** A `500` problem: no response of the operation fits the request's `Prefer` (Prism's `NO_RESPONSE_DEFINED`). */
+function noResponse(detail: string): CheckAnswer {
+  return {
+    status: 500,
+    headers: { "content-type": "application/problem+json" },
+    body: JSON.stringify({
+      type: "NO_RESPONSE_DEFINED",
+      title: "No response fits the request's Prefer header",
+      status: 500,
+      detail,
+    }),
+  };
+}
+
+/** A `406` problem: no media type of the response fits the request's `Accept` (Prism's `NOT_ACCEPTABLE`). */
+function notAcceptable(accept: string, types: readonly string[]): CheckAnswer {
+  return {
+    status: 406,
+    headers: { "content-type": "application/problem+json" },
+    body: JSON.stringify({
+      type: "NOT_ACCEPTABLE",
+      title: "The server cannot produce a representation for your accept header",
+      status: 406,
+      detail: `Accept: ${accept.slice(0, 200)} fits none of ${types.join(", ")}`,
+    }),
+  };
 }
 
 /**
- * The answers of one operation a `Prefer` header picks, each made once: the response's body
- * as written (never a template), or a `500` problem saying why there is none, as Prism's
- * `NO_RESPONSE_DEFINED`.
+ * The answers of one operation a request asks for beside its stub's: Prism's `Prefer: code=`,
+ * `example=` and `dynamic=true` (or `dynamic` for every request: `--dynamic`), and an `Accept`
+ * the stub's content type does not meet. Bodies are sent as written (never a template); a fixed
+ * answer is made once, a dynamic one per request from `random`.
  */
 function preferring(
   prefer: OpenApiConversion["sources"][number]["prefer"],
-): (header: string | null) => CheckAnswer | undefined {
+  stubType: string | undefined,
+  { dynamic, random }: { dynamic: boolean; random: () => number },
+): (request: CheckedRequest) => CheckAnswer | undefined {
   const made = new Map<string, CheckAnswer>();
-  return (header) => {
-    const wanted = parsePrefer(header);
-    if (wanted === undefined) return undefined;
-    const key = `${wanted.code ?? ""} ${wanted.example ?? ""}`;
-    const known = made.get(key);
+  return (request) => {
+    const wanted = parsePrefer(request.header("prefer")) ?? {};
+    const generate = wanted.dynamic ?? dynamic;
+    const accept = request.header("accept");
+    const otherType = accept !== null && stubType !== undefined && acceptedType(accept, [stubType]) === undefined;
+    if (wanted.code === undefined && wanted.example === undefined && !generate && !otherType) return undefined;
+    const key = JSON.stringify([wanted.code, wanted.example, accept]);
+    const known = generate ? undefined : made.get(key);
     if (known) return known;
-    const found = prefer(wanted);
+    const found = prefer({
+      code: wanted.code,
+      example: wanted.example,
+      ...(accept === null ? {} : { accept }),
+      ...(generate ? { random } : {}),
+    });
     let answer: CheckAnswer;
-    if (typeof found === "string") {
-      answer = {
-        status: 500,
-        headers: { "content-type": "application/problem+json" },
-        body: JSON.stringify({
-          type: "NO_RESPONSE_DEFINED",
-          title: "No response fits the request's Prefer header",
-          status: 500,
-          detail: found,
-        }),
-      };
-    } else {
+    if (typeof found === "string") answer = noResponse(found);
+    else if ("notAcceptable" in found) answer = notAcceptable(accept ?? "", found.notAcceptable);
+    else {
       const text = found.body === undefined || NULL_BODY_STATUSES.has(found.status)
         ? null
         : typeof found.body === "string"
@@ -70,7 +112,7 @@ function preferring(
         body: text,
       };
     }
-    if (made.size < 100) made.set(key, answer);
+    if (!generate && made.size < 100 && key.length < 1024) made.set(key, answer);
     return answer;
   };
 }
@@ -105,7 +147,23 @@ export async function openApiServe(
     if (values["no-validate-requests"] === true) {
       throw new UsageError("--no-validate-requests is for the stubs of --openapi SPEC --mock: add them", "serve");
     }
+    if (values.dynamic === true || values.seed !== undefined) {
+      throw new UsageError("--dynamic and --seed shape the answers of --openapi SPEC --mock: add them", "serve");
+    }
     return undefined;
+  }
+  if ((values.dynamic === true || values.seed !== undefined) && !mock) {
+    throw new UsageError("--dynamic and --seed shape the answers --mock makes: add --mock", "serve");
+  }
+  const seedText = values.seed as string | undefined;
+  if (seedText !== undefined && !/^\d{1,10}$/.test(seedText)) {
+    throw new UsageError(
+      `--seed: must be a whole number from 0 to 4294967295, got ${JSON.stringify(seedText)}`,
+      "serve",
+    );
+  }
+  if (seedText !== undefined && Number(seedText) > 0xffffffff) {
+    throw new UsageError(`--seed: must be a whole number from 0 to 4294967295, got ${seedText}`, "serve");
   }
   if (values["no-validate-requests"] === true && !mock) {
     throw new UsageError("--no-validate-requests is for the stubs --mock makes: add --mock", "serve");
@@ -120,6 +178,7 @@ export async function openApiServe(
   const result: OpenApiServe = { stubs: [], places: [], problems: [...problems], banner: [] };
   let summary = "";
   let sources: OpenApiConversion["sources"] = [];
+  let stubTypes: (string | undefined)[] = [];
   if (mock) {
     const { openApiToConfig } = await import("../formats/openapi_import.ts");
     const converted = openApiToConfig(doc, file, { strictRequests: values["strict-requests"] === true });
@@ -144,6 +203,10 @@ export async function openApiServe(
     for (const stub of result.stubs) stub.place = `openapi ${stub.method} ${stub.path} of ${file}`;
     result.places = config ? converted.places : [];
     sources = converted.sources;
+    stubTypes = converted.routes.map((route) => {
+      const headers = route.headers;
+      return isObject(headers) && typeof headers["content-type"] === "string" ? headers["content-type"] : undefined;
+    });
     // Each operation answers under every server URL's path (`/v1/pets`) as well as without it.
     const { basePaths } = await import("../report/openapi.ts");
     // A server variable without a default (`/{region}`) is no fixed prefix: left alone.
@@ -173,14 +236,19 @@ export async function openApiServe(
     // Each stub (and its twin under a base path) checks the requests it matches against its
     // operation, then answers what a `Prefer` header asks for.
     const validate = values["no-validate-requests"] !== true;
-    const preferences = sources.map((source) => preferring(source.prefer));
+    // One stream of choices for the whole server: with --seed, the same requests in the same order get the same data.
+    const seed = seedText === undefined ? crypto.getRandomValues(new Uint32Array(1))[0] : Number(seedText);
+    const random = seededRandom(seed);
+    const dynamic = values.dynamic === true;
+    const preferences = sources.map((source, i) => preferring(source.prefer, stubTypes[i], { dynamic, random }));
     result.stubs.forEach((stub, i) => {
       const source = sources[i % sources.length];
       const check = validate ? spec.requestCheck(source.path, source.method, source.captures) : undefined;
       const prefer = preferences[i % sources.length];
       stub.requestCheck = {
         readsBody: check?.readsBody ?? false,
-        check: (request) => check?.check(request) ?? prefer(request.header("prefer")),
+        validates: validate,
+        check: (request) => check?.check(request) ?? prefer(request),
       };
     });
   }

@@ -301,6 +301,17 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: "with --mock: answer every request the spec's stubs match, without checking its parameters, body " +
           "and credentials against the operation (a 422, 400 or 401 otherwise)",
       },
+      {
+        name: "dynamic",
+        type: "boolean",
+        help: "with --mock: answer with data generated from the response schema per request (as Prefer: dynamic=true)",
+      },
+      {
+        name: "seed",
+        type: "string",
+        value: "N",
+        help: "with --dynamic: seed the generated data (the same requests in the same order get the same answers)",
+      },
     ],
     examples: [
       "stubtool serve --config stubs.yaml",
@@ -391,6 +402,11 @@ export const COMMANDS: readonly CommandSpec[] = [
         help: "only what requests with x-stubtool-scope: NAME did (the server needs --scopes)",
       },
       { name: "fail-on-unmatched", type: "boolean", help: "exit 1 if any request matched no stub" },
+      {
+        name: "fail-on-violations",
+        type: "boolean",
+        help: "exit 1 if any request broke the OpenAPI spec the server checks it against (serve --openapi SPEC --mock)",
+      },
       {
         name: "fail-on-unused",
         type: "boolean",

@@ -11,14 +11,15 @@
  */
 
 import { sample } from "openapi-sampler";
-import * as randexp from "randexp";
 import { STUB_ID } from "../util/ids.ts";
 import { PLACEHOLDER_ANYWHERE } from "../stubs/path.ts";
 import { NULL_BODY_STATUSES, validateConfig } from "../stubs/validate.ts";
-import { compileRegex } from "../util/regex.ts";
 import { refusedRefIn } from "./openapi_files.ts";
 import { isObject } from "../util/json_shape.ts";
-import { isExactJsonMediaType } from "../util/media.ts";
+import { acceptedType, isExactJsonMediaType } from "../util/media.ts";
+import { generateValue, MAX_SAMPLE_VALUES, patternSample, SAMPLE_DEPTH } from "./openapi_dynamic.ts";
+
+export { MAX_SAMPLE_VALUES };
 
 type Json = Record<string, unknown>;
 
@@ -39,6 +40,23 @@ export interface PreferredAnswer {
   body?: unknown;
 }
 
+/** What a request asks of an operation beside its stub's answer: Prism's `Prefer` and `Accept`. */
+export interface WantedAnswer {
+  /** `Prefer: code=404`: that response (else its range, `4XX`). */
+  code?: number;
+  /** `Prefer: example=cat`: the example of that name. */
+  example?: string;
+  /** The `Accept` header: picks among the response's media types. */
+  accept?: string | null;
+  /** `Prefer: dynamic=true`, `--dynamic`: a body generated from the schema with these choices. */
+  random?: () => number;
+}
+
+/** No media type of the response fits the request's `Accept`: the ones it has. */
+export interface NotAcceptable {
+  notAcceptable: string[];
+}
+
 /** What a document converts to. */
 export interface OpenApiConversion {
   /** Config-form stubs, one per converted operation, in document order. */
@@ -50,8 +68,11 @@ export interface OpenApiConversion {
     path: string;
     method: string;
     captures: Record<string, string>;
-    /** The answer a request asks for with Prism's `Prefer` header, or why there is none (made on first use). */
-    prefer(wanted: { code?: number; example?: string }): PreferredAnswer | string;
+    /**
+     * The answer a request asks for with Prism's `Prefer` header and `Accept`, or why there is
+     * none (made on first use).
+     */
+    prefer(wanted: WantedAnswer): PreferredAnswer | NotAcceptable | string;
   }[];
   /** One per operation left out. */
   warnings: OpenApiWarning[];
@@ -97,50 +118,8 @@ function placeholdersIn(value: unknown, found = new Set<string>()): Set<string> 
   return found;
 }
 
-/** randexp is CommonJS: its module is the class, which the types call the default export. */
-const RandExp = ((randexp as { default?: unknown }).default ?? randexp) as new (pattern: string) => {
-  max: number;
-  randInt(low: number, high: number): number;
-  gen(): string;
-};
-
-/** The longest string a `pattern` sample may be (characters). */
-const PATTERN_SAMPLE_MAX = 65_536;
-
 /** Keys under which a document holds values, not schemas: never looked into for patterns. */
 const VALUE_KEYS = new Set(["example", "examples", "default", "enum", "const"]);
-
-/**
- * A string matching `pattern` within the schema's lengths: the shortest one randexp builds
- * (each quantifier at its least, each alternative the first), else one of a few seeded ones;
- * undefined when none fits (or the pattern is not one the linear-time engine runs).
- */
-function patternSample(pattern: string, minLength = 0, maxLength = Infinity): string | undefined {
-  // Bounded work: a spec's minLength can ask randexp for gigabytes; the linear-time engine already refuses repeat
-  // counts whose product passes 1,000, so a pattern that compiles has a short shortest match.
-  if (minLength > PATTERN_SAMPLE_MAX) return undefined;
-  // A pattern the linear-time engine cannot run gets no sample (the spec is the user's to fix).
-  const compiled = compileRegex(pattern);
-  if ("problem" in compiled) return undefined;
-  const { regex } = compiled;
-  let state = 1;
-  const next = () => state = (state * 1103515245 + 12345) % 2 ** 31;
-  for (let attempt = 0; attempt < 20; attempt++) {
-    try {
-      const generator = new RandExp(pattern);
-      generator.max = Math.max(4, minLength);
-      generator.randInt = attempt === 0
-        ? (low: number) => low
-        : (low: number, high: number) => low + next() % (high - low + 1);
-      const text = generator.gen();
-      if (text.length > PATTERN_SAMPLE_MAX) return undefined;
-      if (regex.find(text) && text.length >= minLength && text.length <= maxLength) return text;
-    } catch {
-      return undefined;
-    }
-  }
-  return undefined;
-}
 
 /**
  * Gives each string schema with a `pattern` (and no example, default, enum or const) an
@@ -170,12 +149,8 @@ function addPatternExamples(node: unknown): void {
   }
 }
 
-/** The most values (array items, properties, string characters) a generated example may hold. */
-export const MAX_SAMPLE_VALUES = 100_000;
 /** The most bytes a generated example may take as JSON. */
 export const MAX_SAMPLE_BYTES = 1 << 20;
-/** How deep the sampler goes (openapi-sampler's `maxSampleDepth`, its default). */
-const SAMPLE_DEPTH = 15;
 
 /** A generated example past the bounds: the operation is left out with this reason. */
 class SampleRefused extends Error {}
@@ -363,7 +338,9 @@ class Converter {
         ],
       };
     }
-    return this.#answerFor(operation, key)!;
+    const answer = this.#answerFor(operation, key)!;
+    // Without an Accept to meet, a response always has a media type to answer with.
+    return "notAcceptable" in answer ? { refused: ["content", "no media type"] } : answer;
   }
 
   /**
@@ -371,10 +348,15 @@ class Converter {
    * why the operation has none: the response of that status (else its range, `4XX`), with its
    * example of that name (without a code, the first response that has one).
    */
-  preferred(operation: Json, wanted: { code?: number; example?: string }): PreferredAnswer | string {
+  preferred(operation: Json, wanted: WantedAnswer): PreferredAnswer | NotAcceptable | string {
     const responses = this.resolve(operation.responses);
     const keys = isObject(responses) ? Object.keys(responses) : [];
     let candidates = keys.filter((k) => /^\d{3}$|^\dXX$/i.test(k));
+    if (wanted.code === undefined && wanted.example === undefined) {
+      // Accept or dynamic data alone: the response the stub answers with.
+      const key = keys.find((k) => /^2(?:\d\d|XX)$/i.test(k)) ?? keys.find((k) => k === "default");
+      candidates = key === undefined ? [] : [key];
+    }
     if (wanted.code !== undefined) {
       const key = keys.find((k) => k === String(wanted.code)) ??
         keys.find((k) => k.toUpperCase() === `${Math.floor(wanted.code! / 100)}XX`);
@@ -385,10 +367,11 @@ class Converter {
     }
     try {
       for (const key of candidates) {
-        const answer = this.#answerFor(operation, key, wanted.example);
+        const answer = this.#answerFor(operation, key, wanted.example, wanted);
         if (answer === undefined) continue;
         if ("refused" in answer) return answer.refused[1];
-        const status = /^\d{3}$/.test(key) ? answer.status : wanted.code!;
+        if ("notAcceptable" in answer) return answer;
+        const status = /^\d{3}$/.test(key) ? answer.status : wanted.code ?? answer.status;
         return { status, ...(answer.type ? { type: answer.type } : {}), body: answer.body };
       }
     } catch (error) {
@@ -402,7 +385,7 @@ class Converter {
    * The answer of the operation's response `key` (`404`), with its example called `example`
    * when given (undefined when it has none by that name).
    */
-  #answerFor(operation: Json, key: string, example?: string):
+  #answerFor(operation: Json, key: string, example?: string, choice: WantedAnswer = {}):
     | {
       status: number;
       type?: string;
@@ -410,13 +393,16 @@ class Converter {
       fix?: [string, string];
     }
     | { refused: [string, string] }
+    | NotAcceptable
     | undefined {
     const responses = this.resolve(operation.responses);
     const status = /^\d{3}$/.test(key) ? Number(key) : 200;
     const response = isObject(responses) ? this.resolve(responses[key]) : undefined;
-    const answer = isObject(response)
-      ? this.#swagger ? this.#swaggerBody(response, operation) : this.#body(response, example)
+    const found = isObject(response)
+      ? this.#swagger ? this.#swaggerBody(response, operation, choice) : this.#body(response, example, choice)
       : {};
+    if ("notAcceptable" in found) return found;
+    const answer = found;
     if (example !== undefined && !("named" in answer)) return undefined;
     if (NULL_BODY_STATUSES.has(status)) {
       // Unambiguous: the status carries no body whatever the spec describes.
@@ -473,17 +459,25 @@ class Converter {
   }
 
   /** An OpenAPI 3 response's media type and body: JSON preferred, else the first listed. */
-  #body(response: Json, name?: string): { type?: string; body?: unknown; named?: true } {
+  #body(
+    response: Json,
+    name?: string,
+    choice: WantedAnswer = {},
+  ): { type?: string; body?: unknown; named?: true } | NotAcceptable {
     const content = this.resolve(response.content);
     if (!isObject(content)) return {};
     const types = Object.keys(content);
-    const type = types.find(isExactJsonMediaType) ?? types[0];
-    if (type === undefined) return {};
+    const ordered = [...types.filter(isExactJsonMediaType), ...types.filter((t) => !isExactJsonMediaType(t))];
+    const type = choice.accept === undefined ? ordered[0] : acceptedType(choice.accept, ordered);
+    if (type === undefined) return types.length ? { notAcceptable: types } : {};
     const media = this.resolve(content[type]);
     if (!isObject(media)) return {};
     if (name !== undefined) {
       const example = isObject(media.examples) ? this.resolve(media.examples[name]) : undefined;
       return isObject(example) && example.value !== undefined ? { type, body: example.value, named: true } : {};
+    }
+    if (choice.random && media.schema !== undefined) {
+      return { type, body: this.#generated(media.schema, type, choice.random) };
     }
     if (media.example !== undefined) return { type, body: media.example };
     if (isObject(media.examples)) {
@@ -496,14 +490,32 @@ class Converter {
   }
 
   /** A Swagger 2.0 response's media type (from `produces`) and body. */
-  #swaggerBody(response: Json, operation: Json): { type?: string; body?: unknown } {
+  #swaggerBody(
+    response: Json,
+    operation: Json,
+    choice: WantedAnswer = {},
+  ): { type?: string; body?: unknown } | NotAcceptable {
     const produces = [operation.produces, this.#doc.produces].find(Array.isArray) as unknown[] | undefined;
     const types = (produces ?? ["application/json"]).filter((t): t is string => typeof t === "string");
     const examples = isObject(response.examples) ? response.examples : {};
-    const type = types.find(isExactJsonMediaType) ?? types[0] ?? "application/json";
+    const ordered = [...types.filter(isExactJsonMediaType), ...types.filter((t) => !isExactJsonMediaType(t))];
+    const type = choice.accept === undefined
+      ? ordered[0] ?? "application/json"
+      : acceptedType(choice.accept, ordered.length ? ordered : ["application/json"]);
+    if (type === undefined) return { notAcceptable: types };
+    if (choice.random && response.schema !== undefined) {
+      return { type, body: this.#generated(response.schema, type, choice.random) };
+    }
     if (examples[type] !== undefined) return { type, body: examples[type] };
     if (response.schema === undefined) return {};
     return { type, body: this.#fromSchema(response.schema) };
+  }
+
+  /** A value of the schema drawn from `random` (src/formats/openapi_dynamic.ts). */
+  #generated(schema: unknown, type: string, random: () => number): unknown {
+    const value = generateValue(schema, { random, resolve: (value) => this.resolve(value), doc: this.#doc });
+    // JSON text, so a generated string goes out as a JSON string (a body string is sent as written).
+    return isExactJsonMediaType(type) && value !== undefined ? JSON.stringify(value) : value;
   }
 
   /** The schema's own example (`example`, first of `examples`, `default`), else a generated value. */

@@ -29,6 +29,7 @@ const sections = (report, journal, extras) => [
   ["stubs", stubsSection(report, extras)],
   ["scenarios", flowsSection(report, extras)],
   ["unmatched", unmatchedSection(report, journal)],
+  ["violations", violationsSection(report)],
   ["journal", journalSection(journal)],
 ];`;
 

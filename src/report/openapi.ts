@@ -590,11 +590,14 @@ export class OpenApiSpec {
         if (security) {
           const challenge = security(request);
           if (challenge !== undefined) {
-            return problem(401, { "www-authenticate": challenge }, {
-              type: "UNAUTHORIZED",
-              title: "Invalid security scheme used",
-              detail: `${label} requires credentials the request does not carry`,
-            });
+            return {
+              ...problem(401, { "www-authenticate": challenge }, {
+                type: "UNAUTHORIZED",
+                title: "Invalid security scheme used",
+                detail: `${label} requires credentials the request does not carry`,
+              }),
+              violations: [{ operation: label, location: ["security"], message: `no credentials (${challenge})` }],
+            };
           }
         }
         const out: Violation[] = [];
@@ -602,20 +605,26 @@ export class OpenApiSpec {
           for (const check of checks) check(request, out);
         } catch (error) {
           if (!(error instanceof InvalidJson)) throw error;
-          return problem(400, {}, {
-            type: "BAD_REQUEST",
-            title: "The request body is not valid JSON",
-            detail: `${label} takes a JSON body`,
-            validation: [{ location: ["body"], severity: "Error", code: "json", message: "must be valid JSON" }],
-          });
+          return {
+            ...problem(400, {}, {
+              type: "BAD_REQUEST",
+              title: "The request body is not valid JSON",
+              detail: `${label} takes a JSON body`,
+              validation: [{ location: ["body"], severity: "Error", code: "json", message: "must be valid JSON" }],
+            }),
+            violations: [{ operation: label, location: ["body"], message: "must be valid JSON" }],
+          };
         }
         if (!out.length) return undefined;
-        return problem(422, {}, {
-          type: "UNPROCESSABLE_ENTITY",
-          title: "Invalid request",
-          detail: `the request does not match ${label} in the spec`,
-          validation: out,
-        });
+        return {
+          ...problem(422, {}, {
+            type: "UNPROCESSABLE_ENTITY",
+            title: "Invalid request",
+            detail: `the request does not match ${label} in the spec`,
+            validation: out,
+          }),
+          violations: out.map(({ location, message }) => ({ operation: label, location, message })),
+        };
       },
     };
   }

@@ -16,6 +16,7 @@ import type {
   ReportScenario,
   ReportStub,
   ReportTransition,
+  ReportViolation,
   StubDetail,
   UnmatchedRequest,
 } from "./types.ts";
@@ -226,6 +227,42 @@ function flowMarkdown(scenarios: readonly ReportScenario[]): string[] {
   return lines;
 }
 
+/** How many requests broke the spec (the sum of the report's violation counts; 0 without the key). */
+export function violationCount(report: Report): number {
+  return (report.violations ?? []).reduce((sum, v) => sum + v.count, 0);
+}
+
+/** `POST /pets body.name: must NOT have fewer than 1 characters`: a violation as text and Markdown name it. */
+function violationWhere(v: ReportViolation): string {
+  return v.location ? `${v.operation} ${v.location}` : v.operation;
+}
+
+/** The requests that broke the spec, for a terminal: each distinct violation with its count. */
+function violationsText(violations: readonly ReportViolation[]): string[] {
+  if (violations.length === 0) return ["Requests that broke the spec: none"];
+  const lines = [`Requests that broke the spec: ${violationCount({ violations } as Report)}`];
+  for (const v of violations) lines.push(`  ${violationWhere(v)}: ${v.message} (${v.count}x)`.replace(/[\r\n]+/g, " "));
+  return lines;
+}
+
+function violationsMarkdown(violations: readonly ReportViolation[]): string[] {
+  const lines = [
+    "",
+    "### Requests that broke the spec",
+    "",
+    `Violations: **${violationCount({ violations } as Report)}**`,
+    "",
+  ];
+  markdownTable(
+    lines,
+    ["Operation", "Location", "Message", "Count"],
+    violations.map((
+      v,
+    ) => [codeCell(v.operation), v.location ? codeCell(v.location) : "", textCell(v.message), `${v.count}`]),
+  );
+  return lines;
+}
+
 /** Lines joined for a terminal: each with its control and bidi characters escaped, so it stays one line. */
 function safeLines(lines: readonly string[]): string {
   return lines.map(escapeControls).join("\n") + "\n";
@@ -339,12 +376,14 @@ export function renderReport(report: Report, { format, openapi, ...html }: Rende
       return safeLines([
         ...githubSummaryLines(report),
         ...(report.scenarios ? flowMarkdown(report.scenarios) : []),
+        ...(report.violations ? violationsMarkdown(report.violations) : []),
         ...(openapi ? driftMarkdown(openapi) : []),
       ]);
     case "text":
       return safeLines([
         ...textLines(report),
         ...(report.scenarios ? flowText(report.scenarios) : []),
+        ...(report.violations ? violationsText(report.violations) : []),
         ...(openapi ? driftText(openapi) : []),
       ]);
     default:
@@ -364,7 +403,8 @@ function stubKey(stub: ReportStub): string {
  * n-th in another), stubs keep first-seen order, unmatched requests are concatenated in
  * time order, and the summary is recomputed (the unmatched total is the sum of totals).
  * Scenario transitions are added per scenario + from + to + stub; the `scenarios` key is
- * there when any of the reports has it.
+ * there when any of the reports has it. Violations are added per operation + location +
+ * message, in first-seen order; the `violations` key is there when any of the reports has it.
  *
  * @example
  * ```ts
@@ -419,6 +459,16 @@ export function mergeReports(reports: readonly Report[]): Report {
   };
   const scenarios = mergeScenarios(reports);
   if (scenarios.length) result.scenarios = scenarios;
+  if (reports.some((r) => r.violations !== undefined)) {
+    const byKey = new Map<string, ReportViolation>();
+    for (const v of reports.flatMap((r) => r.violations ?? [])) {
+      const key = JSON.stringify([v.operation, v.location, v.message]);
+      const same = byKey.get(key);
+      if (same) same.count += v.count;
+      else byKey.set(key, { operation: v.operation, location: v.location, message: v.message, count: v.count });
+    }
+    result.violations = [...byKey.values()];
+  }
   return result;
 }
 
@@ -486,6 +536,15 @@ export function checkReport(value: unknown): string | undefined {
   for (const [i, stub] of (value.unused_stubs as unknown[]).entries()) {
     if (!isObject(stub) || typeof stub.method !== "string" || typeof stub.path !== "string") {
       return `not a stubtool report: unused_stubs[${i}] needs method and path`;
+    }
+  }
+  if (value.violations !== undefined) {
+    if (!Array.isArray(value.violations)) return "not a stubtool report: violations must be a list";
+    for (const [i, v] of value.violations.entries()) {
+      if (
+        !isObject(v) || typeof v.operation !== "string" || typeof v.location !== "string" ||
+        typeof v.message !== "string" || !Number.isInteger(v.count) || (v.count as number) < 0
+      ) return `not a stubtool report: violations[${i}] needs operation, location, message and count`;
     }
   }
   if (value.scenarios === undefined) return undefined;

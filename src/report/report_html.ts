@@ -18,6 +18,7 @@ import type {
   Report,
   ReportStub,
   ReportTransition,
+  ReportViolation,
   StubDetail,
   UnmatchedRequest,
 } from "./types.ts";
@@ -571,6 +572,36 @@ function unmatchedSection(report: Report, journal?: JournalSnapshot): string {
     `</h2>${body}</section>`;
 }
 
+function violationRow(v: ReportViolation): string {
+  return `<tr><th scope="row"><code>${escapeHtml(`${v?.operation}`)}</code></th>` +
+    `<td><code>${escapeHtml(`${v?.location ?? ""}`)}</code></td><td>${escapeHtml(`${v?.message}`)}</td>` +
+    `<td class="num">${Number(v?.count)}</td></tr>`;
+}
+
+/**
+ * Requests that broke the OpenAPI spec the server checks them against (`serve --openapi SPEC
+ * --mock`), beside the unmatched requests. A report without the `violations` key (the server
+ * checks no requests) has the section hidden, so the live page can fill it.
+ */
+function violationsSection(report: Report): string {
+  const open = `<section id="violations" aria-labelledby="violations-heading"`;
+  // Saved reports are files anyone can edit: anything but a list reads as no key.
+  if (!Array.isArray(report.violations)) {
+    return `${open} hidden><h2 id="violations-heading">Requests that broke the spec</h2></section>`;
+  }
+  const total = report.violations.reduce((sum, v) => sum + (Number(v?.count) || 0), 0);
+  const body = report.violations.length === 0
+    ? `<p class="muted">None: every request the spec's operations matched followed the spec.</p>`
+    : table(
+      "violations-table",
+      `${plural(total, "violation", "violations")} of the OpenAPI spec the server checks requests against, ` +
+        `answered 422, 400 or 401`,
+      ["Operation", "Location", "Message", "Count|num"],
+      report.violations.map(violationRow),
+    );
+  return `${open}><h2 id="violations-heading">Requests that broke the spec</h2>${body}</section>`;
+}
+
 function driftSection(drift: OpenApiDrift): string {
   const uncovered = drift.uncovered_operations.length === 0
     ? `<p class="muted">None: a stub covers every operation.</p>`
@@ -684,6 +715,8 @@ export const _LIVE_RENDERERS = {
     journalEntryOf,
     unmatchedRow,
     unmatchedSection,
+    violationRow,
+    violationsSection,
     duration,
     journalRow,
     journalSection,
@@ -742,6 +775,8 @@ ${meta}
 <nav aria-label="Sections"><ul><li><a href="#stubs">Stubs</a></li>${
     report.scenarios?.length ? `<li><a href="#scenarios">Scenarios</a></li>` : ""
   }<li><a href="#unmatched">Unmatched requests</a></li>${
+    Array.isArray(report.violations) ? `<li><a href="#violations">Spec violations</a></li>` : ""
+  }${
     openapi ? `<li><a href="#openapi">OpenAPI drift</a></li>` : ""
   }<li><a href="#journal">Recent requests</a></li></ul></nav>
 </header>
@@ -750,6 +785,7 @@ ${coverageSection(report, journal)}
 ${stubsSection(report, extras)}
 ${flowsSection(report, extras)}
 ${unmatchedSection(report, journal)}
+${violationsSection(report)}
 ${openapi ? `${driftSection(openapi)}\n` : ""}${journalSection(journal)}
 </main>
 <footer>stubtool ${VERSION}</footer>

@@ -93,6 +93,24 @@ export interface Report {
    * of stubs without scenarios keeps exactly the four keys above.
    */
   scenarios?: ReportScenario[];
+  /**
+   * Requests the server refused because they break the OpenAPI spec it checks them against
+   * (`serve --openapi SPEC --mock`): one entry per operation + location + message, with how
+   * often. Present only when the server checks requests, so other reports keep their keys.
+   */
+  violations?: ReportViolation[];
+}
+
+/** A way requests broke the spec, and how often (the `violations` of a {@link Report}). */
+export interface ReportViolation {
+  /** The spec operation the request called: `POST /pets`. */
+  operation: string;
+  /** Where in the request: `body.name`, `query.limit`, `header.x-trace`, `path.petId`, `security`. */
+  location: string;
+  /** What is wrong, as the `422` answer said: `must NOT have fewer than 1 characters`. */
+  message: string;
+  /** How many refused requests had it. */
+  count: number;
 }
 
 /** A scenario in the report: its name and every transition its stubs declare. */

@@ -213,6 +213,7 @@ export class StubHandler {
     return this.#recorder.report(this.registry.routes, {
       scope,
       scenarios: this.registry.set.scenarios.coverage(scope),
+      violations: this.registry.routes.some((route) => route.stub.requestCheck?.validates === true),
     });
   }
 
@@ -421,7 +422,10 @@ export class StubHandler {
         header: (name) => view.header(name),
         ...(check.readsBody && body ? { body: { text: body.text(), json: body.json() } } : {}),
       });
-      if (refused) return respond({ status: refused.status, headers: refused.headers }, refused.body);
+      if (refused) {
+        if (refused.violations) this.#recorder.violations(refused.violations, view.scope);
+        return respond({ status: refused.status, headers: refused.headers }, refused.body);
+      }
     }
     const callbacks = route.callbacks;
     if (callbacks) {

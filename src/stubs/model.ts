@@ -305,12 +305,26 @@ export interface CheckAnswer {
   headers: Record<string, string>;
   /** Its body (a problem document, a preferred response's example), or null for none. */
   body: string | null;
+  /** What the request broke, for the report (each `violations` entry): absent when it broke nothing. */
+  violations?: readonly CheckViolation[];
+}
+
+/** One way a request broke the spec its stub checks it against. */
+export interface CheckViolation {
+  /** The operation: `POST /pets`. */
+  operation: string;
+  /** Where in the request: `["body", "name"]`, `["security"]`. */
+  location: readonly string[];
+  /** What is wrong: `must have required property 'name'`. */
+  message: string;
 }
 
 /** A stub's check of the requests it matched, compiled at load. */
 export interface RequestCheck {
   /** Whether it reads the body (the handler reads it whole first). */
   readsBody: boolean;
+  /** Whether it checks requests against a spec (then the report has a `violations` key). */
+  validates?: boolean;
   /** The answer for a request that fails the check; undefined when it passes. */
   check(request: CheckedRequest): CheckAnswer | undefined;
 }

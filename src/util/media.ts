@@ -38,3 +38,36 @@ const EXACT_JSON_MEDIA = /^[^/]+\/(?:[^/]+\+)?json$/;
 export function isExactJsonMediaType(type: string): boolean {
   return EXACT_JSON_MEDIA.test(type.split(";")[0].trim().toLowerCase());
 }
+
+/**
+ * The type of `offered` (in the server's order of preference) an `Accept` header asks for:
+ * its ranges by `q` (highest first, ties in the header's order; `q=0` refuses), `*\/*`,
+ * `type/*` and exact types (parameters ignored). Undefined when none fits; a missing or empty
+ * header takes the first.
+ *
+ * @example
+ * ```ts
+ * import { acceptedType } from "./media.ts";
+ * acceptedType("text/*;q=0.5, application/xml", ["application/json", "application/xml", "text/plain"]); // "application/xml"
+ * acceptedType("image/png", ["application/json"]); // undefined
+ * ```
+ */
+export function acceptedType(accept: string | null, offered: readonly string[]): string | undefined {
+  if (accept === null || accept.trim() === "") return offered[0];
+  const ranges = accept.split(",").map((part, order) => {
+    const [range, ...params] = part.split(";").map((s) => s.trim().toLowerCase());
+    const q = params.find((p) => /^q\s*=/.test(p));
+    const weight = q === undefined ? 1 : Number(q.replace(/^q\s*=\s*/, ""));
+    return { range, weight: Number.isFinite(weight) ? weight : 0, order };
+  }).filter((r) => r.range !== "" && r.weight > 0)
+    .sort((a, b) => b.weight - a.weight || a.order - b.order);
+  for (const { range } of ranges) {
+    const [type, subtype] = range.split("/");
+    const found = offered.find((candidate) => {
+      const [t, s] = candidate.split(";")[0].trim().toLowerCase().split("/");
+      return (type === "*" && subtype === "*") || (type === t && (subtype === "*" || subtype === s));
+    });
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}

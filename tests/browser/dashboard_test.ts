@@ -606,3 +606,41 @@ Deno.test({
     await Deno.remove(dir, { recursive: true });
   },
 });
+
+Deno.test({
+  name:
+    "dashboard in headless Chromium: a spec-checking server shows the violations panel beside unmatched requests, filled live",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const { openApiServe } = await import("../../src/cli/serve_openapi.ts");
+    const spec = join(import.meta.dirname!, "../fixtures/openapi/checked.yaml");
+    const mocked = await openApiServe({ openapi: spec, mock: true }, [], (i) => `routes[${i}]`);
+    await using server = await stubServer(0, { stubs: mocked!.stubs });
+    await using browser = await launch();
+    const page = await browser.context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    });
+    await page.goto(`${server.url}/__stubtool__/`);
+    assert.equal(await inPage(page, `document.getElementById("violations").hidden`), false);
+    assert.equal(
+      await inPage(page, `document.getElementById("unmatched").nextElementSibling.id`),
+      "violations",
+      "beside the unmatched requests",
+    );
+    assert.equal(
+      await text(page, "#violations p"),
+      "None: every request the spec's operations matched followed the spec.",
+    );
+    assert.equal(await request(server, "GET", "/me"), 401);
+    assert.equal(await request(server, "GET", "/me"), 401);
+    await waitFor(page, `document.getElementById("violations-table") !== null`);
+    assert.deepEqual(await rows(page, "violations-table"), [
+      ["GET /me", "security", 'no credentials (Bearer, ApiKey header="X-Api-Key")', "2"],
+    ]);
+    assert.deepEqual(problems, [], "no script errors and no CSP violations");
+  },
+});

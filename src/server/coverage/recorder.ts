@@ -6,7 +6,15 @@
  * @module
  */
 
-import type { ClosestStub, Report, ReportScenario, ReportStub, UnmatchedRequest } from "../../report/types.ts";
+import type {
+  ClosestStub,
+  Report,
+  ReportScenario,
+  ReportStub,
+  ReportViolation,
+  UnmatchedRequest,
+} from "../../report/types.ts";
+import type { CheckViolation } from "../../stubs/model.ts";
 import type { Route } from "../matching/route.ts";
 import { usableScope } from "../scope.ts";
 
@@ -19,6 +27,11 @@ export const DEFAULT_MAX_UNMATCHED = 1000;
 export const MAX_SCOPES = 100;
 /** Longest method, path or query an unmatched entry keeps. */
 export const UNMATCHED_PART_MAX = 2048;
+
+/** Most distinct violations (operation + location + message, per scope) kept; the rest count in one overflow entry. */
+export const MAX_VIOLATIONS = 1000;
+/** The operation of the entry that counts violations past {@link MAX_VIOLATIONS}. */
+export const VIOLATIONS_OVERFLOW = "(other)";
 
 /** An unmatched request as kept: the entry and the scope it carried. */
 interface Kept {
@@ -63,6 +76,8 @@ export class Recorder {
   #unmatchedTotal = 0;
   /** Scopes by name, oldest first (a Map keeps insertion order). */
   #scopes = new Map<string, ScopeTally>();
+  /** Spec violations by scope, operation, location and message, first seen first. */
+  #violations = new Map<string, { scope: string | null; entry: ReportViolation }>();
   readonly maxUnmatched: number;
   /** Counts changes (hits, unmatched requests, resets): the report is the same while it is. */
   version = 0;
@@ -135,12 +150,63 @@ export class Recorder {
     return tally ? scope! : null;
   }
 
+  /**
+   * Counts the violations of one refused request (in `scope` too, when given): each distinct
+   * operation + location + message is one entry with a count, parts cut to
+   * {@link UNMATCHED_PART_MAX} characters; past {@link MAX_VIOLATIONS} distinct entries the
+   * rest count in one `(other)` entry, so the total stays exact and memory bounded.
+   */
+  violations(found: readonly CheckViolation[], scope?: string | null): void {
+    if (!found.length) return;
+    this.version++;
+    const kept = scope && this.#scope(scope) ? scope : null;
+    for (const violation of found) {
+      const entry: ReportViolation = {
+        operation: cut(violation.operation)[0],
+        location: cut(violation.location.join("."))[0],
+        message: cut(violation.message)[0],
+        count: 0,
+      };
+      let key = JSON.stringify([kept, entry.operation, entry.location, entry.message]);
+      let known = this.#violations.get(key);
+      if (!known && this.#violations.size >= MAX_VIOLATIONS) {
+        key = JSON.stringify([kept, VIOLATIONS_OVERFLOW]);
+        known = this.#violations.get(key);
+        if (!known) {
+          const overflow = {
+            operation: VIOLATIONS_OVERFLOW,
+            location: "",
+            message: `more distinct violations than the report keeps (${MAX_VIOLATIONS})`,
+            count: 0,
+          };
+          this.#violations.set(key, known = { scope: kept, entry: overflow });
+        }
+      }
+      if (!known) this.#violations.set(key, known = { scope: kept, entry });
+      known.entry.count++;
+    }
+  }
+
+  /** The violations, summed over scopes (of `scope` only, when given), first seen first. */
+  #violationList(scope: string | undefined): ReportViolation[] {
+    const merged = new Map<string, ReportViolation>();
+    for (const { scope: owner, entry } of this.#violations.values()) {
+      if (scope !== undefined && owner !== scope) continue;
+      const key = JSON.stringify([entry.operation, entry.location, entry.message]);
+      const same = merged.get(key);
+      if (same) same.count += entry.count;
+      else merged.set(key, { ...entry });
+    }
+    return [...merged.values()];
+  }
+
   /** Zeroes hit counts of `routes`, forgets unmatched requests and every scope. */
   reset(routes: readonly Route[]): void {
     for (const route of routes) route.hits = 0;
     this.#ring = [];
     this.#next = 0;
     this.#unmatchedTotal = 0;
+    this.#violations.clear();
     this.#scopes.clear();
     this.version++;
   }
@@ -178,11 +244,12 @@ export class Recorder {
    * Builds the report for `routes` (in declaration order). With `scope`, only that scope's
    * hits and unmatched requests count (an unknown scope has none). `scenarios` (the flow
    * coverage, counted by the scenario states) becomes the `scenarios` key when it lists any;
-   * without scenarios the report has exactly its four keys.
+   * without scenarios the report has exactly its four keys. With `violations` (the server
+   * checks requests against a spec) the report has a `violations` key, empty or not.
    */
   report(
     routes: readonly Route[],
-    { scope, scenarios }: { scope?: string; scenarios?: ReportScenario[] } = {},
+    { scope, scenarios, violations }: { scope?: string; scenarios?: ReportScenario[]; violations?: boolean } = {},
   ): Report {
     const tally = scope === undefined ? undefined : this.#scopes.get(scope);
     const entries = routes.map((route): ReportStub => {
@@ -205,6 +272,7 @@ export class Recorder {
       unmatched_requests: this.#unmatchedList(scope),
     };
     if (scenarios?.length) report.scenarios = scenarios;
+    if (violations) report.violations = this.#violationList(scope);
     return report;
   }
 }
