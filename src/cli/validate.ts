@@ -42,7 +42,7 @@ export async function validateCommand(
     ...wiremockDirs.map((dir) => ({ dir, place: `--wiremock ${dir}` })),
   ];
   if (dirs.length) {
-    const { loadWireMockFolders } = await import("../formats/wiremock/load.ts");
+    const { loadWireMockFolders } = await import("./loaders/wiremock_folder.ts");
     const takenIds = new Set(config.routes.flatMap((stub) => stub.id === undefined ? [] : [stub.id]));
     const loaded = loadWireMockFolders(dirs, {
       takenIds,
