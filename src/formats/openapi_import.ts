@@ -16,7 +16,7 @@ import { STUB_ID } from "../util/ids.ts";
 import { PLACEHOLDER_ANYWHERE } from "../stubs/path.ts";
 import { NULL_BODY_STATUSES, validateConfig } from "../stubs/validate.ts";
 import { compileRegex } from "../util/regex.ts";
-import { refusedRefIn } from "./openapi_files.ts";
+import { refusedRefIn } from "./openapi_refs.ts";
 import { isObject } from "../util/json_shape.ts";
 import { isExactJsonMediaType } from "../util/media.ts";
 
