@@ -3,7 +3,7 @@ import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { loadConfigFile } from "../src/stubs/config.ts";
 import type { OpenApiSpec } from "../src/report/openapi.ts";
-import { loadOpenApi } from "../src/cli/loaders/openapi_spec.ts";
+import { loadOpenApi } from "../src/cli/loaders/openapi_document.ts";
 import type { Report } from "../src/report/types.ts";
 import { fixture, tempDir } from "./_cli.ts";
 import { get } from "../mod.ts";

@@ -208,7 +208,7 @@ async function importOpenApi(
   values: ParsedArgs["values"],
   output: CliContext["output"],
 ): Promise<number> {
-  const { readOpenApiDocument } = await import("./loaders/openapi_spec.ts");
+  const { readOpenApiDocument } = await import("./loaders/openapi_document.ts");
   const { doc, problems } = await readOpenApiDocument(source);
   printProblems(output, problems, source);
   if (!doc) return 1;

@@ -1,5 +1,5 @@
 /**
- * The marker a `$ref` the reader refused resolves to (src/cli/loaders/openapi_spec.ts reads
+ * The marker a `$ref` the reader refused resolves to (src/cli/loaders/openapi_document.ts reads
  * only inside the spec's folder, PRODUCT.md P23.6), and how the importer finds it in a parsed
  * document to leave the operation that uses it out, so the rest of the spec still serves.
  * @module

@@ -142,7 +142,7 @@ const LENIENT_RULES = [
  *
  * @example
  * ```ts
- * import { readOpenApiDocument } from "./openapi_spec.ts";
+ * import { readOpenApiDocument } from "./openapi_document.ts";
  * const { doc, problems } = await readOpenApiDocument("missing.yaml");
  * console.log(doc, problems[0].message); // undefined "no such file"
  * ```
@@ -221,7 +221,7 @@ export async function readOpenApiDocument(
  *
  * @example
  * ```ts
- * import { loadOpenApi } from "./openapi_spec.ts";
+ * import { loadOpenApi } from "./openapi_document.ts";
  * const { spec, problems } = await loadOpenApi("missing.yaml");
  * console.log(spec, problems[0].message); // undefined "no such file"
  * ```
