@@ -17,7 +17,7 @@ export {
 } from "./checks.ts";
 export { findShadowedStubs } from "./shadow.ts";
 export { stubWarnings } from "./warnings.ts";
-export { didYouMean, unknownField } from "./hint.ts";
+export { didYouMean, unknownField } from "../util/hint.ts";
 export type { Problem } from "./problem.ts";
 export { BASE64, checkDelay, checkStatus, MAX_DELAY_MS, NULL_BODY_STATUSES } from "./validate_response.ts";
 export {

@@ -23,7 +23,7 @@ import {
 } from "./template_helpers.ts";
 import { checkDateFormat, checkTimeZone, offsetDate } from "./date_format.ts";
 import { escapeJsonString } from "../util/json_string.ts";
-import { unknownField } from "../stubs/hint.ts";
+import { unknownField } from "../util/hint.ts";
 
 export {
   DEFAULT_RENDER_LIMITS,
