@@ -31,12 +31,4 @@ export {
   validateStub,
   type ValidateStubOptions,
 } from "./validate_stub.ts";
-export {
-  checkCors,
-  type Config,
-  CONFIG_FIELDS,
-  type CorsSetting,
-  ORIGIN,
-  validateConfig,
-  type ValidateConfigOptions,
-} from "./validate_config.ts";
+export { type Config, CONFIG_FIELDS, ORIGIN, validateConfig } from "./validate_config.ts";
