@@ -28,7 +28,7 @@ import { resolveInside } from "../../util/paths.ts";
  * How many alias expansions a YAML document may make (the `yaml` package's `maxAliasCount`):
  * a "billion laughs" document of a few hundred bytes otherwise expands to gigabytes of nodes.
  */
-export const MAX_YAML_ALIASES = 1000;
+const MAX_YAML_ALIASES = 1000;
 
 /** The YAML parser, loaded on first use. */
 let yaml: typeof import("yaml") | undefined;
@@ -66,7 +66,7 @@ function checkAliases(text: string, file: string): void {
 }
 
 /** What a spec's read refused: each `$ref` target left unread, with why. */
-export interface SpecReads {
+interface SpecReads {
   refused: { target: string; why: string }[];
   /** Why a file could not be used (the spec parser words every resolver error the same). */
   failed?: string;
@@ -77,7 +77,7 @@ export interface SpecReads {
  * resolver tried before every other (the HTTP one never reads). `reads.refused` collects
  * what was not read.
  */
-export async function specParserOptions(spec: string, reads: SpecReads): Promise<Record<string, unknown>> {
+async function specParserOptions(spec: string, reads: SpecReads): Promise<Record<string, unknown>> {
   yaml ??= await import("yaml");
   const folder = dirname(spec);
   const refuse = (target: string, why: string) => {
