@@ -209,7 +209,7 @@ export interface LoadTimes {
  * registered in a handler, as `serve --wiremock` does) and as `validate --wiremock DIR`.
  */
 export async function timeLoad(dir: string, emptyDir: string, root: string): Promise<LoadTimes> {
-  const { loadWireMockFolder } = await import("../src/formats/wiremock/load.ts");
+  const { loadWireMockFolder } = await import("../src/cli/loaders/wiremock_folder.ts");
   const { StubHandler } = await import("../src/server/handler.ts");
   const started = performance.now();
   const loaded = loadWireMockFolder(dir);

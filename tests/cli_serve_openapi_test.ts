@@ -12,7 +12,7 @@ import { dirname, join } from "node:path";
 import { Ajv } from "ajv";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import addFormatsModule from "ajv-formats";
-import { readOpenApiDocument } from "../src/report/openapi.ts";
+import { readOpenApiDocument } from "../src/cli/loaders/openapi_document.ts";
 import { openApiToConfig } from "../src/formats/openapi_import.ts";
 import { validateConfig } from "../src/stubs/validate.ts";
 import { stubServer } from "../mod.ts";

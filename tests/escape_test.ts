@@ -1,6 +1,6 @@
-// src/report/escape.ts: text from requests and saved reports cannot drive a terminal.
+// src/report/escape.ts: text from requests and saved reports cannot drive a terminal, nor break out of HTML.
 import assert from "node:assert/strict";
-import { escapeControls, escapeJsonControls } from "../src/report/escape.ts";
+import { escapeControls, escapeHtml, escapeJsonControls } from "../src/report/escape.ts";
 
 Deno.test("escapeControls: C0, DEL, C1, bidi controls and line separators are written out; the rest stays", () => {
   assert.equal(escapeControls("\x00\x07\t\n\r\x1b[31m"), "\\x00\\x07\\x09\\x0a\\x0d\\x1b[31m");
@@ -21,4 +21,12 @@ Deno.test("escapeJsonControls: JSON.stringify output keeps its layout and value;
     json,
     '{\n  "path": "/\\u001b\\u007f\\u009b\\u202e\\u2066\\u2028\\u2029",\n  "list": [\n    "\\n"\n  ]\n}',
   );
+});
+
+Deno.test("escapeHtml: the five characters that matter in content and quoted attributes", () => {
+  assert.equal(
+    escapeHtml(`<a href="x" title='y'>&</a>`),
+    "&lt;a href=&quot;x&quot; title=&#39;y&#39;&gt;&amp;&lt;/a&gt;",
+  );
+  assert.equal(escapeHtml("/users/{id}?q=1"), "/users/{id}?q=1");
 });

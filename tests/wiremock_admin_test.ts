@@ -10,7 +10,7 @@ import { WireMock } from "wiremock-captain";
 import { mkdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { get, stubServer } from "../mod.ts";
-import { loadWireMockFolder } from "../src/formats/wiremock/load.ts";
+import { loadWireMockFolder } from "../src/cli/loaders/wiremock_folder.ts";
 import { tempDir } from "./_cli.ts";
 import { type Recorded, sendStep, type Step } from "../scripts/record_wiremock_admin.ts";
 import { rawRequest, send, serverTest } from "./_http.ts";

@@ -4,7 +4,7 @@
 // refused mapping, or a server difference docs/wiremock.md names); stubtool's 404 body differs
 // by design, so a WireMock 404 is compared by status.
 import assert from "node:assert/strict";
-import { readWireMockFolder } from "../src/formats/wiremock/folder.ts";
+import { readWireMockFolder } from "../src/cli/loaders/wiremock_folder.ts";
 import { validateConfig } from "../src/stubs/validate.ts";
 import { stubServer } from "../mod.ts";
 import { type GoldenCase, loadGoldenCases, replayCase } from "./_wiremock_goldens.ts";

@@ -15,7 +15,7 @@ import {
   type Upstream,
 } from "./_wiremock_goldens.ts";
 import { compareAnswer, exchange, parseAnswer } from "./_wiremock_wire.mjs";
-import { loadWireMockFolder } from "../src/formats/wiremock/load.ts";
+import { loadWireMockFolder } from "../src/cli/loaders/wiremock_folder.ts";
 import { stubServer } from "../mod.ts";
 
 /**

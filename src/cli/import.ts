@@ -160,7 +160,7 @@ async function importWireMock({ positionals, values }: ParsedArgs, { output }: C
     output.err(errorLine(source, "does not exist (give a WireMock folder or a mapping file)"));
     return 1;
   }
-  const { readWireMockFolder } = await import("../formats/wiremock/folder.ts");
+  const { readWireMockFolder } = await import("./loaders/wiremock_folder.ts");
   const folder = readWireMockFolder(source);
   for (const warning of folder.warnings) {
     output.err(warnLine(warning.place, warning.message.slice(warning.place.length + 2)));
@@ -208,7 +208,7 @@ async function importOpenApi(
   values: ParsedArgs["values"],
   output: CliContext["output"],
 ): Promise<number> {
-  const { readOpenApiDocument } = await import("../report/openapi.ts");
+  const { readOpenApiDocument } = await import("./loaders/openapi_document.ts");
   const { doc, problems } = await readOpenApiDocument(source);
   printProblems(output, problems, source);
   if (!doc) return 1;

@@ -214,7 +214,7 @@ export async function reportCommand(
   const specFile = values.openapi as string | undefined;
   if (specFile !== undefined) {
     // The OpenAPI parser and the schema validator load only when a spec is asked for.
-    const { loadOpenApi } = await import("../report/openapi.ts");
+    const { loadOpenApi } = await import("./loaders/openapi_document.ts");
     const { spec, problems } = await loadOpenApi(specFile);
     printProblems(output, problems, specFile);
     if (!spec) return 2;

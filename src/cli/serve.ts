@@ -24,7 +24,7 @@ import {
 import { checkUpstream, type Config, denoWireWarnings, type Problem } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
 import { checkStoreUrl, redactStoreUrl } from "../server/state/store_url.ts";
-import type { WireMockFolders } from "../formats/wiremock/load.ts";
+import type { WireMockFolders } from "./loaders/wiremock_folder.ts";
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
 import { errorLine, type Output, printProblems, warnLine } from "./output.ts";
@@ -478,7 +478,7 @@ async function loadInputs(values: ParsedArgs["values"], settings: Settings, sour
   };
   let wiremock: WireMockFolders | undefined;
   if (wiremockDirs.length) {
-    const { loadWireMockFolders } = await import("../formats/wiremock/load.ts");
+    const { loadWireMockFolders } = await import("./loaders/wiremock_folder.ts");
     const takenIds = new Set(
       [...configStubs, ...inline.stubs].flatMap((stub) => stub.id === undefined ? [] : [stub.id]),
     );

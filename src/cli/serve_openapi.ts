@@ -171,7 +171,8 @@ export async function openApiServe(
   if (values["strict-requests"] === true && !mock) {
     throw new UsageError("--strict-requests shapes the stubs --mock makes: add --mock", "serve");
   }
-  const { compileOpenApi, readOpenApiDocument } = await import("../report/openapi.ts");
+  const { compileOpenApi } = await import("../report/openapi.ts");
+  const { readOpenApiDocument } = await import("./loaders/openapi_document.ts");
   const { doc, problems } = await readOpenApiDocument(file);
   if (!doc) return { stubs: [], places: [], problems, banner: [] };
   // The reader's warnings ($refs not read) first.

@@ -47,7 +47,7 @@ export async function validateCommand(
     ...wiremockDirs.map((dir) => ({ dir, place: `--wiremock ${dir}` })),
   ];
   if (dirs.length) {
-    const { loadWireMockFolders } = await import("../formats/wiremock/load.ts");
+    const { loadWireMockFolders } = await import("./loaders/wiremock_folder.ts");
     const takenIds = new Set(config.routes.flatMap((stub) => stub.id === undefined ? [] : [stub.id]));
     const loaded = loadWireMockFolders(dirs, {
       takenIds,
@@ -68,7 +68,7 @@ export async function validateCommand(
   const specFile = values.openapi as string | undefined;
   if (specFile !== undefined) {
     // The OpenAPI parser and the schema validator load only when a spec is asked for.
-    const { loadOpenApi } = await import("../report/openapi.ts");
+    const { loadOpenApi } = await import("./loaders/openapi_document.ts");
     const { spec, problems: specProblems } = await loadOpenApi(specFile);
     printProblems(output, specProblems, specFile);
     if (!spec) return 1;

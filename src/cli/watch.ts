@@ -25,7 +25,7 @@ import { inlineStubs } from "../stubs/inline.ts";
 import type { Stub } from "../stubs/model.ts";
 import { describeChanges } from "../stubs/reload.ts";
 import { errorLine, type Output, printProblems, warnLine } from "./output.ts";
-import { wireMockFiles as wireMockFilesOf } from "../formats/wiremock/load.ts";
+import { wireMockFiles as wireMockFilesOf } from "./loaders/wiremock_folder.ts";
 
 /** How often the file is checked. */
 export const WATCH_POLL_MS = 100;
@@ -240,7 +240,7 @@ export function watchWireMock(
     const files = followed();
     const before = await fingerprints(files);
     if (before === await loadedPrints && files.join("\n") === loadedFiles) return true;
-    const { loadWireMockFolders } = await import("../formats/wiremock/load.ts");
+    const { loadWireMockFolders } = await import("./loaders/wiremock_folder.ts");
     const others = handler.registry.routes.filter((r) => r.source !== "wiremock");
     const takenIds = new Set(others.flatMap((r) => r.stub.id === undefined ? [] : [r.stub.id]));
     const loaded = loadWireMockFolders(dirs, { ...options, takenIds });

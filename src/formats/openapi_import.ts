@@ -14,7 +14,7 @@ import { sample } from "openapi-sampler";
 import { STUB_ID } from "../util/ids.ts";
 import { PLACEHOLDER_ANYWHERE } from "../stubs/path.ts";
 import { NULL_BODY_STATUSES, validateConfig } from "../stubs/validate.ts";
-import { refusedRefIn } from "./openapi_files.ts";
+import { refusedRefIn } from "./openapi_refs.ts";
 import { isObject } from "../util/json_shape.ts";
 import { acceptedType, isExactJsonMediaType } from "../util/media.ts";
 import { generateValue, MAX_SAMPLE_VALUES, patternSample, SAMPLE_DEPTH } from "./openapi_dynamic.ts";

@@ -1,5 +1,6 @@
 /**
- * Escaping for text that reaches a terminal but came from outside: request methods and
+ * Escaping, one home for both kinds. HTML: {@link escapeHtml} for every string the report
+ * page and the flow picture show. Terminal: escaping for text that reaches a terminal but came from outside: request methods and
  * paths in `serve`'s log, and everything a live server or a saved report file puts in
  * `report`'s output. A client can send `%1b` or raw bytes; a report file can hold
  * anything. Without escaping, an ESC sequence could rewrite the terminal (move the cursor,
@@ -61,4 +62,20 @@ export function escapeControls(text: string): string {
  */
 export function escapeJsonControls(json: string): string {
   return json.replace(UNSAFE_IN_JSON, (char) => `\\u${char.codePointAt(0)!.toString(16).padStart(4, "0")}`);
+}
+
+/** The five characters that matter in HTML content and quoted attributes, and their entities. */
+export const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+
+/**
+ * Escapes text for HTML element content and double- or single-quoted attribute values.
+ *
+ * @example
+ * ```ts
+ * import { escapeHtml } from "./escape.ts";
+ * console.log(escapeHtml("/<script>alert(1)</script>")); // "/&lt;script&gt;alert(1)&lt;/script&gt;"
+ * ```
+ */
+export function escapeHtml(text: string): string {
+  return String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }

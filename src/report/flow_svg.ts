@@ -13,7 +13,7 @@
 
 import type { CurrentState, ReportScenario } from "./types.ts";
 // A cycle with report_html.ts, harmless: neither module calls the other while it loads.
-import { escapeHtml } from "./report_html.ts";
+import { escapeHtml } from "./escape.ts";
 
 /**
  * The scenario's state diagram as an `<svg>` element.

@@ -13,10 +13,6 @@
 
 import { messageOf } from "../error_message.ts";
 import { compileRegex, type LinearRegex } from "../util/regex.ts";
-import { readFile } from "node:fs/promises";
-import type { ParserOptions } from "@readme/openapi-parser";
-import { specParserOptions, type SpecReads } from "../formats/openapi_files.ts";
-import { describeReadError } from "../stubs/config.ts";
 import type { CheckAnswer, CheckedRequest, RequestCheck, ResponseSpec, Stub } from "../stubs/model.ts";
 import { decodeSegment, PLACEHOLDER_ANYWHERE, placeholderName } from "../stubs/path.ts";
 import type { Report } from "./types.ts";
@@ -841,116 +837,6 @@ function eachSchema(doc: Json, visit: (schema: unknown) => void): void {
     if (!isObject(response) || !isObject(response.content)) continue;
     for (const media of Object.values(response.content)) if (isObject(media)) visit(media.schema);
   }
-}
-
-/** The spec parser's rules that concern one operation or component, not the document: warnings, not errors. */
-const LENIENT_RULES = [
-  "array-without-items",
-  "duplicate-non-request-body-parameters",
-  "duplicate-operation-id",
-  "invalid-security-scheme-properties",
-  "non-optional-path-parameters",
-  "path-parameters-not-in-parameters",
-  "path-parameters-not-in-path",
-];
-
-/**
- * Reads an OpenAPI 3.0 or 3.1 or a Swagger 2.0 document (YAML or JSON; `$ref`s to other files
- * are bundled in, internal `$ref`s kept) and checks that it is a valid one. Problems are placed at the file: `api.yaml: no such file`,
- * `api.yaml: not a valid OpenAPI document: …`. `stubtool import openapi` and
- * `serve --openapi` read specs through this, as {@link loadOpenApi} does.
- *
- * @example
- * ```ts
- * import { readOpenApiDocument } from "./openapi.ts";
- * const { doc, problems } = await readOpenApiDocument("missing.yaml");
- * console.log(doc, problems[0].message); // undefined "no such file"
- * ```
- */
-export async function readOpenApiDocument(
-  file: string,
-): Promise<{ doc?: Record<string, unknown>; problems: Problem[] }> {
-  const fail = (message: string) => ({ problems: [{ level: "error" as const, place: file, message }] });
-  try {
-    await readFile(file);
-  } catch (error) {
-    return fail(describeReadError(error));
-  }
-  const parser = await import("@readme/openapi-parser");
-  const reads: SpecReads = { refused: [] };
-  // Files inside the spec's folder only, no network, YAML aliases bounded (P23.6).
-  const parserOptions = await specParserOptions(file, reads) as ParserOptions;
-  try {
-    const raw = await parser.parse(file, parserOptions) as unknown;
-    if (isObject(raw) && raw.swagger !== undefined) {
-      if (String(raw.swagger) !== "2.0") return fail(`Swagger ${raw.swagger} is not supported: stubtool reads 2.0`);
-    } else if (!isObject(raw) || raw.openapi === undefined) {
-      return fail("not an OpenAPI document: it has no 'openapi' version field");
-    } else if (!/^3\.[01]\./.test(String(raw.openapi))) {
-      return fail(`OpenAPI ${raw.openapi} is not supported: stubtool reads OpenAPI 3.0 and 3.1 (and Swagger 2.0)`);
-    }
-    // Rules about one operation (an undeclared path parameter, a duplicate operationId) warn:
-    // the rest of a real spec still serves, and what the stubs cannot carry is left out by name.
-    const rules = Object.fromEntries(LENIENT_RULES.map((rule) => [rule, "warning" as const]));
-    const checked = await parser.validate(file, {
-      ...parserOptions,
-      validate: { rules: { openapi: rules, swagger: rules } },
-    });
-    const lenient = checked.warnings.map((w) => ({
-      level: "warn" as const,
-      place: file,
-      message: `${w.message.split("\n")[0]} (read anyway)`,
-    }));
-    if (!checked.valid) {
-      const problems = checked.errors.slice(0, 5).map((e) => ({
-        level: "error" as const,
-        place: file,
-        message: `not a valid OpenAPI document: ${e.message.split("\n")[0]}`,
-      }));
-      return { problems };
-    }
-    const doc = await parser.bundle(file, parserOptions) as unknown as Json;
-    return {
-      doc,
-      problems: [
-        ...reads.refused.map(({ target, why }) => ({
-          level: "warn" as const,
-          place: file,
-          message: `$ref ${JSON.stringify(target)} is not read: ${why} (what uses it is left out)`,
-        })),
-        ...lenient,
-      ],
-    };
-  } catch (error) {
-    if (reads.failed !== undefined) return fail(reads.failed);
-    const message = messageOf(error).split("\n")[0];
-    // `Error parsing api.yaml: missed comma between flow collection entries (3:10)`
-    const syntax = /^Error parsing .*?: (.*) \((\d+):(\d+)\)$/.exec(message);
-    if (syntax) {
-      return {
-        problems: [{ level: "error" as const, place: `${file}:${syntax[2]}:${syntax[3]}`, message: syntax[1] }],
-      };
-    }
-    return fail(`cannot read the OpenAPI document: ${message}`);
-  }
-}
-
-/**
- * Reads an OpenAPI 3.0, 3.1 or Swagger 2.0 document (see {@link readOpenApiDocument}) and compiles it
- * for the checks of {@link OpenApiSpec}.
- *
- * @example
- * ```ts
- * import { loadOpenApi } from "./openapi.ts";
- * const { spec, problems } = await loadOpenApi("missing.yaml");
- * console.log(spec, problems[0].message); // undefined "no such file"
- * ```
- */
-export async function loadOpenApi(file: string): Promise<{ spec?: OpenApiSpec; problems: Problem[] }> {
-  const { doc, problems } = await readOpenApiDocument(file);
-  if (!doc) return { problems };
-  const spec = await compileOpenApi(file, doc);
-  return { spec, problems: [...problems, ...spec.warnings] };
 }
 
 /** Keys whose values are maps from names (a property, a status, a media type) to objects. */

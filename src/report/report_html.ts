@@ -10,6 +10,7 @@
  */
 
 import type { OpenApiDrift } from "./openapi.ts";
+import { escapeHtml, ESCAPES } from "./escape.ts";
 import type {
   ClosestStub,
   CurrentState,
@@ -57,21 +58,6 @@ export interface PageExtras {
   states?: CurrentState[];
   /** The live page: the stub table gets a filter box. */
   live?: boolean;
-}
-
-const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/**
- * Escapes text for HTML element content and double- or single-quoted attribute values.
- *
- * @example
- * ```ts
- * import { escapeHtml } from "./report_html.ts";
- * console.log(escapeHtml("/<script>alert(1)</script>")); // "/&lt;script&gt;alert(1)&lt;/script&gt;"
- * ```
- */
-export function escapeHtml(text: string): string {
-  return String(text).replace(/[&<>"']/g, (c) => ESCAPES[c]);
 }
 
 /** The Content-Security-Policy of the static page: no script, nothing loaded from anywhere. */

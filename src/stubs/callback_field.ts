@@ -8,7 +8,7 @@
 
 import { type CallbackSpec, type Method, METHODS } from "./model.ts";
 import { checkHeaders, checkJsonValue, checkMethod, describe } from "./checks.ts";
-import { unknownField } from "./hint.ts";
+import { unknownField } from "../util/hint.ts";
 import { isObject } from "../util/json_shape.ts";
 
 export type { CallbackSpec } from "./model.ts";

@@ -51,8 +51,6 @@ export interface RequestMatch {
 /** What `json_ignore` relaxes in `json_equals`. */
 export type JsonIgnore = "array_order" | "extra_fields" | "extra_items";
 
-export { RESERVED_PREFIX } from "./path.ts";
-
 /**
  * A fixed delay in milliseconds, a range drawn uniformly per request, or a lognormal draw
  * per request: `median` milliseconds times `e` to the power of `sigma` times a standard

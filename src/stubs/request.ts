@@ -8,7 +8,7 @@
 
 import type { JsonIgnore, RequestMatch } from "./model.ts";
 import type { Segment } from "./path.ts";
-import { unknownField } from "./hint.ts";
+import { unknownField } from "../util/hint.ts";
 import { compileJsonPattern, compileValuePattern, type ValuePattern } from "./patterns.ts";
 import { evaluatePath } from "../templating/jsonpath.ts";
 import { isObject } from "../util/json_shape.ts";

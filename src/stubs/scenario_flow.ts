@@ -6,7 +6,7 @@
  */
 
 import { describe } from "./checks.ts";
-import { didYouMean } from "./hint.ts";
+import { didYouMean } from "../util/hint.ts";
 
 /** The state every scenario starts in, and returns to on reset. */
 export const STARTED = "Started";

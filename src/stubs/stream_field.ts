@@ -7,7 +7,7 @@
 
 import type { StreamEvent } from "./model.ts";
 import { checkJsonValue, describe } from "./checks.ts";
-import { unknownField } from "./hint.ts";
+import { unknownField } from "../util/hint.ts";
 import { sseDataText, sseEvent } from "../util/sse.ts";
 
 /** The fields of one event. */

@@ -17,7 +17,7 @@ export {
 } from "./checks.ts";
 export { findShadowedStubs } from "./shadow.ts";
 export { denoWireWarnings, stubWarnings } from "./warnings.ts";
-export { didYouMean, unknownField } from "./hint.ts";
+export { didYouMean, unknownField } from "../util/hint.ts";
 export type { Problem } from "./problem.ts";
 export { BASE64, checkDelay, checkStatus, MAX_DELAY_MS, NULL_BODY_STATUSES } from "./validate_response.ts";
 export {
@@ -31,12 +31,4 @@ export {
   validateStub,
   type ValidateStubOptions,
 } from "./validate_stub.ts";
-export {
-  checkCors,
-  type Config,
-  CONFIG_FIELDS,
-  type CorsSetting,
-  ORIGIN,
-  validateConfig,
-  type ValidateConfigOptions,
-} from "./validate_config.ts";
+export { type Config, CONFIG_FIELDS, ORIGIN, validateConfig } from "./validate_config.ts";

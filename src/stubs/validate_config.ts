@@ -6,7 +6,7 @@
  */
 
 import { type Stub, stubLabel } from "./model.ts";
-import { unknownField } from "./hint.ts";
+import { unknownField } from "../util/hint.ts";
 import { describe } from "./checks.ts";
 import type { Problem } from "./problem.ts";
 import { absolutePath } from "./body_file.ts";

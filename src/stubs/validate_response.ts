@@ -7,7 +7,7 @@
 import type { Delay, HeaderMap, ResponseSpec } from "./model.ts";
 import { templateStatus } from "./behaviour.ts";
 import { contentTypeOf } from "./media.ts";
-import { unknownField } from "./hint.ts";
+import { unknownField } from "../util/hint.ts";
 import { checkHeaders, checkJsonValue, describe } from "./checks.ts";
 import { type BodyFileOptions, readBodyFile } from "./body_file.ts";
 import { isObject } from "../util/json_shape.ts";

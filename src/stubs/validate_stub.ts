@@ -20,7 +20,7 @@ import { parsePathTemplate, type Segment } from "./path.ts";
 import type { ValuePatternSpec } from "./patterns.ts";
 import { checkId, checkPriority, checkScope, compileRequest } from "./request.ts";
 import { checkBehaviour, checkResponseTemplates } from "./behaviour.ts";
-import { unknownField } from "./hint.ts";
+import { unknownField } from "../util/hint.ts";
 import { checkMethod, describe } from "./checks.ts";
 import type { BodyFileOptions } from "./body_file.ts";
 import {

@@ -23,18 +23,9 @@ import {
 } from "./template_helpers.ts";
 import { checkDateFormat, checkTimeZone, offsetDate } from "./date_format.ts";
 import { escapeJsonString } from "../util/json_string.ts";
-import { unknownField } from "../stubs/hint.ts";
+import { unknownField } from "../util/hint.ts";
 
-export {
-  DEFAULT_RENDER_LIMITS,
-  prettyJson,
-  RENDER_BUDGET,
-  RenderBudget,
-  type RenderLimits,
-  REQUEST_DOCUMENT,
-  type RequestDocument,
-  Values,
-} from "./template_helpers.ts";
+export { REQUEST_DOCUMENT, type RequestDocument, Values } from "./template_helpers.ts";
 
 /** A helper failed while a template rendered (e.g. `{{math 1 '/' 0}}`): the handler answers 500 naming it. */
 export class TemplateError extends Error {

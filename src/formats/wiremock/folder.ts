@@ -1,14 +1,13 @@
 /**
- * A WireMock root folder read as stubtool stubs: `DIR/mappings/**\/*.json` (a DIR without
- * `mappings/` is the mappings folder itself) converted by {@link mappingsToConfig}, with each
- * `bodyFileName` resolved strictly inside `DIR/__files`.
+ * The mapping files of a WireMock folder converted as stubtool stubs, in one batch: each
+ * file's text converted by {@link mappingsToConfig}, each `bodyFileName` checked by the
+ * caller's resolver (the CLI's loader, src/cli/loaders/wiremock_folder.ts, resolves it
+ * strictly inside `DIR/__files`), and the priorities ranked across all files. Reads no file.
  * @module
  */
 
 import { messageOf } from "../../error_message.ts";
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join } from "node:path";
-import { resolveInside } from "../../util/paths.ts";
+import { isObject } from "../../util/json_shape.ts";
 import {
   mappingsToConfig,
   rankPriorities,
@@ -39,63 +38,49 @@ export interface WireMockFolder {
   mappings: Record<string, unknown>[];
 }
 
-/** Every `*.json` file under `dir`, sorted by path, so that the result does not depend on the file system. */
-function jsonFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { recursive: true, encoding: "utf8" })) {
-    const path = join(dir, entry);
-    if (entry.toLowerCase().endsWith(".json") && statSync(path).isFile()) out.push(path);
-  }
-  return out.sort();
+/** One mapping file: where it is (for places in warnings) and its text. */
+export interface MappingFile {
+  path: string;
+  text: string;
 }
 
 /**
- * Reads a WireMock root folder (or one mapping file) and converts it. Mapping files load in
- * path order (WireMock's own order is the file system's, unspecified), which decides ties
- * between equal priorities: the later mapping wins, as in WireMock. A `bodyFileName` that
- * leaves `__files` (`../`, an absolute path, a symbolic link pointing out) or does not exist
- * refuses its mapping.
+ * Where a `bodyFileName` is: `{ path }`, its real path, or why it cannot be used (the mapping
+ * is then left out with that reason).
+ */
+export type BodyFileResolver = (name: string) => { path: string } | string;
+
+/**
+ * Converts the mapping files of a WireMock folder, given in path order (WireMock's own order
+ * is the file system's, unspecified), which decides ties between equal priorities: the later
+ * mapping wins, as in WireMock. A `bodyFileName` that `resolveBody` refuses refuses its mapping.
+ * Each file's text is parsed once.
  *
  * @example
- * ```ts ignore
- * import { readWireMockFolder } from "./folder.ts";
- * const { routes, warnings } = readWireMockFolder("wiremock/");
+ * ```ts
+ * import { convertWireMockFiles } from "./folder.ts";
+ * const text = JSON.stringify({ request: { url: "/hi" }, response: { body: "hello" } });
+ * const { routes } = convertWireMockFiles([{ path: "hi.json", text }], () => "no body files here");
+ * console.log(routes.length, routes[0].body); // 1 "hello"
  * ```
  */
-export function readWireMockFolder(
-  root: string,
+export function convertWireMockFiles(
+  mappingFiles: Iterable<MappingFile>,
+  resolveBody: BodyFileResolver,
   options: Pick<WireMockOptions, "globalTemplating"> = {},
 ): WireMockFolder {
-  let files: string[];
-  let filesDir: string;
-  if (statSync(root).isDirectory()) {
-    const mappings = join(root, "mappings");
-    const hasMappings = existsSync(mappings) && statSync(mappings).isDirectory();
-    files = jsonFiles(hasMappings ? mappings : root);
-    filesDir = hasMappings ? join(root, "__files") : join(root, "..", "__files");
-  } else {
-    files = [root];
-    const parent = dirname(root);
-    filesDir = basename(parent) === "mappings" ? join(parent, "..", "__files") : join(parent, "__files");
-  }
   const result: WireMockFolder = {
     routes: [],
     warnings: [],
     bodyFiles: [],
-    files: files.length,
+    files: 0,
     origins: [],
     mappings: [],
   };
   const priorities: number[] = [];
   const takenIds = new Set<string>();
-  let filesReal: string | undefined;
-  try {
-    filesReal = realpathSync(filesDir);
-  } catch {
-    filesReal = undefined;
-  }
-  for (const file of files) {
-    const text = readFileSync(file, "utf8");
+  for (const { path: file, text } of mappingFiles) {
+    result.files++;
     let doc: unknown;
     try {
       doc = JSON.parse(text);
@@ -116,7 +101,7 @@ export function readWireMockFolder(
     const resolved = new Map<WireMockBodyFile, string>();
     for (const body of converted.bodyFiles) {
       if (body.source === undefined) continue;
-      const problem = resolveBodyFile(body.source, filesDir, filesReal);
+      const problem = resolveBody(body.source);
       if (typeof problem === "string") {
         refused.add(body.route);
         const place = `${file} mappings[${converted.indexes[body.route]}]`;
@@ -149,28 +134,4 @@ export function readWireMockFolder(
   }
   rankPriorities(result.routes, priorities);
   return result;
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A `bodyFileName` resolved inside `__files` (P23.6's one rule): its real path, or why it cannot be used. */
-function resolveBodyFile(
-  name: string,
-  filesDir: string,
-  filesReal: string | undefined,
-): { path: string } | string {
-  if (isAbsolute(name) || /^[A-Za-z]:/.test(name) || name.startsWith("/") || name.startsWith("\\")) {
-    return `${JSON.stringify(name)} is an absolute path; body files stay inside __files`;
-  }
-  if (name.split(/[\\/]/).includes("..")) return `${JSON.stringify(name)} leaves __files ('..')`;
-  if (filesReal === undefined) return `${JSON.stringify(name)} cannot be read: there is no folder ${filesDir}`;
-  const found = resolveInside(filesDir, name);
-  if ("path" in found) return found;
-  if (found.problem === "missing") {
-    return `${JSON.stringify(name)} does not exist in ${filesDir} (WireMock answers 500)`;
-  }
-  if (found.problem === "not a file") return `${JSON.stringify(name)} is not a file`;
-  return `${JSON.stringify(name)} is a symbolic link that leaves __files`;
 }

@@ -31,7 +31,7 @@
  */
 
 import type { ReportScenario } from "../../report/types.ts";
-import { didYouMean } from "../../stubs/hint.ts";
+import { didYouMean } from "../../util/hint.ts";
 import { type ScenarioStep, STARTED } from "../../stubs/scenario_flow.ts";
 import { usableScope } from "../scope.ts";
 import type { Condition } from "./router.ts";

@@ -1,20 +1,20 @@
 /**
- * WireMock folders served as they are (`serve --wiremock DIR`, a config's `wiremock: DIR`,
- * `validate --wiremock DIR`): {@link readWireMockFolder}'s config-form stubs, validated into
- * ordinary stubs, each named for the report by its mapping, with what WireMock's server does
+ * A converted WireMock folder (`convertWireMockFiles`, ./folder.ts) as ordinary stubs, for serving
+ * it as it is (`serve --wiremock DIR`, a config's `wiremock: DIR`, `validate --wiremock DIR`):
+ * validated, each named for the report by its mapping, with what WireMock's server does
  * around the mapping reproduced where a stub can carry it: a `GET` mapping does not answer
- * `HEAD`, and every answer carries `Matched-Stub-Id` (and `Matched-Stub-Name`).
+ * `HEAD`, and every answer carries `Matched-Stub-Id` (and `Matched-Stub-Name`). Reads no
+ * file itself: the caller passes how `__files` bytes are read (src/cli/loaders/wiremock_folder.ts).
  * @module
  */
 
 import { createHash } from "node:crypto";
-import { readdirSync, readFileSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import type { Stub } from "../../stubs/model.ts";
 import { type Problem, validateStub } from "../../stubs/validate.ts";
-import { readWireMockFolder } from "./folder.ts";
+import type { WireMockFolder } from "./folder.ts";
 
-/** Options of {@link loadWireMockFolder}. */
+/** Options of {@link wireMockFolderStubs}. */
 export interface WireMockLoadOptions {
   /** Render every mapping as a template, as WireMock's `--global-response-templating` does. */
   globalTemplating?: boolean;
@@ -39,19 +39,28 @@ function stableUuid(place: string): string {
 }
 
 /**
- * Reads a WireMock root folder (or one mapping file) and returns its mappings as validated
- * stubs. Each stub's `name` is the mapping's `name`, else `FILE mappings[i]`; its `id` is
- * the converter's (the mapping's `id`/`uuid`). A mapping the converter refuses, or whose
- * converted stub does not validate, is left out with a warning.
+ * The mappings of a converted folder as validated stubs. Each stub's `name` is the mapping's
+ * `name`, else `FILE mappings[i]`; its `id` is the converter's (the mapping's `id`/`uuid`). A
+ * mapping whose converted stub does not validate, or whose id is taken, is left out with a
+ * warning. `__files` bodies are read with `readFile` (their real paths); generated ones (a
+ * template body) are served from memory, under a path inside `base` (the folder's absolute path).
  *
  * @example
- * ```ts ignore
- * import { loadWireMockFolder } from "./load.ts";
- * const { stubs, problems } = loadWireMockFolder("wiremock/");
+ * ```ts
+ * import { convertWireMockFiles } from "./folder.ts";
+ * import { wireMockFolderStubs } from "./folder_stubs.ts";
+ * const text = JSON.stringify({ request: { url: "/hi" }, response: { body: "hello" } });
+ * const folder = convertWireMockFiles([{ path: "hi.json", text }], () => "no body files here");
+ * const { stubs } = wireMockFolderStubs(folder, "/srv/wiremock", () => new Uint8Array());
+ * console.log(stubs[0].name); // "hi.json mappings[0]"
  * ```
  */
-export function loadWireMockFolder(root: string, options: WireMockLoadOptions = {}): WireMockLoad {
-  const folder = readWireMockFolder(root, { globalTemplating: options.globalTemplating });
+export function wireMockFolderStubs(
+  folder: WireMockFolder,
+  base: string,
+  readFile: (path: string) => Uint8Array<ArrayBuffer>,
+  options: WireMockLoadOptions = {},
+): WireMockLoad {
   const problems: Problem[] = folder.warnings.map((w) => ({
     level: "warn",
     place: w.place,
@@ -59,7 +68,6 @@ export function loadWireMockFolder(root: string, options: WireMockLoadOptions = 
   }));
   // Generated body files (a template body) are served from memory; `__files` ones from their real path.
   const generated = new Map<string, Uint8Array<ArrayBuffer>>();
-  const base = resolve(root);
   for (const body of folder.bodyFiles) {
     const route = folder.routes[body.route];
     if (body.path !== undefined) route.body_file = body.path;
@@ -69,12 +77,7 @@ export function loadWireMockFolder(root: string, options: WireMockLoadOptions = 
       generated.set(path, new Uint8Array(body.bytes!) as Uint8Array<ArrayBuffer>);
     }
   }
-  const readFile = (path: string): Uint8Array<ArrayBuffer> => {
-    const bytes = generated.get(path);
-    if (bytes) return bytes;
-    const buffer = readFileSync(path);
-    return new Uint8Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer);
-  };
+  const read = (path: string): Uint8Array<ArrayBuffer> => generated.get(path) ?? readFile(path);
   const stubs: Stub[] = [];
   folder.routes.forEach((route, i) => {
     const [file, index] = folder.origins[i];
@@ -88,7 +91,7 @@ export function loadWireMockFolder(root: string, options: WireMockLoadOptions = 
       : stableUuid(place);
     const raw: Record<string, unknown> = { name, ...route };
     addMatchedHeaders(raw, stubId, typeof mapping.name === "string" ? mapping.name : undefined);
-    const { stub, errors } = validateStub(raw, { readFile });
+    const { stub, errors } = validateStub(raw, { readFile: read });
     const id = route.id as string | undefined;
     const taken = id !== undefined && options.takenIds?.has(id);
     if (!stub || taken) {
@@ -123,70 +126,4 @@ function addMatchedHeaders(raw: Record<string, unknown>, id: string, name: strin
     headers["Matched-Stub-Name"] = name;
   }
   if (Object.keys(headers).length) raw.headers = headers;
-}
-
-/**
- * Every file under a WireMock folder (mapping files and `__files`), for `--watch` to follow:
- * adding, changing or removing one reloads the folder.
- */
-export function wireMockFiles(root: string): string[] {
-  try {
-    if (!statSync(root).isDirectory()) return [root];
-    return readdirSync(root, { recursive: true, encoding: "utf8" }).map((entry) => join(root, entry)).sort();
-  } catch {
-    return [root];
-  }
-}
-
-/** Several WireMock folders loaded: one batch of stubs per folder, and every problem. */
-export interface WireMockFolders {
-  batches: Stub[][];
-  problems: Problem[];
-  /** How many stubs and mapping files in all. */
-  stubs: number;
-  files: number;
-}
-
-/**
- * Loads each folder (`--wiremock DIR`, a config's `wiremock:`) in turn; `place` names where a
- * folder was given, for the error when it does not exist. With `strict`, each mapping left
- * out is an error instead of a warning.
- */
-export function loadWireMockFolders(
-  dirs: readonly { dir: string; place: string }[],
-  options: WireMockLoadOptions & { strict?: boolean } = {},
-): WireMockFolders {
-  const result: WireMockFolders = { batches: [], problems: [], stubs: 0, files: 0 };
-  for (const { dir, place } of dirs) {
-    try {
-      statSync(dir);
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      const why = code === "ENOENT" ? "no such folder" : code === "EACCES" ? "permission denied" : String(error);
-      result.problems.push({
-        level: "error",
-        place,
-        message: `${why} (give a WireMock root folder holding mappings/, or a mappings folder)`,
-      });
-      continue;
-    }
-    const loaded = loadWireMockFolder(dir, options);
-    result.batches.push(loaded.stubs);
-    result.stubs += loaded.stubs.length;
-    result.files += loaded.files;
-    for (const problem of loaded.problems) {
-      result.problems.push(options.strict ? { ...problem, level: "error" } : problem);
-    }
-    if (loaded.files === 0) {
-      // Most likely the wrong folder: say where WireMock looks (not an error: an empty root is legal).
-      const mappings = join(dir, "mappings");
-      result.problems.push({
-        level: "warn",
-        place,
-        message:
-          `no mappings found in ${dir} (WireMock reads ${mappings}/**/*.json; give the folder that holds mappings/)`,
-      });
-    }
-  }
-  return result;
 }
