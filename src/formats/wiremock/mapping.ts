@@ -270,29 +270,39 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
   for (const key of Object.keys(request)) {
     if (!REQUEST_KEYS.has(key)) ctx.refuse(`request.${key}`, "stubtool has no equivalent");
   }
-  const method = request.method ?? "ANY";
+  convertMethod(request.method ?? "ANY", route, ctx);
+  const conditions: Record<string, unknown> = {};
+  convertUrl(request, route, conditions, ctx);
+  convertFields(request, route, conditions, ctx);
+  if (request.basicAuthCredentials !== undefined) basicAuth(request.basicAuthCredentials, conditions, ctx);
+  if (request.bodyPatterns !== undefined) convertBodyPatterns(request.bodyPatterns, conditions, ctx);
+  const none: Record<string, string> = {
+    formParameters: "stubtool's form conditions do not reproduce WireMock's (repeated fields, decoding)",
+    multipartPatterns: "stubtool has no conditions on multipart parts",
+    customMatcher: "a Java extension stubtool cannot run",
+  };
+  for (const [key, why] of Object.entries(none)) if (request[key] !== undefined) ctx.refuse(key, why);
+  if (Object.keys(conditions).length) route.request = conditions;
+}
+
+/** `request.method` onto the route (`ANY` included). */
+function convertMethod(method: unknown, route: Record<string, unknown>, ctx: Context): void {
   if (typeof method !== "string") ctx.refuse("method", `expected text, got ${shown(method)}`);
   else if (method === "ANY" || METHODS.has(method)) {
     route.method = method;
     // A WireMock GET stub does not answer HEAD (a stubtool one does, unless told not to).
     if (method === "GET") route.head = false;
   } else ctx.refuse(`method ${method}`, "stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT or ANY");
+}
 
-  const conditions: Record<string, unknown> = {};
-  if (request.url !== undefined) {
-    const url = request.url;
-    const q = typeof url === "string" ? url.indexOf("?") : -1;
-    const path = typeof url === "string" ? (q === -1 ? url : url.slice(0, q)) : undefined;
-    if (path === undefined || !path.startsWith("/") || url === undefined || /[#\s]/.test(url as string)) {
-      ctx.refuse("url", `${shown(url)} is not a path with an optional query`);
-    } else {
-      // WireMock compares the query string as sent: order and encoding count, an empty `?` is none.
-      conditions.query_string = q === -1 ? "" : (url as string).slice(q + 1);
-      // A path stubtool reads differently (a %-escape, braces) is matched as sent, by a regex.
-      if (plainPath(path, false)) route.path = path;
-      else regexPath("url", escapeRegex(path), "path_regex", route, conditions, ctx);
-    }
-  }
+/** The one URL matcher of a mapping (`url`, `urlPath`, `urlPattern`, `urlPathPattern`, `urlPathTemplate`). */
+function convertUrl(
+  request: Record<string, unknown>,
+  route: Record<string, unknown>,
+  conditions: Record<string, unknown>,
+  ctx: Context,
+): void {
+  if (request.url !== undefined) convertExactUrl(request.url, route, conditions, ctx);
   for (const key of ["urlPathPattern", "urlPattern"] as const) {
     const pattern = request[key];
     if (pattern === undefined) continue;
@@ -332,7 +342,35 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
     ctx.refuse("any URL", "a mapping without a URL matches every path; a stubtool stub has one path");
   }
   if (urls.length > 1) ctx.refuse(urls.join(" + "), "WireMock uses one URL matcher per mapping");
+}
 
+/** `request.url`: the path and the query string, both as sent. */
+function convertExactUrl(
+  url: unknown,
+  route: Record<string, unknown>,
+  conditions: Record<string, unknown>,
+  ctx: Context,
+): void {
+  const q = typeof url === "string" ? url.indexOf("?") : -1;
+  const path = typeof url === "string" ? (q === -1 ? url : url.slice(0, q)) : undefined;
+  if (path === undefined || !path.startsWith("/") || url === undefined || /[#\s]/.test(url as string)) {
+    ctx.refuse("url", `${shown(url)} is not a path with an optional query`);
+    return;
+  }
+  // WireMock compares the query string as sent: order and encoding count, an empty `?` is none.
+  conditions.query_string = q === -1 ? "" : (url as string).slice(q + 1);
+  // A path stubtool reads differently (a %-escape, braces) is matched as sent, by a regex.
+  if (plainPath(path, false)) route.path = path;
+  else regexPath("url", escapeRegex(path), "path_regex", route, conditions, ctx);
+}
+
+/** Query parameters, headers (names lower-cased) and cookies. */
+function convertFields(
+  request: Record<string, unknown>,
+  route: Record<string, unknown>,
+  conditions: Record<string, unknown>,
+  ctx: Context,
+): void {
   if (request.queryParameters !== undefined) {
     const query = fieldPatterns("queryParameters", request.queryParameters, ctx);
     if (query) route.query_params = query;
@@ -356,15 +394,6 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
     const cookies = fieldPatterns("cookies", request.cookies, ctx);
     if (cookies && Object.keys(cookies).length) conditions.cookies = cookies;
   }
-  if (request.basicAuthCredentials !== undefined) basicAuth(request.basicAuthCredentials, conditions, ctx);
-  if (request.bodyPatterns !== undefined) convertBodyPatterns(request.bodyPatterns, conditions, ctx);
-  const none: Record<string, string> = {
-    formParameters: "stubtool's form conditions do not reproduce WireMock's (repeated fields, decoding)",
-    multipartPatterns: "stubtool has no conditions on multipart parts",
-    customMatcher: "a Java extension stubtool cannot run",
-  };
-  for (const [key, why] of Object.entries(none)) if (request[key] !== undefined) ctx.refuse(key, why);
-  if (Object.keys(conditions).length) route.request = conditions;
 }
 
 /**
