@@ -565,6 +565,11 @@ function valuePattern(place: string, matcher: unknown, ctx: Context, what = ""):
     );
     return undefined;
   }
+  return textPattern(place, kind, value, ci, ctx);
+}
+
+/** A matcher on text (`equalTo`, `contains`, `matches`, …) as a stubtool value pattern. */
+function textPattern(place: string, kind: string, value: string, ci: boolean, ctx: Context): unknown {
   switch (kind) {
     case "equalTo":
       // Java's equalsIgnoreCase, which equals_ignore_case reproduces.
@@ -818,6 +823,38 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
     ctx.refuse("response", `expected an object, got ${shown(response)}`);
     return;
   }
+  refuseResponseKeys(response, ctx);
+  if (response.status !== undefined) {
+    const status = typeof response.status === "string" && /^\d+$/.test(response.status)
+      ? Number(response.status)
+      : response.status;
+    if (typeof status !== "number" || !Number.isInteger(status)) {
+      ctx.refuse("status", `expected a whole number, got ${shown(response.status)}`);
+    } else route.status = status;
+  }
+  const headers = convertHeaders(response.headers, template, ctx);
+  if (response.proxyBaseUrl !== undefined) convertProxy(response, route, template, ctx);
+  else if (headers) route.headers = headers;
+  convertBody(response, route, headers, template, ctx);
+  // WireMock sends no content type when the mapping sets none; stubtool would add one (JSON,
+  // a file's by its extension, application/octet-stream for bytes).
+  const body = ["body", "body_file", "body_base64"].some((k) => route[k] !== undefined);
+  if (body && route.proxy === undefined && contentTypeOf(headers) === undefined) {
+    route.headers = { ...headers, "content-type": null };
+    // The body after the headers, as a person writes them.
+    for (const key of ["body", "body_file", "body_base64"]) {
+      if (route[key] === undefined) continue;
+      const value = route[key];
+      delete route[key];
+      route[key] = value;
+    }
+  }
+  convertDelay(response, route, ctx);
+  if (template) route.template = true;
+}
+
+/** Response keys stubtool has no equivalent for, each refused with the reason. */
+function refuseResponseKeys(response: Record<string, unknown>, ctx: Context): void {
   for (const key of Object.keys(response)) {
     if (RESPONSE_KEYS.has(key)) continue;
     const why: Record<string, string> = {
@@ -836,44 +873,26 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
       );
     } else ctx.refuse(`response.${key}`, why[key] ?? "stubtool has no equivalent");
   }
-  if (response.status !== undefined) {
-    const status = typeof response.status === "string" && /^\d+$/.test(response.status)
-      ? Number(response.status)
-      : response.status;
-    if (typeof status !== "number" || !Number.isInteger(status)) {
-      ctx.refuse("status", `expected a whole number, got ${shown(response.status)}`);
-    } else route.status = status;
+}
+
+/** `proxyBaseUrl`: a stubtool proxy, which passes the upstream's answer on unchanged. */
+function convertProxy(
+  response: Record<string, unknown>,
+  route: Record<string, unknown>,
+  template: boolean,
+  ctx: Context,
+): void {
+  if (typeof response.proxyBaseUrl !== "string") {
+    ctx.refuse("proxyBaseUrl", `expected a URL, got ${shown(response.proxyBaseUrl)}`);
+  } else route.proxy = response.proxyBaseUrl;
+  const beside = ["status", "headers", "body", "jsonBody", "base64Body", "bodyFileName"].filter((k) =>
+    response[k] !== undefined
+  );
+  if (beside.length) {
+    ctx.refuse(`proxyBaseUrl + ${beside.join(", ")}`, "a stubtool proxy passes the upstream's answer on unchanged");
   }
-  const headers = convertHeaders(response.headers, template, ctx);
-  if (response.proxyBaseUrl !== undefined) {
-    if (typeof response.proxyBaseUrl !== "string") {
-      ctx.refuse("proxyBaseUrl", `expected a URL, got ${shown(response.proxyBaseUrl)}`);
-    } else route.proxy = response.proxyBaseUrl;
-    const beside = ["status", "headers", "body", "jsonBody", "base64Body", "bodyFileName"].filter((k) =>
-      response[k] !== undefined
-    );
-    if (beside.length) {
-      ctx.refuse(`proxyBaseUrl + ${beside.join(", ")}`, "a stubtool proxy passes the upstream's answer on unchanged");
-    }
-    if (template) ctx.refuse("proxyBaseUrl (template)", "a stubtool proxy stub is not a template");
-    delete route.status;
-  } else if (headers) route.headers = headers;
-  convertBody(response, route, headers, template, ctx);
-  // WireMock sends no content type when the mapping sets none; stubtool would add one (JSON,
-  // a file's by its extension, application/octet-stream for bytes).
-  const body = ["body", "body_file", "body_base64"].some((k) => route[k] !== undefined);
-  if (body && route.proxy === undefined && contentTypeOf(headers) === undefined) {
-    route.headers = { ...headers, "content-type": null };
-    // The body after the headers, as a person writes them.
-    for (const key of ["body", "body_file", "body_base64"]) {
-      if (route[key] === undefined) continue;
-      const value = route[key];
-      delete route[key];
-      route[key] = value;
-    }
-  }
-  convertDelay(response, route, ctx);
-  if (template) route.template = true;
+  if (template) ctx.refuse("proxyBaseUrl (template)", "a stubtool proxy stub is not a template");
+  delete route.status;
 }
 
 /** Response headers: multi-valued ones as lists; values that stubtool would change are refused. */
@@ -939,18 +958,7 @@ function convertBody(
   if (kind === undefined) return;
   const value = response[kind];
   const contentType = contentTypeOf(headers);
-  if (kind === "bodyFileName") {
-    if (typeof value !== "string" || value === "") {
-      ctx.refuse("bodyFileName", `expected a file name, got ${shown(value)}`);
-    } else if (value.includes("{{")) {
-      ctx.refuse("bodyFileName (template)", "stubtool's body_file is a fixed path");
-    } else {
-      const name = `__files/${value.replace(/\\/g, "/").replace(/^\/+/, "")}`;
-      route.body_file = name;
-      ctx.files.push({ name, source: value });
-    }
-    return;
-  }
+  if (kind === "bodyFileName") return convertBodyFile(value, route, ctx);
   if (kind === "base64Body") {
     if (typeof value !== "string") ctx.refuse("base64Body", `expected base64 text, got ${shown(value)}`);
     else if (template) ctx.refuse("base64Body (template)", "a binary body is not rendered as a template by stubtool");
@@ -980,6 +988,30 @@ function convertBody(
     }
     text = json.text;
   }
+  textBody(text, contentType, route, template, ctx);
+}
+
+/** `bodyFileName`: a file under `__files/`, listed in `ctx.files`. */
+function convertBodyFile(value: unknown, route: Record<string, unknown>, ctx: Context): void {
+  if (typeof value !== "string" || value === "") {
+    ctx.refuse("bodyFileName", `expected a file name, got ${shown(value)}`);
+  } else if (value.includes("{{")) {
+    ctx.refuse("bodyFileName (template)", "stubtool's body_file is a fixed path");
+  } else {
+    const name = `__files/${value.replace(/\\/g, "/").replace(/^\/+/, "")}`;
+    route.body_file = name;
+    ctx.files.push({ name, source: value });
+  }
+}
+
+/** A text body (from `body` or `jsonBody`) as stubtool sends the same bytes: as text, through a file, or as base64. */
+function textBody(
+  text: string,
+  contentType: string | undefined,
+  route: Record<string, unknown>,
+  template: boolean,
+  ctx: Context,
+): void {
   if (text === "") return;
   const asText = contentType === undefined || !isJsonMediaType(contentType);
   if (template) {
