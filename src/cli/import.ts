@@ -14,7 +14,8 @@ import { basename, dirname, join } from "node:path";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
-import { errorLine, printProblems, warnLine } from "./output.ts";
+import { errorLine, type Output, printProblems, warnLine } from "./output.ts";
+import type { HarExchanges } from "../formats/har.ts";
 import { type ParsedArgs, urlValue, UsageError } from "./usage.ts";
 
 /**
@@ -83,45 +84,18 @@ async function importHar({ positionals, values }: ParsedArgs, { output }: CliCon
     return 1;
   }
   const out = checked.path;
-  let doc: unknown;
-  try {
-    doc = JSON.parse(await readFile(source, "utf8"));
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    output.err(errorLine(
-      source,
-      code === "ENOENT"
-        ? "does not exist (give a HAR file exported from a browser or proxy)"
-        : error instanceof SyntaxError
-        ? `is not JSON: ${error.message} (a HAR file is JSON)`
-        : `cannot be read: ${describeWriteError(error)}`,
-    ));
-    return 1;
-  }
+  const read = await readHar(source, output);
+  if (!read) return 1;
   const { harExchanges } = await import("../formats/har.ts");
   let har;
   try {
-    har = harExchanges(doc, source, { origin });
+    har = harExchanges(read.doc, source, { origin });
   } catch (error) {
     output.err(errorLine(source, (error as Error).message));
     return 1;
   }
   for (const warning of har.warnings) output.err(warnLine(warning.place, warning.message));
-  if (har.origins.length > 1) {
-    output.err(warnLine(
-      source,
-      `entries sent to ${har.origins.length} origins (${har.origins.join(", ")}) are written as stubs of one ` +
-        "server; --origin URL keeps one",
-    ));
-  }
-  if (har.exchanges.length === 0 && har.otherOrigin > 0) {
-    // Every entry went to another origin: most likely a wrong scheme, host or port in --origin.
-    output.err(warnLine(
-      source,
-      `no entry was sent to --origin ${origin}; the HAR holds ${har.otherOrigins.join(", ")} ` +
-        `(write --origin ${har.otherOrigins[0]}${har.otherOrigins.length > 1 ? ", or another of them" : ""})`,
-    ));
-  }
+  warnOrigins(har, source, origin, output);
   let written;
   try {
     written = await writeRecording(
@@ -145,6 +119,43 @@ async function importHar({ positionals, values }: ParsedArgs, { output }: CliCon
       (notes.length ? ` (${notes.join("; ")})` : ""),
   );
   return values.strict === true && left > 0 ? 1 : 0;
+}
+
+/** The HAR file's JSON, or undefined after saying why it cannot be had. */
+async function readHar(source: string, output: Output): Promise<{ doc: unknown } | undefined> {
+  try {
+    return { doc: JSON.parse(await readFile(source, "utf8")) };
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    output.err(errorLine(
+      source,
+      code === "ENOENT"
+        ? "does not exist (give a HAR file exported from a browser or proxy)"
+        : error instanceof SyntaxError
+        ? `is not JSON: ${error.message} (a HAR file is JSON)`
+        : `cannot be read: ${describeWriteError(error)}`,
+    ));
+    return undefined;
+  }
+}
+
+/** Warns when the entries went to several origins, or none to `--origin`'s. */
+function warnOrigins(har: HarExchanges, source: string, origin: string | undefined, output: Output): void {
+  if (har.origins.length > 1) {
+    output.err(warnLine(
+      source,
+      `entries sent to ${har.origins.length} origins (${har.origins.join(", ")}) are written as stubs of one ` +
+        "server; --origin URL keeps one",
+    ));
+  }
+  if (har.exchanges.length === 0 && har.otherOrigin > 0) {
+    // Every entry went to another origin: most likely a wrong scheme, host or port in --origin.
+    output.err(warnLine(
+      source,
+      `no entry was sent to --origin ${origin}; the HAR holds ${har.otherOrigins.join(", ")} ` +
+        `(write --origin ${har.otherOrigins[0]}${har.otherOrigins.length > 1 ? ", or another of them" : ""})`,
+    ));
+  }
 }
 
 /** `import wiremock`: mappings written as a config, body files copied beside it. */

@@ -9,7 +9,7 @@ import { messageOf } from "../error_message.ts";
 import process from "node:process";
 import { VERSION } from "../version.ts";
 import type { CliContext, Env } from "./context.ts";
-import { errorLine, stdioSinks, StreamOutput } from "./output.ts";
+import { errorLine, type Output, stdioSinks, StreamOutput } from "./output.ts";
 import {
   commandHelp,
   type CommandSpec,
@@ -67,33 +67,9 @@ export async function main(
   let command: CommandSpec | undefined;
   try {
     const rest = args.filter((arg) => arg !== "--debug");
-    const first = rest[0];
-    if (first === undefined) {
-      throw new UsageError(`missing command (${COMMAND_NAMES})`);
-    }
-    if (first === "--help" || first === "-h") {
-      output.out(toolHelp().trimEnd());
-      return 0;
-    }
-    if (first === "--version" || first === "-V") {
-      output.out(`stubtool ${VERSION}`);
-      return 0;
-    }
-    if (first.startsWith("-")) {
-      const known = rest.find((arg) => findCommand(arg));
-      throw new UsageError(
-        known
-          ? `option '${first}' must come after the command: stubtool ${known} ${first} ...`
-          : `unknown option '${first}' (before a command only --help, --version and --debug are allowed)`,
-      );
-    }
-    command = findCommand(first);
-    if (!command) {
-      const hint = suggestCommand(first);
-      throw new UsageError(
-        `unknown command '${first}'${hint ? ` (did you mean '${hint}'?)` : ""}; commands: ${COMMAND_NAMES}`,
-      );
-    }
+    const found = pickCommand(rest, output);
+    if (typeof found === "number") return found;
+    command = found;
     const commandArgs = rest.slice(1);
     if (wantsHelp(commandArgs)) {
       output.out(commandHelp(command).trimEnd());
@@ -103,19 +79,56 @@ export async function main(
     const run = await LOAD[command.name]();
     return await run(parsed, ctx);
   } catch (error) {
-    if (error instanceof UsageError) {
-      const help = error.command ? `stubtool ${error.command} --help` : "stubtool --help";
-      output.err(`[ERROR] ${error.message}; run ${help}`);
-      return 2;
-    }
-    const message = messageOf(error);
-    output.err(
-      errorLine(command ? command.name : "stubtool", `unexpected error: ${message.split("\n")[0]}`) +
-        (debug ? "" : " (run again with --debug for details)"),
-    );
-    if (debug && error instanceof Error && error.stack) output.err(error.stack);
-    return 1;
+    return failed(error, command, debug, output);
   } finally {
     await output.flush();
   }
+}
+
+/** The command `rest[0]` names; 0 after printing the tool's help or version. Throws a {@link UsageError} otherwise. */
+function pickCommand(rest: readonly string[], output: Output): CommandSpec | number {
+  const first = rest[0];
+  if (first === undefined) {
+    throw new UsageError(`missing command (${COMMAND_NAMES})`);
+  }
+  if (first === "--help" || first === "-h") {
+    output.out(toolHelp().trimEnd());
+    return 0;
+  }
+  if (first === "--version" || first === "-V") {
+    output.out(`stubtool ${VERSION}`);
+    return 0;
+  }
+  if (first.startsWith("-")) {
+    const known = rest.find((arg) => findCommand(arg));
+    throw new UsageError(
+      known
+        ? `option '${first}' must come after the command: stubtool ${known} ${first} ...`
+        : `unknown option '${first}' (before a command only --help, --version and --debug are allowed)`,
+    );
+  }
+  const command = findCommand(first);
+  if (!command) {
+    const hint = suggestCommand(first);
+    throw new UsageError(
+      `unknown command '${first}'${hint ? ` (did you mean '${hint}'?)` : ""}; commands: ${COMMAND_NAMES}`,
+    );
+  }
+  return command;
+}
+
+/** One `[ERROR]` line for what `main` caught (the stack only with `--debug`), and the exit code: 2 for a usage error, else 1. */
+function failed(error: unknown, command: CommandSpec | undefined, debug: boolean, output: Output): number {
+  if (error instanceof UsageError) {
+    const help = error.command ? `stubtool ${error.command} --help` : "stubtool --help";
+    output.err(`[ERROR] ${error.message}; run ${help}`);
+    return 2;
+  }
+  const message = messageOf(error);
+  output.err(
+    errorLine(command ? command.name : "stubtool", `unexpected error: ${message.split("\n")[0]}`) +
+      (debug ? "" : " (run again with --debug for details)"),
+  );
+  if (debug && error instanceof Error && error.stack) output.err(error.stack);
+  return 1;
 }

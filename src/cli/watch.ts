@@ -126,19 +126,11 @@ export interface ReloadOptions {
  * reported once, and watching goes on until it is back. Returns what stops watching.
  */
 export function watchConfig(file: string, options: ReloadOptions): () => void {
-  const { handler, output, inlineTexts, port } = options;
+  const { handler, output } = options;
   let loadedText = options.loadedText;
   /** The read problem last reported, so a file that stays missing is reported once. */
   let reported: string | undefined;
-  /** The config and the body files its stubs now answer with: a change to any of them reloads. */
-  const followed = (): string[] => {
-    const files = new Set([file]);
-    for (const route of handler.registry.routes) {
-      if (route.source !== "config") continue;
-      for (const response of route.stub.responses) if (response.filePath) files.add(response.filePath);
-    }
-    return [...files];
-  };
+  const followed = () => followedFiles(file, handler);
   /** What the body files were when the config was last loaded. */
   let loadedBodies = fingerprints(followed().slice(1));
 
@@ -166,30 +158,8 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
     reported = undefined;
     loadedText = text;
     loadedBodies = Promise.resolve(bodies);
-    const loaded = await loadConfigText(text, file);
-    const configStubs: Stub[] = loaded.config?.routes ?? [];
-    const count = configStubs.length;
-    const inline = await inlineStubs(inlineTexts, {
-      stubs: configStubs,
-      places: (i) => i < count ? `routes[${i}]` : `--stub[${i - count}]`,
-    });
-    const problems = [...loaded.problems, ...loaded.locate ? await loaded.locate(inline.problems) : inline.problems];
-    printProblems(output, problems, file);
-    if (!loaded.config || problems.some((p) => p.level === "error")) {
-      output.err(`[watch] ${file} has errors: keeping the previous ${handler.registry.stubs.length} stub(s)`);
-      return true;
-    }
-    if (loaded.config.port !== undefined && loaded.config.port !== port) {
-      output.err(
-        warnLine("port", `${file} now sets port ${loaded.config.port}; still listening on ${port} until restarted`),
-      );
-    }
-    for (const [key, field] of [["cors", "cors"], ["proxy_unmatched", "proxyUnmatched"]] as const) {
-      const now = loaded.config[field];
-      if (JSON.stringify(now) !== JSON.stringify(options.started?.[field])) {
-        output.err(warnLine(key, `${file} changed ${key}; it applies when serve is restarted`));
-      }
-    }
+    const configStubs = await loadStubs(text, file, options);
+    if (!configStubs) return true;
     // The config's batch is replaced in place; --stub stubs (and stubs added at runtime) stay.
     const previous = handler.registry.routes.filter((r) => r.source === "config").map((r) => r.stub);
     const changes = handler.registry.replaceSource(configStubs, "config");
@@ -212,6 +182,50 @@ export function watchConfig(file: string, options: ReloadOptions): () => void {
       return true;
     }
   });
+}
+
+/** The config and the body files its stubs now answer with: a change to any of them reloads. */
+function followedFiles(file: string, handler: StubHandler): string[] {
+  const files = new Set([file]);
+  for (const route of handler.registry.routes) {
+    if (route.source !== "config") continue;
+    for (const response of route.stub.responses) if (response.filePath) files.add(response.filePath);
+  }
+  return [...files];
+}
+
+/**
+ * The config's stubs from `text` (the `--stub` stubs checked after them), its problems printed;
+ * undefined, after saying the previous stubs stay, when it has errors. Warns about settings a
+ * reload cannot change.
+ */
+async function loadStubs(text: string, file: string, options: ReloadOptions): Promise<Stub[] | undefined> {
+  const { handler, output, inlineTexts, port } = options;
+  const loaded = await loadConfigText(text, file);
+  const configStubs: Stub[] = loaded.config?.routes ?? [];
+  const count = configStubs.length;
+  const inline = await inlineStubs(inlineTexts, {
+    stubs: configStubs,
+    places: (i) => i < count ? `routes[${i}]` : `--stub[${i - count}]`,
+  });
+  const problems = [...loaded.problems, ...loaded.locate ? await loaded.locate(inline.problems) : inline.problems];
+  printProblems(output, problems, file);
+  if (!loaded.config || problems.some((p) => p.level === "error")) {
+    output.err(`[watch] ${file} has errors: keeping the previous ${handler.registry.stubs.length} stub(s)`);
+    return undefined;
+  }
+  if (loaded.config.port !== undefined && loaded.config.port !== port) {
+    output.err(
+      warnLine("port", `${file} now sets port ${loaded.config.port}; still listening on ${port} until restarted`),
+    );
+  }
+  for (const [key, field] of [["cors", "cors"], ["proxy_unmatched", "proxyUnmatched"]] as const) {
+    const now = loaded.config[field];
+    if (JSON.stringify(now) !== JSON.stringify(options.started?.[field])) {
+      output.err(warnLine(key, `${file} changed ${key}; it applies when serve is restarted`));
+    }
+  }
+  return configStubs;
 }
 
 /** What following WireMock folders needs. */

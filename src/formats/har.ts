@@ -123,6 +123,39 @@ function requestBody(raw: Record<string, unknown>, warn: (message: string) => vo
   return new Uint8Array();
 }
 
+/** The entry's URL when it is an http(s) one that is not a WebSocket; undefined after a warning otherwise. */
+function entryUrl(entry: Record<string, unknown>, raw: unknown, warn: (message: string) => void): URL | undefined {
+  let url: URL;
+  try {
+    url = new URL(String(raw));
+  } catch {
+    warn(`request.url must be an absolute URL, got ${JSON.stringify(raw)}`);
+    return undefined;
+  }
+  if (url.protocol === "ws:" || url.protocol === "wss:" || entry._resourceType === "websocket") {
+    warn(`is a WebSocket (${url.protocol}//${url.host}${url.pathname}): stubtool stubs HTTP answers only`);
+    return undefined;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    warn(`'${url.protocol}' requests are not supported: only http:// and https:// requests become stubs`);
+    return undefined;
+  }
+  return url;
+}
+
+/** The request headers, repeated ones joined; the content type from `postData.mimeType` when none was sent. */
+function requestHeaders(request: Record<string, unknown>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of headerList(request.headers)) {
+    headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
+  }
+  const postData = isObject(request.postData) ? request.postData : {};
+  if (headers["content-type"] === undefined && typeof postData.mimeType === "string" && postData.mimeType) {
+    headers["content-type"] = postData.mimeType;
+  }
+  return headers;
+}
+
 /**
  * Converts a parsed HAR document. `file` names it in warnings; `origin` (`https://host`)
  * keeps only the entries sent there. Throws a TypeError naming the fix when the document
@@ -165,18 +198,8 @@ export function harExchanges(doc: unknown, file: string, options: { origin?: str
     if (typeof request.method !== "string" || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(request.method)) {
       return warn(`request.method must be an HTTP method, got ${JSON.stringify(request.method)}`);
     }
-    let url: URL;
-    try {
-      url = new URL(String(request.url));
-    } catch {
-      return warn(`request.url must be an absolute URL, got ${JSON.stringify(request.url)}`);
-    }
-    if (url.protocol === "ws:" || url.protocol === "wss:" || entry._resourceType === "websocket") {
-      return warn(`is a WebSocket (${url.protocol}//${url.host}${url.pathname}): stubtool stubs HTTP answers only`);
-    }
-    if (url.protocol !== "http:" && url.protocol !== "https:") {
-      return warn(`'${url.protocol}' requests are not supported: only http:// and https:// requests become stubs`);
-    }
+    const url = entryUrl(entry, request.url, warn);
+    if (!url) return;
     if (options.origin !== undefined && url.origin !== options.origin) {
       otherOrigin++;
       if (!otherOrigins.includes(url.origin)) otherOrigins.push(url.origin);
@@ -185,14 +208,7 @@ export function harExchanges(doc: unknown, file: string, options: { origin?: str
     const method = request.method.toUpperCase();
     const answer = response(entry.response, method);
     if (typeof answer === "string") return warn(answer);
-    const headers: Record<string, string> = {};
-    for (const [name, value] of headerList(request.headers)) {
-      headers[name] = headers[name] === undefined ? value : `${headers[name]}, ${value}`;
-    }
-    const postData = isObject(request.postData) ? request.postData : {};
-    if (headers["content-type"] === undefined && typeof postData.mimeType === "string" && postData.mimeType) {
-      headers["content-type"] = postData.mimeType;
-    }
+    const headers = requestHeaders(request);
     const body = requestBody(request, warn);
     const timings = isObject(entry.timings) ? entry.timings : {};
     const wait = typeof timings.wait === "number" && timings.wait >= 0 ? timings.wait : undefined;

@@ -47,67 +47,103 @@ const EXAMPLE = `for example "GET /users/{id} -> 200 {\\"id\\": \\"{id}\\"}"`;
  */
 export async function parseInlineStub(text: string): Promise<InlineParts | { error: InlineError }> {
   if (text.trimStart().startsWith("{")) return parseMapping(text);
-  let i = 0;
-  const skipSpace = () => {
-    while (i < text.length && SPACE.test(text[i])) i++;
-  };
-  const fail = (message: string) => ({ error: { column: i + 1, message } });
+  const at = new Cursor(text);
+  at.skipSpace();
+  const method = readMethod(at);
+  if (typeof method !== "string") return method;
+  const methodAt = at.start;
 
-  skipSpace();
-  const methodAt = i;
-  while (i < text.length && !SPACE.test(text[i])) i++;
-  const method = text.slice(methodAt, i);
-  if (method === "") return fail(`expected a method, ${EXAMPLE}`);
-  if (method.startsWith("/")) {
-    i = methodAt;
-    return fail(`expected a method before the path, ${EXAMPLE}`);
+  at.skipSpace();
+  const path = at.word(true);
+  const pathAt = at.start;
+  if (path === "") return at.fail(`expected a path starting with '/' before '->'`);
+
+  at.skipSpace();
+  if (!text.startsWith("->", at.i)) {
+    return at.fail(at.i === text.length ? `expected '-> STATUS' after the path` : `expected '->' after the path`);
   }
-  if (method.includes("/") || method.includes("->")) {
-    i = methodAt + Math.min(...["/", "->"].map((c) => method.indexOf(c)).filter((n) => n > 0), method.length);
-    return fail(`expected a space between the method and the path, ${EXAMPLE}`);
-  }
-  if (i === text.length) return fail(`expected a path after the method '${method}', ${EXAMPLE}`);
+  at.i += 2;
 
-  skipSpace();
-  const pathAt = i;
-  while (i < text.length && !SPACE.test(text[i]) && !text.startsWith("->", i)) i++;
-  const path = text.slice(pathAt, i);
-  if (path === "") return fail(`expected a path starting with '/' before '->'`);
+  at.skipSpace();
+  const status = readStatus(at);
+  if (typeof status !== "number") return status;
+  const statusAt = at.start;
 
-  skipSpace();
-  if (!text.startsWith("->", i)) {
-    return fail(i === text.length ? `expected '-> STATUS' after the path` : `expected '->' after the path`);
-  }
-  i += 2;
-
-  skipSpace();
-  const statusAt = i;
-  while (i < text.length && !SPACE.test(text[i])) i++;
-  const token = text.slice(statusAt, i);
-  const digits = /^[0-9]*/.exec(token)![0];
-  if (token === "") return fail("expected a status code after '->', such as 200");
-  if (digits !== token) {
-    if (digits !== "" && /^[{["]/.test(token.slice(digits.length))) {
-      i = statusAt + digits.length;
-      return fail(`expected a space between the status ${digits} and the JSON body`);
-    }
-    i = statusAt;
-    return fail(`expected a status code after '->', such as 200, got '${token}'`);
-  }
-
-  skipSpace();
-  const raw: InlineParts["raw"] = { method, path, status: Number(digits) };
+  at.skipSpace();
+  const raw: InlineParts["raw"] = { method, path, status };
   const columns: NonNullable<InlineParts["columns"]> = { method: methodAt + 1, path: pathAt + 1, status: statusAt + 1 };
-  const rest = text.slice(i).trimEnd();
+  const rest = text.slice(at.i).trimEnd();
   if (rest !== "") {
     const parsed = await parseJson(rest);
     if ("error" in parsed) {
-      return { error: { column: i + parsed.error.offset + 1, message: `invalid JSON body: ${parsed.error.message}` } };
+      return {
+        error: { column: at.i + parsed.error.offset + 1, message: `invalid JSON body: ${parsed.error.message}` },
+      };
     }
     raw.body = parsed.value;
-    columns.body = i + 1;
+    columns.body = at.i + 1;
   }
   return { raw, columns };
+}
+
+/** Where reading inline stub text has got to; failures name that column. */
+class Cursor {
+  /** The next character to read. */
+  i = 0;
+  /** Where the last {@link Cursor.word} started. */
+  start = 0;
+  constructor(readonly text: string) {}
+
+  skipSpace(): void {
+    while (this.i < this.text.length && SPACE.test(this.text[this.i])) this.i++;
+  }
+
+  /** The text up to the next white space (or `->`, with `arrow`), read. */
+  word(arrow = false): string {
+    this.start = this.i;
+    while (
+      this.i < this.text.length && !SPACE.test(this.text[this.i]) && !(arrow && this.text.startsWith("->", this.i))
+    ) this.i++;
+    return this.text.slice(this.start, this.i);
+  }
+
+  fail(message: string): { error: InlineError } {
+    return { error: { column: this.i + 1, message } };
+  }
+}
+
+/** The method word, or why it is not one (a path where the method goes, no space before the path). */
+function readMethod(at: Cursor): string | { error: InlineError } {
+  const method = at.word();
+  const methodAt = at.start;
+  if (method === "") return at.fail(`expected a method, ${EXAMPLE}`);
+  if (method.startsWith("/")) {
+    at.i = methodAt;
+    return at.fail(`expected a method before the path, ${EXAMPLE}`);
+  }
+  if (method.includes("/") || method.includes("->")) {
+    at.i = methodAt + Math.min(...["/", "->"].map((c) => method.indexOf(c)).filter((n) => n > 0), method.length);
+    return at.fail(`expected a space between the method and the path, ${EXAMPLE}`);
+  }
+  if (at.i === at.text.length) return at.fail(`expected a path after the method '${method}', ${EXAMPLE}`);
+  return method;
+}
+
+/** The status code after `->`, or why the word there is not one. */
+function readStatus(at: Cursor): number | { error: InlineError } {
+  const token = at.word();
+  const statusAt = at.start;
+  const digits = /^[0-9]*/.exec(token)![0];
+  if (token === "") return at.fail("expected a status code after '->', such as 200");
+  if (digits !== token) {
+    if (digits !== "" && /^[{["]/.test(token.slice(digits.length))) {
+      at.i = statusAt + digits.length;
+      return at.fail(`expected a space between the status ${digits} and the JSON body`);
+    }
+    at.i = statusAt;
+    return at.fail(`expected a status code after '->', such as 200, got '${token}'`);
+  }
+  return Number(digits);
 }
 
 /** `{method: GET, path: /a, ...}`: one stub in config form, as a YAML flow mapping. */

@@ -120,6 +120,55 @@ export function plainSegments(raw: string): Segment[] | undefined {
 }
 
 /**
+ * A path piece that is not a placeholder, as a literal segment (decoded); other routers' `:id`
+ * and `*` and a stray brace are problems and no segment, and so is one no URL can hold.
+ */
+function literalSegment(piece: string, problems: string[]): Segment | undefined {
+  if (/^:[A-Za-z_][A-Za-z0-9_]*$/.test(piece)) {
+    problems.push(`path segment '${piece}' is not a placeholder here: write {${piece.slice(1)}}`);
+    return undefined;
+  }
+  if (piece === "*" || piece === "**") {
+    problems.push(
+      `path segment '${piece}' is not a wildcard here: write {rest*} as the last segment (it matches one or more segments)`,
+    );
+    return undefined;
+  }
+  if (piece.includes("{") || piece.includes("}")) {
+    problems.push(
+      `path segment '${piece}' is not a placeholder: write a whole segment as {name} (letters, digits, _)`,
+    );
+    return undefined;
+  }
+  const value = decodeSegment(piece);
+  if (value === "." || value === "..") {
+    problems.push(
+      `path segment '${piece}' can never match: URLs resolve '.' and '..' segments before a request arrives`,
+    );
+  } else if (REWRITTEN_BY_URL.test(piece)) {
+    problems.push(
+      `path segment ${
+        JSON.stringify(piece)
+      } can never match: URLs turn '\\' into '/' and drop tabs and line breaks; write %5C, %09, %0A or %0D`,
+    );
+  }
+  return { param: false, value };
+}
+
+/** The query part of a path template (`/search?q=1`) as required values; undefined when empty. */
+function templateQuery(search: string, problems: string[]): Record<string, string> | undefined {
+  const query = Object.create(null) as Record<string, string>;
+  for (const [key, value] of new URLSearchParams(search)) {
+    if (key === "") {
+      problems.push(`path query part has an empty parameter name`);
+    } else if (Object.hasOwn(query, key)) {
+      problems.push(`path query parameter '${key}' appears twice`);
+    } else query[key] = value;
+  }
+  return Object.keys(query).length === 0 ? undefined : query;
+}
+
+/**
  * {@link parsePathTemplate} without its shortcut for plain templates; exported so a test
  * can check that the shortcut gives the same result.
  * @internal
@@ -154,30 +203,9 @@ export function parseTemplateInFull(raw: string): { template?: PathTemplate; pro
       segments[count++] = rest === undefined
         ? { param: true, name: captured }
         : { param: true, name: captured, rest: true };
-    } else if (/^:[A-Za-z_][A-Za-z0-9_]*$/.test(piece)) {
-      problems.push(`path segment '${piece}' is not a placeholder here: write {${piece.slice(1)}}`);
-    } else if (piece === "*" || piece === "**") {
-      problems.push(
-        `path segment '${piece}' is not a wildcard here: write {rest*} as the last segment (it matches one or more segments)`,
-      );
-    } else if (piece.includes("{") || piece.includes("}")) {
-      problems.push(
-        `path segment '${piece}' is not a placeholder: write a whole segment as {name} (letters, digits, _)`,
-      );
     } else {
-      const value = decodeSegment(piece);
-      if (value === "." || value === "..") {
-        problems.push(
-          `path segment '${piece}' can never match: URLs resolve '.' and '..' segments before a request arrives`,
-        );
-      } else if (REWRITTEN_BY_URL.test(piece)) {
-        problems.push(
-          `path segment ${
-            JSON.stringify(piece)
-          } can never match: URLs turn '\\' into '/' and drop tabs and line breaks; write %5C, %09, %0A or %0D`,
-        );
-      }
-      segments[count++] = { param: false, value };
+      const segment = literalSegment(piece, problems);
+      if (segment) segments[count++] = segment;
     }
   }
   segments.length = count; // a piece with a stray brace is a problem, not a segment
@@ -189,17 +217,6 @@ export function parseTemplateInFull(raw: string): { template?: PathTemplate; pro
   if (path.startsWith(RESERVED_PREFIX) || path === RESERVED_PREFIX.slice(0, -1)) {
     problems.push(`path '${path}' is under ${RESERVED_PREFIX}, which stubtool reserves for itself`);
   }
-  let query: Record<string, string> | undefined;
-  if (queryStart !== -1) {
-    query = Object.create(null) as Record<string, string>;
-    for (const [key, value] of new URLSearchParams(raw.slice(queryStart + 1))) {
-      if (key === "") {
-        problems.push(`path query part has an empty parameter name`);
-      } else if (Object.hasOwn(query, key)) {
-        problems.push(`path query parameter '${key}' appears twice`);
-      } else query[key] = value;
-    }
-    if (Object.keys(query).length === 0) query = undefined;
-  }
+  const query = queryStart === -1 ? undefined : templateQuery(raw.slice(queryStart + 1), problems);
   return problems.length ? { problems } : { template: { path, segments: segments as Segment[], query }, problems };
 }

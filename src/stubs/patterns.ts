@@ -576,63 +576,85 @@ export interface JsonRelax {
  */
 export function equalJson(expected: unknown, actual: unknown, relax: JsonRelax, pointer = ""): string | undefined {
   const at = pointer || "/";
-  if (Array.isArray(expected)) {
-    if (!Array.isArray(actual)) return `body field ${at} is ${shown(actual)}, stub wants a list`;
-    if (actual.length < expected.length || (!relax.extraItems && actual.length !== expected.length)) {
-      return `body field ${at} is a list of ${actual.length}, stub wants ${
-        relax.extraItems ? "at least " : ""
-      }${expected.length}`;
-    }
-    if (!relax.arrayOrder) {
-      for (let i = 0; i < expected.length; i++) {
-        const reason = equalJson(expected[i], actual[i], relax, pointer + pointerStep(i));
-        if (reason) return reason;
-      }
-      return undefined;
-    }
-    // Any order: each listed item takes a different item of the body (augmenting paths).
-    const owner: number[] = new Array(actual.length).fill(-1);
-    const fits = expected.map((e) => actual.map((a) => equalJson(e, a, relax) === undefined));
-    const place = (i: number, seen: boolean[]): boolean => {
-      for (let j = 0; j < actual.length; j++) {
-        if (!fits[i][j] || seen[j]) continue;
-        seen[j] = true;
-        if (owner[j] === -1 || place(owner[j], seen)) {
-          owner[j] = i;
-          return true;
-        }
-      }
-      return false;
-    };
-    for (let i = 0; i < expected.length; i++) {
-      if (!place(i, new Array(actual.length).fill(false))) {
-        return `body field ${at} has no item for ${pointer + pointerStep(i)} of the stub's list (in any order)`;
-      }
-    }
-    return undefined;
-  }
+  if (Array.isArray(expected)) return equalJsonList(expected, actual, relax, pointer);
   if (typeof expected === "object" && expected !== null) {
-    if (typeof actual !== "object" || actual === null || Array.isArray(actual)) {
-      return `body field ${at} is ${shown(actual)}, stub wants an object`;
-    }
-    for (const key of Object.keys(expected)) {
-      if (!Object.hasOwn(actual, key)) return `body has no field ${pointer + pointerStep(key)}`;
-      const reason = equalJson(
-        (expected as Record<string, unknown>)[key],
-        (actual as Record<string, unknown>)[key],
-        relax,
-        pointer + pointerStep(key),
-      );
-      if (reason) return reason;
-    }
-    if (!relax.extraFields) {
-      for (const key of Object.keys(actual)) {
-        if (!Object.hasOwn(expected, key)) {
-          return `body has a field the stub does not list: ${pointer + pointerStep(key)}`;
-        }
-      }
-    }
-    return undefined;
+    return equalJsonObject(expected as Record<string, unknown>, actual, relax, pointer);
   }
   return actual === expected ? undefined : `body field ${at} is ${shown(actual)}, stub wants ${shown(expected)}`;
+}
+
+/** {@link equalJson} for a list: the same length (or more items), in order or, relaxed, in any. */
+function equalJsonList(expected: unknown[], actual: unknown, relax: JsonRelax, pointer: string): string | undefined {
+  const at = pointer || "/";
+  if (!Array.isArray(actual)) return `body field ${at} is ${shown(actual)}, stub wants a list`;
+  if (actual.length < expected.length || (!relax.extraItems && actual.length !== expected.length)) {
+    return `body field ${at} is a list of ${actual.length}, stub wants ${
+      relax.extraItems ? "at least " : ""
+    }${expected.length}`;
+  }
+  if (!relax.arrayOrder) {
+    for (let i = 0; i < expected.length; i++) {
+      const reason = equalJson(expected[i], actual[i], relax, pointer + pointerStep(i));
+      if (reason) return reason;
+    }
+    return undefined;
+  }
+  const missing = unmatchedItem(expected, actual, relax);
+  return missing === undefined
+    ? undefined
+    : `body field ${at} has no item for ${pointer + pointerStep(missing)} of the stub's list (in any order)`;
+}
+
+/**
+ * Any order: each listed item takes a different item of the body (augmenting paths). The
+ * index of the first listed item left without one, or undefined when every one has its own.
+ */
+function unmatchedItem(expected: unknown[], actual: unknown[], relax: JsonRelax): number | undefined {
+  const owner: number[] = new Array(actual.length).fill(-1);
+  const fits = expected.map((e) => actual.map((a) => equalJson(e, a, relax) === undefined));
+  const place = (i: number, seen: boolean[]): boolean => {
+    for (let j = 0; j < actual.length; j++) {
+      if (!fits[i][j] || seen[j]) continue;
+      seen[j] = true;
+      if (owner[j] === -1 || place(owner[j], seen)) {
+        owner[j] = i;
+        return true;
+      }
+    }
+    return false;
+  };
+  for (let i = 0; i < expected.length; i++) {
+    if (!place(i, new Array(actual.length).fill(false))) return i;
+  }
+  return undefined;
+}
+
+/** {@link equalJson} for an object: every listed key, each value equal; other keys only when relaxed. */
+function equalJsonObject(
+  expected: Record<string, unknown>,
+  actual: unknown,
+  relax: JsonRelax,
+  pointer: string,
+): string | undefined {
+  if (typeof actual !== "object" || actual === null || Array.isArray(actual)) {
+    return `body field ${pointer || "/"} is ${shown(actual)}, stub wants an object`;
+  }
+  for (const key of Object.keys(expected)) {
+    if (!Object.hasOwn(actual, key)) return `body has no field ${pointer + pointerStep(key)}`;
+    const reason = equalJson(
+      expected[key],
+      (actual as Record<string, unknown>)[key],
+      relax,
+      pointer + pointerStep(key),
+    );
+    if (reason) return reason;
+  }
+  if (!relax.extraFields) {
+    for (const key of Object.keys(actual)) {
+      if (!Object.hasOwn(expected, key)) {
+        return `body has a field the stub does not list: ${pointer + pointerStep(key)}`;
+      }
+    }
+  }
+  return undefined;
 }

@@ -170,59 +170,48 @@ export function formatDate(date: Date, format?: string, zone?: string): string {
       out += token;
       continue;
     }
-    const { letter, count } = token;
-    switch (letter) {
-      case "y":
-        out += count === 2 ? pad(f.year % 100, 2) : pad(f.year, count);
-        break;
-      case "M":
-        out += count >= 4 ? MONTHS[f.month - 1] : count === 3 ? MONTHS[f.month - 1].slice(0, 3) : pad(f.month, count);
-        break;
-      case "d":
-        out += pad(f.day, count);
-        break;
-      case "H":
-        out += pad(f.hour, count);
-        break;
-      case "k":
-        out += pad(f.hour === 0 ? 24 : f.hour, count);
-        break;
-      case "h":
-        out += pad(f.hour % 12 === 0 ? 12 : f.hour % 12, count);
-        break;
-      case "K":
-        out += pad(f.hour % 12, count);
-        break;
-      case "m":
-        out += pad(f.minute, count);
-        break;
-      case "s":
-        out += pad(f.second, count);
-        break;
-      case "S":
-        out += pad(f.millis, count);
-        break;
-      case "E":
-        out += count >= 4 ? DAYS[f.weekday] : DAYS[f.weekday].slice(0, 3);
-        break;
-      case "u":
-        out += pad(f.weekday === 0 ? 7 : f.weekday, count);
-        break;
-      case "a":
-        out += f.hour < 12 ? "AM" : "PM";
-        break;
-      case "D":
-        out += pad(dayOfYear(f), count);
-        break;
-      case "Z":
-        out += offsetText(f.offsetMinutes, "Z");
-        break;
-      case "X":
-        out += offsetText(f.offsetMinutes, count === 1 ? "X" : count === 2 ? "XX" : "XXX");
-        break;
-    }
+    out += field(token.letter, token.count, f);
   }
   return out;
+}
+
+/** One pattern letter, repeated `count` times, written from the date's fields. */
+function field(letter: string, count: number, f: Fields): string {
+  switch (letter) {
+    case "y":
+      return count === 2 ? pad(f.year % 100, 2) : pad(f.year, count);
+    case "M":
+      return count >= 4 ? MONTHS[f.month - 1] : count === 3 ? MONTHS[f.month - 1].slice(0, 3) : pad(f.month, count);
+    case "d":
+      return pad(f.day, count);
+    case "H":
+      return pad(f.hour, count);
+    case "k":
+      return pad(f.hour === 0 ? 24 : f.hour, count);
+    case "h":
+      return pad(f.hour % 12 === 0 ? 12 : f.hour % 12, count);
+    case "K":
+      return pad(f.hour % 12, count);
+    case "m":
+      return pad(f.minute, count);
+    case "s":
+      return pad(f.second, count);
+    case "S":
+      return pad(f.millis, count);
+    case "E":
+      return count >= 4 ? DAYS[f.weekday] : DAYS[f.weekday].slice(0, 3);
+    case "u":
+      return pad(f.weekday === 0 ? 7 : f.weekday, count);
+    case "a":
+      return f.hour < 12 ? "AM" : "PM";
+    case "D":
+      return pad(dayOfYear(f), count);
+    case "Z":
+      return offsetText(f.offsetMinutes, "Z");
+    case "X":
+      return offsetText(f.offsetMinutes, count === 1 ? "X" : count === 2 ? "XX" : "XXX");
+  }
+  return "";
 }
 
 const UNIT_MS: Record<string, number> = {

@@ -347,18 +347,11 @@ export interface JsonTemplate {
 }
 
 /**
- * Compiles a JSON body (a YAML/JSON value): each string leaf is a template, keys are not.
- * A rendered leaf is written as a JSON string, so request data can never break the JSON.
- * Throws a {@link TemplateSyntaxError} whose `path` names the leaf (`.items[0].name`).
- *
- * @example
- * ```ts
- * import { compileJsonTemplate } from "./handlebars.ts";
- * const t = compileJsonTemplate({ id: "{{params.id}}", n: 1 });
- * t.render({ request: {}, params: { id: "7" } }); // '{"id":"7","n":1}'
- * ```
+ * A JSON value as its JSON text cut around the templated string leaves: `literals` has one
+ * more entry than `slots`, and the text is the literals with each slot's rendering between
+ * them. Throws a {@link TemplateSyntaxError} naming the first bad leaf.
  */
-export function compileJsonTemplate(value: unknown): JsonTemplate {
+function jsonPieces(value: unknown): { literals: string[]; slots: ResponseTemplate[]; readsBody: boolean } {
   const literals: string[] = [];
   const slots: ResponseTemplate[] = [];
   let current = "";
@@ -405,6 +398,23 @@ export function compileJsonTemplate(value: unknown): JsonTemplate {
   walk(value, "");
   if (problems.length > 0) throw new TemplateSyntaxError(problems[0].reason, problems[0].path, problems);
   literals.push(current);
+  return { literals, slots, readsBody };
+}
+
+/**
+ * Compiles a JSON body (a YAML/JSON value): each string leaf is a template, keys are not.
+ * A rendered leaf is written as a JSON string, so request data can never break the JSON.
+ * Throws a {@link TemplateSyntaxError} whose `path` names the leaf (`.items[0].name`).
+ *
+ * @example
+ * ```ts
+ * import { compileJsonTemplate } from "./handlebars.ts";
+ * const t = compileJsonTemplate({ id: "{{params.id}}", n: 1 });
+ * t.render({ request: {}, params: { id: "7" } }); // '{"id":"7","n":1}'
+ * ```
+ */
+export function compileJsonTemplate(value: unknown): JsonTemplate {
+  const { literals, slots, readsBody } = jsonPieces(value);
   if (slots.length === 0) {
     const fixed = literals[0];
     return { dynamic: false, readsBody: false, render: () => fixed };

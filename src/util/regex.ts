@@ -72,6 +72,43 @@ function hex(code: number): string {
   return `\\x{${code.toString(16)}}`;
 }
 
+/** The escape at `i` (a backslash) in RE2 syntax with JavaScript's meaning, and where the next piece starts. */
+function re2Escape(src: string, i: number, inClass: boolean): { out: string; next: number } | { problem: string } {
+  const d = src[i + 1];
+  if (d === undefined) return { problem: "it ends with a lone backslash" };
+  if (/[1-9]/.test(d) || (d === "k" && src[i + 2] === "<")) {
+    return { problem: `a backreference \\${d}${d === "k" ? "<…>" : ""} at offset ${i}` };
+  }
+  let m: RegExpExecArray | null;
+  if (d === "s") return { out: inClass ? JS_SPACE : `[${JS_SPACE}]`, next: i + 2 };
+  if (d === "S") return { out: inClass ? JS_NON_SPACE : `[^${JS_SPACE}]`, next: i + 2 };
+  if (d === "b" && inClass) return { out: hex(8), next: i + 2 };
+  if (d === "0" && !/[0-9]/.test(src[i + 2] ?? "")) return { out: hex(0), next: i + 2 };
+  if (d === "c" && /[A-Za-z]/.test(src[i + 2] ?? "")) return { out: hex(src.charCodeAt(i + 2) % 32), next: i + 3 };
+  if ((m = /^\\u\{([0-9A-Fa-f]+)\}/.exec(src.slice(i, i + 12)))) {
+    return { out: hex(parseInt(m[1], 16)), next: i + m[0].length };
+  }
+  if ((m = /^\\u([0-9A-Fa-f]{4})(?:\\u([0-9A-Fa-f]{4}))?/.exec(src.slice(i, i + 12)))) {
+    const high = parseInt(m[1], 16), low = m[2] === undefined ? -1 : parseInt(m[2], 16);
+    if (high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) {
+      return { out: hex((high - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000), next: i + 12 };
+    }
+    return { out: hex(high), next: i + 6 };
+  }
+  if ((d === "p" || d === "P") && (m = /^\{([^}]*)\}/.exec(src.slice(i + 2)))) {
+    return { out: `\\${d}{${m[1].replace(PROPERTY_PREFIX, "")}}`, next: i + 2 + m[0].length };
+  }
+  const char = String.fromCodePoint(src.codePointAt(i + 1)!);
+  return { out: "\\" + char, next: i + 1 + char.length };
+}
+
+/** A `[` at `i` outside a class: `[^]` and `[]` stand alone; any other opens a class. */
+function classOpening(src: string, i: number): { out: string; next: number; inClass: boolean } {
+  if (src.startsWith("[^]", i)) return { out: "(?s:.)", next: i + 3, inClass: false };
+  if (src.startsWith("[]", i)) return { out: "[^\\x{0}-\\x{10ffff}]", next: i + 2, inClass: false };
+  return src[i + 1] === "^" ? { out: "[^", next: i + 2, inClass: true } : { out: "[", next: i + 1, inClass: true };
+}
+
 /**
  * Translates a JavaScript (`u`-mode) pattern into RE2 syntax with the same meaning, or names
  * the construct RE2 cannot run.
@@ -83,45 +120,10 @@ function toRe2(src: string, dotAll: boolean): { source: string } | { problem: st
   while (i < src.length) {
     const c = src[i];
     if (c === "\\") {
-      const d = src[i + 1];
-      if (d === undefined) return { problem: "it ends with a lone backslash" };
-      if (/[1-9]/.test(d) || (d === "k" && src[i + 2] === "<")) {
-        return { problem: `a backreference \\${d}${d === "k" ? "<…>" : ""} at offset ${i}` };
-      }
-      let m: RegExpExecArray | null;
-      if (d === "s") out += inClass ? JS_SPACE : `[${JS_SPACE}]`;
-      else if (d === "S") out += inClass ? JS_NON_SPACE : `[^${JS_SPACE}]`;
-      else if (d === "b" && inClass) out += hex(8);
-      else if (d === "0" && !/[0-9]/.test(src[i + 2] ?? "")) out += hex(0);
-      else if (d === "c" && /[A-Za-z]/.test(src[i + 2] ?? "")) {
-        out += hex(src.charCodeAt(i + 2) % 32);
-        i += 3;
-        continue;
-      } else if ((m = /^\\u\{([0-9A-Fa-f]+)\}/.exec(src.slice(i, i + 12)))) {
-        out += hex(parseInt(m[1], 16));
-        i += m[0].length;
-        continue;
-      } else if ((m = /^\\u([0-9A-Fa-f]{4})(?:\\u([0-9A-Fa-f]{4}))?/.exec(src.slice(i, i + 12)))) {
-        const high = parseInt(m[1], 16), low = m[2] === undefined ? -1 : parseInt(m[2], 16);
-        if (high >= 0xd800 && high <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) {
-          out += hex((high - 0xd800) * 0x400 + (low - 0xdc00) + 0x10000);
-          i += 12;
-        } else {
-          out += hex(high);
-          i += 6;
-        }
-        continue;
-      } else if ((d === "p" || d === "P") && (m = /^\{([^}]*)\}/.exec(src.slice(i + 2)))) {
-        out += `\\${d}{${m[1].replace(PROPERTY_PREFIX, "")}}`;
-        i += 2 + m[0].length;
-        continue;
-      } else {
-        const char = String.fromCodePoint(src.codePointAt(i + 1)!);
-        out += "\\" + char;
-        i += 1 + char.length;
-        continue;
-      }
-      i += 2;
+      const e = re2Escape(src, i, inClass);
+      if ("problem" in e) return e;
+      out += e.out;
+      i = e.next;
       continue;
     }
     if (inClass) {
@@ -131,23 +133,10 @@ function toRe2(src: string, dotAll: boolean): { source: string } | { problem: st
       continue;
     }
     if (c === "[") {
-      if (src.startsWith("[^]", i)) {
-        out += "(?s:.)";
-        i += 3;
-        continue;
-      }
-      if (src.startsWith("[]", i)) {
-        out += "[^\\x{0}-\\x{10ffff}]";
-        i += 2;
-        continue;
-      }
-      inClass = true;
-      out += c;
-      if (src[i + 1] === "^") {
-        out += "^";
-        i++;
-      }
-      i++;
+      const open = classOpening(src, i);
+      out += open.out;
+      i = open.next;
+      inClass = open.inClass;
       continue;
     }
     if (c === "(") {

@@ -270,29 +270,39 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
   for (const key of Object.keys(request)) {
     if (!REQUEST_KEYS.has(key)) ctx.refuse(`request.${key}`, "stubtool has no equivalent");
   }
-  const method = request.method ?? "ANY";
+  convertMethod(request.method ?? "ANY", route, ctx);
+  const conditions: Record<string, unknown> = {};
+  convertUrl(request, route, conditions, ctx);
+  convertFields(request, route, conditions, ctx);
+  if (request.basicAuthCredentials !== undefined) basicAuth(request.basicAuthCredentials, conditions, ctx);
+  if (request.bodyPatterns !== undefined) convertBodyPatterns(request.bodyPatterns, conditions, ctx);
+  const none: Record<string, string> = {
+    formParameters: "stubtool's form conditions do not reproduce WireMock's (repeated fields, decoding)",
+    multipartPatterns: "stubtool has no conditions on multipart parts",
+    customMatcher: "a Java extension stubtool cannot run",
+  };
+  for (const [key, why] of Object.entries(none)) if (request[key] !== undefined) ctx.refuse(key, why);
+  if (Object.keys(conditions).length) route.request = conditions;
+}
+
+/** `request.method` onto the route (`ANY` included). */
+function convertMethod(method: unknown, route: Record<string, unknown>, ctx: Context): void {
   if (typeof method !== "string") ctx.refuse("method", `expected text, got ${shown(method)}`);
   else if (method === "ANY" || METHODS.has(method)) {
     route.method = method;
     // A WireMock GET stub does not answer HEAD (a stubtool one does, unless told not to).
     if (method === "GET") route.head = false;
   } else ctx.refuse(`method ${method}`, "stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT or ANY");
+}
 
-  const conditions: Record<string, unknown> = {};
-  if (request.url !== undefined) {
-    const url = request.url;
-    const q = typeof url === "string" ? url.indexOf("?") : -1;
-    const path = typeof url === "string" ? (q === -1 ? url : url.slice(0, q)) : undefined;
-    if (path === undefined || !path.startsWith("/") || url === undefined || /[#\s]/.test(url as string)) {
-      ctx.refuse("url", `${shown(url)} is not a path with an optional query`);
-    } else {
-      // WireMock compares the query string as sent: order and encoding count, an empty `?` is none.
-      conditions.query_string = q === -1 ? "" : (url as string).slice(q + 1);
-      // A path stubtool reads differently (a %-escape, braces) is matched as sent, by a regex.
-      if (plainPath(path, false)) route.path = path;
-      else regexPath("url", escapeRegex(path), "path_regex", route, conditions, ctx);
-    }
-  }
+/** The one URL matcher of a mapping (`url`, `urlPath`, `urlPattern`, `urlPathPattern`, `urlPathTemplate`). */
+function convertUrl(
+  request: Record<string, unknown>,
+  route: Record<string, unknown>,
+  conditions: Record<string, unknown>,
+  ctx: Context,
+): void {
+  if (request.url !== undefined) convertExactUrl(request.url, route, conditions, ctx);
   for (const key of ["urlPathPattern", "urlPattern"] as const) {
     const pattern = request[key];
     if (pattern === undefined) continue;
@@ -332,7 +342,35 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
     ctx.refuse("any URL", "a mapping without a URL matches every path; a stubtool stub has one path");
   }
   if (urls.length > 1) ctx.refuse(urls.join(" + "), "WireMock uses one URL matcher per mapping");
+}
 
+/** `request.url`: the path and the query string, both as sent. */
+function convertExactUrl(
+  url: unknown,
+  route: Record<string, unknown>,
+  conditions: Record<string, unknown>,
+  ctx: Context,
+): void {
+  const q = typeof url === "string" ? url.indexOf("?") : -1;
+  const path = typeof url === "string" ? (q === -1 ? url : url.slice(0, q)) : undefined;
+  if (path === undefined || !path.startsWith("/") || url === undefined || /[#\s]/.test(url as string)) {
+    ctx.refuse("url", `${shown(url)} is not a path with an optional query`);
+    return;
+  }
+  // WireMock compares the query string as sent: order and encoding count, an empty `?` is none.
+  conditions.query_string = q === -1 ? "" : (url as string).slice(q + 1);
+  // A path stubtool reads differently (a %-escape, braces) is matched as sent, by a regex.
+  if (plainPath(path, false)) route.path = path;
+  else regexPath("url", escapeRegex(path), "path_regex", route, conditions, ctx);
+}
+
+/** Query parameters, headers (names lower-cased) and cookies. */
+function convertFields(
+  request: Record<string, unknown>,
+  route: Record<string, unknown>,
+  conditions: Record<string, unknown>,
+  ctx: Context,
+): void {
   if (request.queryParameters !== undefined) {
     const query = fieldPatterns("queryParameters", request.queryParameters, ctx);
     if (query) route.query_params = query;
@@ -356,15 +394,6 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
     const cookies = fieldPatterns("cookies", request.cookies, ctx);
     if (cookies && Object.keys(cookies).length) conditions.cookies = cookies;
   }
-  if (request.basicAuthCredentials !== undefined) basicAuth(request.basicAuthCredentials, conditions, ctx);
-  if (request.bodyPatterns !== undefined) convertBodyPatterns(request.bodyPatterns, conditions, ctx);
-  const none: Record<string, string> = {
-    formParameters: "stubtool's form conditions do not reproduce WireMock's (repeated fields, decoding)",
-    multipartPatterns: "stubtool has no conditions on multipart parts",
-    customMatcher: "a Java extension stubtool cannot run",
-  };
-  for (const [key, why] of Object.entries(none)) if (request[key] !== undefined) ctx.refuse(key, why);
-  if (Object.keys(conditions).length) route.request = conditions;
 }
 
 /**
@@ -536,6 +565,11 @@ function valuePattern(place: string, matcher: unknown, ctx: Context, what = ""):
     );
     return undefined;
   }
+  return textPattern(place, kind, value, ci, ctx);
+}
+
+/** A matcher on text (`equalTo`, `contains`, `matches`, …) as a stubtool value pattern. */
+function textPattern(place: string, kind: string, value: string, ci: boolean, ctx: Context): unknown {
   switch (kind) {
     case "equalTo":
       // Java's equalsIgnoreCase, which equals_ignore_case reproduces.
@@ -792,16 +826,7 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
     ctx.refuse("response", `expected an object, got ${shown(response)}`);
     return;
   }
-  for (const key of Object.keys(response)) {
-    if (RESPONSE_KEYS.has(key)) continue;
-    const why: Record<string, string> = {
-      proxyUrlPrefixToRemove: "stubtool's proxy forwards the whole request path",
-      additionalProxyRequestHeaders: "stubtool's proxy cannot add request headers",
-      removeProxyRequestHeaders: "stubtool's proxy cannot remove request headers",
-      transformerParameters: "stubtool templates take no parameters",
-    };
-    ctx.refuse(`response.${key}`, why[key] ?? "stubtool has no equivalent");
-  }
+  refuseResponseKeys(response, ctx);
   if (response.fault !== undefined) {
     // WireMock's fault ignores the mapping's status, headers, body and delays: the stub is the fault alone.
     const fault = typeof response.fault === "string" ? WIREMOCK_FAULTS[response.fault] : undefined;
@@ -809,33 +834,10 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
     else route.fault = fault;
     return;
   }
-  if (response.statusMessage !== undefined) {
-    if (typeof response.statusMessage !== "string") {
-      ctx.refuse("statusMessage", `expected text, got ${shown(response.statusMessage)}`);
-    } else route.status_message = response.statusMessage;
-  }
-  if (response.status !== undefined) {
-    const status = typeof response.status === "string" && /^\d+$/.test(response.status)
-      ? Number(response.status)
-      : response.status;
-    if (typeof status !== "number" || !Number.isInteger(status)) {
-      ctx.refuse("status", `expected a whole number, got ${shown(response.status)}`);
-    } else route.status = status;
-  }
+  convertStatus(response, route, ctx);
   const headers = convertHeaders(response.headers, template, ctx);
-  if (response.proxyBaseUrl !== undefined) {
-    if (typeof response.proxyBaseUrl !== "string") {
-      ctx.refuse("proxyBaseUrl", `expected a URL, got ${shown(response.proxyBaseUrl)}`);
-    } else route.proxy = response.proxyBaseUrl;
-    const beside = ["status", "headers", "body", "jsonBody", "base64Body", "bodyFileName"].filter((k) =>
-      response[k] !== undefined
-    );
-    if (beside.length) {
-      ctx.refuse(`proxyBaseUrl + ${beside.join(", ")}`, "a stubtool proxy passes the upstream's answer on unchanged");
-    }
-    if (template) ctx.refuse("proxyBaseUrl (template)", "a stubtool proxy stub is not a template");
-    delete route.status;
-  } else if (headers) route.headers = headers;
+  if (response.proxyBaseUrl !== undefined) convertProxy(response, route, template, ctx);
+  else if (headers) route.headers = headers;
   convertBody(response, route, headers, template, ctx);
   // WireMock sends no content type when the mapping sets none; stubtool would add one (JSON,
   // a file's by its extension, application/octet-stream for bytes).
@@ -853,6 +855,56 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
   convertDelay(response, route, ctx);
   convertDribble(response.chunkedDribbleDelay, route, ctx);
   if (template) route.template = true;
+}
+
+/** Response keys stubtool has no equivalent for, each refused with the reason. */
+function refuseResponseKeys(response: Record<string, unknown>, ctx: Context): void {
+  for (const key of Object.keys(response)) {
+    if (RESPONSE_KEYS.has(key)) continue;
+    const why: Record<string, string> = {
+      proxyUrlPrefixToRemove: "stubtool's proxy forwards the whole request path",
+      additionalProxyRequestHeaders: "stubtool's proxy cannot add request headers",
+      removeProxyRequestHeaders: "stubtool's proxy cannot remove request headers",
+      transformerParameters: "stubtool templates take no parameters",
+    };
+    ctx.refuse(`response.${key}`, why[key] ?? "stubtool has no equivalent");
+  }
+}
+
+/** `status` (a whole number, or one written as text) and `statusMessage` (the reason phrase). */
+function convertStatus(response: Record<string, unknown>, route: Record<string, unknown>, ctx: Context): void {
+  if (response.statusMessage !== undefined) {
+    if (typeof response.statusMessage !== "string") {
+      ctx.refuse("statusMessage", `expected text, got ${shown(response.statusMessage)}`);
+    } else route.status_message = response.statusMessage;
+  }
+  if (response.status === undefined) return;
+  const status = typeof response.status === "string" && /^\d+$/.test(response.status)
+    ? Number(response.status)
+    : response.status;
+  if (typeof status !== "number" || !Number.isInteger(status)) {
+    ctx.refuse("status", `expected a whole number, got ${shown(response.status)}`);
+  } else route.status = status;
+}
+
+/** `proxyBaseUrl`: a stubtool proxy, which passes the upstream's answer on unchanged. */
+function convertProxy(
+  response: Record<string, unknown>,
+  route: Record<string, unknown>,
+  template: boolean,
+  ctx: Context,
+): void {
+  if (typeof response.proxyBaseUrl !== "string") {
+    ctx.refuse("proxyBaseUrl", `expected a URL, got ${shown(response.proxyBaseUrl)}`);
+  } else route.proxy = response.proxyBaseUrl;
+  const beside = ["status", "headers", "body", "jsonBody", "base64Body", "bodyFileName"].filter((k) =>
+    response[k] !== undefined
+  );
+  if (beside.length) {
+    ctx.refuse(`proxyBaseUrl + ${beside.join(", ")}`, "a stubtool proxy passes the upstream's answer on unchanged");
+  }
+  if (template) ctx.refuse("proxyBaseUrl (template)", "a stubtool proxy stub is not a template");
+  delete route.status;
 }
 
 /** WireMock's faults and the stubtool fault that sends the same bytes. */
@@ -929,18 +981,7 @@ function convertBody(
   if (kind === undefined) return;
   const value = response[kind];
   const contentType = contentTypeOf(headers);
-  if (kind === "bodyFileName") {
-    if (typeof value !== "string" || value === "") {
-      ctx.refuse("bodyFileName", `expected a file name, got ${shown(value)}`);
-    } else if (value.includes("{{")) {
-      ctx.refuse("bodyFileName (template)", "stubtool's body_file is a fixed path");
-    } else {
-      const name = `__files/${value.replace(/\\/g, "/").replace(/^\/+/, "")}`;
-      route.body_file = name;
-      ctx.files.push({ name, source: value });
-    }
-    return;
-  }
+  if (kind === "bodyFileName") return convertBodyFile(value, route, ctx);
   if (kind === "base64Body") {
     if (typeof value !== "string") ctx.refuse("base64Body", `expected base64 text, got ${shown(value)}`);
     else if (template) ctx.refuse("base64Body (template)", "a binary body is not rendered as a template by stubtool");
@@ -970,6 +1011,30 @@ function convertBody(
     }
     text = json.text;
   }
+  textBody(text, contentType, route, template, ctx);
+}
+
+/** `bodyFileName`: a file under `__files/`, listed in `ctx.files`. */
+function convertBodyFile(value: unknown, route: Record<string, unknown>, ctx: Context): void {
+  if (typeof value !== "string" || value === "") {
+    ctx.refuse("bodyFileName", `expected a file name, got ${shown(value)}`);
+  } else if (value.includes("{{")) {
+    ctx.refuse("bodyFileName (template)", "stubtool's body_file is a fixed path");
+  } else {
+    const name = `__files/${value.replace(/\\/g, "/").replace(/^\/+/, "")}`;
+    route.body_file = name;
+    ctx.files.push({ name, source: value });
+  }
+}
+
+/** A text body (from `body` or `jsonBody`) as stubtool sends the same bytes: as text, through a file, or as base64. */
+function textBody(
+  text: string,
+  contentType: string | undefined,
+  route: Record<string, unknown>,
+  template: boolean,
+  ctx: Context,
+): void {
   if (text === "") return;
   const asText = contentType === undefined || !isJsonMediaType(contentType);
   if (template) {

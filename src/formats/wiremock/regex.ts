@@ -18,8 +18,11 @@ function codeEscape(c: string): string {
   return `\\u{${c.codePointAt(0)!.toString(16)}}`;
 }
 
+/** One translated piece of a pattern and where the next one starts, or why it is refused. */
+type Step = { out: string; next: number } | { problem: string };
+
 /** An escape sequence after `\` (the character at `i`): its JavaScript form, or a problem. */
-function escape(src: string, i: number, inClass: boolean): { out: string; next: number } | { problem: string } {
+function escape(src: string, i: number, inClass: boolean): Step {
   const c = src[i];
   if (c === undefined) return { problem: "it ends with a lone backslash" };
   if ("dDwW".includes(c) || "tnrf".includes(c)) return { out: "\\" + c, next: i + 1 };
@@ -53,103 +56,122 @@ export function javaRegexToJs(src: string): { source: string } | { problem: stri
   let i = 0;
   let atom = false; // whether a quantifier may follow
   while (i < src.length) {
-    const c = src[i];
-    if (c === "\\") {
-      const e = escape(src, i + 1, false);
-      if ("problem" in e) return e;
-      out += e.out;
-      i = e.next;
-      atom = true;
-    } else if (c === ".") {
-      out += "[\\s\\S]";
-      i++;
-      atom = true;
-    } else if (c === "^") {
-      if (i !== 0) return { problem: "'^' other than at the start" };
-      out += c;
-      i++;
-      atom = false;
-    } else if (c === "$") {
-      if (i !== src.length - 1) return { problem: "'$' other than at the end" };
-      out += c;
-      i++;
-      atom = false;
-    } else if (c === "(") {
-      const look = /^\(\?(?:=|!|<=|<!)/.exec(src.slice(i));
-      if (look) {
-        return {
-          problem: `a ${look[0].length === 3 ? "lookahead" : "lookbehind"} ${look[0]}…), which stubtool's ` +
-            "linear-time engine (RE2) cannot run",
-        };
-      }
-      const group = src.startsWith("(?:", i) ? "(?:" : "(";
-      if (src[i + 1] === "?" && group === "(") return { problem: "a group of the form (?…) other than (?:" };
-      out += group;
-      i += group.length;
-      atom = false;
-    } else if (c === ")") {
-      out += c;
-      i++;
-      atom = true;
-    } else if (c === "|") {
-      out += c;
-      i++;
-      atom = false;
-    } else if (c === "[") {
-      let j = i + 1;
-      let cls = "[";
-      if (src[j] === "^") {
-        cls += "^";
-        j++;
-      }
-      if (src[j] === "]") return { problem: "a character class that starts with ']'" };
-      for (;;) {
-        const d = src[j];
-        if (d === undefined) return { problem: "an unclosed character class" };
-        if (d === "]") break;
-        if (d === "[") return { problem: "a nested character class (a Java union)" };
-        if (d === "&" && src[j + 1] === "&") return { problem: "a character class intersection (&&)" };
-        if (d === "\\") {
-          const e = escape(src, j + 1, true);
-          if ("problem" in e) return e;
-          cls += e.out;
-          j = e.next;
-        } else {
-          const char = String.fromCodePoint(src.codePointAt(j)!);
-          cls += /[-^]/.test(char) || /[0-9A-Za-z]/.test(char) ? char : codeEscape(char);
-          j += char.length;
-        }
-      }
-      out += cls + "]";
-      i = j + 1;
-      atom = true;
-    } else if (c === "*" || c === "+" || c === "?" || c === "{") {
-      if (!atom) return { problem: `a quantifier '${c}' with nothing to repeat` };
-      let q = c;
-      if (c === "{") {
-        const m = /^\{\d+(?:,\d*)?\}/.exec(src.slice(i));
-        if (!m) return { problem: "a '{' that is not a {n}, {n,} or {n,m} quantifier" };
-        q = m[0];
-      }
-      i += q.length;
-      if (src[i] === "+") return { problem: "a possessive quantifier" };
-      if (src[i] === "?") {
-        q += "?";
-        i++;
-      }
-      out += q;
-      atom = false;
-    } else {
-      // What is left is literal: `]`, `}` and `/` need a backslash in a `u`-mode pattern.
-      const char = String.fromCodePoint(src.codePointAt(i)!);
-      out += SYNTAX.includes(char) ? "\\" + char : char;
-      i += char.length;
-      atom = true;
-    }
+    const step = piece(src, i, atom);
+    if ("problem" in step) return step;
+    out += step.out;
+    i = step.next;
+    atom = step.atom;
   }
   const compiled = compileRegex(out);
   if ("problem" in compiled) return { problem: `a construct stubtool cannot run: the translation ${compiled.problem}` };
   return { source: out };
+}
+
+/** The piece of the pattern at `i`, translated, and whether a quantifier may follow it. */
+function piece(
+  src: string,
+  i: number,
+  atom: boolean,
+): { out: string; next: number; atom: boolean } | { problem: string } {
+  const c = src[i];
+  switch (c) {
+    case "\\": {
+      const e = escape(src, i + 1, false);
+      return "problem" in e ? e : { ...e, atom: true };
+    }
+    case ".":
+      return { out: "[\\s\\S]", next: i + 1, atom: true };
+    case "^":
+      return i !== 0 ? { problem: "'^' other than at the start" } : { out: c, next: i + 1, atom: false };
+    case "$":
+      return i !== src.length - 1 ? { problem: "'$' other than at the end" } : { out: c, next: i + 1, atom: false };
+    case "(": {
+      const g = group(src, i);
+      return "problem" in g ? g : { ...g, atom: false };
+    }
+    case ")":
+      return { out: c, next: i + 1, atom: true };
+    case "|":
+      return { out: c, next: i + 1, atom: false };
+    case "[": {
+      const cls = charClass(src, i);
+      return "problem" in cls ? cls : { ...cls, atom: true };
+    }
+    case "*":
+    case "+":
+    case "?":
+    case "{": {
+      if (!atom) return { problem: `a quantifier '${c}' with nothing to repeat` };
+      const q = quantifier(src, i);
+      return "problem" in q ? q : { ...q, atom: false };
+    }
+    default: {
+      // What is left is literal: `]`, `}` and `/` need a backslash in a `u`-mode pattern.
+      const char = String.fromCodePoint(src.codePointAt(i)!);
+      return { out: SYNTAX.includes(char) ? "\\" + char : char, next: i + char.length, atom: true };
+    }
+  }
+}
+
+/** A group opening at `i`: `(` or `(?:`; lookaround and other `(?…)` forms are refused. */
+function group(src: string, i: number): Step {
+  const look = /^\(\?(?:=|!|<=|<!)/.exec(src.slice(i));
+  if (look) {
+    return {
+      problem: `a ${look[0].length === 3 ? "lookahead" : "lookbehind"} ${look[0]}…), which stubtool's ` +
+        "linear-time engine (RE2) cannot run",
+    };
+  }
+  const open = src.startsWith("(?:", i) ? "(?:" : "(";
+  if (src[i + 1] === "?" && open === "(") return { problem: "a group of the form (?…) other than (?:" };
+  return { out: open, next: i + open.length };
+}
+
+/** A character class opening at `i`, up to its `]`; unions, intersections and a leading `]` are refused. */
+function charClass(src: string, i: number): Step {
+  let j = i + 1;
+  let cls = "[";
+  if (src[j] === "^") {
+    cls += "^";
+    j++;
+  }
+  if (src[j] === "]") return { problem: "a character class that starts with ']'" };
+  for (;;) {
+    const d = src[j];
+    if (d === undefined) return { problem: "an unclosed character class" };
+    if (d === "]") break;
+    if (d === "[") return { problem: "a nested character class (a Java union)" };
+    if (d === "&" && src[j + 1] === "&") return { problem: "a character class intersection (&&)" };
+    if (d === "\\") {
+      const e = escape(src, j + 1, true);
+      if ("problem" in e) return e;
+      cls += e.out;
+      j = e.next;
+    } else {
+      const char = String.fromCodePoint(src.codePointAt(j)!);
+      cls += /[-^]/.test(char) || /[0-9A-Za-z]/.test(char) ? char : codeEscape(char);
+      j += char.length;
+    }
+  }
+  return { out: cls + "]", next: j + 1 };
+}
+
+/** A quantifier at `i` (`*`, `+`, `?`, `{n,m}`, lazy or not); a possessive one is refused. */
+function quantifier(src: string, i: number): Step {
+  const c = src[i];
+  let q = c;
+  if (c === "{") {
+    const m = /^\{\d+(?:,\d*)?\}/.exec(src.slice(i));
+    if (!m) return { problem: "a '{' that is not a {n}, {n,} or {n,m} quantifier" };
+    q = m[0];
+  }
+  i += q.length;
+  if (src[i] === "+") return { problem: "a possessive quantifier" };
+  if (src[i] === "?") {
+    q += "?";
+    i++;
+  }
+  return { out: q, next: i };
 }
 
 /** Escapes text so that a `u`-mode regular expression matches exactly it. */

@@ -6,12 +6,12 @@
  */
 
 import { messageOf } from "../../error_message.ts";
-import type { ResponseFunc } from "../../stubs/model.ts";
+import type { ResponseFunc, ResponseFuncArgs } from "../../stubs/model.ts";
 import type { BodyReader, BodyRecord } from "../body.ts";
 import type { Deadlines } from "../deadlines.ts";
 import type { Incoming } from "../incoming.ts";
-import { MAX_JSON_DEPTH, type RequestView } from "../request_view.ts";
-import { answerFromResult, errorAnswer, type Respond } from "../response.ts";
+import { type BodyView, MAX_JSON_DEPTH, type RequestView } from "../request_view.ts";
+import { answerFromResult, errorAnswer, type Respond, type ResponseHead } from "../response.ts";
 
 /** What the function answerer needs of the matched stub. */
 export interface FunctionMatch {
@@ -45,34 +45,8 @@ export class FunctionAnswerer {
   ): Promise<R> {
     const failed = await this.#bodies.whole(incoming, view, record);
     if (failed) return respond(...failed);
-    const body = view.body!;
-    const { names, values, stub } = match;
-    const params: Record<string, string> = {};
-    for (let i = 0; i < names.length; i++) params[names[i]] = values[i];
-    let headers: Record<string, string> | undefined;
-    let queryParams: Record<string, string[]> | undefined;
-    // Parsed on first access: a function that never reads the payload never pays for
-    // parsing a large body.
-    const args = {
-      get payload(): unknown {
-        if (body.tooDeep) {
-          throw new TypeError(
-            `the request body is nested deeper than ${MAX_JSON_DEPTH} levels, so it is not parsed; read body (the text) instead`,
-          );
-        }
-        return body.json()?.value ?? null;
-      },
-      get body(): string {
-        return body.text();
-      },
-      get headers(): Record<string, string> {
-        return headers ??= incoming.headers();
-      },
-      params,
-      get queryParams(): Record<string, string[]> {
-        return queryParams ??= view.query.lists();
-      },
-    };
+    const { stub } = match;
+    const args = functionArgs(match, view, incoming, view.body!);
     const outcome = await this.#deadlines.run(() => match.fn(args));
     if ("timeout" in outcome) {
       return respond(
@@ -88,14 +62,48 @@ export class FunctionAnswerer {
     if ("error" in outcome) {
       return respond(...errorAnswer(500, `response function threw: ${messageOf(outcome.error)}`, { stub }));
     }
-    let answer: ReturnType<typeof answerFromResult>;
-    try {
-      answer = answerFromResult(outcome.value);
-    } catch (error) { // a getter or proxy in the result threw while it was read
-      answer = `returned a value that threw when read: ${messageOf(error)}`;
-    }
-    return typeof answer === "string"
-      ? respond(...errorAnswer(500, `response function ${answer}`, { stub }))
-      : respond(...answer);
+    return respond(...resultAnswer(outcome.value, stub));
   }
+}
+
+/**
+ * What the function is called with. The payload is parsed on first access: a function that
+ * never reads it never pays for parsing a large body.
+ */
+function functionArgs(match: FunctionMatch, view: RequestView, incoming: Incoming, body: BodyView): ResponseFuncArgs {
+  const params: Record<string, string> = {};
+  for (let i = 0; i < match.names.length; i++) params[match.names[i]] = match.values[i];
+  let headers: Record<string, string> | undefined;
+  let queryParams: Record<string, string[]> | undefined;
+  return {
+    get payload(): unknown {
+      if (body.tooDeep) {
+        throw new TypeError(
+          `the request body is nested deeper than ${MAX_JSON_DEPTH} levels, so it is not parsed; read body (the text) instead`,
+        );
+      }
+      return body.json()?.value ?? null;
+    },
+    get body(): string {
+      return body.text();
+    },
+    get headers(): Record<string, string> {
+      return headers ??= incoming.headers();
+    },
+    params,
+    get queryParams(): Record<string, string[]> {
+      return queryParams ??= view.query.lists();
+    },
+  };
+}
+
+/** The answer the function's result makes, or a 500 naming what is wrong with it. */
+function resultAnswer(result: unknown, stub: string): [ResponseHead, string | null] {
+  let answer: ReturnType<typeof answerFromResult>;
+  try {
+    answer = answerFromResult(result);
+  } catch (error) { // a getter or proxy in the result threw while it was read
+    answer = `returned a value that threw when read: ${messageOf(error)}`;
+  }
+  return typeof answer === "string" ? errorAnswer(500, `response function ${answer}`, { stub }) : answer;
 }

@@ -332,6 +332,76 @@ function segmentReason(route: Routable, depth: number, requested: string): strin
   return `segment ${depth + 1} is ${requested === "" ? "empty" : quoteValue(requested)}, stub has ${wants}`;
 }
 
+/** What one {@link Router.nearMisses} call has found so far, and the visits it has spent (bounded). */
+class MissSearch<T extends Routable> {
+  readonly found: NearMiss<T>[] = [];
+  #visits = 0;
+  constructor(readonly limit: number) {}
+
+  add(route: T, reason: string): void {
+    if (this.found.length < this.limit && !this.found.some((f) => f.route === route)) {
+      this.found.push({ route, reason });
+    }
+  }
+
+  full(): boolean {
+    return this.found.length >= this.limit;
+  }
+
+  /** Counts one visit; true once the visits run out or enough was found. */
+  spent(): boolean {
+    return ++this.#visits > NEAR_MISS_VISIT_LIMIT || this.full();
+  }
+
+  /** Calls `onEnd` for each node the segments reach exactly (static, placeholder and catch-all branches). */
+  walk(root: Node<T>, path: readonly string[], onEnd: (node: Node<T>) => boolean | void): void {
+    const visit = (node: Node<T>, depth: number): boolean | void => {
+      if (this.spent()) return true;
+      if (depth === path.length) return onEnd(node);
+      const segment = path[depth];
+      const child = node.statics?.get(segment);
+      if (child && visit(child, depth + 1)) return true;
+      if (node.param && segment !== "" && visit(node.param, depth + 1)) return true;
+      if (node.rest && path.slice(depth).join("/") !== "") return onEnd(node.rest);
+    };
+    visit(root, 0);
+  }
+}
+
+/** Near misses, step 1: the path matched in a tree of the request's method, a condition did not. */
+function conditionMisses<T extends Routable>(
+  view: RequestView,
+  segments: readonly string[],
+  layers: readonly Layer<T>[],
+  own: readonly string[],
+  misses: MissSearch<T>,
+): typeof NEED_BODY | undefined {
+  for (const layer of layers) {
+    for (const method of own) {
+      const root = layer.tries.get(method);
+      if (!root) continue;
+      let needBody = false;
+      misses.walk(root, segments, (node) => {
+        for (const route of node.terminals?.list ?? []) {
+          if (misses.spent()) return true;
+          for (const condition of route.conditions) {
+            if (condition.needsBody && view.body === undefined) {
+              needBody = true;
+              return true;
+            }
+            if (!condition.test(view, [], [])) {
+              misses.add(route, condition.reason(view));
+              break;
+            }
+          }
+        }
+      });
+      if (needBody) return NEED_BODY;
+    }
+  }
+  return undefined;
+}
+
 /**
  * Stubs by scope and priority, each a {@link Layer} of tries. Adding and removing take
  * effect for the next lookup; both are synchronous, so no request sees half a change.
@@ -534,75 +604,20 @@ export class Router<T extends Routable> {
    */
   nearMisses(view: RequestView, limit = 3): NearMiss<T>[] | typeof NEED_BODY {
     const segments = splitPath(view.pathname);
-    const found: NearMiss<T>[] = [];
-    const add = (route: T, reason: string) => {
-      if (found.length < limit && !found.some((f) => f.route === route)) found.push({ route, reason });
-    };
+    const misses = new MissSearch<T>(limit);
     const layers = [...(view.scope !== null ? this.#scoped.get(view.scope) ?? [] : []), ...this.#layers];
     const own = triesFor(view.method);
-    let visits = 0;
     // 0. Everything matches but the scope: a stub of another scope (or of one, for a request without).
-    if (this.#scoped.size) {
-      const has = view.scope === null
-        ? "the request has no x-stubtool-scope"
-        : `the request's x-stubtool-scope is ${quoteValue(view.scope)}`;
-      for (const [scope, scoped] of this.#scoped) {
-        if (scope === view.scope) continue;
-        if (++visits > NEAR_MISS_VISIT_LIMIT || found.length >= limit) break;
-        for (const layer of scoped) {
-          const match = this.#matchLayer(layer, view);
-          if (match === NEED_BODY) return NEED_BODY;
-          if (match) {
-            add(match.route, `scope differs (stub is for scope ${quoteValue(scope)}; ${has})`);
-            break;
-          }
-        }
-      }
-    }
-    /** Calls `onEnd` for each node the segments reach exactly (static, placeholder and catch-all branches). */
-    const walk = (root: Node<T>, path: readonly string[], onEnd: (node: Node<T>) => boolean | void): void => {
-      const visit = (node: Node<T>, depth: number): boolean | void => {
-        if (++visits > NEAR_MISS_VISIT_LIMIT || found.length >= limit) return true;
-        if (depth === path.length) return onEnd(node);
-        const segment = path[depth];
-        const child = node.statics?.get(segment);
-        if (child && visit(child, depth + 1)) return true;
-        if (node.param && segment !== "" && visit(node.param, depth + 1)) return true;
-        if (node.rest && path.slice(depth).join("/") !== "") return onEnd(node.rest);
-      };
-      visit(root, 0);
-    };
+    if (this.#scopeMisses(view, misses) === NEED_BODY) return NEED_BODY;
     // 1. The path matched (in a tree of the request's method), a condition did not.
-    for (const layer of layers) {
-      for (const method of own) {
-        const root = layer.tries.get(method);
-        if (!root) continue;
-        let needBody = false;
-        walk(root, segments, (node) => {
-          for (const route of node.terminals?.list ?? []) {
-            if (++visits > NEAR_MISS_VISIT_LIMIT || found.length >= limit) return true;
-            for (const condition of route.conditions) {
-              if (condition.needsBody && view.body === undefined) {
-                needBody = true;
-                return true;
-              }
-              if (!condition.test(view, [], [])) {
-                add(route, condition.reason(view));
-                break;
-              }
-            }
-          }
-        });
-        if (needBody) return NEED_BODY;
-      }
-    }
+    if (conditionMisses(view, segments, layers, own, misses) === NEED_BODY) return NEED_BODY;
     // 2. The path matched under another method.
     for (const layer of layers) {
       for (const [method, root] of layer.tries) {
         if (own.includes(method)) continue;
-        walk(root, segments, (node) => {
+        misses.walk(root, segments, (node) => {
           const route = node.terminals?.list[0];
-          if (route) add(route, `method differs (stub is ${method})`);
+          if (route) misses.add(route, `method differs (stub is ${method})`);
         });
       }
     }
@@ -615,14 +630,37 @@ export class Router<T extends Routable> {
         const slash = toggled.length < segments.length
           ? "trailing slash (stub has none)"
           : "trailing slash (stub has one)";
-        walk(root, toggled, (node) => {
-          for (const route of node.terminals?.list ?? []) add(route, slash);
+        misses.walk(root, toggled, (node) => {
+          for (const route of node.terminals?.list ?? []) misses.add(route, slash);
         });
         // 4. Exactly one segment differs ("one segment" of a one-segment path would mean nothing matched).
-        if (segments.length > 1) this.#oneSegmentOff(root, segments, add, () => found.length >= limit);
+        if (segments.length > 1) {
+          this.#oneSegmentOff(root, segments, (route, reason) => misses.add(route, reason), () => misses.full());
+        }
       }
     }
-    return found;
+    return misses.found;
+  }
+
+  /** Near misses, step 0: stubs of other scopes that match everything else. */
+  #scopeMisses(view: RequestView, misses: MissSearch<T>): typeof NEED_BODY | undefined {
+    if (!this.#scoped.size) return undefined;
+    const has = view.scope === null
+      ? "the request has no x-stubtool-scope"
+      : `the request's x-stubtool-scope is ${quoteValue(view.scope)}`;
+    for (const [scope, scoped] of this.#scoped) {
+      if (scope === view.scope) continue;
+      if (misses.spent()) break;
+      for (const layer of scoped) {
+        const match = this.#matchLayer(layer, view);
+        if (match === NEED_BODY) return NEED_BODY;
+        if (match) {
+          misses.add(match.route, `scope differs (stub is for scope ${quoteValue(scope)}; ${has})`);
+          break;
+        }
+      }
+    }
+    return undefined;
   }
 
   #oneSegmentOff(
