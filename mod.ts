@@ -49,6 +49,7 @@ export type {
   ReportScenario,
   ReportStub,
   ReportTransition,
+  ReportViolation,
   UnmatchedRequest,
   UnusedStub,
 } from "./src/report/types.ts";
@@ -57,6 +58,7 @@ export type {
   CallbackSpec,
   CheckAnswer,
   CheckedRequest,
+  CheckViolation,
   Delay,
   Dribble,
   Fault,
