@@ -65,6 +65,11 @@ export interface UnmatchedRequest {
   proxied?: boolean;
   /** The status the upstream answered it with; absent when the upstream failed. */
   upstream_status?: number;
+  /**
+   * A WebSocket message no `on_message` rule of the stub at `method` `path` matched (cut to
+   * 2 KiB); `closest` then holds the rules' near misses (`on_message[0]: message is …`).
+   */
+  message?: string;
 }
 
 /** The coverage / contract-drift report served at `/__stubtool__/report`. */
@@ -180,6 +185,12 @@ export interface JournalEntry {
   body_base64?: string;
   /** True when the body was longer than what the journal kept. */
   body_truncated?: boolean;
+  /**
+   * A WebSocket message, not a request: `in` from the client, `out` to it, on the connection
+   * `target` opened (journaled with status 101); its text is `body`. A message no rule
+   * matched carries the rules' near misses in `closest`.
+   */
+  message?: "in" | "out";
 }
 
 /** What `GET /__stubtool__/requests` answers. */

@@ -126,9 +126,31 @@ export class Recorder {
     return request;
   }
 
+  /**
+   * Records a WebSocket message no `on_message` rule of the stub matched: kept among the
+   * unmatched requests (counted in their total), with its text cut as a path is, and the
+   * rules' near misses as `closest`.
+   */
+  unmatchedMessage(route: Route, text: string, closest: ClosestStub[], scope?: string | null): UnmatchedRequest {
+    const request = this.unmatched(route.method, route.path, "", closest, scope);
+    const [message, cutMessage] = cut(text);
+    request.message = message;
+    if (cutMessage) request.truncated = true;
+    return request;
+  }
+
+  /** Counts one message that `route`'s on_message rule `rule` answered. */
+  ruleHit(route: Route, rule: number): void {
+    route.ruleHits[rule]++;
+    this.version++;
+  }
+
   /** Zeroes hit counts of `routes`, forgets unmatched requests and every scope. */
   reset(routes: readonly Route[]): void {
-    for (const route of routes) route.hits = 0;
+    for (const route of routes) {
+      route.hits = 0;
+      route.ruleHits.fill(0);
+    }
     this.#ring = [];
     this.#next = 0;
     this.#unmatchedTotal = 0;
