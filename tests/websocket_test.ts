@@ -97,3 +97,86 @@ serverTest("a ws client gets on_connect messages, replies to matching messages a
     "on_message[1]: message is 'nothing matches this', rule wants /^echo .*/",
   ]);
 });
+
+serverTest("a template stub's replies read message.text and message.json, and captures of the path", async (server) => {
+  server.routes(
+    get("/rooms/{room}").template().websocket({
+      onConnect: [{ send: "joined {{params.room}}" }],
+      onMessage: [
+        {
+          match: { json: { type: "say" } },
+          send: { json: { room: "{{params.room}}", said: "{{message.json.text}}" } },
+        },
+        { match: { contains: "hi" }, send: "you said {{message.text}}" },
+      ],
+    }),
+  );
+  const client = new Client(wsUrl(server.url, "/rooms/lobby"));
+  await client.opened();
+  assert.equal(await client.next(), "joined lobby");
+  client.ws.send(JSON.stringify({ type: "say", text: 'a "quote"' }));
+  assert.equal(await client.next(), '{"room":"lobby","said":"a \\"quote\\""}');
+  client.ws.send("oh hi there");
+  assert.equal(await client.next(), "you said oh hi there");
+  await client.close();
+});
+
+serverTest("close: the server closes with the code after_ms after the connection opened", async (server) => {
+  server.routes(get("/short").websocket({ onConnect: [{ send: "bye soon" }], close: { code: 4001, afterMs: 50 } }));
+  const client = new Client(wsUrl(server.url, "/short"));
+  await client.opened();
+  assert.equal(await client.next(), "bye soon");
+  assert.deepEqual(await client.closed, { code: 4001 });
+});
+
+serverTest("a plain GET to a websocket stub gets 426 naming the stub; it counts as the stub's hit", async (server) => {
+  server.routes(get("/chat").websocket({ onMessage: [{ match: "ping", send: "pong" }] }));
+  const answer = await send(server, "GET", "/chat");
+  assert.equal(answer.status, 426);
+  assert.equal(answer.headers.get("upgrade"), "websocket");
+  assert.deepEqual(answer.json, {
+    error: "this stub answers WebSocket connections: connect with a WebSocket client (Upgrade: websocket)",
+    stub: "GET /chat",
+  });
+});
+
+serverTest("an upgrade no stub matches gets the 404 with near misses, and no socket", async (server) => {
+  server.routes(get("/chat").websocket({ onMessage: [{ match: "ping", send: "pong" }] }));
+  const client = new Client(wsUrl(server.url, "/chta"));
+  await assert.rejects(client.opened(), /answered 404/);
+  const report = await server.report();
+  assert.equal(report.unmatched_requests[0].path, "/chta");
+  assert.equal(report.stubs[0].hit_count, 0);
+});
+
+serverTest(
+  "the journal records the connection (101) and each message in and out, unmatched ones with near misses",
+  async (server) => {
+    server.routes(
+      get("/chat").websocket({ onConnect: [{ send: "hello" }], onMessage: [{ match: "ping", send: "pong" }] }),
+    );
+    const client = new Client(wsUrl(server.url, "/chat"));
+    await client.opened();
+    assert.equal(await client.next(), "hello");
+    client.ws.send("ping");
+    assert.equal(await client.next(), "pong");
+    client.ws.send("pong?");
+    assert.equal(await client.within(100), undefined);
+    await client.close();
+    const journal = await send(server, "GET", "/__stubtool__/requests");
+    const { requests } = journal.json as { requests: Record<string, any>[] };
+    assert.deepEqual(
+      requests.map((r: Record<string, unknown>) => [r.status, r.message ?? "connection", r.body ?? null, r.stub]),
+      [
+        [101, "connection", null, "GET /chat"],
+        [101, "out", "hello", "GET /chat"],
+        [101, "in", "ping", "GET /chat"],
+        [101, "out", "pong", "GET /chat"],
+        [101, "in", "pong?", "GET /chat"],
+      ],
+    );
+    assert.deepEqual(requests[4].closest.map((c: { reason: string }) => c.reason), [
+      "on_message[0]: message is 'pong?', rule wants ping",
+    ]);
+  },
+);

@@ -24,9 +24,13 @@ export function serve(
   // do) waited for ever, or got a reset instead of the answer.
   const maxMessage = handler.websocketLimits?.maxMessage;
   const fetch = (request: Request): Response | Promise<Response> => {
-    const incoming = requestIncoming(request);
+    const websocket = request.headers.get("upgrade")?.toLowerCase() === "websocket";
+    // An upgraded request's headers can no longer be read (the journal reads them later): a copy's can.
+    const incoming = requestIncoming(
+      websocket ? new Request(request.url, { method: request.method, headers: new Headers(request.headers) }) : request,
+    );
     let upgraded: Response | undefined;
-    if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
+    if (websocket) {
       // The handler decides (a websocket: stub answers 101); the socket is made only then.
       incoming.upgrade = (session) => {
         const { socket, response } = Deno.upgradeWebSocket(request);
