@@ -5,7 +5,7 @@
  * and the journal; and the bounds (message size, open connections, a client that never reads).
  */
 import assert from "node:assert/strict";
-import { connect } from "node:net";
+import { connect, type Socket } from "node:net";
 import { WebSocket } from "ws";
 import { get } from "../mod.ts";
 import { send, serverTest } from "./_http.ts";
@@ -59,6 +59,13 @@ class Client {
     this.ws.close();
     await this.closed;
   }
+}
+
+/** Waits until `done()` holds, up to `ms`; whether it did. */
+async function until(done: () => boolean, ms = 5_000): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (!done() && Date.now() < end) await new Promise((resolve) => setTimeout(resolve, 10));
+  return done();
 }
 
 const wsUrl = (url: string, path: string) => url.replace(/^http/, "ws") + path;
@@ -179,4 +186,127 @@ serverTest(
       "on_message[0]: message is 'pong?', rule wants ping",
     ]);
   },
+);
+
+/** A raw TCP connection that has done the WebSocket handshake for `path` (so a test controls every byte and the reading). */
+async function rawSocket(port: number, path: string): Promise<{ socket: Socket; ended: Promise<number> }> {
+  const socket = connect(port, "127.0.0.1");
+  socket.on("error", () => {});
+  let received = 0;
+  const ended = new Promise<number>((resolve) => socket.once("close", () => resolve(received)));
+  await new Promise<void>((resolve, reject) => {
+    let head = "";
+    const onData = (piece: Buffer) => {
+      head += piece.toString("latin1");
+      if (!head.includes("\r\n\r\n")) return;
+      socket.off("data", onData);
+      if (!head.startsWith("HTTP/1.1 101")) reject(new Error(head));
+      else resolve();
+    };
+    socket.on("data", onData);
+    socket.write(
+      `GET ${path} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+        "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+    );
+  });
+  socket.on("data", (piece: Buffer) => received += piece.byteLength);
+  return { socket, ended };
+}
+
+/** The head of a masked client text frame declaring `length` bytes of payload. */
+function frameHead(length: number): Buffer {
+  const mask = Buffer.from([1, 2, 3, 4]);
+  if (length < 126) return Buffer.concat([Buffer.from([0x81, 0x80 | length]), mask]);
+  if (length < 65536) {
+    const head = Buffer.from([0x81, 0x80 | 126, 0, 0]);
+    head.writeUInt16BE(length, 2);
+    return Buffer.concat([head, mask]);
+  }
+  const head = Buffer.alloc(10);
+  head[0] = 0x81;
+  head[1] = 0x80 | 127;
+  head.writeBigUInt64BE(BigInt(length), 2);
+  return Buffer.concat([head, mask]);
+}
+
+/** A whole masked client text frame. */
+function frame(text: string): Buffer {
+  const payload = Buffer.from(text);
+  const mask = [1, 2, 3, 4];
+  return Buffer.concat([frameHead(payload.byteLength), payload.map((b, i) => b ^ mask[i % 4])]);
+}
+
+serverTest(
+  "a 100 MB message is refused: the connection closes after the first megabyte, not the hundredth",
+  async (server) => {
+    server.routes(get("/chat").websocket({ onMessage: [{ match: "ping", send: "pong" }] }));
+    const { socket, ended } = await rawSocket(server.getPort(), "/chat");
+    socket.write(frameHead(100 * 1024 * 1024));
+    // Keep sending until the server gives up; count what it took.
+    let sent = 0;
+    const chunk = Buffer.alloc(64 * 1024);
+    let closed = false;
+    ended.then(() => closed = true);
+    while (!closed && sent < 100 * 1024 * 1024) {
+      const ok = socket.write(chunk);
+      sent += chunk.byteLength;
+      if (!ok) await new Promise((resolve) => socket.once("drain", resolve).once("close", resolve));
+    }
+    await ended;
+    assert.ok(
+      sent < 20 * 1024 * 1024,
+      `the server read ${sent} bytes of a message past the 1 MiB bound before closing`,
+    );
+    assert.ok(await until(() => server.handler.websockets.open === 0), "the session did not end");
+    assert.equal(server.handler.websockets.messagesIn, 0);
+  },
+);
+
+serverTest(
+  "open connections are bounded: past websocket.maxConnections the upgrade gets 503, and a slot frees when one closes",
+  async (server) => {
+    server.routes(get("/idle").websocket({ onMessage: [{ match: "ping", send: "pong" }] }));
+    const clients = [];
+    for (let i = 0; i < 3; i++) {
+      const client = new Client(wsUrl(server.url, "/idle"));
+      await client.opened();
+      clients.push(client);
+    }
+    const fourth = new Client(wsUrl(server.url, "/idle"));
+    await assert.rejects(fourth.opened(), /answered 503/);
+    assert.equal(server.handler.websockets.open, 3);
+    assert.equal(server.handler.websockets.refused, 1);
+    await clients.pop()!.close();
+    assert.ok(await until(() => server.handler.websockets.open === 2));
+    const again = new Client(wsUrl(server.url, "/idle"));
+    await again.opened();
+    again.ws.send("ping");
+    assert.equal(await again.next(), "pong");
+    await again.close();
+    for (const client of clients) await client.close();
+  },
+  { websocket: { maxConnections: 3 } },
+);
+
+serverTest(
+  "a client that never reads cannot grow the server's memory: past the send buffer bound its connection is dropped",
+  async (server) => {
+    const reply = "x".repeat(256 * 1024);
+    server.routes(get("/flood").websocket({ onMessage: [{ match: "more", send: reply }] }));
+    const { socket, ended } = await rawSocket(server.getPort(), "/flood");
+    socket.pause(); // never reads again
+    const asks = 400; // 100 MB of replies asked for
+    for (let i = 0; i < asks; i++) socket.write(frame("more"));
+    const stats = server.handler.websockets;
+    // Node drops the TCP connection; Deno's WebSocket can only send a close frame, which waits
+    // behind the unread data: there the session ends and sends no more (its idle timeout ends the socket).
+    await Promise.race([ended, until(() => stats.dropped === 1, 20_000)]);
+    assert.ok(await until(() => stats.open === 0), "the session did not end");
+    socket.destroy();
+    assert.equal(stats.dropped, 1);
+    // What was handed to the socket: the 1 MiB bound plus what the kernel's buffers took.
+    assert.ok(stats.messagesOut * reply.length < 32 * 1024 * 1024, `${stats.messagesOut} replies of 256 KiB went out`);
+    assert.ok(stats.messagesIn < asks, `all ${asks} asks were answered`);
+  },
+  { websocket: { maxBuffered: 1024 * 1024 } },
 );
