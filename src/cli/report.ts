@@ -19,6 +19,7 @@ import {
   REPORT_FORMATS,
   type ReportFormat,
   transitionCounts,
+  webSocketRuleCounts,
 } from "../report/report.ts";
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
@@ -245,6 +246,10 @@ export async function reportCommand(
   const transitions = transitionCounts(report);
   if (values["fail-on-unused"] && transitions.taken < transitions.total) {
     failures.push(`${transitions.total - transitions.taken} scenario transition(s) never taken (--fail-on-unused)`);
+  }
+  const rules = webSocketRuleCounts(report);
+  if (values["fail-on-unused"] && rules.matched < rules.total) {
+    failures.push(`${rules.total - rules.matched} WebSocket rule(s) never matched (--fail-on-unused)`);
   }
   if (failures.length === 0) return 0;
   output.err(`[ERROR] report check failed: ${failures.join("; ")}`);

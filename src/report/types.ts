@@ -22,6 +22,19 @@ export interface ReportStub {
   hit_count: number;
   /** Required query parameters (value patterns as written), only when the stub has some. */
   query_params?: Record<string, unknown>;
+  /**
+   * A `websocket:` stub's `on_message` rules in order, each with the messages it answered
+   * (not in a scoped report: messages are not filed by scope).
+   */
+  websocket_rules?: ReportWebSocketRule[];
+}
+
+/** One `on_message` rule of a WebSocket stub in the report. */
+export interface ReportWebSocketRule {
+  /** The rule's match as written: the text pattern (`ping`, `/^echo/`), or `{json: …}` as compact JSON. */
+  match: string;
+  /** Messages it answered since start or the last reset. */
+  matches: number;
 }
 
 /** An unused stub: a {@link ReportStub} without its (zero) hit count. */

@@ -204,6 +204,15 @@ export class Recorder {
         ? { id: route.id, method: route.method, path: route.path, hit_count: hits }
         : { id: route.id, name: route.stub.name, method: route.method, path: route.path, hit_count: hits };
       if (route.stub.query) entry.query_params = { ...route.stub.query };
+      const websocket = route.stub.websocket;
+      if (websocket && scope === undefined) {
+        entry.websocket_rules = websocket.onMessage.map((rule, i) => ({
+          match: rule.match.kind === "text"
+            ? rule.match.pattern.display
+            : `{json: ${JSON.stringify((rule.match.spec as { json: unknown }).json)}}`,
+          matches: route.ruleHits[i],
+        }));
+      }
       return entry;
     });
     const unused = entries.filter((e) => e.hit_count === 0).map(({ hit_count: _, ...rest }) => rest);
