@@ -26,7 +26,8 @@ export type {
   ResponseHead,
   StubChanges,
 } from "./src/server/handler.ts";
-export type { BodyRead, HeaderSource } from "./src/server/incoming.ts";
+export type { BodyRead, HeaderSource, WebSocketPeer, WebSocketSession } from "./src/server/incoming.ts";
+export type { WebSocketLimits } from "./src/server/answers/websocket.ts";
 export type { ForwardTap } from "./src/server/proxy/proxy.ts";
 export type { StubRegistry } from "./src/server/registry.ts";
 export type { CallbackRecord } from "./src/server/callbacks/callbacks.ts";

@@ -30,7 +30,15 @@ import { route, type StubBuilder } from "./src/stubs/builder.ts";
 // helpers), so the docs on jsr.io link to each one; `deno doc --lint` (npm run check) fails
 // when one is missing. The handler and the adapter interface live at the "./handler" entry.
 export { route, StubBuilder } from "./src/stubs/builder.ts";
-export type { PathOnly, PathParams, PlaceholderNames, SequenceEntry, StreamEventInput } from "./src/stubs/builder.ts";
+export type {
+  PathOnly,
+  PathParams,
+  PlaceholderNames,
+  SequenceEntry,
+  StreamEventInput,
+  WebSocketInput,
+  WebSocketSendInput,
+} from "./src/stubs/builder.ts";
 export type { ValuePatternSpec } from "./src/stubs/patterns.ts";
 export type { JsonIgnore } from "./src/stubs/model.ts";
 export type { StubInfo } from "./src/server/admin/stub_form.ts";
@@ -50,6 +58,7 @@ export type {
   ReportStub,
   ReportTransition,
   ReportViolation,
+  ReportWebSocketRule,
   UnmatchedRequest,
   UnusedStub,
 } from "./src/report/types.ts";

@@ -2,6 +2,7 @@
 // flags, an unreachable or foreign server, and saved reports (--from), merged.
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { WebSocket } from "ws";
 import type { Report } from "../src/report/types.ts";
 import { fixture, freePort, get, lines, runCli, type Served, startServe, tempDir } from "./_cli.ts";
 
@@ -704,4 +705,46 @@ Deno.test("report --from: a saved report whose scenarios are malformed is one [E
     `[ERROR] ${file}: not a stubtool report: scenarios[0].transitions[0] needs from, to, stub and taken ` +
       "(write one with stubtool serve --report-file)\n",
   );
+});
+
+Deno.test("report: each WebSocket rule's matches; --fail-on-unused counts a rule that never matched", async () => {
+  await using dir = await tempDir();
+  const config = join(dir.path, "ws.yaml");
+  await Deno.writeTextFile(
+    config,
+    [
+      "routes:",
+      "  - method: GET",
+      "    path: /chat",
+      "    websocket:",
+      "      on_message:",
+      "        - match: ping",
+      "          send: pong",
+      "        - match: {json: {type: subscribe}}",
+      "          send: [{json: {ok: true}}]",
+      "",
+    ].join("\n"),
+  );
+  const served = await startServe(["--port", "0", "--quiet", "--config", config]);
+  await using _ = served.process;
+  const ws = new WebSocket(served.url.replace(/^http/, "ws") + "/chat");
+  await new Promise((resolve, reject) => ws.once("open", resolve).once("error", reject));
+  const reply = new Promise((resolve) => ws.once("message", (data) => resolve(data.toString())));
+  ws.send("ping");
+  assert.equal(await reply, "pong");
+  ws.close();
+  await new Promise((resolve) => ws.once("close", resolve));
+
+  const json = await runCli(["report", "--url", served.url, "--format", "json"]);
+  assert.deepEqual(JSON.parse(json.stdout).stubs[0].websocket_rules, [
+    { match: "ping", matches: 1 },
+    { match: '{json: {"type":"subscribe"}}', matches: 0 },
+  ]);
+  const text = await runCli(["report", "--url", served.url, "--fail-on-unused"]);
+  assert.equal(text.code, 1);
+  assert.match(
+    text.stdout,
+    /\nWebSocket rules matched: 1\/2\n {2}GET \/chat on_message\[1\] \(\{json: \{"type":"subscribe"\}\}\): never matched\n/,
+  );
+  assert.equal(text.stderr, "[ERROR] report check failed: 1 WebSocket rule(s) never matched (--fail-on-unused)\n");
 });

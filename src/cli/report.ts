@@ -20,6 +20,7 @@ import {
   type ReportFormat,
   transitionCounts,
   violationCount,
+  webSocketRuleCounts,
 } from "../report/report.ts";
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
@@ -252,6 +253,10 @@ export async function reportCommand(
     failures.push(
       `${violations} request(s) broke the OpenAPI spec the server checks them against (--fail-on-violations)`,
     );
+  }
+  const rules = webSocketRuleCounts(report);
+  if (values["fail-on-unused"] && rules.matched < rules.total) {
+    failures.push(`${rules.total - rules.matched} WebSocket rule(s) never matched (--fail-on-unused)`);
   }
   if (failures.length === 0) return 0;
   output.err(`[ERROR] report check failed: ${failures.join("; ")}`);

@@ -69,6 +69,7 @@ export function logLine(entry: RequestLogEntry): string {
 function describeResponse(stub: Stub): string {
   if (stub.responseFunc) return "function";
   if (stub.proxy !== undefined) return `proxy ${stub.proxy}`;
+  if (stub.websocket) return "websocket";
   const delay = (spec: { delay?: Stub["delay"] }) => {
     const d = spec.delay;
     if (d === undefined) return "";

@@ -186,6 +186,46 @@ export function transitionCounts(report: Report): { total: number; taken: number
   return { total: transitions.length, taken: transitions.filter((t) => t.taken > 0).length };
 }
 
+/**
+ * How many `on_message` rules the report's WebSocket stubs have, and how many answered a message.
+ *
+ * @example
+ * ```ts
+ * import { webSocketRuleCounts } from "./report.ts";
+ * const report = {
+ *   summary: { total_stubs: 1, matched_stubs: 1, unmatched_requests: 0 },
+ *   stubs: [{
+ *     method: "GET",
+ *     path: "/chat",
+ *     hit_count: 1,
+ *     websocket_rules: [{ match: "ping", matches: 3 }, { match: "/^echo/", matches: 0 }],
+ *   }],
+ *   unused_stubs: [],
+ *   unmatched_requests: [],
+ * };
+ * console.log(webSocketRuleCounts(report)); // { total: 2, matched: 1 }
+ * ```
+ */
+export function webSocketRuleCounts(report: Report): { total: number; matched: number } {
+  const rules = report.stubs.flatMap((stub) => stub.websocket_rules ?? []);
+  return { total: rules.length, matched: rules.filter((rule) => rule.matches > 0).length };
+}
+
+/** WebSocket rules for a terminal: how many matched, then each rule that never did. */
+function webSocketText(report: Report): string[] {
+  const { total, matched } = webSocketRuleCounts(report);
+  if (total === 0) return [];
+  const lines = [`WebSocket rules matched: ${matched}/${total}`];
+  for (const stub of report.stubs) {
+    stub.websocket_rules?.forEach((rule, i) => {
+      if (rule.matches === 0) {
+        lines.push(`  ${stub.method} ${stubTarget(stub)} on_message[${i}] (${rule.match}): never matched`);
+      }
+    });
+  }
+  return lines;
+}
+
 /** `Started → has-items via add-item`: a transition as the text and Markdown forms name it. */
 function transitionLabel(t: ReportTransition): string {
   return `${t.from} → ${t.to} via ${t.stub}`;
@@ -382,6 +422,7 @@ export function renderReport(report: Report, { format, openapi, ...html }: Rende
     case "text":
       return safeLines([
         ...textLines(report),
+        ...webSocketText(report),
         ...(report.scenarios ? flowText(report.scenarios) : []),
         ...(report.violations ? violationsText(report.violations) : []),
         ...(openapi ? driftText(openapi) : []),
@@ -430,10 +471,16 @@ export function mergeReports(reports: readonly Report[]): Report {
       seen.set(key, n + 1);
       const same = byKey.get(key) ?? [];
       byKey.set(key, same);
-      if (same[n]) same[n].hit_count += stub.hit_count;
-      else {
+      if (same[n]) {
+        same[n].hit_count += stub.hit_count;
+        stub.websocket_rules?.forEach((rule, i) => {
+          const into = same[n].websocket_rules?.[i];
+          if (into) into.matches += rule.matches;
+        });
+      } else {
         const entry: ReportStub = { method: stub.method, path: stub.path, hit_count: stub.hit_count };
         if (stub.query_params) entry.query_params = { ...stub.query_params };
+        if (stub.websocket_rules) entry.websocket_rules = stub.websocket_rules.map((rule) => ({ ...rule }));
         same.push(entry);
         merged.push(entry);
       }
@@ -526,6 +573,12 @@ export function checkReport(value: unknown): string | undefined {
       !isObject(stub) || typeof stub.method !== "string" || typeof stub.path !== "string" ||
       !Number.isInteger(stub.hit_count) || (stub.query_params !== undefined && !isObject(stub.query_params))
     ) return `not a stubtool report: stubs[${i}] needs method, path and hit_count`;
+    const rules = (stub as Record<string, unknown>).websocket_rules;
+    if (
+      rules !== undefined &&
+      (!Array.isArray(rules) ||
+        !rules.every((rule) => isObject(rule) && typeof rule.match === "string" && Number.isInteger(rule.matches)))
+    ) return `not a stubtool report: stubs[${i}].websocket_rules must be a list of {match, matches}`;
   }
   for (const [i, request] of (value.unmatched_requests as unknown[]).entries()) {
     if (

@@ -270,6 +270,12 @@ function coverageSection(report: Report, journal: JournalSnapshot | undefined): 
     ["stat-unmatched", "Unmatched requests", unmatched],
   ];
   if (journal && journal.capacity > 0) stats.push(["stat-requests", "Requests seen", journal.total]);
+  // Inline, not webSocketRuleCounts: this function runs in the live dashboard too (_LIVE_RENDERERS).
+  const rules = report.stubs.flatMap((stub) => stub.websocket_rules ?? []);
+  if (rules.length) {
+    const matchedRules = rules.filter((rule) => rule.matches > 0).length;
+    stats.push(["stat-websocket-rules", "WebSocket rules matched", `${matchedRules}/${rules.length}`]);
+  }
   return `<section aria-labelledby="coverage-heading"><h2 id="coverage-heading">Coverage</h2>` +
     `<div class="coverage"><meter id="coverage-meter" min="0" max="${Math.max(total, 1)}" value="${matched}" ` +
     `aria-labelledby="coverage-text"></meter>` +

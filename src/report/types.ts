@@ -22,6 +22,19 @@ export interface ReportStub {
   hit_count: number;
   /** Required query parameters (value patterns as written), only when the stub has some. */
   query_params?: Record<string, unknown>;
+  /**
+   * A `websocket:` stub's `on_message` rules in order, each with the messages it answered
+   * (not in a scoped report: messages are not filed by scope).
+   */
+  websocket_rules?: ReportWebSocketRule[];
+}
+
+/** One `on_message` rule of a WebSocket stub in the report. */
+export interface ReportWebSocketRule {
+  /** The rule's match as written: the text pattern (`ping`, `/^echo/`), or `{json: …}` as compact JSON. */
+  match: string;
+  /** Messages it answered since start or the last reset. */
+  matches: number;
 }
 
 /** An unused stub: a {@link ReportStub} without its (zero) hit count. */
@@ -65,6 +78,11 @@ export interface UnmatchedRequest {
   proxied?: boolean;
   /** The status the upstream answered it with; absent when the upstream failed. */
   upstream_status?: number;
+  /**
+   * A WebSocket message no `on_message` rule of the stub at `method` `path` matched (cut to
+   * 2 KiB); `closest` then holds the rules' near misses (`on_message[0]: message is …`).
+   */
+  message?: string;
 }
 
 /** The coverage / contract-drift report served at `/__stubtool__/report`. */
@@ -198,6 +216,12 @@ export interface JournalEntry {
   body_base64?: string;
   /** True when the body was longer than what the journal kept. */
   body_truncated?: boolean;
+  /**
+   * A WebSocket message, not a request: `in` from the client, `out` to it, on the connection
+   * `target` opened (journaled with status 101); its text is `body`. A message no rule
+   * matched carries the rules' near misses in `closest`.
+   */
+  message?: "in" | "out";
 }
 
 /** What `GET /__stubtool__/requests` answers. */

@@ -9,14 +9,15 @@
  * @module
  */
 
-import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
+import type { ClosestStub, JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
 import type { RequestPattern } from "../stubs/validate.ts";
 import { METHODS, type Stub, type StubSource } from "../stubs/model.ts";
 import { CannedAnswerer } from "./answers/canned.ts";
 import { FunctionAnswerer } from "./answers/function.ts";
 import { ProxyAnswerer } from "./answers/proxy.ts";
-import { paramsOf, TemplateAnswerer } from "./answers/template.ts";
+import { modelOf, paramsOf, TemplateAnswerer } from "./answers/template.ts";
 import { StreamAnswerer, type StreamStats } from "./answers/stream.ts";
+import { WebSocketAnswerer, type WebSocketLimits, type WebSocketStats } from "./answers/websocket.ts";
 import { AfterAnswer } from "./after_answer.ts";
 import type { CallbackRecord } from "./callbacks/callbacks.ts";
 import type { ForwardTap } from "./proxy/proxy.ts";
@@ -105,6 +106,8 @@ export interface HandlerOptions extends GuardOptions {
    * links followed, nothing outside it). Without it the admin API reads no file of this machine.
    */
   filesRoot?: string;
+  /** Bounds of WebSocket sessions: message size, open connections, unread bytes per connection. */
+  websocket?: Partial<WebSocketLimits>;
 }
 
 /**
@@ -141,6 +144,7 @@ export class StubHandler {
   readonly #proxy: ProxyAnswerer;
   readonly #template: TemplateAnswerer;
   readonly #stream: StreamAnswerer;
+  readonly #websocket: WebSocketAnswerer;
   /** Callbacks (webhooks) after the answer. */
   readonly #afterAnswer: AfterAnswer;
 
@@ -167,6 +171,7 @@ export class StubHandler {
     this.#function = new FunctionAnswerer(this.#bodies, this.#deadlines);
     this.#template = new TemplateAnswerer(this.#bodies);
     this.#stream = new StreamAnswerer(this.#bodies, this.#deadlines);
+    this.#websocket = new WebSocketAnswerer(options.websocket);
     this.#afterAnswer = new AfterAnswer(options.onCallback, options.callbackCa);
     const proxyUnmatched = options.proxyUnmatched === undefined ? undefined : new URL(options.proxyUnmatched);
     this.#unmatched = new UnmatchedAnswerer(
@@ -227,7 +232,9 @@ export class StubHandler {
    * @ignore
    */
   journalRecords(): { records: JournalRecord[]; complete: boolean } {
-    return { records: this.#journal?.records() ?? [], complete: this.#journal?.complete ?? false };
+    // WebSocket messages are journaled beside requests, but they are not requests.
+    const records = (this.#journal?.records() ?? []).filter((record) => record.message === undefined);
+    return { records, complete: this.#journal?.complete ?? false };
   }
 
   /**
@@ -246,6 +253,23 @@ export class StubHandler {
    */
   get streams(): Readonly<StreamStats> {
     return this.#stream.stats;
+  }
+
+  /**
+   * How many WebSocket sessions are open, the messages in and out, and the connections
+   * dropped or refused by the bounds.
+   * @ignore
+   */
+  get websockets(): Readonly<WebSocketStats> {
+    return this.#websocket.stats;
+  }
+
+  /**
+   * The WebSocket bounds in force (the Node adapter gives `maxMessage` to `ws` as its `maxPayload`).
+   * @ignore
+   */
+  get websocketLimits(): Readonly<WebSocketLimits> {
+    return this.#websocket.limits;
   }
 
   /** Zeroes hit counts, clears unmatched requests and the journal, restarts sequences. */
@@ -474,6 +498,8 @@ export class StubHandler {
         );
       case "stream":
         return this.#answerStream(route, match, view, incoming, deliver, log);
+      case "websocket":
+        return this.#answerWebSocket(route, match, view, incoming, respond);
       case "template": {
         const refused = this.#canned.refuse(view.method, incoming, respond);
         if (refused !== undefined) return refused;
@@ -547,6 +573,71 @@ export class StubHandler {
     );
   }
 
+  /**
+   * A `websocket:` stub: the upgrade and a session that counts each rule's matches, records
+   * messages no rule matched as unmatched (with the rules' near misses), and journals each
+   * message in and out as an entry of the connection (bounded with the journal).
+   */
+  #answerWebSocket<R>(
+    route: Route,
+    match: Match<Route>,
+    view: RequestView,
+    incoming: Incoming,
+    respond: Respond<R>,
+  ): R | Promise<R> {
+    const journal = this.#journal;
+    const recorder = this.#recorder;
+    const scope = view.scope;
+    const record = (message: "in" | "out", text: string, closest?: ClosestStub[]) => {
+      if (!journal) return;
+      const bytes = UTF8.encode(text);
+      const cut = bytes.byteLength > JOURNAL_BODY_MAX;
+      journal.add({
+        method: view.method,
+        target: incoming.target,
+        time: Date.now(),
+        status: 101,
+        ms: 0,
+        stub: route.label,
+        id: route.id,
+        closest,
+        scope,
+        headers: undefined,
+        body: cut ? bytes.subarray(0, JOURNAL_BODY_MAX) : bytes,
+        bodyTruncated: cut,
+        message,
+      });
+    };
+    const stub: Omit<ClosestStub, "reason"> = { method: route.method, path: route.path, id: route.id };
+    if (route.stub.place !== undefined) stub.place = route.stub.place;
+    return this.#websocket.answer(
+      route.websocket!,
+      {
+        values: match.values,
+        model: (message) => {
+          const model = modelOf(
+            view,
+            incoming,
+            paramsOf(route.names, match.values),
+            paramsOf(route.names, match.raw, route.pathCaptures),
+          );
+          return message ? { ...model, message } : model;
+        },
+        stub,
+      },
+      {
+        received: (text, rule, closest) => {
+          if (rule >= 0) recorder.ruleHit(route, rule);
+          else recorder.unmatchedMessage(route, text, closest, scope);
+          record("in", text, rule < 0 ? closest : undefined);
+        },
+        sent: (text) => record("out", text),
+      },
+      incoming,
+      respond,
+    );
+  }
+
   /** The callbacks sent (and failed), oldest first (`GET /__stubtool__/callbacks`). */
   callbackRecords(): CallbackRecord[] {
     return this.#afterAnswer.records();
@@ -599,6 +690,8 @@ function stepAsk(route: Route, scope: string | null): StepAsk | undefined {
   if (isSequence) ask.sequence = route.id;
   return ask.scenario || ask.sequence !== undefined ? ask : undefined;
 }
+
+const UTF8 = new TextEncoder();
 
 /** The `error` of an error answer's JSON body. */
 function errorText(body: unknown): string {

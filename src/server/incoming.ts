@@ -44,6 +44,33 @@ export interface Incoming {
    * null when the request has none: for passing it on (proxying) without holding it.
    */
   stream(): ReadableStream<Uint8Array<ArrayBuffer>> | null;
+  /**
+   * Present when the adapter can turn this request into a WebSocket (it asked for one):
+   * the handler calls it with the session, then answers 101, and the adapter upgrades.
+   */
+  upgrade?: (session: WebSocketSession) => void;
+}
+
+/** An open WebSocket as the handler's session sees it, whatever runtime holds it. */
+export interface WebSocketPeer {
+  /** Sends a text message. */
+  send(text: string): void;
+  /** Closes with a close frame carrying `code`. */
+  close(code: number, reason?: string): void;
+  /** Drops the connection without a close handshake (a client that does not read). */
+  terminate(): void;
+  /** Bytes handed to `send` and not yet written to the socket. */
+  readonly bufferedAmount: number;
+}
+
+/** What the adapter tells a WebSocket session: the socket opened, a message came, it closed. */
+export interface WebSocketSession {
+  /** The upgrade is done: `peer` sends and closes from now on. */
+  open(peer: WebSocketPeer): void;
+  /** A message: text, or the bytes of a binary one. */
+  message(data: string | Uint8Array): void;
+  /** The connection ended (either side, or cut). */
+  close(): void;
 }
 
 /** `/p?q` from an absolute URL (`http://host/p?q#f`), without building a URL object. */
@@ -206,6 +233,8 @@ export class ChunkedBody {
 export class RequestIncoming implements Incoming {
   readonly method: string;
   readonly target: string;
+  /** Set by the Deno adapter for a request that asks for a WebSocket. */
+  upgrade?: (session: WebSocketSession) => void;
   readonly #request: Request;
   /** Header values already asked for: each `get` on Deno.serve's headers is a call into the runtime. */
   #seen: Map<string, string | null> | undefined;

@@ -98,6 +98,7 @@ const OPTION_NAMES: Record<keyof StubServerOptions, true> = {
   adminToken: true,
   filesRoot: true,
   onWarning: true,
+  websocket: true,
 };
 const KNOWN_OPTIONS = Object.keys(OPTION_NAMES).sort();
 

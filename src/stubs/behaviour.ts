@@ -12,7 +12,7 @@ import {
   compileTemplate,
   TemplateSyntaxError,
 } from "../templating/handlebars.ts";
-import type { ResponseSpec } from "./model.ts";
+import type { ResponseSpec, WebSocketSend, WebSocketSpec } from "./model.ts";
 import { checkScenarioFields, type ScenarioStep } from "./scenario_flow.ts";
 
 /** The checked behaviour fields of one stub. */
@@ -78,6 +78,20 @@ export function checkResponseTemplates(responses: readonly ResponseSpec[], seque
       );
     }
   });
+}
+
+/** Compiles a template stub's WebSocket messages (`message.text` / `message.json` is the incoming one). */
+export function checkWebSocketTemplates(spec: WebSocketSpec, errors: string[]): void {
+  const each = (items: WebSocketSend[], at: string) =>
+    items.forEach((item, k) =>
+      attempt(
+        "text" in item ? `${at}.send[${k}]` : `${at}.send[${k}].json`,
+        errors,
+        () => "text" in item ? compileTemplate(item.text) : compileJsonTemplate(item.json),
+      )
+    );
+  spec.onConnect.forEach((item, i) => each(item.send, `websocket.on_connect[${i}]`));
+  spec.onMessage.forEach((rule, i) => each(rule.send, `websocket.on_message[${i}]`));
 }
 
 function checkCallbackTemplates(callbacks: readonly CallbackSpec[], errors: string[]): void {

@@ -20,6 +20,7 @@ import type { JsonIgnore } from "./model.ts";
 import { checkId, checkPriority, checkScope } from "./request.ts";
 import { parsePathTemplate } from "./path.ts";
 import { checkStream } from "./stream_field.ts";
+import { checkWebSocket } from "./websocket_field.ts";
 import {
   checkDelay,
   checkHeaders,
@@ -68,6 +69,44 @@ export interface StreamEventInput {
   retry?: number;
   /** Wait before this event goes out, in ms. */
   delayMs?: number;
+}
+
+/** A message a WebSocket stub sends: text, or `{ json }` sent as JSON. */
+export type WebSocketSendInput = string | { json: unknown };
+
+/** A WebSocket session, as passed to {@link StubBuilder.websocket}. */
+export interface WebSocketInput {
+  /** Sent once the connection opens, each after its `delayMs` (counted from the one before). */
+  onConnect?: { send: WebSocketSendInput | WebSocketSendInput[]; delayMs?: number }[];
+  /** The first rule whose `match` (a text value pattern, or `{ json: {...} }`) holds answers with its `send`. */
+  onMessage?: { match: unknown; send?: WebSocketSendInput | WebSocketSendInput[] }[];
+  /** The server closes the connection with `code` (default 1000) `afterMs` after it opened. */
+  close?: { code?: number; afterMs: number };
+}
+
+/** A WebSocket session in config form (`on_connect`, `delay_ms`, …); anything else as given, for the validator to name. */
+function websocketFields(input: unknown): unknown {
+  if (typeof input !== "object" || input === null || Array.isArray(input)) return input;
+  const { onConnect, onMessage, close, ...rest } = input as WebSocketInput;
+  const out: Record<string, unknown> = { ...rest };
+  if (onConnect !== undefined) {
+    out.on_connect = Array.isArray(onConnect)
+      ? onConnect.map((item) => {
+        if (typeof item !== "object" || item === null || !("delayMs" in item)) return item;
+        const { delayMs, ...other } = item;
+        return { ...other, delay_ms: delayMs };
+      })
+      : onConnect;
+  }
+  if (onMessage !== undefined) out.on_message = onMessage;
+  if (close !== undefined) {
+    if (typeof close !== "object" || close === null || !("afterMs" in close)) out.close = close;
+    else {
+      const { afterMs, ...other } = close;
+      out.close = { ...other, after_ms: afterMs };
+    }
+  }
+  return out;
 }
 
 /** Events in config form (`delay_ms`). */
@@ -461,6 +500,36 @@ export class StubBuilder<P extends string = string> {
       );
     }
     this.#fields.stream = fields;
+    return this;
+  }
+
+  /**
+   * Answers with a WebSocket session (a GET stub): messages sent on connect, the first
+   * `onMessage` rule whose `match` holds answers a message (none: no reply, recorded as
+   * unmatched), and an optional close. With `.template()`, sends read `message.text` and `message.json`.
+   *
+   * @example
+   * ```ts
+   * import { get } from "../../mod.ts";
+   * get("/chat").websocket({
+   *   onConnect: [{ send: { json: { type: "welcome" } } }],
+   *   onMessage: [{ match: { json: { type: "ping" } }, send: { json: { type: "pong" } } }],
+   * });
+   * ```
+   */
+  websocket(session: WebSocketInput): this {
+    const errors: string[] = [];
+    const fields = websocketFields(session);
+    checkWebSocket(fields, "websocket", errors);
+    if (errors.length) {
+      this.#fail(
+        "websocket()",
+        errors[0].replace(/delay_ms/g, "delayMs").replace(/after_ms/g, "afterMs").replace(/on_connect/g, "onConnect")
+          .replace(/on_message/g, "onMessage"),
+        'write .websocket({ onMessage: [{ match: "ping", send: "pong" }] })',
+      );
+    }
+    this.#fields.websocket = fields;
     return this;
   }
 

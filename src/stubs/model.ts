@@ -133,6 +133,32 @@ export interface StreamEvent {
   delayMs?: number;
 }
 
+/** A message a WebSocket stub sends: text as written, or `{json}` sent as compact JSON text. */
+export type WebSocketSend = { text: string } | { json: unknown };
+
+/** What a WebSocket rule's incoming message must be: a text value pattern, or a JSON sub-document. */
+export type WebSocketMatch =
+  | { kind: "text"; spec: unknown; pattern: ValuePattern }
+  | { kind: "json"; spec: unknown; pattern: JsonPattern };
+
+/** One `on_message` rule of a `websocket:` stub: the first whose `match` holds answers with its `send`. */
+export interface WebSocketRule {
+  /** What the incoming message must be. */
+  match: WebSocketMatch;
+  /** The messages sent back, in order. */
+  send: WebSocketSend[];
+}
+
+/** A `websocket:` answer: messages sent on connect, rules answering messages, and an optional close. */
+export interface WebSocketSpec {
+  /** Sent once the connection is open, each after its delay (counted from the one before). */
+  onConnect: { send: WebSocketSend[]; delayMs?: number }[];
+  /** Tried in order against each incoming message; a message none matches gets no reply. */
+  onMessage: WebSocketRule[];
+  /** The server closes the connection with `code` this long after it opened. */
+  close?: { code: number; afterMs: number };
+}
+
 /** What a response function receives. */
 export interface ResponseFuncArgs<P = Record<string, string>> {
   /**
@@ -247,6 +273,11 @@ export interface Stub {
    * when the request asks for another of the operation's responses (Prism's `Prefer`).
    */
   requestCheck?: RequestCheck;
+  /**
+   * A WebSocket answer (`websocket:` on a GET stub), compiled: the request is upgraded and the session follows these rules.
+   * @ignore
+   */
+  websocket?: WebSocketSpec;
 }
 
 /** How a query value pattern shows in a label: the text, `/regex/`, or `(absent)`. */

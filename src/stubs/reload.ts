@@ -5,6 +5,7 @@
  * @module
  */
 
+import { webSocketConfig } from "./websocket_field.ts";
 import { type Stub, stubLabel } from "./model.ts";
 
 /** What {@link diffStubs} found. Indexes refer to the old or the new list, as named. */
@@ -28,7 +29,8 @@ function identity(stub: Stub): string {
 /** Everything about how a stub answers; two stubs with the same identity and behaviour are unchanged. */
 function behaviour(stub: Stub): string {
   return JSON.stringify([stub.responses, stub.isSequence, stub.sequenceMode, stub.delay ?? null]) +
-    (stub.responseFunc ? String(stub.responseFunc) : "");
+    (stub.responseFunc ? String(stub.responseFunc) : "") +
+    (stub.websocket ? JSON.stringify(webSocketConfig(stub.websocket)) : "");
 }
 
 /**

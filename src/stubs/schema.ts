@@ -14,6 +14,7 @@ import { FAULTS } from "./model.ts";
 import { JSON_IGNORES, MAX_SCOPE_LENGTH, type REQUEST_FIELDS } from "./request.ts";
 import { STUB_ID } from "../util/ids.ts";
 import { MAX_STREAM_EVENTS } from "./stream_field.ts";
+import { MAX_WEBSOCKET_SENDS } from "./websocket_field.ts";
 import {
   BASE64,
   type CONFIG_FIELDS,
@@ -151,6 +152,75 @@ const ENTRY: SchemasOf<typeof ENTRY_FIELDS> = {
   stream: { $ref: "#/$defs/stream" },
 };
 
+/** A message a WebSocket stub sends: text, or `{json}` sent as JSON. */
+const WEBSOCKET_SEND: JsonSchema = {
+  anyOf: [
+    { type: ["string", "number", "boolean"] },
+    {
+      type: "object",
+      properties: { json: { description: "a JSON value sent as JSON text" } },
+      required: ["json"],
+      additionalProperties: false,
+    },
+  ],
+};
+const WEBSOCKET_SENDS: JsonSchema = {
+  description: "a message (text or {json: …}) or a list of them",
+  anyOf: [WEBSOCKET_SEND, { type: "array", maxItems: MAX_WEBSOCKET_SENDS, items: WEBSOCKET_SEND }],
+};
+
+/** `websocket:`: a WebSocket session on a GET stub. */
+const WEBSOCKET: JsonSchema = {
+  type: "object",
+  description:
+    "answer with a WebSocket session (GET stubs): messages on connect, replies to matching messages, a close",
+  properties: {
+    on_connect: {
+      type: "array",
+      description: "sent once the connection opens, each after its delay_ms (from the one before)",
+      items: {
+        type: "object",
+        properties: {
+          send: WEBSOCKET_SENDS,
+          delay_ms: { type: "number", minimum: 0, maximum: MAX_DELAY_MS, description: "wait before sending, in ms" },
+        },
+        required: ["send"],
+        additionalProperties: false,
+      },
+    },
+    on_message: {
+      type: "array",
+      description:
+        "the first rule whose match holds answers an incoming message; no match: no reply, recorded as unmatched",
+      items: {
+        type: "object",
+        properties: {
+          match: {
+            description: "a text value pattern, or {json: {…}} (a JSON sub-document the message must contain)",
+            anyOf: [
+              { $ref: "#/$defs/valuePattern" },
+              { type: "object", properties: { json: {} }, required: ["json"], additionalProperties: false },
+            ],
+          },
+          send: WEBSOCKET_SENDS,
+        },
+        required: ["match"],
+        additionalProperties: false,
+      },
+    },
+    close: {
+      type: "object",
+      description: "the server closes the connection with code, after_ms after it opened",
+      properties: {
+        code: { type: "integer", description: "1000–1003, 1007–1014 or 3000–4999 (default 1000)" },
+        after_ms: { type: "number", minimum: 0, maximum: MAX_DELAY_MS },
+      },
+      additionalProperties: false,
+    },
+  },
+  additionalProperties: false,
+};
+
 /** `stream:`: server-sent events. */
 const STREAM: JsonSchema = {
   type: "array",
@@ -263,6 +333,7 @@ const STUB: SchemasOf<typeof STUB_FIELDS> = {
   head: { const: false, description: "false: a GET stub does not answer HEAD requests (as in WireMock)" },
   template: { type: "boolean", description: "render body strings, header values and a string status as Handlebars" },
   stream: { $ref: "#/$defs/stream" },
+  websocket: WEBSOCKET,
   callbacks: {
     type: "array",
     description: "requests sent after the answer (webhooks)",

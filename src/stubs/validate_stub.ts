@@ -15,11 +15,13 @@ import {
   type SequenceMode,
   type Stub,
   type StubMethod,
+  type WebSocketSpec,
 } from "./model.ts";
 import { parsePathTemplate, type Segment } from "./path.ts";
 import type { ValuePatternSpec } from "./patterns.ts";
 import { checkId, checkPriority, checkScope, compileRequest } from "./request.ts";
-import { checkBehaviour, checkResponseTemplates } from "./behaviour.ts";
+import { checkBehaviour, checkResponseTemplates, checkWebSocketTemplates } from "./behaviour.ts";
+import { checkWebSocket } from "./websocket_field.ts";
 import { unknownField } from "../util/hint.ts";
 import { checkMethod, describe } from "./checks.ts";
 import type { BodyFileOptions } from "./body_file.ts";
@@ -63,6 +65,7 @@ export const STUB_FIELDS = [
   "name",
   "head",
   "stream",
+  "websocket",
 ] as const;
 const STUB_FIELDS_WITH_FUNC = [...STUB_FIELDS, "response_func"] as const;
 /** The fields of a `sequence` entry. */
@@ -136,7 +139,9 @@ export function validateStub(
       if (statusTemplates[i] !== undefined) response.statusTemplate = statusTemplates[i];
     });
     checkResponseTemplates(answer.responses, answer.isSequence, errors);
+    if (answer.websocket) checkWebSocketTemplates(answer.websocket, errors);
   }
+  if (raw.websocket !== undefined) checkWebSocketStub(raw, request.method, errors);
   if (errors.length) return { errors };
   return { stub: buildStub(raw, request, answer, delivery, behaviour), errors };
 }
@@ -229,6 +234,17 @@ interface AnswerPart {
   delay?: Delay;
   proxy?: string;
   responseFunc?: unknown;
+  websocket?: WebSocketSpec;
+}
+
+/** What a `websocket:` stub may not have: another method than GET, a fault, a throttle, callbacks. */
+function checkWebSocketStub(raw: Record<string, unknown>, method: StubMethod | undefined, errors: string[]): void {
+  if (method !== undefined && method !== "GET") {
+    errors.push(`websocket applies to GET stubs (a WebSocket opens with a GET request), got method ${method}`);
+  }
+  for (const key of ["fault", "throttle", "callbacks"]) {
+    if (raw[key] !== undefined) errors.push(`${key} applies to an HTTP answer, not to a websocket session; remove it`);
+  }
 }
 
 /** Checks how a stub answers: `proxy`, `response_func`, `sequence` or a plain response, never two of them. */
@@ -249,6 +265,22 @@ function checkAnswerPart(
   }
 
   let proxy: string | undefined;
+  if (raw.websocket !== undefined) {
+    const websocket = checkWebSocket(raw.websocket, "websocket", errors);
+    const others = [
+      ...plainResponseFields(raw),
+      ...["sequence", "sequence_mode", "proxy", "delay"].filter((key) => raw[key] !== undefined),
+      ...(responseFunc !== undefined ? ["response_func"] : []),
+    ];
+    if (others.length) {
+      errors.push(
+        `a websocket stub answers with its session (the upgrade, then messages); remove ${
+          others.join(", ")
+        } (pace messages with delay_ms)`,
+      );
+    }
+    return { responses: [], isSequence: false, sequenceMode: "repeat-last", websocket };
+  }
   if (raw.proxy !== undefined) {
     const problem = checkUpstream(raw.proxy, "proxy");
     if (problem) errors.push(problem);
@@ -427,6 +459,7 @@ function buildStub(
   }
   if (behaviour.template) stub.template = true;
   if (behaviour.callbacks) stub.callbacks = behaviour.callbacks;
+  if (answer.websocket) stub.websocket = answer.websocket;
   return stub;
 }
 

@@ -52,7 +52,7 @@ describe("npm package: contents and manifest", () => {
     // node-forge for a self-signed TLS certificate (loaded only then); handlebars and jsonpath-plus for
     // response templates; openapi-sampler and randexp for import openapi and serve --mock (loaded only then);
     // re2js runs every user regex in linear time; decimal.js computes the math helper's exact decimals.
-    // @redis/client joins replicas (loaded only with --state).
+    // @redis/client joins replicas (loaded only with --state); ws upgrades WebSocket stubs on node:http.
     const runtime = [
       "@readme/openapi-parser",
       "@redis/client",
@@ -65,6 +65,7 @@ describe("npm package: contents and manifest", () => {
       "openapi-sampler",
       "randexp",
       "re2js",
+      "ws",
       "yaml",
     ];
     assert.deepEqual(manifest.dependencies, Object.fromEntries(runtime.map((n) => [n, devManifest.dependencies[n]])));

@@ -7,6 +7,7 @@ import { messageOf } from "../../error_message.ts";
 import { DEFAULT_MAX_BODY, jsonError } from "../handler.ts";
 import { requestIncoming, unreadBodyLimit } from "../incoming.ts";
 import { toResponse } from "../response.ts";
+import type { WebSocketSession } from "../incoming.ts";
 import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
 /** After the shutdown grace, how long cut-short answers get to reach their clients before the stop ends anyway. */
@@ -21,9 +22,24 @@ export function serve(
   // body): what is left of it is read and dropped meanwhile, up to a limit. Deno.serve
   // otherwise stops reading, and a client that sends its whole body before reading (most
   // do) waited for ever, or got a reset instead of the answer.
+  const maxMessage = handler.websocketLimits?.maxMessage;
   const fetch = (request: Request): Response | Promise<Response> => {
-    const incoming = requestIncoming(request);
+    const websocket = request.headers.get("upgrade")?.toLowerCase() === "websocket";
+    // An upgraded request's headers can no longer be read (the journal reads them later): a copy's can.
+    const incoming = requestIncoming(
+      websocket ? new Request(request.url, { method: request.method, headers: new Headers(request.headers) }) : request,
+    );
+    let upgraded: Response | undefined;
+    if (websocket) {
+      // The handler decides (a websocket: stub answers 101); the socket is made only then.
+      incoming.upgrade = (session) => {
+        const { socket, response } = Deno.upgradeWebSocket(request);
+        attach(socket, session, maxMessage);
+        upgraded = response;
+      };
+    }
     return handler.handle(incoming, (head, body) => {
+      if (head.status === 101 && upgraded) return upgraded;
       incoming.discardRest(limit);
       return toResponse(head, body);
     });
@@ -63,6 +79,32 @@ export function serve(
       }
     },
   });
+}
+
+/**
+ * Hands a Deno WebSocket's events to the session. Deno has no message bound of its own to
+ * set: a message larger than `maxMessage` closes the connection with 1009 once it is in.
+ */
+function attach(socket: WebSocket, session: WebSocketSession, maxMessage = Infinity): void {
+  socket.binaryType = "arraybuffer";
+  socket.addEventListener("open", () =>
+    session.open({
+      send: (text) => socket.send(text),
+      close: (code, reason) => socket.close(code, reason),
+      // Deno's WebSocket has no way to drop the connection without a close frame.
+      terminate: () => socket.close(1008, "not reading"),
+      get bufferedAmount() {
+        return socket.bufferedAmount;
+      },
+    }));
+  socket.addEventListener("message", (event) => {
+    const data = event.data;
+    const size = typeof data === "string" ? data.length : (data as ArrayBuffer).byteLength;
+    if (size > maxMessage) return socket.close(1009, "message too big");
+    session.message(typeof data === "string" ? data : new Uint8Array(data as ArrayBuffer));
+  });
+  socket.addEventListener("close", () => session.close());
+  socket.addEventListener("error", () => {});
 }
 
 /** glibc's `malloc_trim`, once opened; null when it cannot be (not Linux, not glibc, no FFI permission). */

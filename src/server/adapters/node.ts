@@ -15,6 +15,7 @@ import { unreadBodyLimit } from "../incoming.ts";
 import { HEAD_FIRST, type ResponseHead } from "../response.ts";
 import { GARBAGE, WIRE_FAULTS, type WireFault } from "../answers/faults.ts";
 import { NodeIncoming, requestTarget } from "./node_incoming.ts";
+import { upgradeListener } from "./node_websocket.ts";
 import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
 /** After the shutdown grace, how long cut-short responses get to reach their clients. */
@@ -284,6 +285,7 @@ function servePlain(handler: ServedHandler, port: number, hostname: string, limi
     }
   });
   server.on("clientError", answerClientError);
+  server.on("upgrade", upgradeListener(handler));
   server.on("connection", (socket: Socket) => connections.add(socket));
   return new Promise((resolve, reject) => {
     server.once("error", reject);
@@ -363,7 +365,8 @@ function serveTls(
     if (raw) handshaking.delete(raw);
     else parentsKnown = false; // cannot tell which raw connections are done: leave them to the grace
   });
-  server.on("tlsClientError", () => {}); // a client that cannot finish the handshake is its own problem
+  server.on("tlsClientError", () => {});
+  server.on("upgrade", upgradeListener(handler)); // a client that cannot finish the handshake is its own problem
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, hostname, () => {

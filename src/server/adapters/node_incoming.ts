@@ -6,7 +6,14 @@
 
 import type { IncomingMessage } from "node:http";
 import type { Incoming } from "../handler.ts";
-import { type BodyRead, ChunkedBody, DISCARD_IDLE_MS, headerRecord, type HeaderSource } from "../incoming.ts";
+import {
+  type BodyRead,
+  ChunkedBody,
+  DISCARD_IDLE_MS,
+  headerRecord,
+  type HeaderSource,
+  type WebSocketSession,
+} from "../incoming.ts";
 
 /**
  * The path and query of a request target (origin-form `/p?q` or absolute-form `http://h/p?q`),
@@ -36,6 +43,8 @@ export class NodeIncoming implements Incoming {
   readonly target: string;
   /** The handler started reading the body (a half-read body means closing the connection). */
   pulled = false;
+  /** Set by the upgrade listener for a WebSocket request. */
+  upgrade?: (session: WebSocketSession) => void;
   readonly #req: IncomingMessage;
   #body: ChunkedBody | undefined;
 

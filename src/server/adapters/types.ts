@@ -15,6 +15,8 @@ export type FetchHandler = (request: Request) => Response | Promise<Response>;
 export interface ServedHandler {
   fetch: FetchHandler;
   handle<R>(incoming: Incoming, respond: Respond<R>): R | Promise<R>;
+  /** The WebSocket bounds: `maxMessage` is the largest incoming message an adapter accepts. */
+  readonly websocketLimits?: { readonly maxMessage: number };
 }
 
 /** Where and how to listen. */

@@ -8,6 +8,7 @@
 import type { ResponseSpec } from "../../stubs/model.ts";
 import { base64 } from "../journal/journal.ts";
 import type { Route } from "../matching/route.ts";
+import { webSocketConfig } from "../../stubs/websocket_field.ts";
 
 /** A stub as `GET /__stubtool__/stubs` lists it. */
 export interface StubInfo {
@@ -68,7 +69,8 @@ export function stubInfo(route: Route): StubInfo {
       ...(c.delayMs !== undefined ? { delay_ms: c.delayMs } : {}),
     }));
   }
-  if (stub.responseFunc || stub.proxy) {
+  if (stub.websocket) info.websocket = webSocketConfig(stub.websocket);
+  else if (stub.responseFunc || stub.proxy) {
     if (stub.responseFunc) info.response_func = true;
     if (stub.delay !== undefined) info.delay = stub.delay;
   } else if (stub.isSequence) {

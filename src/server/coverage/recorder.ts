@@ -200,9 +200,31 @@ export class Recorder {
     return [...merged.values()];
   }
 
+  /**
+   * Records a WebSocket message no `on_message` rule of the stub matched: kept among the
+   * unmatched requests (counted in their total), with its text cut as a path is, and the
+   * rules' near misses as `closest`.
+   */
+  unmatchedMessage(route: Route, text: string, closest: ClosestStub[], scope?: string | null): UnmatchedRequest {
+    const request = this.unmatched(route.method, route.path, "", closest, scope);
+    const [message, cutMessage] = cut(text);
+    request.message = message;
+    if (cutMessage) request.truncated = true;
+    return request;
+  }
+
+  /** Counts one message that `route`'s on_message rule `rule` answered. */
+  ruleHit(route: Route, rule: number): void {
+    route.ruleHits[rule]++;
+    this.version++;
+  }
+
   /** Zeroes hit counts of `routes`, forgets unmatched requests and every scope. */
   reset(routes: readonly Route[]): void {
-    for (const route of routes) route.hits = 0;
+    for (const route of routes) {
+      route.hits = 0;
+      route.ruleHits.fill(0);
+    }
     this.#ring = [];
     this.#next = 0;
     this.#unmatchedTotal = 0;
@@ -258,6 +280,15 @@ export class Recorder {
         ? { id: route.id, method: route.method, path: route.path, hit_count: hits }
         : { id: route.id, name: route.stub.name, method: route.method, path: route.path, hit_count: hits };
       if (route.stub.query) entry.query_params = { ...route.stub.query };
+      const websocket = route.stub.websocket;
+      if (websocket && scope === undefined) {
+        entry.websocket_rules = websocket.onMessage.map((rule, i) => ({
+          match: rule.match.kind === "text"
+            ? rule.match.pattern.display
+            : `{json: ${JSON.stringify((rule.match.spec as { json: unknown }).json)}}`,
+          matches: route.ruleHits[i],
+        }));
+      }
       return entry;
     });
     const unused = entries.filter((e) => e.hit_count === 0).map(({ hit_count: _, ...rest }) => rest);

@@ -45,6 +45,8 @@ export interface JournalRecord {
   body: Uint8Array | undefined;
   /** The body was longer than {@link JournalRecord.body}. */
   bodyTruncated: boolean;
+  /** A WebSocket message of the connection `target` opened, not a request: `in` from the client, `out` to it (its text is the body). */
+  message?: "in" | "out";
 }
 
 /** Which journaled requests to list (`GET /__stubtool__/requests?…`); every given field must hold. */
@@ -127,6 +129,7 @@ export class Journal {
   #headers: (HeaderSource | undefined)[] = [];
   #bodies: (Uint8Array | undefined)[] = [];
   #cut: boolean[] = [];
+  #messages: ("in" | "out" | undefined)[] = [];
   #costs: number[] = [];
   /** Where the oldest kept record is. */
   #head = 0;
@@ -179,6 +182,7 @@ export class Journal {
     this.#headers[i] = record.headers;
     this.#bodies[i] = body;
     this.#cut[i] = cut;
+    this.#messages[i] = record.message;
     this.#costs[i] = size;
     this.#size++;
     this.#bytes += size;
@@ -229,6 +233,7 @@ export class Journal {
         headers: this.#headers[i],
         body: this.#bodies[i],
         bodyTruncated: this.#cut[i],
+        ...(this.#messages[i] ? { message: this.#messages[i] } : {}),
       });
     }
     return out;
@@ -279,6 +284,10 @@ export function journalEntry(record: JournalRecord): JournalEntry {
     else entry.body_base64 = base64(record.body);
   }
   if (record.bodyTruncated) entry.body_truncated = true;
+  if (record.message) {
+    entry.message = record.message;
+    if (closest) entry.closest = closest;
+  }
   return entry;
 }
 

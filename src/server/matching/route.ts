@@ -12,6 +12,7 @@ import { buildConditions, type NamedCondition } from "./conditions.ts";
 import { CompiledResponse } from "../response.ts";
 import { TemplateResponse } from "../answers/template.ts";
 import { StreamResponse } from "../answers/stream.ts";
+import { WebSocketAnswer } from "../answers/websocket.ts";
 import { StubCallbacks } from "../callbacks/outgoing.ts";
 import { scenarioCondition, type ScenarioStates } from "./scenarios.ts";
 import type { Routable } from "./router.ts";
@@ -23,6 +24,7 @@ export type AnswerSource =
   | { kind: "canned" }
   | { kind: "template" }
   | { kind: "stream" }
+  | { kind: "websocket" }
   | { kind: "function"; fn: ResponseFunc }
   | { kind: "proxy"; url: URL };
 
@@ -30,6 +32,8 @@ const CANNED: AnswerSource = { kind: "canned" };
 const TEMPLATE: AnswerSource = { kind: "template" };
 /** A stub with a `stream:` answer (its own, or one of its sequence entries'). */
 const STREAM: AnswerSource = { kind: "stream" };
+/** A stub with a `websocket:` answer. */
+const WEBSOCKET: AnswerSource = { kind: "websocket" };
 const AT_ONCE: Delivery = {};
 
 /** Where a registered stub sits: its id, source, batch and order. */
@@ -61,6 +65,8 @@ export class Route implements Routable {
   position = 0;
   /** Requests this stub answered since start or the last reset. */
   hits = 0;
+  /** For a `websocket:` stub: messages each `on_message` rule answered since start or the last reset. */
+  readonly ruleHits: number[];
   #label: string | undefined;
   #names: readonly string[] | undefined;
   #pathCaptures: number | undefined;
@@ -68,6 +74,7 @@ export class Route implements Routable {
   #templates: TemplateResponse[] | undefined;
   #callbacks: StubCallbacks | undefined;
   #streams: (StreamResponse | undefined)[] | undefined;
+  #websocket: WebSocketAnswer | undefined;
 
   /** `scenarios` holds the live states a `when_state` stub is checked against. */
   constructor(stub: Stub, placement: Placement, scenarios?: ScenarioStates) {
@@ -85,10 +92,13 @@ export class Route implements Routable {
     let weight = 0;
     for (const condition of this.conditions) weight += condition.weight;
     this.weight = weight;
+    this.ruleHits = stub.websocket ? stub.websocket.onMessage.map(() => 0) : [];
     this.answer = stub.responseFunc
       ? { kind: "function", fn: stub.responseFunc }
       : stub.proxy !== undefined
       ? { kind: "proxy", url: new URL(stub.proxy) }
+      : stub.websocket
+      ? WEBSOCKET
       : stub.responses.some((response) => response.stream)
       ? STREAM
       : stub.template
@@ -201,6 +211,12 @@ export class Route implements Routable {
     const specs = this.stub.callbacks;
     if (!specs?.length) return undefined;
     return this.#callbacks ??= new StubCallbacks(specs, this.stub.template === true, this.names);
+  }
+
+  /** The `websocket:` session, compiled on first use; undefined for a stub without one. */
+  get websocket(): WebSocketAnswer | undefined {
+    if (!this.stub.websocket) return undefined;
+    return this.#websocket ??= new WebSocketAnswer(this.stub.websocket, this.names, this.stub.template === true);
   }
 
   /** Each response's event stream, compiled on first use; undefined for an entry that has none. */

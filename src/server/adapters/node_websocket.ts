@@ -1,0 +1,94 @@
+/**
+ * WebSocket upgrades on `node:http`: an `upgrade` request goes through the same handler as
+ * any request (matching, counting, journaling); when the handler answers 101 with a session,
+ * `ws` performs the handshake (`handleUpgrade`, with `maxPayload` as the message bound) and
+ * the session gets the socket's messages. Any other answer is written to the raw socket,
+ * which then closes.
+ * @module
+ */
+
+import type { IncomingMessage } from "node:http";
+import { STATUS_CODES } from "node:http";
+import type { Socket } from "node:net";
+import { type WebSocket, WebSocketServer } from "ws";
+import { messageOf } from "../../error_message.ts";
+import { errorAnswer, type Respond } from "../handler.ts";
+import type { WebSocketSession } from "../incoming.ts";
+import { NodeIncoming, requestTarget } from "./node_incoming.ts";
+import type { ServedHandler } from "./types.ts";
+
+/** Writes a plain HTTP answer on a socket that asked for an upgrade, then closes it. */
+function writeRaw(socket: Socket, status: number, headers: Record<string, string>, body: unknown): void {
+  if (socket.destroyed) return;
+  const text = typeof body === "string" ? body : body instanceof Uint8Array ? Buffer.from(body) : "";
+  const length = typeof text === "string" ? Buffer.byteLength(text) : text.byteLength;
+  let head = `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? "Unknown"}\r\n`;
+  for (const [name, value] of Object.entries(headers)) head += `${name}: ${value}\r\n`;
+  head += `content-length: ${length}\r\nconnection: close\r\n\r\n`;
+  socket.end(Buffer.concat([Buffer.from(head), typeof text === "string" ? Buffer.from(text) : text]));
+}
+
+/** Hands the `ws` socket's events to the session. */
+function attach(ws: WebSocket, session: WebSocketSession): void {
+  ws.on("error", () => {}); // a broken client (too large a message, a bad frame) is closed by ws
+  ws.on("message", (data, isBinary) => {
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    session.message(isBinary ? new Uint8Array(bytes) : bytes.toString("utf8"));
+  });
+  ws.on("close", () => session.close());
+  session.open({
+    send: (text) => ws.send(text),
+    close: (code, reason) => ws.close(code, reason),
+    terminate: () => ws.terminate(),
+    get bufferedAmount() {
+      return ws.bufferedAmount;
+    },
+  });
+}
+
+/**
+ * The `upgrade` listener for a `node:http` server serving `handler`: WebSocket requests go
+ * through the handler; other upgrades (h2c) are refused with 400.
+ */
+export function upgradeListener(
+  handler: ServedHandler,
+): (req: IncomingMessage, socket: Socket, head: Buffer) => void {
+  const server = new WebSocketServer({
+    noServer: true,
+    maxPayload: handler.websocketLimits?.maxMessage,
+    // Only what a client writes: compression would let a small frame become a large message.
+    perMessageDeflate: false,
+  });
+  return (req, socket, head) => {
+    socket.on("error", () => {});
+    const target = requestTarget(req.url);
+    const fail = (status: number, message: string) => {
+      const [answer, body] = errorAnswer(status, message);
+      writeRaw(socket, status, answer.headers, body);
+    };
+    if (target === undefined) return fail(400, `bad request target '${req.url}'`);
+    if ((req.headers.upgrade ?? "").toLowerCase() !== "websocket") {
+      return fail(400, `upgrade to '${req.headers.upgrade}' is not supported (only websocket)`);
+    }
+    const incoming = new NodeIncoming(req, target);
+    let session: WebSocketSession | undefined;
+    incoming.upgrade = (given) => session = given;
+    const respond: Respond<void> = (answer, body) => {
+      if (answer.status === 101 && session) {
+        const started = session;
+        return server.handleUpgrade(req, socket, head, (ws) => attach(ws, started));
+      }
+      const headers: Record<string, string> = { ...answer.headers };
+      for (const [name, values] of Object.entries(answer.lists ?? {})) headers[name] = values.join(", ");
+      writeRaw(socket, answer.status, headers, body);
+    };
+    try {
+      const result = handler.handle(incoming, respond);
+      if (result instanceof Promise) {
+        result.catch((error) => fail(500, `internal error: ${messageOf(error)}`));
+      }
+    } catch (error) {
+      fail(500, `internal error: ${messageOf(error)}`);
+    }
+  };
+}
