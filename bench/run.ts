@@ -44,6 +44,8 @@ const CONNECTIONS = Number(flags.connections);
 const PORT = Number(flags.port);
 /** The bare upstream of the proxy scenario (S8). */
 const UPSTREAM = `http://127.0.0.1:${PORT + 1}`;
+/** The redis-server of `serve --state` (P22.4), started for the run when a chosen server needs it. */
+const STATE = `redis://127.0.0.1:${PORT + 2}`;
 const ROOT = new URL("..", import.meta.url).pathname;
 const DENO = Deno.execPath();
 
@@ -114,6 +116,8 @@ interface Server {
   config?: number | "payments" | "proxy" | WireMockFolderName;
   /** Needs the bare upstream (S8) running on the next port. */
   upstream?: boolean;
+  /** Needs a redis-server (`{state}`, two ports up). */
+  redis?: boolean;
   /** Runs once the server is ready, before its scenarios (S1 with runtime stubs). */
   setup?: () => Promise<void>;
   readyPath: string;
@@ -231,6 +235,28 @@ const SERVERS: Server[] = [
     config: 10_000,
     readyPath: "/__stubtool__/health",
     scenarios: [S1, S2, S3, S5],
+  },
+  {
+    // P22.4: a plain stub's request makes no round trip to the store (target: S1 ≥ 0.9 × "stubtool 20").
+    name: "stubtool 20 --state",
+    cmd: [
+      DENO,
+      "run",
+      "-A",
+      "cli.ts",
+      "serve",
+      "--quiet",
+      "--port",
+      "{port}",
+      "--config",
+      "{config}",
+      "--state",
+      "{state}",
+    ],
+    config: 20,
+    redis: true,
+    readyPath: "/__stubtool__/health",
+    scenarios: [S1],
   },
   {
     name: "stubtool 20 +500 runtime",
@@ -408,7 +434,7 @@ async function request(scenario: Scenario): Promise<[number, string]> {
 async function start(server: Server, configs: Map<Server["config"], string>) {
   const cmd = server.cmd.map((part) =>
     part.replace("{port}", String(PORT)).replace("{config}", configs.get(server.config ?? 0) ?? "")
-      .replace("{upstream}", UPSTREAM)
+      .replace("{upstream}", UPSTREAM).replace("{state}", STATE)
   );
   const started = performance.now();
   const child = new Deno.Command(cmd[0], { args: cmd.slice(1), cwd: ROOT, stdout: "null", stderr: "piped" }).spawn();
@@ -455,6 +481,25 @@ async function waitUntilReady(url: string): Promise<void> {
     } catch { /* not listening yet */ }
     if (performance.now() > deadline) throw new Error(`${url} did not answer in 30 s`);
     await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** Starts a redis-server without persistence for `serve --state` (on the PATH: `npm test` provisions it). */
+async function startRedis(): Promise<Deno.ChildProcess> {
+  const port = String(PORT + 2);
+  const child = new Deno.Command("redis-server", {
+    args: ["--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+    stdout: "null",
+    stderr: "null",
+  }).spawn();
+  const deadline = performance.now() + 10_000;
+  for (;;) {
+    try {
+      (await Deno.connect({ hostname: "127.0.0.1", port: PORT + 2 })).close();
+      return child;
+    } catch { /* not listening yet */ }
+    if (performance.now() > deadline) throw new Error(`redis-server did not listen on port ${port} in 10 s`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -582,6 +627,7 @@ async function main(): Promise<number> {
     stderr: "null",
   }).spawn();
   await waitUntilReady(`${UPSTREAM}/users/1`);
+  const redis = servers.some((s) => s.redis) ? await startRedis() : undefined;
 
   const rows: Row[] = [];
   const began = performance.now();
@@ -611,11 +657,20 @@ async function main(): Promise<number> {
     }
   }
   await stop(upstream);
+  if (redis) await stop(redis);
   const cycles = await adminCycles(configs.get(20)!);
   const loads = await wiremockLoads(dir);
   await Deno.remove(dir, { recursive: true });
   printTable(rows);
   printWireMock(rows, loads);
+  const state = ratio(
+    rows,
+    (r) => find(rows, r, "stubtool 20 --state", "S1")?.rps,
+    (r) => find(rows, r, "stubtool 20", "S1")?.rps,
+  );
+  if (Number.isFinite(state)) {
+    console.log(`\nS1 req/s with --state ÷ without (same run): ${state.toFixed(2)} (target ≥ 0.9)`);
+  }
   console.log(
     `\nS6 a test run's admin traffic (add 20 stubs, ${CYCLE_REQUESTS} requests to them, remove them), ` +
       `${cycles.count} times: ${cycles.cycleMs.toFixed(0)} ms per cycle (median); the same requests to deno-bare: ` +

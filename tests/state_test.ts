@@ -359,3 +359,53 @@ Deno.test("a replica that joins later reports the counts the cluster made since 
   await using later = await stubServer(0, { stubs, state: { url: redis.url, cluster: name } });
   assert.deepEqual((await later.stubs())[0].hit_count, 5);
 });
+
+Deno.test("a request sent to replica A is found by requests/find on B and counted by WireMock's requests/count on C", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, { stubs: [post("/orders").status(201).body({ ok: true }).toStub()] });
+  const [a, b, c] = cluster.servers;
+  const sent = await send(a, "POST", "/orders", { body: '{"sku":"A-1"}', headers: { "x-trace": "t-7" } });
+  assert.equal(sent.status, 201);
+  await send(a, "GET", "/nowhere");
+  const pattern = JSON.stringify({ method: "POST", path: "/orders" });
+  await eventually(async () =>
+    (await send(b, "POST", "/__stubtool__/requests/find", { body: pattern })).json.count === 1
+  );
+  const found = (await send(b, "POST", "/__stubtool__/requests/find", { body: pattern })).json;
+  assert.deepEqual([found.complete, found.requests[0].target, found.requests[0].status], [true, "/orders", 201]);
+  assert.deepEqual([found.requests[0].body, found.requests[0].headers["x-trace"]], ['{"sku":"A-1"}', "t-7"]);
+  const wiremock = JSON.stringify({ method: "POST", url: "/orders", bodyPatterns: [{ contains: "A-1" }] });
+  await eventually(async () => (await send(c, "POST", "/__admin/requests/count", { body: wiremock })).json.count === 1);
+  // Unmatched requests travel too; the listing on B holds both, once.
+  await eventually(async () => (await send(b, "GET", "/__stubtool__/requests")).json.total === 2);
+  const listed = (await send(b, "GET", "/__stubtool__/requests")).json;
+  assert.deepEqual(listed.requests.map((r: { target: string }) => r.target), ["/orders", "/nowhere"]);
+  assert.deepEqual(listed.requests[1].status, 404);
+  const unmatched = (await send(c, "GET", "/__admin/requests/unmatched")).json;
+  assert.deepEqual(unmatched.requests.map((r: { url: string }) => r.url), ["/nowhere"]);
+  // A's own journal holds each of its requests once (its batches are not added back to it).
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.deepEqual((await send(a, "GET", "/__stubtool__/requests")).json.total, 2);
+  // A reset on C empties every replica's journal, and batches sent before it do not come back.
+  assert.equal((await send(c, "POST", "/__stubtool__/reset")).status, 204);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  for (const server of [a, b, c]) assert.deepEqual((await send(server, "GET", "/__stubtool__/requests")).json.total, 0);
+});
+
+Deno.test("the shared journal keeps the bounds of each replica's: --journal-size entries and --journal-bytes", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, { journalSize: 5, journalBytes: 64 * 1024 });
+  const [a, b, c] = cluster.servers;
+  for (let i = 0; i < 12; i++) await send(a, "POST", `/big/${i}`, { body: "x".repeat(16 * 1024) });
+  await eventually(async () => (await send(b, "GET", "/__stubtool__/requests")).json.total >= 1);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  for (const server of [b, c]) {
+    const journal = (await send(server, "GET", "/__stubtool__/requests")).json;
+    assert.ok(journal.requests.length <= 5, `${journal.requests.length} entries kept`);
+    const bytes = journal.requests.reduce((n: number, r: { body?: string }) => n + (r.body?.length ?? 0), 0);
+    assert.ok(bytes <= 64 * 1024, `${bytes} body bytes kept`);
+    // The newest request is there, whole.
+    const last = journal.requests.at(-1);
+    assert.deepEqual([last.target, last.body.length], ["/big/11", 16 * 1024]);
+  }
+});

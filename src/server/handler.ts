@@ -37,6 +37,8 @@ import {
   journalEntry,
   type JournalFilter,
   type JournalRecord,
+  recordOf,
+  type SharedRecord,
 } from "./journal/journal.ts";
 import { DEFAULT_MAX_UNMATCHED, Recorder } from "./coverage/recorder.ts";
 import { STARTED } from "./matching/scenarios.ts";
@@ -225,6 +227,25 @@ export class StubHandler {
   /** The most recent requests, oldest first (`GET /__stubtool__/requests`), those that pass `filter`. */
   journal(filter?: JournalFilter): JournalSnapshot {
     return this.#journal?.snapshot(filter) ?? { capacity: 0, total: 0, requests: [] };
+  }
+
+  /**
+   * Shares the journal (`serve --state`): `send` gets each request journaled here; returns
+   * the journal's bounds, or undefined when it is off (nothing to share).
+   * @ignore
+   */
+  shareJournal(send: (record: JournalRecord) => void): { size: number; bytes: number } | undefined {
+    if (!this.#journal) return undefined;
+    this.#journal.onAdd = send;
+    return { size: this.#journal.capacity, bytes: this.#journal.maxBytes };
+  }
+
+  /**
+   * Adds the requests another replica journaled (`serve --state`), within this journal's bounds.
+   * @ignore
+   */
+  keepJournaled(records: SharedRecord[]): void {
+    for (const record of records) this.#journal?.keep(recordOf(record));
   }
 
   /**

@@ -18,6 +18,7 @@ import { checkPattern } from "./admin/find.ts";
 import { type StubInfo, stubInfo } from "./admin/stub_form.ts";
 import type { ScenarioEntry } from "./matching/scenarios.ts";
 import { checkStoreUrl } from "./state/store_url.ts";
+import type { JournalRecord } from "./journal/journal.ts";
 
 /** What {@link StubServer.requests} resolves with. */
 export interface FoundRequests {
@@ -164,10 +165,20 @@ function checkState(state: unknown): void {
 /** Joins the replicas sharing `state` (the Redis client loads only now); the handler then publishes its runtime changes. */
 async function joinState(handler: StubHandler, state: NonNullable<StubServerOptions["state"]>): Promise<void> {
   const { joinCluster } = await import("./state/redis.ts");
+  // Requests journaled before the link exists wait here (none: the server is not listening yet).
+  let send: (record: JournalRecord) => void = () => {};
+  const journal = handler.shareJournal((record) => send(record));
   const link = await joinCluster({
     apply: (op) => op.op === "reset" ? (handler.reset(), undefined) : handler.registry.applyShared(op),
     tally: (batch) => handler.registry.tally(batch),
-  }, { url: state.url, cluster: state.cluster ?? "stubtool", log: state.log ?? ((line) => console.error(line)) });
+    journaled: (records) => handler.keepJournaled(records),
+  }, {
+    url: state.url,
+    cluster: state.cluster ?? "stubtool",
+    log: state.log ?? ((line) => console.error(line)),
+    journal,
+  });
+  send = link.journaled;
   handler.registry.share(link);
 }
 

@@ -138,6 +138,11 @@ export class Journal {
   #total = 0;
   /** Counts changes (requests added, clears). */
   version = 0;
+  /**
+   * Gets each request this process journals (`serve --state` sends them to the other
+   * replicas); unset in a single process.
+   */
+  onAdd: ((record: JournalRecord) => void) | undefined = undefined;
 
   constructor(capacity: number = DEFAULT_JOURNAL_SIZE, maxBytes: number = DEFAULT_JOURNAL_BYTES) {
     if (!Number.isSafeInteger(capacity) || capacity < 0) {
@@ -152,6 +157,12 @@ export class Journal {
 
   /** Records one finished request; the oldest fall out to keep within both bounds. */
   add(record: JournalRecord): void {
+    this.keep(record);
+    this.onAdd?.(record);
+  }
+
+  /** Records a request another replica journaled (`serve --state`), within the same bounds; not sent on. */
+  keep(record: JournalRecord): void {
     this.#total++;
     this.version++;
     if (this.capacity === 0) return;
@@ -289,6 +300,62 @@ export function journalEntry(record: JournalRecord): JournalEntry {
     if (closest) entry.closest = closest;
   }
   return entry;
+}
+
+/**
+ * One journaled request as it travels between replicas (`serve --state`): plain JSON, the
+ * headers as lower-cased names and the body as base64.
+ */
+export interface SharedRecord {
+  method: string;
+  target: string;
+  time: number;
+  status: number;
+  ms: number;
+  stub?: string;
+  id?: string;
+  closest?: ClosestStub[];
+  scope: string | null;
+  headers: Record<string, string>;
+  body?: string;
+  cut?: true;
+}
+
+/** A record as another replica receives it. */
+export function sharedRecord(record: JournalRecord): SharedRecord {
+  const shared: SharedRecord = {
+    method: record.method,
+    target: record.target,
+    time: record.time,
+    status: record.status,
+    ms: record.ms,
+    scope: scopeOf(record),
+    headers: record.headers ? headerRecord(record.headers) : {},
+  };
+  if (record.stub !== undefined) shared.stub = record.stub;
+  if (record.id !== undefined) shared.id = record.id;
+  if (record.closest !== undefined) shared.closest = record.closest;
+  if (record.body?.byteLength) shared.body = base64(record.body);
+  if (record.bodyTruncated) shared.cut = true;
+  return shared;
+}
+
+/** Another replica's record, to {@link Journal.keep}. */
+export function recordOf(shared: SharedRecord): JournalRecord {
+  return {
+    method: shared.method,
+    target: shared.target,
+    time: shared.time,
+    status: shared.status,
+    ms: shared.ms,
+    stub: shared.stub,
+    id: shared.id,
+    closest: shared.closest,
+    scope: shared.scope,
+    headers: shared.headers,
+    body: shared.body === undefined ? undefined : Uint8Array.from(atob(shared.body), (c) => c.charCodeAt(0)),
+    bodyTruncated: shared.cut === true,
+  };
 }
 
 /** The bytes as UTF-8 text, or undefined when they are not (a cut body may end inside a character). */

@@ -16,6 +16,7 @@
 import { createClient } from "@redis/client";
 import { redactStoreUrl } from "./store_url.ts";
 import type { UnmatchedRequest } from "../../report/types.ts";
+import { type JournalRecord, type SharedRecord, sharedRecord } from "../journal/journal.ts";
 import type { SharedState, StateHealth, StateOp, StepAnswer, StepAsk, TallyBatch } from "./state.ts";
 
 /** Most changes kept while the store is away; more are counted as lost. */
@@ -26,6 +27,11 @@ export const TALLY_EVERY_MS = 50;
 const MAX_TALLY_UNMATCHED = 1_000;
 /** Batches of counts the store keeps for replicas that join later (older ones are trimmed). */
 const RECORDS_KEPT = 10_000;
+/**
+ * Batches of journaled requests the store keeps (`stubtool:{NAME}:journal`): each batch holds
+ * at most 1/64 of `--journal-bytes`, so the store keeps about one journal's bytes.
+ */
+export const JOURNAL_BATCHES_KEPT = 64;
 /** How long a replica waits for the store at start before serving without it. */
 const CONNECT_WAIT_MS = 2_000;
 
@@ -67,6 +73,8 @@ export interface Replica {
   apply(op: StateOp): string | undefined;
   /** Adds what another replica counted. */
   tally(batch: TallyBatch): void;
+  /** Adds the requests another replica journaled (absent: the journal is off here). */
+  journaled?(records: SharedRecord[]): void;
 }
 
 /** Options of {@link joinCluster}. */
@@ -77,6 +85,8 @@ export interface JoinOptions {
   cluster: string;
   /** Gets one line per event worth telling (`[WARN]` lines, the store coming back). */
   log: (line: string) => void;
+  /** The journal's bounds (`--journal-size`, `--journal-bytes`); absent when it is off (nothing journaled is shared). */
+  journal?: { size: number; bytes: number };
 }
 
 type Client = ReturnType<typeof createClient>;
@@ -105,6 +115,13 @@ export class RedisState implements SharedState {
   #hits = new Map<string, [number, number]>();
   #unmatchedOut: { request: UnmatchedRequest; scope: string | null }[] = [];
   #lastRecord = "0-0";
+  /** The stream of journaled requests' batches, trimmed to {@link JOURNAL_BATCHES_KEPT}. */
+  readonly #journal: string;
+  #lastJournal = "0-0";
+  /** Requests journaled here since the last batch, the newest `--journal-size` of them. */
+  #journalOut: JournalRecord[] = [];
+  readonly #journalSize: number;
+  readonly #journalBatchBytes: number;
   #ticker: ReturnType<typeof setInterval> | undefined;
   #sending = false;
   /** The stream id of the last `POST /__stubtool__/reset` read back; "" while this replica's own is on its way. */
@@ -132,6 +149,9 @@ export class RedisState implements SharedState {
     this.#scenarios = `stubtool:{${options.cluster}}:scenarios`;
     this.#sequences = `stubtool:{${options.cluster}}:sequences`;
     this.#records = `stubtool:{${options.cluster}}:records`;
+    this.#journal = `stubtool:{${options.cluster}}:journal`;
+    this.#journalSize = options.journal?.size ?? 0;
+    this.#journalBatchBytes = Math.max(1, Math.floor((options.journal?.bytes ?? 0) / JOURNAL_BATCHES_KEPT));
     const settings = {
       url: options.url,
       disableOfflineQueue: true,
@@ -177,15 +197,46 @@ export class RedisState implements SharedState {
     this.#unmatchedOut.push({ request, scope });
   };
 
+  /**
+   * Keeps a request this replica journaled for the next batch (an array push; the newest
+   * `--journal-size` wait, older ones would have left every journal anyway).
+   */
+  readonly journaled = (record: JournalRecord): void => {
+    if (this.#journalSize === 0) return;
+    const out = this.#journalOut;
+    out.push(record);
+    if (out.length >= 2 * this.#journalSize) out.splice(0, out.length - this.#journalSize);
+  };
+
+  /**
+   * The waiting journaled requests as one batch: the newest that fit in 1/64 of the journal's
+   * bytes (at least one), oldest first.
+   */
+  #journalBatch(records: JournalRecord[]): SharedRecord[] {
+    const batch: SharedRecord[] = [];
+    let bytes = 0;
+    for (let k = records.length - 1; k >= 0 && batch.length < this.#journalSize; k--) {
+      const shared = sharedRecord(records[k]);
+      bytes += shared.target.length + (shared.body?.length ?? 0) + 64;
+      for (const name in shared.headers) bytes += name.length + shared.headers[name].length;
+      if (bytes > this.#journalBatchBytes && batch.length) break;
+      batch.push(shared);
+    }
+    return batch.reverse();
+  }
+
   /** Sends what was counted since the last batch in one `XADD`; kept for the next one when the store is away. */
   async #sendTally(): Promise<void> {
-    if (this.#sending || (this.#hits.size === 0 && this.#unmatchedOut.length === 0)) return;
+    if (this.#sending) return;
+    if (this.#hits.size === 0 && this.#unmatchedOut.length === 0 && this.#journalOut.length === 0) return;
     if (!this.#up.writer || this.#degraded) return;
     this.#sending = true;
     const hits = this.#hits;
     const unmatched = this.#unmatchedOut;
+    const journaled = this.#journalOut;
     this.#hits = new Map();
     this.#unmatchedOut = [];
+    this.#journalOut = [];
     const batch: TallyBatch = {
       hits: [...hits].map(([key, [count, moves]]) => [...(JSON.parse(key) as [string, string | null]), count, moves]),
       unmatched,
@@ -193,10 +244,22 @@ export class RedisState implements SharedState {
     try {
       // `seen`: the last change this replica had read; a batch that had not seen the latest reset is dropped.
       const fields = { from: this.#self, seen: this.#lastId, batch: JSON.stringify(batch) };
-      await this.#writer.xAdd(this.#records, "*", fields, {
-        TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: RECORDS_KEPT },
-      });
+      const multi = this.#writer.multi();
+      if (batch.hits.length || batch.unmatched.length) {
+        multi.xAdd(this.#records, "*", fields, {
+          TRIM: { strategy: "MAXLEN", strategyModifier: "~", threshold: RECORDS_KEPT },
+        });
+      }
+      if (journaled.length) {
+        const records = JSON.stringify(this.#journalBatch(journaled));
+        multi.xAdd(this.#journal, "*", { from: this.#self, seen: this.#lastId, batch: records }, {
+          TRIM: { strategy: "MAXLEN", threshold: JOURNAL_BATCHES_KEPT },
+        });
+      }
+      await multi.exec();
     } catch {
+      // Journaled requests not written are not kept for later: each replica still has them in its own journal.
+      this.#lost += journaled.length;
       // Not written: back into the next batch (the unmatched ones up to the bound, the rest counted as lost).
       for (const [key, [count, moves]] of hits) {
         const counts = this.#hits.get(key) ?? [0, 0];
@@ -213,6 +276,7 @@ export class RedisState implements SharedState {
       // What was counted before a reset is not sent after it, nor added when it arrives after it.
       this.#hits = new Map();
       this.#unmatchedOut = [];
+      this.#journalOut = [];
       if (!this.#applying) this.#lastReset = "";
     }
     if (this.#applying || this.#closed) return;
@@ -348,7 +412,7 @@ export class RedisState implements SharedState {
     }
     const multi = this.#writer.multi();
     // A reset forgets the counts kept for replicas joining later, too.
-    if (op.op === "reset") multi.del([this.#scenarios, this.#sequences, this.#records]);
+    if (op.op === "reset") multi.del([this.#scenarios, this.#sequences, this.#records, this.#journal]);
     if (op.op === "resetScenarios") multi.del(this.#scenarios);
     // A replaced or removed stub's sequence starts again.
     if (op.op === "replace") multi.hDel(this.#sequences, op.id);
@@ -373,15 +437,21 @@ export class RedisState implements SharedState {
   /** Reads and applies the entries after the last one applied; resolves with how many came. */
   async #readOnce(block: number | undefined): Promise<number> {
     const answer = await this.#reader.xRead(
-      [{ key: this.#key, id: this.#lastId }, { key: this.#records, id: this.#lastRecord }],
+      [
+        { key: this.#key, id: this.#lastId },
+        { key: this.#records, id: this.#lastRecord },
+        { key: this.#journal, id: this.#lastJournal },
+      ],
       block === undefined ? { COUNT: 1_000 } : { COUNT: 1_000, BLOCK: block },
     ) as { name: string; messages: { id: string; message: Record<string, string> }[] }[] | null;
     let count = 0;
     // Changes first: a reset applies before the counts written after it.
     for (const stream of (answer ?? []).toSorted((a, b) => a.name === this.#key ? -1 : b.name === this.#key ? 1 : 0)) {
-      const records = stream.name === this.#records;
+      const journal = stream.name === this.#journal;
+      const records = journal || stream.name === this.#records;
       for (const { id, message } of stream.messages) {
-        if (records) this.#lastRecord = id;
+        if (journal) this.#lastJournal = id;
+        else if (records) this.#lastRecord = id;
         else this.#lastId = id;
         count++;
         if (!records && message.op === RESET_OP && (message.from !== this.#self || this.#lastReset === "")) {
@@ -389,7 +459,10 @@ export class RedisState implements SharedState {
         }
         if (message.from === this.#self || this.#closed) continue;
         if (records) {
-          if (this.#lastReset !== "" && !olderId(message.seen ?? "0-0", this.#lastReset)) this.#tally(message.batch);
+          if (this.#lastReset !== "" && !olderId(message.seen ?? "0-0", this.#lastReset)) {
+            if (journal) this.#journaledThere(message.batch);
+            else this.#tally(message.batch);
+          }
         } else this.#apply(message.op);
       }
     }
@@ -401,6 +474,14 @@ export class RedisState implements SharedState {
       this.#replica.tally(JSON.parse(text) as TallyBatch);
     } catch (error) {
       this.#log(`[WARN] counts from another replica were not added here: ${String(error)}`);
+    }
+  }
+
+  #journaledThere(text: string): void {
+    try {
+      this.#replica.journaled?.(JSON.parse(text) as SharedRecord[]);
+    } catch (error) {
+      this.#log(`[WARN] requests journaled by another replica were not added here: ${String(error)}`);
     }
   }
 
