@@ -929,6 +929,47 @@ function swaggerProduces(operation: Json, doc: Json): string[] {
   return (list ?? ["application/json"]).filter((t): t is string => typeof t === "string");
 }
 
+/** Media types of request bodies, as Swagger 2.0's `consumes` lists them (`application/json` when it lists none). */
+function swaggerConsumes(operation: Json, doc: Json): string[] {
+  const list = [operation.consumes, doc.consumes].find(Array.isArray) as unknown[] | undefined;
+  return (list ?? ["application/json"]).filter((t): t is string => typeof t === "string");
+}
+
+/**
+ * A Swagger response in OpenAPI 3's shape: its `schema` under `content` for each of `types`;
+ * a `type: file` one without content, its `label` added to `skipped`.
+ */
+function swaggerResponse(raw: unknown, types: string[], label: string, skipped: string[]): unknown {
+  if (!isObject(raw) || typeof raw.$ref === "string" || !isObject(raw.schema)) return raw;
+  const { schema, ...rest } = raw;
+  if (schema.type === "file") {
+    skipped.push(label);
+    return rest;
+  }
+  return { ...rest, content: Object.fromEntries(types.map((type) => [type, { schema }])) };
+}
+
+/** A Swagger parameter in OpenAPI 3's shape: its type keywords under `schema`; the body one as a request body. */
+function swaggerParameter(raw: unknown): unknown {
+  if (!isObject(raw) || typeof raw.$ref === "string" || raw.in === "body" || isObject(raw.schema)) return raw;
+  const { name, in: where, required, description: _, collectionFormat: __, allowEmptyValue: ___, ...schema } = raw;
+  return { name, in: where === "formData" ? "x-formData" : where, required, schema };
+}
+
+/** `source`'s Swagger parameters onto `target` in OpenAPI 3's shape, the body one as a request body of `types`. */
+function withSwaggerParameters(target: Json, source: Json, types: string[]): void {
+  if (!Array.isArray(source.parameters)) return;
+  const list = source.parameters.map(swaggerParameter);
+  const body = list.find((p) => isObject(p) && p.in === "body") as Json | undefined;
+  target.parameters = list.filter((p) => p !== body);
+  if (body) {
+    target.requestBody = {
+      required: body.required === true,
+      content: Object.fromEntries(types.map((type) => [type, { schema: body.schema }])),
+    };
+  }
+}
+
 /**
  * A Swagger 2.0 document in the shape the drift check reads (OpenAPI 3.0's): each response's
  * `schema` under `content` for each type the operation `produces`, the `basePath` kept for
@@ -938,37 +979,8 @@ function swaggerProduces(operation: Json, doc: Json): string[] {
  */
 function swaggerView(doc: Json): { view: Json; skipped: string[] } {
   const skipped: string[] = [];
-  const convert = (raw: unknown, types: string[], label: string): unknown => {
-    if (!isObject(raw) || typeof raw.$ref === "string" || !isObject(raw.schema)) return raw;
-    const { schema, ...rest } = raw;
-    if (schema.type === "file") {
-      skipped.push(label);
-      return rest;
-    }
-    return { ...rest, content: Object.fromEntries(types.map((type) => [type, { schema }])) };
-  };
-  const consumes = (operation: Json): string[] => {
-    const list = [operation.consumes, doc.consumes].find(Array.isArray) as unknown[] | undefined;
-    return (list ?? ["application/json"]).filter((t): t is string => typeof t === "string");
-  };
-  /** A Swagger parameter in OpenAPI 3's shape: its type keywords under `schema`; the body one as a request body. */
-  const parameter = (raw: unknown): unknown => {
-    if (!isObject(raw) || typeof raw.$ref === "string" || raw.in === "body" || isObject(raw.schema)) return raw;
-    const { name, in: where, required, description: _, collectionFormat: __, allowEmptyValue: ___, ...schema } = raw;
-    return { name, in: where === "formData" ? "x-formData" : where, required, schema };
-  };
-  const withParameters = (target: Json, source: Json, types: string[]) => {
-    if (!Array.isArray(source.parameters)) return;
-    const list = source.parameters.map(parameter);
-    const body = list.find((p) => isObject(p) && p.in === "body") as Json | undefined;
-    target.parameters = list.filter((p) => p !== body);
-    if (body) {
-      target.requestBody = {
-        required: body.required === true,
-        content: Object.fromEntries(types.map((type) => [type, { schema: body.schema }])),
-      };
-    }
-  };
+  const convert = (raw: unknown, types: string[], label: string) => swaggerResponse(raw, types, label, skipped);
+  const consumes = (operation: Json) => swaggerConsumes(operation, doc);
   const topTypes = swaggerProduces({}, doc);
   const responses = Object.fromEntries(
     Object.entries(isObject(doc.responses) ? doc.responses : {}).map((
@@ -979,13 +991,13 @@ function swaggerView(doc: Json): { view: Json; skipped: string[] } {
   for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
     if (!isObject(item)) continue;
     const copy: Json = { ...item };
-    withParameters(copy, item, consumes({}));
+    withSwaggerParameters(copy, item, consumes({}));
     for (const method of SPEC_METHODS) {
       const operation = item[method];
       if (!isObject(operation) || !isObject(operation.responses)) continue;
       const types = swaggerProduces(operation, doc);
       const converted: Json = { ...operation };
-      withParameters(converted, operation, consumes(operation));
+      withSwaggerParameters(converted, operation, consumes(operation));
       copy[method] = {
         ...converted,
         responses: Object.fromEntries(
@@ -998,7 +1010,7 @@ function swaggerView(doc: Json): { view: Json; skipped: string[] } {
     paths[path] = copy;
   }
   const parameters = Object.fromEntries(
-    Object.entries(isObject(doc.parameters) ? doc.parameters : {}).map(([key, p]) => [key, parameter(p)]),
+    Object.entries(isObject(doc.parameters) ? doc.parameters : {}).map(([key, p]) => [key, swaggerParameter(p)]),
   );
   return { view: { ...doc, paths, responses, parameters }, skipped };
 }
