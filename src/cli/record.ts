@@ -133,36 +133,14 @@ export function writtenSummary(written: WrittenRecording): string {
 /** Records until stopped, then writes the config. Returns 0, 1 when the file cannot be written or a port bound. */
 export async function recordCommand({ values }: ParsedArgs, ctx: CliContext): Promise<number> {
   const { output, env } = ctx;
-  const targetText = values.target as string | undefined;
-  if (targetText === undefined) {
-    throw new UsageError("record: --target URL is required (the service to record)", "record");
-  }
-  const target = urlValue(targetText, "--target", "record");
-  const portText = (values.port as string | undefined) ?? env.STUBTOOL_PORT?.trim();
-  const port = portText ? portValue(portText, values.port !== undefined ? "--port" : "STUBTOOL_PORT", "record") : 8080;
-  const hostname = (values.host as string | undefined) ?? (env.STUBTOOL_HOST?.trim() || "127.0.0.1");
-  const out = resolve((values.out as string | undefined) ?? "stubs.yaml");
+  const { target, port, hostname, out } = recordSettings(values, env);
   const options = recordingOptions(values);
   const quiet = values.quiet === true;
 
   const exchanges: Exchange[] = [];
   let server: StubServer;
   try {
-    server = await stubServer(port, {
-      hostname,
-      proxyUnmatched: target.href,
-      journalSize: 0,
-      proxyTap: (method, requestTarget, requestHeaders) =>
-        collector(method, requestTarget, requestHeaders, (exchange, why) => {
-          if (exchange) exchanges.push(exchange);
-          if (quiet) return;
-          output.log(
-            exchange
-              ? `${method} ${requestTarget} ${exchange.status} recorded (${exchange.body.byteLength} bytes)`
-              : `${method} ${requestTarget} not recorded: ${why}`,
-          );
-        }),
-    });
+    server = await recordingServer(target, port, hostname, exchanges, quiet ? undefined : output);
   } catch (error) {
     output.err(errorLine(`${hostname}:${port}`, `cannot listen: ${messageOf(error)}`));
     return 1;
@@ -191,4 +169,45 @@ export async function recordCommand({ values }: ParsedArgs, ctx: CliContext): Pr
   }
   output.out(`recorded ${exchanges.length} request(s) as ${writtenSummary(written)} → ${out}`);
   return 0;
+}
+
+/** The service to record (`--target`, required), where to listen and the file to write. */
+function recordSettings(
+  values: ParsedArgs["values"],
+  env: CliContext["env"],
+): { target: URL; port: number; hostname: string; out: string } {
+  const targetText = values.target as string | undefined;
+  if (targetText === undefined) {
+    throw new UsageError("record: --target URL is required (the service to record)", "record");
+  }
+  const target = urlValue(targetText, "--target", "record");
+  const portText = (values.port as string | undefined) ?? env.STUBTOOL_PORT?.trim();
+  const port = portText ? portValue(portText, values.port !== undefined ? "--port" : "STUBTOOL_PORT", "record") : 8080;
+  const hostname = (values.host as string | undefined) ?? (env.STUBTOOL_HOST?.trim() || "127.0.0.1");
+  const out = resolve((values.out as string | undefined) ?? "stubs.yaml");
+  return { target, port, hostname, out };
+}
+
+/** A server proxying every request to `target`, each exchange added to `exchanges` (and logged, unless quiet). */
+function recordingServer(
+  target: URL,
+  port: number,
+  hostname: string,
+  exchanges: Exchange[],
+  output: CliContext["output"] | undefined,
+): Promise<StubServer> {
+  return stubServer(port, {
+    hostname,
+    proxyUnmatched: target.href,
+    journalSize: 0,
+    proxyTap: (method, requestTarget, requestHeaders) =>
+      collector(method, requestTarget, requestHeaders, (exchange, why) => {
+        if (exchange) exchanges.push(exchange);
+        output?.log(
+          exchange
+            ? `${method} ${requestTarget} ${exchange.status} recorded (${exchange.body.byteLength} bytes)`
+            : `${method} ${requestTarget} not recorded: ${why}`,
+        );
+      }),
+  });
 }

@@ -158,58 +158,16 @@ export async function reportCommand(
   const format: ReportFormat = values.format === undefined
     ? "text"
     : choiceValue(values.format as string, REPORT_FORMATS, "--format", "report");
-  const from = [...(values.from as string[] | undefined) ?? []];
-  if (from.length === 0 && positionals.length) {
-    throw new UsageError(
-      `report: unexpected argument '${positionals[0]}' (to render saved reports, use --from FILE...)`,
-      "report",
-    );
-  }
-  from.push(...positionals);
-  if (from.length && values.url !== undefined) {
-    throw new UsageError("report: use either --url (ask a server) or --from (saved reports), not both", "report");
-  }
-  const scope = values.scope as string | undefined;
-  if (scope !== undefined && from.length) {
-    throw new UsageError("report: --scope asks a running server; saved reports (--from) have no scopes", "report");
-  }
-  if (scope === "") {
-    throw new UsageError("--scope: must not be empty (the x-stubtool-scope value to report on)", "report");
-  }
+  const { from, scope } = reportSources(values, positionals);
   const outputFile = outputPath(values.output as string | undefined);
-
-  let report: Report;
-  let journal: JournalSnapshot | undefined;
-  let stubs: StubDetail[] | undefined;
-  let states: CurrentState[] | undefined;
-  let source: string;
-  if (from.length) {
-    source = from.join(", ");
-    const reports: Report[] = [];
-    for (const file of from) {
-      const result = await readSavedReport(file);
-      if ("error" in result) {
-        output.err(result.error);
-        return 2;
-      }
-      reports.push(result.report);
-    }
-    report = reports.length === 1 ? reports[0] : mergeReports(reports);
-  } else {
-    const { url, reach } = serverTarget(values, env, "report");
-    const result = await fetchReport(url, reach, scope);
-    if ("error" in result) {
-      output.err(result.error);
-      return 2;
-    }
-    report = result.report;
-    source = url.href.replace(/\/$/, "");
-    if (format === "html") {
-      journal = await fetchJournal(url, reach);
-      stubs = await fetchList<StubDetail>(url, reach, "stubs");
-      states = await fetchList<CurrentState>(url, reach, "scenarios");
-    }
+  const gathered = from.length
+    ? await readSavedReports(from)
+    : await fetchServerReport(values, env, scope, format === "html");
+  if ("error" in gathered) {
+    output.err(gathered.error);
+    return 2;
   }
+  const { report, journal, source, stubs, states } = gathered;
 
   let openapi: OpenApiDrift | undefined;
   const specFile = values.openapi as string | undefined;
@@ -234,6 +192,76 @@ export async function reportCommand(
     output.out(`report written to ${outputFile}`);
   }
 
+  const failures = reportFailures(report, values);
+  if (failures.length === 0) return 0;
+  output.err(`[ERROR] report check failed: ${failures.join("; ")}`);
+  return 1;
+}
+
+/** The saved reports to render (`--from` and the arguments) and the `--scope` to ask for, checked. */
+function reportSources(values: ParsedArgs["values"], positionals: string[]): { from: string[]; scope?: string } {
+  const from = [...(values.from as string[] | undefined) ?? []];
+  if (from.length === 0 && positionals.length) {
+    throw new UsageError(
+      `report: unexpected argument '${positionals[0]}' (to render saved reports, use --from FILE...)`,
+      "report",
+    );
+  }
+  from.push(...positionals);
+  if (from.length && values.url !== undefined) {
+    throw new UsageError("report: use either --url (ask a server) or --from (saved reports), not both", "report");
+  }
+  const scope = values.scope as string | undefined;
+  if (scope !== undefined && from.length) {
+    throw new UsageError("report: --scope asks a running server; saved reports (--from) have no scopes", "report");
+  }
+  if (scope === "") {
+    throw new UsageError("--scope: must not be empty (the x-stubtool-scope value to report on)", "report");
+  }
+  return { from, scope };
+}
+
+/** A report to render, where it came from, and for `--format html` a server's journal, stubs and states. */
+interface Gathered {
+  report: Report;
+  source: string;
+  journal?: JournalSnapshot;
+  stubs?: StubDetail[];
+  states?: CurrentState[];
+}
+
+/** The saved reports `from`, merged when there are several, or the `[ERROR]` line of the first unreadable one. */
+async function readSavedReports(from: string[]): Promise<Gathered | { error: string }> {
+  const reports: Report[] = [];
+  for (const file of from) {
+    const result = await readSavedReport(file);
+    if ("error" in result) return result;
+    reports.push(result.report);
+  }
+  return { report: reports.length === 1 ? reports[0] : mergeReports(reports), source: from.join(", ") };
+}
+
+/** A running server's report (of `scope`), with its journal, stubs and states when `html` shows them. */
+async function fetchServerReport(
+  values: ParsedArgs["values"],
+  env: CliContext["env"],
+  scope: string | undefined,
+  html: boolean,
+): Promise<Gathered | { error: string }> {
+  const { url, reach } = serverTarget(values, env, "report");
+  const result = await fetchReport(url, reach, scope);
+  if ("error" in result) return result;
+  const gathered: Gathered = { report: result.report, source: url.href.replace(/\/$/, "") };
+  if (html) {
+    gathered.journal = await fetchJournal(url, reach);
+    gathered.stubs = await fetchList<StubDetail>(url, reach, "stubs");
+    gathered.states = await fetchList<CurrentState>(url, reach, "scenarios");
+  }
+  return gathered;
+}
+
+/** Why the report fails its `--fail-on-*` checks: one reason per check broken, none when it passes. */
+function reportFailures(report: Report, values: ParsedArgs["values"]): string[] {
   const failures: string[] = [];
   const unmatched = report.summary.unmatched_requests;
   if (values["fail-on-unmatched"] && unmatched > 0) {
@@ -258,7 +286,5 @@ export async function reportCommand(
   if (values["fail-on-unused"] && rules.matched < rules.total) {
     failures.push(`${rules.total - rules.matched} WebSocket rule(s) never matched (--fail-on-unused)`);
   }
-  if (failures.length === 0) return 0;
-  output.err(`[ERROR] report check failed: ${failures.join("; ")}`);
-  return 1;
+  return failures;
 }

@@ -7,6 +7,7 @@
  */
 
 import type { OpenApiConversion } from "../formats/openapi_import.ts";
+import type { OpenApiSpec } from "../report/openapi.ts";
 import type { CheckAnswer, CheckedRequest, Stub } from "../stubs/model.ts";
 import { acceptedType } from "../util/media.ts";
 import { isObject } from "../util/json_shape.ts";
@@ -139,7 +140,34 @@ export async function openApiServe(
 ): Promise<OpenApiServe | undefined> {
   const file = values.openapi as string | undefined;
   const mock = values.mock === true;
-  if (file === undefined) {
+  checkOpenApiFlags(values, file !== undefined);
+  if (file === undefined) return undefined;
+  const { compileOpenApi } = await import("../report/openapi.ts");
+  const { readOpenApiDocument } = await import("./loaders/openapi_document.ts");
+  const { doc, problems } = await readOpenApiDocument(file);
+  if (!doc) return { stubs: [], places: [], problems, banner: [] };
+  // The reader's warnings ($refs not read) first.
+  const result: OpenApiServe = { stubs: [], places: [], problems: [...problems], banner: [] };
+  const mocked = mock ? await mockOperations(doc, file, values, configured, result) : undefined;
+  // After the conversion: compiling rewrites the document's 3.0 and 2.0 schemas for the validator.
+  const spec = await compileOpenApi(file, doc);
+  result.problems.push(...spec.warnings);
+  if (mocked) answerAsTheSpec(spec, result.stubs, mocked, values);
+  const drift = spec.checkStubs(configured, placeOf);
+  result.problems.push(...drift.map((problem) => ({ ...problem, level: "warn" as const })));
+  let summary = mocked ? mocked.summary : `OpenAPI ${spec.version}, ${spec.operations.length} operation(s))`;
+  if (configured.length) {
+    summary += `; ${configured.length} configured stub(s) checked: ` +
+      (drift.length ? `${drift.length} drift(s), see the warnings` : "no drift");
+  }
+  result.banner.push(`openapi: ${file} (${summary}`);
+  return result;
+}
+
+/** Refuses the flags that shape `--openapi` and `--mock` without them, and a `--seed` out of range. */
+function checkOpenApiFlags(values: ParsedArgs["values"], hasSpec: boolean): void {
+  const mock = values.mock === true;
+  if (!hasSpec) {
     if (mock) throw new UsageError("--mock answers the operations of an OpenAPI document: add --openapi SPEC", "serve");
     if (values["strict-requests"] === true) {
       throw new UsageError("--strict-requests shapes the stubs of --openapi SPEC --mock: add them", "serve");
@@ -150,7 +178,7 @@ export async function openApiServe(
     if (values.dynamic === true || values.seed !== undefined) {
       throw new UsageError("--dynamic and --seed shape the answers of --openapi SPEC --mock: add them", "serve");
     }
-    return undefined;
+    return;
   }
   if ((values.dynamic === true || values.seed !== undefined) && !mock) {
     throw new UsageError("--dynamic and --seed shape the answers --mock makes: add --mock", "serve");
@@ -171,95 +199,108 @@ export async function openApiServe(
   if (values["strict-requests"] === true && !mock) {
     throw new UsageError("--strict-requests shapes the stubs --mock makes: add --mock", "serve");
   }
-  const { compileOpenApi } = await import("../report/openapi.ts");
-  const { readOpenApiDocument } = await import("./loaders/openapi_document.ts");
-  const { doc, problems } = await readOpenApiDocument(file);
-  if (!doc) return { stubs: [], places: [], problems, banner: [] };
-  // The reader's warnings ($refs not read) first.
-  const result: OpenApiServe = { stubs: [], places: [], problems: [...problems], banner: [] };
-  let summary = "";
-  let sources: OpenApiConversion["sources"] = [];
-  let stubTypes: (string | undefined)[] = [];
-  if (mock) {
-    const { openApiToConfig } = await import("../formats/openapi_import.ts");
-    const converted = openApiToConfig(doc, file, { strictRequests: values["strict-requests"] === true });
-    for (const { place, message } of [...converted.fixes, ...converted.warnings]) {
-      result.problems.push({ level: "warn", place, message: message.slice(place.length + 2) });
-    }
-    // An operationId a configured stub already uses as its id stays unnamed here.
-    const taken = new Set(configured.flatMap((stub) => stub.id === undefined ? [] : [stub.id]));
-    for (const route of converted.routes) {
-      if (typeof route.id === "string" && taken.has(route.id)) delete route.id;
-      route.priority = MOCK_PRIORITY;
-    }
-    const { config, problems: invalid } = validateConfig({ routes: converted.routes }, { uniqueIds: true });
-    // Errors only: the converter refused each stub the validator would; its warnings are about
-    // example text the spec holds (a `{name}` sent as written), not the user's stubs.
-    for (const problem of invalid.filter((p) => p.level === "error")) {
-      const index = /^routes\[(\d+)\]/.exec(problem.place ?? "")?.[1];
-      result.problems.push({ ...problem, place: index === undefined ? file : converted.places[Number(index)] });
-    }
-    result.stubs = config?.routes ?? [];
-    // Near misses name the operation a stub mocks, not `inline`.
-    for (const stub of result.stubs) stub.place = `openapi ${stub.method} ${stub.path} of ${file}`;
-    result.places = config ? converted.places : [];
-    sources = converted.sources;
-    stubTypes = converted.routes.map((route) => {
-      const headers = route.headers;
-      return isObject(headers) && typeof headers["content-type"] === "string" ? headers["content-type"] : undefined;
-    });
-    // Each operation answers under every server URL's path (`/v1/pets`) as well as without it.
-    const { basePaths } = await import("../report/openapi.ts");
-    // A server variable without a default (`/{region}`) is no fixed prefix: left alone.
-    const prefixes = basePaths(doc).filter((base) => base.length && !base.some((s) => /[{}]/.test(s)))
-      .map((base) => `/${base.map(encodeURIComponent).join("/")}`);
-    const mocked = result.stubs.length;
-    if (config && prefixes.length) {
-      const under = prefixes.flatMap((prefix) =>
-        converted.routes.map((route) => {
-          const { id: _, ...copy } = route;
-          return { ...copy, path: `${prefix}${route.path === "/" ? "" : route.path}` };
-        })
-      );
-      const { config: twins } = validateConfig({ routes: under });
-      result.stubs = [...result.stubs, ...twins?.routes ?? []];
-      result.places = [...result.places, ...prefixes.flatMap(() => converted.places)];
-    }
-    summary = `${converted.version}, ${converted.operations} operation(s)): ${mocked} mocked ` +
-      `(configured stubs win)` +
-      (converted.warnings.length ? `, ${converted.warnings.length} left out (see the warnings)` : "") +
-      (prefixes.length ? `, under ${prefixes.join(", ")} too` : "");
+}
+
+/** What {@link mockOperations} made: each stub's operation and content type, and the banner's summary. */
+interface MockedOperations {
+  sources: OpenApiConversion["sources"];
+  stubTypes: (string | undefined)[];
+  summary: string;
+}
+
+/**
+ * `--mock`: one stub per operation of the spec into `result` (and a twin under each server
+ * URL's path), below every configured stub, with the converter's and validator's problems.
+ */
+async function mockOperations(
+  doc: Record<string, unknown>,
+  file: string,
+  values: ParsedArgs["values"],
+  configured: readonly Stub[],
+  result: OpenApiServe,
+): Promise<MockedOperations> {
+  const { openApiToConfig } = await import("../formats/openapi_import.ts");
+  const converted = openApiToConfig(doc, file, { strictRequests: values["strict-requests"] === true });
+  for (const { place, message } of [...converted.fixes, ...converted.warnings]) {
+    result.problems.push({ level: "warn", place, message: message.slice(place.length + 2) });
   }
-  // After the conversion: compiling rewrites the document's 3.0 and 2.0 schemas for the validator.
-  const spec = await compileOpenApi(file, doc);
-  result.problems.push(...spec.warnings);
-  if (mock) {
-    // Each stub (and its twin under a base path) checks the requests it matches against its
-    // operation, then answers what a `Prefer` header asks for.
-    const validate = values["no-validate-requests"] !== true;
-    // One stream of choices for the whole server: with --seed, the same requests in the same order get the same data.
-    const seed = seedText === undefined ? crypto.getRandomValues(new Uint32Array(1))[0] : Number(seedText);
-    const random = seededRandom(seed);
-    const dynamic = values.dynamic === true;
-    const preferences = sources.map((source, i) => preferring(source.prefer, stubTypes[i], { dynamic, random }));
-    result.stubs.forEach((stub, i) => {
-      const source = sources[i % sources.length];
-      const check = validate ? spec.requestCheck(source.path, source.method, source.captures) : undefined;
-      const prefer = preferences[i % sources.length];
-      stub.requestCheck = {
-        readsBody: check?.readsBody ?? false,
-        validates: validate,
-        check: (request) => check?.check(request) ?? prefer(request),
-      };
-    });
+  // An operationId a configured stub already uses as its id stays unnamed here.
+  const taken = new Set(configured.flatMap((stub) => stub.id === undefined ? [] : [stub.id]));
+  for (const route of converted.routes) {
+    if (typeof route.id === "string" && taken.has(route.id)) delete route.id;
+    route.priority = MOCK_PRIORITY;
   }
-  const drift = spec.checkStubs(configured, placeOf);
-  result.problems.push(...drift.map((problem) => ({ ...problem, level: "warn" as const })));
-  if (!mock) summary = `OpenAPI ${spec.version}, ${spec.operations.length} operation(s))`;
-  if (configured.length) {
-    summary += `; ${configured.length} configured stub(s) checked: ` +
-      (drift.length ? `${drift.length} drift(s), see the warnings` : "no drift");
+  const { config, problems: invalid } = validateConfig({ routes: converted.routes }, { uniqueIds: true });
+  // Errors only: the converter refused each stub the validator would; its warnings are about
+  // example text the spec holds (a `{name}` sent as written), not the user's stubs.
+  for (const problem of invalid.filter((p) => p.level === "error")) {
+    const index = /^routes\[(\d+)\]/.exec(problem.place ?? "")?.[1];
+    result.problems.push({ ...problem, place: index === undefined ? file : converted.places[Number(index)] });
   }
-  result.banner.push(`openapi: ${file} (${summary}`);
-  return result;
+  result.stubs = config?.routes ?? [];
+  // Near misses name the operation a stub mocks, not `inline`.
+  for (const stub of result.stubs) stub.place = `openapi ${stub.method} ${stub.path} of ${file}`;
+  result.places = config ? converted.places : [];
+  const stubTypes = converted.routes.map((route) => {
+    const headers = route.headers;
+    return isObject(headers) && typeof headers["content-type"] === "string" ? headers["content-type"] : undefined;
+  });
+  const mocked = result.stubs.length;
+  // Each operation answers under every server URL's path (`/v1/pets`) as well as without it.
+  const prefixes = await fixedBasePaths(doc);
+  if (config && prefixes.length) addUnderBasePaths(prefixes, converted, result);
+  const summary = `${converted.version}, ${converted.operations} operation(s)): ${mocked} mocked ` +
+    `(configured stubs win)` +
+    (converted.warnings.length ? `, ${converted.warnings.length} left out (see the warnings)` : "") +
+    (prefixes.length ? `, under ${prefixes.join(", ")} too` : "");
+  return { sources: converted.sources, stubTypes, summary };
+}
+
+/** The spec's server URL paths that are fixed prefixes (`/v1`); a variable without a default (`/{region}`) is not. */
+async function fixedBasePaths(doc: Record<string, unknown>): Promise<string[]> {
+  const { basePaths } = await import("../report/openapi.ts");
+  return basePaths(doc).filter((base) => base.length && !base.some((s) => /[{}]/.test(s)))
+    .map((base) => `/${base.map(encodeURIComponent).join("/")}`);
+}
+
+/** Adds to `result` a twin of each converted stub under each of `prefixes` (`/v1/pets`). */
+function addUnderBasePaths(prefixes: string[], converted: OpenApiConversion, result: OpenApiServe): void {
+  const under = prefixes.flatMap((prefix) =>
+    converted.routes.map((route) => {
+      const { id: _, ...copy } = route;
+      return { ...copy, path: `${prefix}${route.path === "/" ? "" : route.path}` };
+    })
+  );
+  const { config: twins } = validateConfig({ routes: under });
+  result.stubs = [...result.stubs, ...twins?.routes ?? []];
+  result.places = [...result.places, ...prefixes.flatMap(() => converted.places)];
+}
+
+/**
+ * Each mocked stub (and its twin under a base path) checks the requests it matches against its
+ * operation, then answers what a `Prefer` header asks for.
+ */
+function answerAsTheSpec(
+  spec: OpenApiSpec,
+  stubs: Stub[],
+  { sources, stubTypes }: MockedOperations,
+  values: ParsedArgs["values"],
+): void {
+  const validate = values["no-validate-requests"] !== true;
+  const seedText = values.seed as string | undefined;
+  // One stream of choices for the whole server: with --seed, the same requests in the same order get the same data.
+  const seed = seedText === undefined ? crypto.getRandomValues(new Uint32Array(1))[0] : Number(seedText);
+  const random = seededRandom(seed);
+  const dynamic = values.dynamic === true;
+  const preferences = sources.map((source, i) => preferring(source.prefer, stubTypes[i], { dynamic, random }));
+  stubs.forEach((stub, i) => {
+    const source = sources[i % sources.length];
+    const check = validate ? spec.requestCheck(source.path, source.method, source.captures) : undefined;
+    const prefer = preferences[i % sources.length];
+    stub.requestCheck = {
+      readsBody: check?.readsBody ?? false,
+      validates: validate,
+      check: (request) => check?.check(request) ?? prefer(request),
+    };
+  });
 }

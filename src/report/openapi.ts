@@ -316,6 +316,110 @@ function describeValue(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
 
+/** One part of a request check: it adds the request's violations to `out` (throws {@link InvalidJson}). */
+type PartCheck = (request: CheckedRequest, out: Violation[]) => void;
+
+/**
+ * The check of one path, query or header parameter (at `pointer`) against its schema, read as
+ * its schema's type, and of its presence when required; undefined for a parameter not checked.
+ */
+function parameterCheck(
+  ajv: AjvLike,
+  parameter: Json,
+  pointer: string,
+  captureOf: Record<string, string>,
+): PartCheck | undefined {
+  const name = parameter.name as string;
+  const where = parameter.in as string;
+  if (where === "header" && IGNORED_REQUEST_HEADERS.has(name.toLowerCase())) return undefined;
+  if (where !== "path" && where !== "query" && where !== "header") return undefined;
+  const validate = isObject(parameter.schema)
+    ? ajv.compile({
+      type: "object",
+      properties: { v: { $ref: `${SPEC_KEY}${fragment(`${pointer}/schema`)}` } },
+    })
+    : undefined;
+  const required = parameter.required === true || where === "path";
+  return (request, out) => {
+    const values = where === "query"
+      ? request.query(name)
+      : where === "header"
+      ? nullToUndefined(request.header(name.toLowerCase()))
+      : captureOf[name] === undefined
+      ? undefined
+      : nullToUndefined(request.params[captureOf[name]]);
+    if (values === undefined || (Array.isArray(values) && values.length === 0)) {
+      if (required) {
+        out.push({
+          location: [where],
+          severity: "Error",
+          code: "required",
+          message: `must have required property '${name}'`,
+        });
+      }
+      return;
+    }
+    if (!validate) return;
+    const data = { v: Array.isArray(values) && values.length === 1 ? values[0] : values };
+    if (validate(data)) return;
+    for (const e of validate.errors ?? []) {
+      const rest = e.instancePath.replace(/^\/v/, "").split("/").filter((s) => s !== "");
+      out.push({ location: [where, name, ...rest], severity: "Error", code: e.keyword, message: e.message ?? "" });
+    }
+  };
+}
+
+/**
+ * A request check of the operation `label`: `401` without credentials (`security`), `400` for
+ * a body that is not JSON, `422` listing the violations of `checks`, undefined when it passes.
+ */
+function checkRequest(
+  label: string,
+  checks: PartCheck[],
+  security: ((request: CheckedRequest) => string | undefined) | undefined,
+): RequestCheck["check"] {
+  return (request) => {
+    if (security) {
+      const challenge = security(request);
+      if (challenge !== undefined) {
+        return {
+          ...problem(401, { "www-authenticate": challenge }, {
+            type: "UNAUTHORIZED",
+            title: "Invalid security scheme used",
+            detail: `${label} requires credentials the request does not carry`,
+          }),
+          violations: [{ operation: label, location: ["security"], message: `no credentials (${challenge})` }],
+        };
+      }
+    }
+    const out: Violation[] = [];
+    try {
+      for (const check of checks) check(request, out);
+    } catch (error) {
+      if (!(error instanceof InvalidJson)) throw error;
+      return {
+        ...problem(400, {}, {
+          type: "BAD_REQUEST",
+          title: "The request body is not valid JSON",
+          detail: `${label} takes a JSON body`,
+          validation: [{ location: ["body"], severity: "Error", code: "json", message: "must be valid JSON" }],
+        }),
+        violations: [{ operation: label, location: ["body"], message: "must be valid JSON" }],
+      };
+    }
+    if (!out.length) return undefined;
+    return {
+      ...problem(422, {}, {
+        type: "UNPROCESSABLE_ENTITY",
+        title: "Invalid request",
+        detail: `the request does not match ${label} in the spec`,
+        validation: out,
+      }),
+      violations: out.map(({ location, message }) => ({ operation: label, location, message })),
+    };
+  };
+}
+
 /**
  * A loaded OpenAPI document: its operations, matched by method and path template, and the
  * JSON Schemas of their responses, compiled on first use. Create one with {@link loadOpenApi}.
@@ -485,6 +589,23 @@ export class OpenApiSpec {
     if (!isObject(item) || !isObject(operation) || !this.#requestAjv) return undefined;
     const ajv = this.#requestAjv();
     const pointer = `/paths/${pointerToken(path)}`;
+    const checks: PartCheck[] = [];
+    for (const { parameter, pointer: at } of this.#parametersOf(item, operation, pointer, method).values()) {
+      const check = parameterCheck(ajv, parameter, at, captureOf);
+      if (check) checks.push(check);
+    }
+    const bodyCheck = this.#bodyCheck(operation, `${pointer}/${method}`);
+    if (bodyCheck) checks.push(bodyCheck);
+    const security = this.#securityCheck(operation);
+    if (!checks.length && !security) return undefined;
+    return {
+      readsBody: bodyCheck !== undefined,
+      check: checkRequest(`${method.toUpperCase()} ${path}`, checks, security),
+    };
+  }
+
+  /** The parameters of a path item and its operation (the operation's win), by `in:name`, with their pointers. */
+  #parametersOf(item: Json, operation: Json, pointer: string, method: string) {
     const parameters = new Map<string, { parameter: Json; pointer: string }>();
     for (const [list, at] of [[item.parameters, pointer], [operation.parameters, `${pointer}/${method}`]] as const) {
       (Array.isArray(list) ? list : []).forEach((raw, i) => {
@@ -495,133 +616,50 @@ export class OpenApiSpec {
         }
       });
     }
-    const checks: ((request: CheckedRequest, out: Violation[]) => void)[] = [];
-    for (const { parameter, pointer: at } of parameters.values()) {
-      const name = parameter.name as string;
-      const where = parameter.in as string;
-      if (where === "header" && IGNORED_REQUEST_HEADERS.has(name.toLowerCase())) continue;
-      if (where !== "path" && where !== "query" && where !== "header") continue;
-      const validate = isObject(parameter.schema)
-        ? ajv.compile({
-          type: "object",
-          properties: { v: { $ref: `${SPEC_KEY}${fragment(`${at}/schema`)}` } },
-        })
-        : undefined;
-      const required = parameter.required === true || where === "path";
-      checks.push((request, out) => {
-        const values = where === "query"
-          ? request.query(name)
-          : where === "header"
-          ? nullToUndefined(request.header(name.toLowerCase()))
-          : captureOf[name] === undefined
-          ? undefined
-          : nullToUndefined(request.params[captureOf[name]]);
-        if (values === undefined || (Array.isArray(values) && values.length === 0)) {
-          if (required) {
-            out.push({
-              location: [where],
-              severity: "Error",
-              code: "required",
-              message: `must have required property '${name}'`,
-            });
-          }
-          return;
-        }
-        if (!validate) return;
-        const data = { v: Array.isArray(values) && values.length === 1 ? values[0] : values };
-        if (validate(data)) return;
-        for (const e of validate.errors ?? []) {
-          const rest = e.instancePath.replace(/^\/v/, "").split("/").filter((s) => s !== "");
-          out.push({ location: [where, name, ...rest], severity: "Error", code: e.keyword, message: e.message ?? "" });
-        }
-      });
-    }
+    return parameters;
+  }
+
+  /**
+   * The check of an operation's JSON request body (at `operationPointer`) against its schema,
+   * and of its presence when required; undefined when there is neither.
+   */
+  #bodyCheck(operation: Json, operationPointer: string): PartCheck | undefined {
     const body = this.#resolve(operation.requestBody);
-    let readsBody = false;
-    if (isObject(body)) {
-      const content = this.#resolve(body.content);
-      const types = isObject(content) ? Object.keys(content).filter(isExactJsonMediaType) : [];
-      const bodyPointer = this.#where(operation.requestBody, `${pointer}/${method}/requestBody`);
-      const type = types[0];
-      const media = type === undefined || !isObject(content) ? undefined : this.#resolve(content[type]);
-      const validate = isObject(media) && media.schema !== undefined
-        ? this.#ajv.compile({ $ref: `${SPEC_KEY}${fragment(`${bodyPointer}/content/${pointerToken(type)}/schema`)}` })
-        : undefined;
-      const required = body.required === true;
-      if (validate || required) {
-        readsBody = true;
-        checks.push((request, out) => {
-          const text = request.body?.text ?? "";
-          if (text === "") {
-            if (required) {
-              out.push({ location: ["body"], severity: "Error", code: "required", message: "must have a body" });
-            }
-            return;
-          }
-          const sent = request.header("content-type");
-          // A body of another declared type (a form) is not this check's to read.
-          if (sent !== null && !isJsonMediaType(sent)) return;
-          const json = request.body?.json;
-          if (!json) throw new InvalidJson();
-          if (!validate || validate(json.value)) return;
-          for (const e of validate.errors ?? []) {
-            const at = e.instancePath.split("/").slice(1).map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
-            const missing = e.keyword === "required" ? [String(e.params.missingProperty)] : [];
-            out.push({
-              location: ["body", ...at, ...missing],
-              severity: "Error",
-              code: e.keyword,
-              message: e.message ?? "",
-            });
-          }
+    if (!isObject(body)) return undefined;
+    const content = this.#resolve(body.content);
+    const types = isObject(content) ? Object.keys(content).filter(isExactJsonMediaType) : [];
+    const bodyPointer = this.#where(operation.requestBody, `${operationPointer}/requestBody`);
+    const type = types[0];
+    const media = type === undefined || !isObject(content) ? undefined : this.#resolve(content[type]);
+    const validate = isObject(media) && media.schema !== undefined
+      ? this.#ajv.compile({ $ref: `${SPEC_KEY}${fragment(`${bodyPointer}/content/${pointerToken(type)}/schema`)}` })
+      : undefined;
+    const required = body.required === true;
+    if (!validate && !required) return undefined;
+    return (request, out) => {
+      const text = request.body?.text ?? "";
+      if (text === "") {
+        if (required) {
+          out.push({ location: ["body"], severity: "Error", code: "required", message: "must have a body" });
+        }
+        return;
+      }
+      const sent = request.header("content-type");
+      // A body of another declared type (a form) is not this check's to read.
+      if (sent !== null && !isJsonMediaType(sent)) return;
+      const json = request.body?.json;
+      if (!json) throw new InvalidJson();
+      if (!validate || validate(json.value)) return;
+      for (const e of validate.errors ?? []) {
+        const at = e.instancePath.split("/").slice(1).map((s) => s.replaceAll("~1", "/").replaceAll("~0", "~"));
+        const missing = e.keyword === "required" ? [String(e.params.missingProperty)] : [];
+        out.push({
+          location: ["body", ...at, ...missing],
+          severity: "Error",
+          code: e.keyword,
+          message: e.message ?? "",
         });
       }
-    }
-    const security = this.#securityCheck(operation);
-    if (!checks.length && !security) return undefined;
-    const label = `${method.toUpperCase()} ${path}`;
-    return {
-      readsBody,
-      check(request) {
-        if (security) {
-          const challenge = security(request);
-          if (challenge !== undefined) {
-            return {
-              ...problem(401, { "www-authenticate": challenge }, {
-                type: "UNAUTHORIZED",
-                title: "Invalid security scheme used",
-                detail: `${label} requires credentials the request does not carry`,
-              }),
-              violations: [{ operation: label, location: ["security"], message: `no credentials (${challenge})` }],
-            };
-          }
-        }
-        const out: Violation[] = [];
-        try {
-          for (const check of checks) check(request, out);
-        } catch (error) {
-          if (!(error instanceof InvalidJson)) throw error;
-          return {
-            ...problem(400, {}, {
-              type: "BAD_REQUEST",
-              title: "The request body is not valid JSON",
-              detail: `${label} takes a JSON body`,
-              validation: [{ location: ["body"], severity: "Error", code: "json", message: "must be valid JSON" }],
-            }),
-            violations: [{ operation: label, location: ["body"], message: "must be valid JSON" }],
-          };
-        }
-        if (!out.length) return undefined;
-        return {
-          ...problem(422, {}, {
-            type: "UNPROCESSABLE_ENTITY",
-            title: "Invalid request",
-            detail: `the request does not match ${label} in the spec`,
-            validation: out,
-          }),
-          violations: out.map(({ location, message }) => ({ operation: label, location, message })),
-        };
-      },
     };
   }
 
@@ -891,6 +929,47 @@ function swaggerProduces(operation: Json, doc: Json): string[] {
   return (list ?? ["application/json"]).filter((t): t is string => typeof t === "string");
 }
 
+/** Media types of request bodies, as Swagger 2.0's `consumes` lists them (`application/json` when it lists none). */
+function swaggerConsumes(operation: Json, doc: Json): string[] {
+  const list = [operation.consumes, doc.consumes].find(Array.isArray) as unknown[] | undefined;
+  return (list ?? ["application/json"]).filter((t): t is string => typeof t === "string");
+}
+
+/**
+ * A Swagger response in OpenAPI 3's shape: its `schema` under `content` for each of `types`;
+ * a `type: file` one without content, its `label` added to `skipped`.
+ */
+function swaggerResponse(raw: unknown, types: string[], label: string, skipped: string[]): unknown {
+  if (!isObject(raw) || typeof raw.$ref === "string" || !isObject(raw.schema)) return raw;
+  const { schema, ...rest } = raw;
+  if (schema.type === "file") {
+    skipped.push(label);
+    return rest;
+  }
+  return { ...rest, content: Object.fromEntries(types.map((type) => [type, { schema }])) };
+}
+
+/** A Swagger parameter in OpenAPI 3's shape: its type keywords under `schema`; the body one as a request body. */
+function swaggerParameter(raw: unknown): unknown {
+  if (!isObject(raw) || typeof raw.$ref === "string" || raw.in === "body" || isObject(raw.schema)) return raw;
+  const { name, in: where, required, description: _, collectionFormat: __, allowEmptyValue: ___, ...schema } = raw;
+  return { name, in: where === "formData" ? "x-formData" : where, required, schema };
+}
+
+/** `source`'s Swagger parameters onto `target` in OpenAPI 3's shape, the body one as a request body of `types`. */
+function withSwaggerParameters(target: Json, source: Json, types: string[]): void {
+  if (!Array.isArray(source.parameters)) return;
+  const list = source.parameters.map(swaggerParameter);
+  const body = list.find((p) => isObject(p) && p.in === "body") as Json | undefined;
+  target.parameters = list.filter((p) => p !== body);
+  if (body) {
+    target.requestBody = {
+      required: body.required === true,
+      content: Object.fromEntries(types.map((type) => [type, { schema: body.schema }])),
+    };
+  }
+}
+
 /**
  * A Swagger 2.0 document in the shape the drift check reads (OpenAPI 3.0's): each response's
  * `schema` under `content` for each type the operation `produces`, the `basePath` kept for
@@ -900,37 +979,8 @@ function swaggerProduces(operation: Json, doc: Json): string[] {
  */
 function swaggerView(doc: Json): { view: Json; skipped: string[] } {
   const skipped: string[] = [];
-  const convert = (raw: unknown, types: string[], label: string): unknown => {
-    if (!isObject(raw) || typeof raw.$ref === "string" || !isObject(raw.schema)) return raw;
-    const { schema, ...rest } = raw;
-    if (schema.type === "file") {
-      skipped.push(label);
-      return rest;
-    }
-    return { ...rest, content: Object.fromEntries(types.map((type) => [type, { schema }])) };
-  };
-  const consumes = (operation: Json): string[] => {
-    const list = [operation.consumes, doc.consumes].find(Array.isArray) as unknown[] | undefined;
-    return (list ?? ["application/json"]).filter((t): t is string => typeof t === "string");
-  };
-  /** A Swagger parameter in OpenAPI 3's shape: its type keywords under `schema`; the body one as a request body. */
-  const parameter = (raw: unknown): unknown => {
-    if (!isObject(raw) || typeof raw.$ref === "string" || raw.in === "body" || isObject(raw.schema)) return raw;
-    const { name, in: where, required, description: _, collectionFormat: __, allowEmptyValue: ___, ...schema } = raw;
-    return { name, in: where === "formData" ? "x-formData" : where, required, schema };
-  };
-  const withParameters = (target: Json, source: Json, types: string[]) => {
-    if (!Array.isArray(source.parameters)) return;
-    const list = source.parameters.map(parameter);
-    const body = list.find((p) => isObject(p) && p.in === "body") as Json | undefined;
-    target.parameters = list.filter((p) => p !== body);
-    if (body) {
-      target.requestBody = {
-        required: body.required === true,
-        content: Object.fromEntries(types.map((type) => [type, { schema: body.schema }])),
-      };
-    }
-  };
+  const convert = (raw: unknown, types: string[], label: string) => swaggerResponse(raw, types, label, skipped);
+  const consumes = (operation: Json) => swaggerConsumes(operation, doc);
   const topTypes = swaggerProduces({}, doc);
   const responses = Object.fromEntries(
     Object.entries(isObject(doc.responses) ? doc.responses : {}).map((
@@ -941,13 +991,13 @@ function swaggerView(doc: Json): { view: Json; skipped: string[] } {
   for (const [path, item] of Object.entries(isObject(doc.paths) ? doc.paths : {})) {
     if (!isObject(item)) continue;
     const copy: Json = { ...item };
-    withParameters(copy, item, consumes({}));
+    withSwaggerParameters(copy, item, consumes({}));
     for (const method of SPEC_METHODS) {
       const operation = item[method];
       if (!isObject(operation) || !isObject(operation.responses)) continue;
       const types = swaggerProduces(operation, doc);
       const converted: Json = { ...operation };
-      withParameters(converted, operation, consumes(operation));
+      withSwaggerParameters(converted, operation, consumes(operation));
       copy[method] = {
         ...converted,
         responses: Object.fromEntries(
@@ -960,7 +1010,7 @@ function swaggerView(doc: Json): { view: Json; skipped: string[] } {
     paths[path] = copy;
   }
   const parameters = Object.fromEntries(
-    Object.entries(isObject(doc.parameters) ? doc.parameters : {}).map(([key, p]) => [key, parameter(p)]),
+    Object.entries(isObject(doc.parameters) ? doc.parameters : {}).map(([key, p]) => [key, swaggerParameter(p)]),
   );
   return { view: { ...doc, paths, responses, parameters }, skipped };
 }

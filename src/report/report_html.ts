@@ -23,7 +23,16 @@ import type {
   StubDetail,
   UnmatchedRequest,
 } from "./types.ts";
-import { scenarioSvg } from "./flow_svg.ts";
+import {
+  flowEdge,
+  flowLayout,
+  flowNode,
+  flowRound,
+  flowStateLabel,
+  flowStates,
+  flowTitle,
+  scenarioSvg,
+} from "./flow_svg.ts";
 import { VERSION } from "../version.ts";
 import { patternText, queryLabel } from "../stubs/model.ts";
 import { plural } from "../util/plural.ts";
@@ -700,6 +709,13 @@ export const _LIVE_RENDERERS = {
     stubsSection,
     transitionRow,
     scenarioSvg,
+    flowStates,
+    flowStateLabel,
+    flowRound,
+    flowLayout,
+    flowEdge,
+    flowNode,
+    flowTitle,
     flowsSection,
     bodyView,
     requestDetail,

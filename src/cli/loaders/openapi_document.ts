@@ -161,34 +161,10 @@ export async function readOpenApiDocument(
   // Files inside the spec's folder only, no network, YAML aliases bounded (P23.6).
   const parserOptions = await specParserOptions(file, reads) as ParserOptions;
   try {
-    const raw = await parser.parse(file, parserOptions) as unknown;
-    if (isObject(raw) && raw.swagger !== undefined) {
-      if (String(raw.swagger) !== "2.0") return fail(`Swagger ${raw.swagger} is not supported: stubtool reads 2.0`);
-    } else if (!isObject(raw) || raw.openapi === undefined) {
-      return fail("not an OpenAPI document: it has no 'openapi' version field");
-    } else if (!/^3\.[01]\./.test(String(raw.openapi))) {
-      return fail(`OpenAPI ${raw.openapi} is not supported: stubtool reads OpenAPI 3.0 and 3.1 (and Swagger 2.0)`);
-    }
-    // Rules about one operation (an undeclared path parameter, a duplicate operationId) warn:
-    // the rest of a real spec still serves, and what the stubs cannot carry is left out by name.
-    const rules = Object.fromEntries(LENIENT_RULES.map((rule) => [rule, "warning" as const]));
-    const checked = await parser.validate(file, {
-      ...parserOptions,
-      validate: { rules: { openapi: rules, swagger: rules } },
-    });
-    const lenient = checked.warnings.map((w) => ({
-      level: "warn" as const,
-      place: file,
-      message: `${w.message.split("\n")[0]} (read anyway)`,
-    }));
-    if (!checked.valid) {
-      const problems = checked.errors.slice(0, 5).map((e) => ({
-        level: "error" as const,
-        place: file,
-        message: `not a valid OpenAPI document: ${e.message.split("\n")[0]}`,
-      }));
-      return { problems };
-    }
+    const unsupported = versionProblem(await parser.parse(file, parserOptions) as unknown);
+    if (unsupported !== undefined) return fail(unsupported);
+    const checked = await validateSpec(parser, file, parserOptions);
+    if ("invalid" in checked) return { problems: checked.invalid };
     const doc = await parser.bundle(file, parserOptions) as unknown as Json;
     return {
       doc,
@@ -198,21 +174,65 @@ export async function readOpenApiDocument(
           place: file,
           message: `$ref ${JSON.stringify(target)} is not read: ${why} (what uses it is left out)`,
         })),
-        ...lenient,
+        ...checked.lenient,
       ],
     };
   } catch (error) {
     if (reads.failed !== undefined) return fail(reads.failed);
-    const message = messageOf(error).split("\n")[0];
-    // `Error parsing api.yaml: missed comma between flow collection entries (3:10)`
-    const syntax = /^Error parsing .*?: (.*) \((\d+):(\d+)\)$/.exec(message);
-    if (syntax) {
-      return {
-        problems: [{ level: "error" as const, place: `${file}:${syntax[2]}:${syntax[3]}`, message: syntax[1] }],
-      };
-    }
-    return fail(`cannot read the OpenAPI document: ${message}`);
+    return { problems: [parseFailure(file, error)] };
   }
+}
+
+/** Why a parsed document is not one stubtool reads (no version, Swagger 1.2, OpenAPI 4), or undefined. */
+function versionProblem(raw: unknown): string | undefined {
+  if (isObject(raw) && raw.swagger !== undefined) {
+    if (String(raw.swagger) !== "2.0") return `Swagger ${raw.swagger} is not supported: stubtool reads 2.0`;
+  } else if (!isObject(raw) || raw.openapi === undefined) {
+    return "not an OpenAPI document: it has no 'openapi' version field";
+  } else if (!/^3\.[01]\./.test(String(raw.openapi))) {
+    return `OpenAPI ${raw.openapi} is not supported: stubtool reads OpenAPI 3.0 and 3.1 (and Swagger 2.0)`;
+  }
+  return undefined;
+}
+
+/**
+ * The document validated: its first errors when invalid, else the warnings of the rules
+ * about one operation (an undeclared path parameter, a duplicate operationId), read anyway.
+ */
+async function validateSpec(
+  parser: typeof import("@readme/openapi-parser"),
+  file: string,
+  parserOptions: ParserOptions,
+): Promise<{ invalid: Problem[] } | { lenient: Problem[] }> {
+  // Those rules warn: the rest of a real spec still serves, and what the stubs cannot carry is left out by name.
+  const rules = Object.fromEntries(LENIENT_RULES.map((rule) => [rule, "warning" as const]));
+  const checked = await parser.validate(file, {
+    ...parserOptions,
+    validate: { rules: { openapi: rules, swagger: rules } },
+  });
+  if (!checked.valid) {
+    const invalid = checked.errors.slice(0, 5).map((e) => ({
+      level: "error" as const,
+      place: file,
+      message: `not a valid OpenAPI document: ${e.message.split("\n")[0]}`,
+    }));
+    return { invalid };
+  }
+  const lenient = checked.warnings.map((w) => ({
+    level: "warn" as const,
+    place: file,
+    message: `${w.message.split("\n")[0]} (read anyway)`,
+  }));
+  return { lenient };
+}
+
+/** The parser's error as one problem: at its line and column for a syntax error. */
+function parseFailure(file: string, error: unknown): Problem {
+  const message = messageOf(error).split("\n")[0];
+  // `Error parsing api.yaml: missed comma between flow collection entries (3:10)`
+  const syntax = /^Error parsing .*?: (.*) \((\d+):(\d+)\)$/.exec(message);
+  if (syntax) return { level: "error", place: `${file}:${syntax[2]}:${syntax[3]}`, message: syntax[1] };
+  return { level: "error", place: file, message: `cannot read the OpenAPI document: ${message}` };
 }
 
 /**

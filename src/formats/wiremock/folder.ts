@@ -12,6 +12,7 @@ import {
   mappingsToConfig,
   rankPriorities,
   type WireMockBodyFile,
+  type WireMockConversion,
   type WireMockOptions,
   type WireMockWarning,
 } from "./mapping.ts";
@@ -81,57 +82,96 @@ export function convertWireMockFiles(
   const takenIds = new Set<string>();
   for (const { path: file, text } of mappingFiles) {
     result.files++;
-    let doc: unknown;
-    try {
-      doc = JSON.parse(text);
-    } catch (error) {
-      const why = messageOf(error);
-      result.warnings.push({
-        place: file,
-        feature: "file",
-        message: `${file}: 'file' is not supported: not JSON (${why})`,
-      });
-      continue;
-    }
+    const parsed = parseMappingFile(file, text, result.warnings);
+    if (parsed === undefined) continue;
+    const { doc } = parsed;
     const converted = mappingsToConfig(doc, file, { ...options, source: text, takenIds });
     const list: unknown[] = isObject(doc) && Array.isArray(doc.mappings) ? doc.mappings : [doc];
     result.warnings.push(...converted.warnings);
-    // A mapping whose body file cannot be used is left out whole.
-    const refused = new Set<number>();
-    const resolved = new Map<WireMockBodyFile, string>();
-    for (const body of converted.bodyFiles) {
-      if (body.source === undefined) continue;
-      const problem = resolveBody(body.source);
-      if (typeof problem === "string") {
-        refused.add(body.route);
-        const place = `${file} mappings[${converted.indexes[body.route]}]`;
-        result.warnings.push({
-          place,
-          feature: "bodyFileName",
-          message: `${place}: 'bodyFileName' is not supported: ${problem}`,
-        });
-      } else resolved.set(body, problem.path);
-    }
-    const renumber = new Map<number, number>();
-    converted.routes.forEach((route, i) => {
-      if (refused.has(i)) {
-        if (route.id !== undefined) takenIds.delete(route.id as string);
-        return;
-      }
-      renumber.set(i, result.routes.length);
-      result.routes.push(route);
-      result.origins.push([file, converted.indexes[i]]);
-      const mapping = list[converted.indexes[i]];
-      result.mappings.push(isObject(mapping) ? mapping : {});
-      priorities.push(converted.wiremockPriorities[i]);
-    });
-    for (const body of converted.bodyFiles) {
-      const route = renumber.get(body.route);
-      if (route === undefined) continue;
-      const path = resolved.get(body);
-      result.bodyFiles.push(path === undefined ? { ...body, route } : { ...body, route, path });
-    }
+    const bodies = resolveBodyFiles(file, converted, resolveBody, result.warnings);
+    addConverted(result, priorities, takenIds, { file, list, converted, ...bodies });
   }
   rankPriorities(result.routes, priorities);
   return result;
+}
+
+/** A mapping file's JSON, or undefined (and a warning leaving the file out) when it is not JSON. */
+function parseMappingFile(file: string, text: string, warnings: WireMockWarning[]): { doc: unknown } | undefined {
+  try {
+    return { doc: JSON.parse(text) };
+  } catch (error) {
+    const why = messageOf(error);
+    warnings.push({
+      place: file,
+      feature: "file",
+      message: `${file}: 'file' is not supported: not JSON (${why})`,
+    });
+    return undefined;
+  }
+}
+
+/** Which body files `resolveBody` found (their paths) and which stubs it refused (each with a warning). */
+function resolveBodyFiles(
+  file: string,
+  converted: WireMockConversion,
+  resolveBody: BodyFileResolver,
+  warnings: WireMockWarning[],
+): { refused: Set<number>; resolved: Map<WireMockBodyFile, string> } {
+  // A mapping whose body file cannot be used is left out whole.
+  const refused = new Set<number>();
+  const resolved = new Map<WireMockBodyFile, string>();
+  for (const body of converted.bodyFiles) {
+    if (body.source === undefined) continue;
+    const problem = resolveBody(body.source);
+    if (typeof problem === "string") {
+      refused.add(body.route);
+      const place = `${file} mappings[${converted.indexes[body.route]}]`;
+      warnings.push({
+        place,
+        feature: "bodyFileName",
+        message: `${place}: 'bodyFileName' is not supported: ${problem}`,
+      });
+    } else resolved.set(body, problem.path);
+  }
+  return { refused, resolved };
+}
+
+/** One file's conversion: its mappings (`list`), stubs and body files, those `refused` left out. */
+interface FileConversion {
+  file: string;
+  list: unknown[];
+  converted: WireMockConversion;
+  refused: Set<number>;
+  resolved: Map<WireMockBodyFile, string>;
+}
+
+/**
+ * Adds a file's stubs not refused to `result` (with their origins, mappings and WireMock
+ * priorities), and their body files renumbered; a refused stub's id is free again.
+ */
+function addConverted(
+  result: WireMockFolder,
+  priorities: number[],
+  takenIds: Set<string>,
+  { file, list, converted, refused, resolved }: FileConversion,
+): void {
+  const renumber = new Map<number, number>();
+  converted.routes.forEach((route, i) => {
+    if (refused.has(i)) {
+      if (route.id !== undefined) takenIds.delete(route.id as string);
+      return;
+    }
+    renumber.set(i, result.routes.length);
+    result.routes.push(route);
+    result.origins.push([file, converted.indexes[i]]);
+    const mapping = list[converted.indexes[i]];
+    result.mappings.push(isObject(mapping) ? mapping : {});
+    priorities.push(converted.wiremockPriorities[i]);
+  });
+  for (const body of converted.bodyFiles) {
+    const route = renumber.get(body.route);
+    if (route === undefined) continue;
+    const path = resolved.get(body);
+    result.bodyFiles.push(path === undefined ? { ...body, route } : { ...body, route, path });
+  }
 }
