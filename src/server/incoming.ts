@@ -44,6 +44,13 @@ export interface Incoming {
    * null when the request has none: for passing it on (proxying) without holding it.
    */
   stream(): ReadableStream<Uint8Array<ArrayBuffer>> | null;
+  /** The client's address (WireMock's `clientIp`), when the runtime tells it. */
+  clientIp?(): string | undefined;
+  /**
+   * The header lines as sent, names in their case: `[name, value, name, value, …]`, when the
+   * wire keeps them (Node's `rawHeaders`; `Deno.serve` gives names lower-cased only).
+   */
+  headerLines?(): readonly string[] | undefined;
 }
 
 /** `/p?q` from an absolute URL (`http://host/p?q#f`), without building a URL object. */
@@ -213,10 +220,17 @@ export class RequestIncoming implements Incoming {
   #reader: ReadableStreamDefaultReader<Uint8Array<ArrayBuffer>> | undefined;
   #discarding = false;
 
-  constructor(request: Request) {
+  readonly #clientIp: string | undefined;
+
+  constructor(request: Request, clientIp?: string) {
     this.#request = request;
+    this.#clientIp = clientIp;
     this.method = request.method;
     this.target = targetOf(request.url);
+  }
+
+  clientIp(): string | undefined {
+    return this.#clientIp;
   }
 
   header(name: string): string | null {
@@ -300,8 +314,8 @@ export class RequestIncoming implements Incoming {
 }
 
 /** A fetch `Request` seen as an {@link Incoming}. */
-export function requestIncoming(request: Request): RequestIncoming {
-  return new RequestIncoming(request);
+export function requestIncoming(request: Request, clientIp?: string): RequestIncoming {
+  return new RequestIncoming(request, clientIp);
 }
 
 /**

@@ -21,8 +21,9 @@ export function serve(
   // body): what is left of it is read and dropped meanwhile, up to a limit. Deno.serve
   // otherwise stops reading, and a client that sends its whole body before reading (most
   // do) waited for ever, or got a reset instead of the answer.
-  const fetch = (request: Request): Response | Promise<Response> => {
-    const incoming = requestIncoming(request);
+  const fetch = (request: Request, info: Deno.ServeHandlerInfo): Response | Promise<Response> => {
+    const address = info.remoteAddr as Deno.NetAddr;
+    const incoming = requestIncoming(request, address?.hostname);
     return handler.handle(incoming, (head, body) => {
       incoming.discardRest(limit);
       return toResponse(head, body);

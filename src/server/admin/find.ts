@@ -46,6 +46,23 @@ function recordIncoming(record: JournalRecord): Incoming {
   };
 }
 
+/** A journaled request as the router reads a request (its body when the journal kept all of it). */
+export function recordView(record: JournalRecord): RequestView {
+  const incoming = recordIncoming(record);
+  const q = record.target.indexOf("?");
+  const view = new RequestView(
+    incoming,
+    record.method,
+    q === -1 ? record.target : record.target.slice(0, q),
+    q === -1 ? "" : record.target.slice(q + 1),
+  );
+  view.scope = scopeOf(record);
+  view.body = !record.bodyTruncated
+    ? new BodyView(record.body ?? new Uint8Array(), true, incoming.header("content-type"))
+    : undefined;
+  return view;
+}
+
 /**
  * The records `pattern` matches, in the order given. A method given must be the request's
  * own (a `GET` pattern does not take `HEAD` requests); a condition on a body the journal
@@ -59,18 +76,8 @@ export function findRequests(pattern: RequestPattern, records: readonly JournalR
     if (route.method !== "ANY" && record.method !== route.method) return false;
     const scope = scopeOf(record);
     if (route.scope !== undefined && scope !== route.scope) return false;
-    const incoming = recordIncoming(record);
-    const q = record.target.indexOf("?");
-    const view = new RequestView(
-      incoming,
-      record.method,
-      q === -1 ? record.target : record.target.slice(0, q),
-      q === -1 ? "" : record.target.slice(q + 1),
-    );
+    const view = recordView(record);
     view.scope = scope;
-    view.body = !record.bodyTruncated
-      ? new BodyView(record.body ?? new Uint8Array(), true, incoming.header("content-type"))
-      : undefined;
     if (!pattern.anyPath) {
       const found = router.match(view);
       return found !== undefined && found !== NEED_BODY;

@@ -45,6 +45,15 @@ export interface JournalRecord {
   body: Uint8Array | undefined;
   /** The body was longer than {@link JournalRecord.body}. */
   bodyTruncated: boolean;
+  /**
+   * The record's id while the journal keeps it: an RFC 4122 UUID, made when the record is
+   * first read (set by {@link Journal.records}; a request never read costs none).
+   */
+  uuid?: string;
+  /** The client's address, when the journal is on and the runtime tells it. */
+  clientIp?: string;
+  /** The header lines as sent (`[name, value, …]`, names in their case), when the wire keeps them. */
+  headerLines?: readonly string[];
 }
 
 /** Which journaled requests to list (`GET /__stubtool__/requests?…`); every given field must hold. */
@@ -127,6 +136,10 @@ export class Journal {
   #headers: (HeaderSource | undefined)[] = [];
   #bodies: (Uint8Array | undefined)[] = [];
   #cut: boolean[] = [];
+  /** Each record's UUID, made on first read. */
+  #uuids: (string | undefined)[] = [];
+  #clientIps: (string | undefined)[] = [];
+  #headerLines: (readonly string[] | undefined)[] = [];
   #costs: number[] = [];
   /** Where the oldest kept record is. */
   #head = 0;
@@ -179,6 +192,9 @@ export class Journal {
     this.#headers[i] = record.headers;
     this.#bodies[i] = body;
     this.#cut[i] = cut;
+    this.#uuids[i] = record.uuid;
+    this.#clientIps[i] = record.clientIp;
+    this.#headerLines[i] = record.headerLines;
     this.#costs[i] = size;
     this.#size++;
     this.#bytes += size;
@@ -190,6 +206,7 @@ export class Journal {
     // Let go of what the slot holds now, not when it is reused.
     this.#targets[i] = "";
     this.#headers[i] = undefined;
+    this.#headerLines[i] = undefined;
     this.#bodies[i] = undefined;
     this.#closest[i] = undefined;
     this.#head = (i + 1) % this.capacity;
@@ -199,7 +216,19 @@ export class Journal {
   /** Forgets every request (reset). */
   clear(): void {
     this.version++;
-    for (const field of [this.#headers, this.#bodies, this.#closest, this.#targets]) field.length = 0;
+    for (
+      const field of [
+        this.#headers,
+        this.#bodies,
+        this.#closest,
+        this.#targets,
+        this.#uuids,
+        this.#clientIps,
+        this.#headerLines,
+      ]
+    ) {
+      field.length = 0;
+    }
     this.#head = 0;
     this.#size = 0;
     this.#bytes = 0;
@@ -229,9 +258,28 @@ export class Journal {
         headers: this.#headers[i],
         body: this.#bodies[i],
         bodyTruncated: this.#cut[i],
+        uuid: this.#uuids[i] ??= crypto.randomUUID(),
+        clientIp: this.#clientIps[i],
+        headerLines: this.#headerLines[i],
       });
     }
     return out;
+  }
+
+  /**
+   * Forgets the kept records `which` picks (WireMock's `DELETE /__admin/requests/{id}` and
+   * `requests/remove`) and returns them, oldest first; the rest keep their order and ids.
+   */
+  removeWhere(which: (record: JournalRecord) => boolean): JournalRecord[] {
+    const all = this.records();
+    const removed = all.filter(which);
+    if (removed.length === 0) return removed;
+    const gone = new Set(removed);
+    const total = this.#total;
+    this.clear();
+    for (const record of all) if (!gone.has(record)) this.add(record);
+    this.#total = total;
+    return removed;
   }
 
   /** Has the journal dropped requests since start or reset (so a search may miss some)? */
