@@ -6,7 +6,7 @@ import { fixture, runCli, startServe, tempDir } from "./_cli.ts";
 
 const EXAMPLE = join(fixture(".."), "..", "examples", "wiremock");
 
-Deno.test("serve --wiremock: GET mappings do not answer HEAD, answers carry Matched-Stub-Id/Name, the report names each mapping", async () => {
+Deno.test("serve --wiremock: GET mappings do not answer HEAD, answers carry Matched-Stub-Id/Name (an id /__admin/mappings knows, also for a mapping without one), the report names each mapping", async () => {
   const served = await startServe(["--port", "0", "--quiet", "--wiremock", EXAMPLE]);
   await using _ = served.process;
   const get = await fetch(`${served.url}/users/42`);
@@ -24,14 +24,21 @@ Deno.test("serve --wiremock: GET mappings do not answer HEAD, answers carry Matc
     /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/,
   );
   assert.equal(post.headers.get("matched-stub-name"), null);
+  const postId = post.headers.get("matched-stub-id")!;
+  const known = await fetch(`${served.url}/__admin/mappings/${postId}`);
+  assert.equal(known.status, 200);
+  assert.equal((await known.json()).id, postId);
   const report = await (await fetch(`${served.url}/__stubtool__/report`)).json();
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-a[0-9a-f]{3}-[0-9a-f]{12}$/;
+  const ids = report.stubs.map((s: { id: string }) => s.id);
   assert.deepEqual(report.stubs.map((s: { name: string; id: string }) => [s.name, s.id]), [
-    // A mapping's name is its display name, never its id (WireMock's id is id/uuid only).
-    ["catalog", "stub-1"],
-    [`${EXAMPLE}/mappings/health.json mappings[0]`, "stub-2"],
+    // A mapping's name is its display name, never its id (WireMock's id is id/uuid, else a stable UUID).
+    ["catalog", ids[0]],
+    [`${EXAMPLE}/mappings/health.json mappings[0]`, ids[1]],
     ["get user", "3f0c1a52-6f1e-4c1b-9a53-1d2f6f2c9b10"],
-    [`${EXAMPLE}/mappings/users.json mappings[1]`, "stub-3"],
+    [`${EXAMPLE}/mappings/users.json mappings[1]`, postId],
   ]);
+  for (const id of [ids[0], ids[1], ids[3]]) assert.match(id, uuid);
   const stubs = await (await fetch(`${served.url}/__stubtool__/stubs`)).json();
   assert.deepEqual(stubs.stubs.map((s: { source: string }) => s.source), [
     "wiremock",

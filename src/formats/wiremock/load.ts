@@ -86,11 +86,12 @@ export function loadWireMockFolder(root: string, options: WireMockLoadOptions = 
       : typeof mapping.uuid === "string"
       ? mapping.uuid
       : stableUuid(place);
-    const raw: Record<string, unknown> = { name, ...route };
+    // A mapping without an id gets its stable one as its stub's id, so Matched-Stub-Id names a stub /__admin/ knows.
+    const raw: Record<string, unknown> = { name, ...route, id: stubId };
     addMatchedHeaders(raw, stubId, typeof mapping.name === "string" ? mapping.name : undefined);
     const { stub, errors } = validateStub(raw, { readFile });
-    const id = route.id as string | undefined;
-    const taken = id !== undefined && options.takenIds?.has(id);
+    const id = stubId;
+    const taken = options.takenIds?.has(id);
     if (!stub || taken) {
       const why = taken
         ? `another stub already has the id '${id}'`
@@ -98,7 +99,7 @@ export function loadWireMockFolder(root: string, options: WireMockLoadOptions = 
       problems.push({ level: "warn", place, message: `'${taken ? "id" : "mapping"}' is not supported: ${why}` });
       return;
     }
-    if (id !== undefined) options.takenIds?.add(id);
+    options.takenIds?.add(id);
     // Near misses name the mapping, as the report does for an unnamed one.
     stub.place = place;
     stubs.push(stub);
@@ -114,7 +115,7 @@ const SPECIAL = /[{}]/;
  * own answers. A proxy stub passes the upstream's answer on and a fault sends none, so they
  * get none; neither does a mapping that sets the header itself.
  */
-function addMatchedHeaders(raw: Record<string, unknown>, id: string, name: string | undefined): void {
+export function addMatchedHeaders(raw: Record<string, unknown>, id: string, name: string | undefined): void {
   if (raw.proxy !== undefined || raw.fault !== undefined) return;
   const headers = { ...(raw.headers as Record<string, unknown> | undefined) };
   const has = (header: string) => Object.keys(headers).some((h) => h.toLowerCase() === header);
