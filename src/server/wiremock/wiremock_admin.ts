@@ -5,14 +5,21 @@
  *
  * | Request | Answer |
  * | --- | --- |
- * | `GET /__admin/mappings` | `200 {"mappings":[…],"meta":{"total"}}`, newest first |
+ * | `GET /__admin/mappings` | `200 {"mappings":[…],"meta":{"total"}}`, by priority then newest |
  * | `POST /__admin/mappings` | `201` the mapping with its `id`/`uuid`; `422` `{"errors":[…]}` naming what does not convert |
  * | `DELETE /__admin/mappings` | `200 {}`: every stub is gone (`mappings/reset` brings the server's own back) |
  * | `GET\|PUT\|DELETE /__admin/mappings/{id}` | the mapping / `200` the new one / `200 {}`; `404` |
  * | `POST /__admin/mappings/import` | `200`: `{"mappings":[…], "importOptions"?}` added as one batch |
- * | `POST /__admin/mappings/reset` | `200`: back to the stubs the server started with |
+ * | `POST /__admin/mappings/reset` | `200`: back to the stubs the server started with; the journal emptied |
+ * | `POST /__admin/mappings/find-by-metadata`, `…/remove-by-metadata` | the mappings whose metadata matches / `200 {}` |
+ * | `POST /__admin/mappings/save` | `200`: admin mappings written into the `--wiremock` folder; none served `405` |
  * | `POST /__admin/reset` | `200`: that, and the journal, hit counts and scenarios start again |
  * | `GET\|DELETE /__admin/requests` | `200 {"requests":[serve events],"meta","requestJournalDisabled"}` newest first / `200 {}` |
+ * | `GET\|DELETE /__admin/requests/{id}` | the serve event (unknown: empty `404`) / `200 {}` |
+ * | `POST /__admin/requests/remove`, `…/remove-by-metadata` | `200 {"serveEvents":[…]}` removed |
+ * | `GET /__admin/requests/unmatched/near-misses`, `POST near-misses/request` | `200 {"nearMisses":[…]}` |
+ * | `GET\|POST\|PUT /__admin/settings` | `{"settings"}` / `200`; a global delay `422` |
+ * | `GET /__admin/recordings/status` | `200 {"status":"NeverStarted"}` |
  * | `POST /__admin/requests/count` | `200 {"count","requestJournalDisabled"}` |
  * | `POST /__admin/requests/find` | `200 {"requests":[logged requests],"requestJournalDisabled"}` |
  * | `GET /__admin/requests/unmatched` | `200 {"requests":[…],"requestJournalDisabled"}` |
