@@ -97,3 +97,51 @@ Deno.test("regression: near misses of WireMock stubs said place 'wiremock'; they
     `${join(EXAMPLE, "mappings", "users.json")} mappings[1]`,
   ]);
 });
+
+Deno.test("serve --wiremock DIR answers a GET no stub matches from DIR/__files (a folder's index.json/index.html), inside the folder only, still unmatched in the report", async () => {
+  await using dir = await tempDir();
+  const root = join(dir.path, "wm");
+  const files = join(root, "__files");
+  await Deno.mkdir(join(root, "mappings"), { recursive: true });
+  await Deno.mkdir(join(files, "a"), { recursive: true });
+  await Deno.mkdir(join(files, "d"));
+  await Deno.writeTextFile(
+    join(root, "mappings", "m.json"),
+    '{"request":{"urlPath":"/a/b.json"},"response":{"body":"stub"}}',
+  );
+  await Deno.writeTextFile(join(files, "a", "b.json"), '{"b":1}');
+  await Deno.writeTextFile(join(files, "a", "c.json"), '{"c":1}');
+  await Deno.writeTextFile(join(files, "d", "index.html"), "<p>i</p>");
+  await Deno.writeTextFile(join(dir.path, "secret.txt"), "secret");
+  await Deno.symlink(join(dir.path, "secret.txt"), join(files, "link.txt"));
+  const served = await startServe(["--port", "0", "--quiet", "--wiremock", root]);
+  await using _ = served.process;
+  const at = async (path: string, method = "GET") => {
+    const answer = await fetch(`${served.url}${path}`, { method });
+    return [answer.status, answer.headers.get("content-type"), await answer.text()];
+  };
+  // A stub wins over a file.
+  assert.deepEqual(await at("/a/b.json"), [200, null, "stub"]);
+  assert.deepEqual(await at("/a/c.json?x=1"), [200, "application/json", '{"c":1}']);
+  assert.deepEqual((await at("/d")).slice(0, 3), [200, "text/html; charset=utf-8", "<p>i</p>"]);
+  assert.deepEqual((await at("/d/")).slice(2), ["<p>i</p>"]);
+  assert.equal((await at("/a/c.json", "POST"))[0], 404);
+  assert.equal((await at("/a/c.json", "HEAD"))[0], 404);
+  assert.equal((await at("/link.txt"))[0], 404);
+  assert.equal((await at("/%2e%2e/secret.txt"))[0], 404);
+  assert.equal((await at("/a/%2e%2e/%2e%2e/secret.txt"))[0], 404);
+  const report = await (await fetch(`${served.url}/__stubtool__/report`)).json();
+  assert.deepEqual(
+    report.unmatched_requests.map((r: { method: string; path: string }) => `${r.method} ${r.path}`).sort(),
+    [
+      "GET /%2e%2e/secret.txt",
+      "GET /a/%2e%2e/%2e%2e/secret.txt",
+      "GET /a/c.json",
+      "GET /d",
+      "GET /d/",
+      "GET /link.txt",
+      "HEAD /a/c.json",
+      "POST /a/c.json",
+    ],
+  );
+});

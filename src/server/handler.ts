@@ -179,6 +179,7 @@ export class StubHandler {
       this.#bodies,
       this.#proxy,
       proxyUnmatched,
+      (options.wiremockDirs ?? []).map((dir) => `${dir.replace(/[\\/]+$/, "")}/__files`),
     );
     this.#mounts = serverMounts({
       registry: this.registry,
