@@ -14,7 +14,7 @@ import type { RequestView } from "../request_view.ts";
 import { errorAnswer, type Respond } from "../response.ts";
 import { NEED_BODY } from "../matching/router.ts";
 import type { StubSet } from "../matching/stub_set.ts";
-import { readFile } from "node:fs/promises";
+import { readFile, stat } from "node:fs/promises";
 import { contentTypeOf } from "../../stubs/media.ts";
 import { resolveInside } from "../../util/paths.ts";
 
@@ -22,6 +22,15 @@ import { resolveInside } from "../../util/paths.ts";
 const CLOSEST_CACHE_SIZE = 256;
 /** Longer targets are explained every time rather than kept. */
 const CLOSEST_CACHE_KEY_MAX = 1024;
+
+/**
+ * The content type WireMock (Jetty) sends with a `__files` file: the type by its extension,
+ * with a charset only for HTML (`text/html;charset=utf-8`), as recorded from WireMock 3.13.2.
+ */
+function servedType(file: string): string {
+  const type = contentTypeOf(file).replace(/;\s*charset=utf-8$/i, "");
+  return type === "text/html" ? "text/html;charset=utf-8" : type;
+}
 
 /** What an unmatched answer records besides the report: the near misses, for the journal. */
 export interface MissRecord extends BodyRecord {
@@ -76,8 +85,16 @@ export class UnmatchedAnswerer {
       const file = this.#servedFile(pathname);
       if (file !== undefined) {
         // Still an unmatched request (the report says so), answered from a WireMock folder's __files.
-        return readFile(file).then(
-          (bytes) => respond({ status: 200, headers: { "content-type": contentTypeOf(file) } }, new Uint8Array(bytes)),
+        return Promise.all([readFile(file), stat(file)]).then(
+          ([bytes, info]) =>
+            respond({
+              status: 200,
+              headers: {
+                "content-type": servedType(file),
+                "accept-ranges": "bytes",
+                "last-modified": info.mtime.toUTCString(),
+              },
+            }, new Uint8Array(bytes)),
           () => this.#notFound(entry, closest, respond),
         );
       }
