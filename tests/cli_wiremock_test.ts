@@ -152,3 +152,33 @@ Deno.test("serve --wiremock DIR answers a GET no stub matches from DIR/__files (
     ],
   );
 });
+
+Deno.test("validate --wiremock exits 0 with [WARN] N of M mappings left out on stderr; a refused scenario mapping names the states and mappings its scenario loses", async () => {
+  await using dir = await tempDir();
+  const mappings = join(dir.path, "mappings");
+  await Deno.mkdir(mappings);
+  const write = (name: string, mapping: unknown) => Deno.writeTextFile(join(mappings, name), JSON.stringify(mapping));
+  const flow = (required: string, next: string | undefined, request: Record<string, unknown>) => ({
+    scenarioName: "checkout",
+    requiredScenarioState: required,
+    ...(next === undefined ? {} : { newScenarioState: next }),
+    request: { method: "POST", ...request },
+    response: { status: 200 },
+  });
+  await write("a.json", flow("Started", "paid", { urlPath: "/pay", bogus: { equalTo: "x" } }));
+  await write("b.json", flow("paid", "shipped", { urlPath: "/ship" }));
+  await write("c.json", flow("shipped", undefined, { urlPath: "/done" }));
+  await write("d.json", flow("Started", undefined, { urlPath: "/peek" }));
+  const result = await runCli(["validate", "--wiremock", dir.path]);
+  assert.equal(result.code, 0, result.stderr);
+  const a = `${join(mappings, "a.json")} mappings[0]`;
+  assert.deepEqual(result.stderr.trim().split("\n").slice(1), [
+    `[WARN] ${a}: scenario 'checkout' can no longer reach states 'paid', 'shipped' with this mapping left out: ` +
+    `${join(mappings, "b.json")} mappings[0], ${join(mappings, "c.json")} mappings[0] will never answer`,
+    "[WARN] 1 of 4 mappings left out (see the warnings above)",
+  ]);
+  assert.match(result.stderr.split("\n")[0], /^\[WARN\] \S+a\.json mappings\[0\]: 'request\.bogus' is not supported/);
+  const clean = await runCli(["validate", "--wiremock", EXAMPLE.replace(/wiremock$/, "wiremock/mappings/users.json")]);
+  assert.equal(clean.code, 0);
+  assert.doesNotMatch(clean.stderr, /left out/);
+});

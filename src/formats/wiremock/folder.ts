@@ -37,6 +37,8 @@ export interface WireMockFolder {
   origins: [file: string, index: number][];
   /** Each stub's mapping object as parsed (the file is read and parsed once). */
   mappings: Record<string, unknown>[];
+  /** The mappings left out (`FILE mappings[i]`), as parsed: for what their scenarios lose. */
+  refused: { place: string; mapping: unknown }[];
 }
 
 /** Every `*.json` file under `dir`, sorted by path, so that the result does not depend on the file system. */
@@ -85,6 +87,7 @@ export function readWireMockFolder(
     files: files.length,
     origins: [],
     mappings: [],
+    refused: [],
   };
   const priorities: number[] = [];
   const takenIds = new Set<string>();
@@ -128,6 +131,10 @@ export function readWireMockFolder(
       } else resolved.set(body, problem.path);
     }
     const renumber = new Map<number, number>();
+    const kept = new Set(converted.indexes.filter((_, i) => !refused.has(i)));
+    list.forEach((mapping, j) => {
+      if (!kept.has(j)) result.refused.push({ place: `${file} mappings[${j}]`, mapping });
+    });
     converted.routes.forEach((route, i) => {
       if (refused.has(i)) {
         if (route.id !== undefined) takenIds.delete(route.id as string);

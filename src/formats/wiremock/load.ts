@@ -7,6 +7,7 @@
  * @module
  */
 
+import { type PlacedMapping, scenarioLosses } from "./scenario_reach.ts";
 import { createHash } from "node:crypto";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
@@ -76,6 +77,8 @@ export function loadWireMockFolder(root: string, options: WireMockLoadOptions = 
     return new Uint8Array(buffer.buffer.slice(buffer.byteOffset, buffer.byteOffset + buffer.byteLength) as ArrayBuffer);
   };
   const stubs: Stub[] = [];
+  const kept: PlacedMapping[] = [];
+  const refused: PlacedMapping[] = [...folder.refused];
   folder.routes.forEach((route, i) => {
     const [file, index] = folder.origins[i];
     const mapping = folder.mappings[i];
@@ -97,13 +100,17 @@ export function loadWireMockFolder(root: string, options: WireMockLoadOptions = 
         ? `another stub already has the id '${id}'`
         : `its stub is not valid (${errors.join("; ")}); please report this`;
       problems.push({ level: "warn", place, message: `'${taken ? "id" : "mapping"}' is not supported: ${why}` });
+      refused.push({ place, mapping });
       return;
     }
+    kept.push({ place, mapping });
     options.takenIds?.add(id);
     // Near misses name the mapping, as the report does for an unnamed one.
     stub.place = place;
     stubs.push(stub);
   });
+  // A scenario that lost mappings may no longer reach some states: say which, at each mapping left out.
+  for (const loss of scenarioLosses(kept, refused)) problems.push({ level: "warn", ...loss });
   return { stubs, problems, files: folder.files };
 }
 
