@@ -47,6 +47,7 @@ import type { Route } from "./matching/route.ts";
 import { type Match, NEED_BODY } from "./matching/router.ts";
 import { StubRegistry } from "./registry.ts";
 import { type Mount, serverMounts } from "./mounts.ts";
+import { wireMockLayout } from "../formats/wiremock/folder.ts";
 import { UnmatchedAnswerer } from "./coverage/unmatched.ts";
 
 export { errorAnswer, jsonError } from "./response.ts";
@@ -179,7 +180,7 @@ export class StubHandler {
       this.#bodies,
       this.#proxy,
       proxyUnmatched,
-      (options.wiremockDirs ?? []).map((dir) => `${dir.replace(/[\\/]+$/, "")}/__files`),
+      (options.wiremockDirs ?? []).map((dir) => wireMockLayout(dir).filesDir),
     );
     this.#mounts = serverMounts({
       registry: this.registry,

@@ -52,6 +52,28 @@ function jsonFiles(dir: string): string[] {
 }
 
 /**
+ * Where a WireMock root's mappings and body files are: `DIR/mappings` and `DIR/__files`; a
+ * folder without `mappings/` is the mappings folder itself (its `__files` beside it); one
+ * mapping file (`mappingsDir` undefined) takes the `__files` of its folder's root.
+ */
+export function wireMockLayout(root: string): { mappingsDir: string | undefined; filesDir: string } {
+  try {
+    if (!statSync(root).isDirectory()) throw new Error("a file");
+  } catch {
+    const parent = dirname(root);
+    return {
+      mappingsDir: undefined,
+      filesDir: basename(parent) === "mappings" ? join(parent, "..", "__files") : join(parent, "__files"),
+    };
+  }
+  const mappings = join(root, "mappings");
+  const hasMappings = existsSync(mappings) && statSync(mappings).isDirectory();
+  return hasMappings
+    ? { mappingsDir: mappings, filesDir: join(root, "__files") }
+    : { mappingsDir: root, filesDir: join(root, "..", "__files") };
+}
+
+/**
  * Reads a WireMock root folder (or one mapping file) and converts it. Mapping files load in
  * path order (WireMock's own order is the file system's, unspecified), which decides ties
  * between equal priorities: the later mapping wins, as in WireMock. A `bodyFileName` that
@@ -68,18 +90,8 @@ export function readWireMockFolder(
   root: string,
   options: Pick<WireMockOptions, "globalTemplating"> = {},
 ): WireMockFolder {
-  let files: string[];
-  let filesDir: string;
-  if (statSync(root).isDirectory()) {
-    const mappings = join(root, "mappings");
-    const hasMappings = existsSync(mappings) && statSync(mappings).isDirectory();
-    files = jsonFiles(hasMappings ? mappings : root);
-    filesDir = hasMappings ? join(root, "__files") : join(root, "..", "__files");
-  } else {
-    files = [root];
-    const parent = dirname(root);
-    filesDir = basename(parent) === "mappings" ? join(parent, "..", "__files") : join(parent, "__files");
-  }
+  const { mappingsDir, filesDir } = wireMockLayout(root);
+  const files = mappingsDir === undefined ? [root] : jsonFiles(mappingsDir);
   const result: WireMockFolder = {
     routes: [],
     warnings: [],

@@ -6,7 +6,8 @@
  * @module
  */
 
-import { mkdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { wireMockLayout } from "../../formats/wiremock/folder.ts";
 import { join } from "node:path";
 import { messageOf } from "../../error_message.ts";
 import { isInside } from "../../util/paths.ts";
@@ -30,13 +31,9 @@ export function savedName(mapping: Record<string, unknown>): string {
 
 /** Writes `mappings` into `dir`'s mappings folder; returns why not, or undefined. */
 export function saveMappings(dir: string, mappings: readonly Record<string, unknown>[]): string | undefined {
-  let folder = join(dir, "mappings");
-  try {
-    if (!statSync(folder).isDirectory()) return `${folder} is not a folder`;
-  } catch {
-    // A folder without mappings/ is read as the mappings folder itself (P17.1).
-    folder = dir;
-  }
+  // Where serve --wiremock reads them (a folder without mappings/ is the mappings folder itself).
+  const folder = wireMockLayout(dir).mappingsDir;
+  if (folder === undefined) return `${dir} is one mapping file, not a folder to save mappings into`;
   try {
     mkdirSync(folder, { recursive: true });
     for (const mapping of mappings) {
