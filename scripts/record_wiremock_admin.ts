@@ -6,7 +6,8 @@
  *     java -jar node_modules/wiremock/build/wiremock-standalone-3.13.2.jar \
  *       --port 18191 --bind-address 127.0.0.1 --root-dir /tmp/wm-admin --disable-banner
  *
- * then `deno run -A scripts/record_wiremock_admin.ts http://127.0.0.1:18191`. Each step is
+ * then `deno run -A scripts/record_wiremock_admin.ts http://127.0.0.1:18191` (with an empty
+ * root folder: `mappings/save` writes into it, and a saved mapping would load next time). Each step is
  * sent in order on a fresh server; its status and JSON body are written to
  * tests/fixtures/wiremock_admin.json.
  * @module
@@ -164,6 +165,14 @@ export const STEPS: Step[] = [
     path: "/__admin/near-misses/request",
     body: { url: "/m/9", method: "GET" },
   },
+  {
+    name: "near misses of a request pattern",
+    method: "POST",
+    path: "/__admin/near-misses/request-pattern",
+    body: { method: "GET", urlPath: "/u/3" },
+  },
+  { name: "requests since a time to come", method: "GET", path: "/__admin/requests?since=2100-01-01T00:00:00Z" },
+  { name: "reset the journal with POST requests/reset", method: "POST", path: "/__admin/requests/reset" },
   { name: "delete a serve event", method: "DELETE", path: `/__admin/requests/${NEWEST_REQUEST}` },
   { name: "delete an unknown serve event", method: "DELETE", path: `/__admin/requests/${UNKNOWN}` },
   { name: "after deleting one", method: "GET", path: "/__admin/requests", order: "requests[].request.url" },
@@ -201,9 +210,13 @@ export const STEPS: Step[] = [
   { name: "put settings", method: "PUT", path: "/__admin/settings", body: { proxyPassThrough: true } },
   { name: "patch settings", method: "PATCH", path: "/__admin/settings", body: {} },
   { name: "settings not JSON", method: "POST", path: "/__admin/settings", raw: "{" },
+  { name: "update settings with no fixed delay", method: "POST", path: "/__admin/settings", body: { fixedDelay: 0 } },
   { name: "recording status", method: "GET", path: "/__admin/recordings/status" },
   { name: "mappings reset empties the journal", method: "POST", path: "/__admin/mappings/reset" },
   { name: "requests after a mappings reset", method: "GET", path: "/__admin/requests" },
+  // Last: WireMock writes into its root folder (record on an empty one), stubtool into the served --wiremock folder.
+  { name: "add a mapping to save", method: "POST", path: "/__admin/mappings", body: hello },
+  { name: "save mappings", method: "POST", path: "/__admin/mappings/save" },
 ];
 
 /** One step's answer: the status and the JSON body (`null` for an empty one, the text when not JSON). */

@@ -21,9 +21,9 @@ export function serve(
   // body): what is left of it is read and dropped meanwhile, up to a limit. Deno.serve
   // otherwise stops reading, and a client that sends its whole body before reading (most
   // do) waited for ever, or got a reset instead of the answer.
-  const fetch = (request: Request, info: Deno.ServeHandlerInfo): Response | Promise<Response> => {
-    const address = info.remoteAddr as Deno.NetAddr;
-    const incoming = requestIncoming(request, address?.hostname);
+  // The client's address from Deno.serve's second argument (typed by its shape: the npm build knows no Deno types).
+  const fetch = (request: Request, info?: { remoteAddr?: { hostname?: string } }): Response | Promise<Response> => {
+    const incoming = requestIncoming(request, info?.remoteAddr?.hostname);
     return handler.handle(incoming, (head, body) => {
       incoming.discardRest(limit);
       return toResponse(head, body);

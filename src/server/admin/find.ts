@@ -89,3 +89,30 @@ export function findRequests(pattern: RequestPattern, records: readonly JournalR
     return true;
   });
 }
+
+/**
+ * The records that match `pattern` or nearly do (as the router explains a miss: one path
+ * segment, the method, a query parameter, a header or the body differs), in the order
+ * given: WireMock's near misses of a request pattern. A pattern without a path takes every
+ * path, so only its other conditions are compared.
+ */
+export function nearRequests(
+  pattern: RequestPattern,
+  records: readonly JournalRecord[],
+): { record: JournalRecord; exact: boolean }[] {
+  const exact = new Set(findRequests(pattern, records));
+  const route = new Route(pattern.stub, { id: "pattern", source: "api", batch: 0, order: 0 });
+  const router = new Router<Route>();
+  router.add(route);
+  const out: { record: JournalRecord; exact: boolean }[] = [];
+  for (const record of records) {
+    if (exact.has(record)) {
+      out.push({ record, exact: true });
+      continue;
+    }
+    if (pattern.anyPath) continue;
+    const misses = router.nearMisses(recordView(record));
+    if (misses !== NEED_BODY && misses.length) out.push({ record, exact: false });
+  }
+  return out;
+}

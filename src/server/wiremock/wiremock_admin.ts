@@ -56,9 +56,6 @@ import { PRIORITY_BAND } from "../../formats/wiremock/ranks.ts";
 import { metadataTest } from "./wiremock_journal.ts";
 import { saveMappings } from "./wiremock_save.ts";
 
-/** The near-miss answer: WireMock's shape, with none (stubtool's own explanations are in its 404s). */
-const NO_NEAR_MISSES = json({ nearMisses: [] });
-
 /** A request to a WireMock admin endpoint, as its task sees it. */
 interface WireMockCall {
   incoming: Incoming;
@@ -244,8 +241,11 @@ export class WireMockAdminMount {
       pattern: "near-misses/request",
       handler: ({ incoming }) => this.#read(incoming, true).then((body) => this.#requestNearMisses(body)),
     },
-    // The journaled requests nearest a pattern: stubtool answers none.
-    { method: "POST", pattern: "near-misses/request-pattern", handler: ({ incoming }) => this.#nearMisses(incoming) },
+    {
+      method: "POST",
+      pattern: "near-misses/request-pattern",
+      handler: ({ incoming }) => this.#read(incoming, true).then((body) => this.#journal.patternNearMisses(body)),
+    },
     { method: "GET", pattern: "requests/unmatched/near-misses", handler: () => this.#journal.unmatchedNearMisses() },
     { method: "GET", pattern: "requests/{id}", handler: (_call, { id }) => this.#journal.request(decoded(id)) },
     {
@@ -297,20 +297,9 @@ export class WireMockAdminMount {
     const method = incoming.method === "HEAD" ? "GET" : incoming.method;
     const path = endpoint.endsWith("/") ? endpoint.slice(0, -1) : endpoint;
     const match = this.#routes.match(method, path);
-    if (!match) {
-      return errors(404, {
-        code: 404,
-        title: `stubtool has no WireMock admin endpoint /__admin/${endpoint}`,
-        detail: "see the README's 'WireMock admin API' for the endpoints stubtool answers",
-      });
-    }
-    if ("allow" in match) {
-      // WireMock answers 404 to a method an endpoint does not take (and sends no allow header).
-      return errors(404, {
-        code: 404,
-        title: `/__admin/${path} accepts ${match.allow.join(", ")}, not ${incoming.method}`,
-      });
-    }
+    // WireMock answers an empty 404 to a path it has no endpoint for, and to a method an endpoint does not take.
+    if (!match) return notFound(`stubtool has no WireMock admin endpoint /__admin/${endpoint}`);
+    if ("allow" in match) return notFound(`/__admin/${path} accepts ${match.allow.join(", ")}, not ${incoming.method}`);
     return match.handler({ incoming, query }, match.params);
   }
 
@@ -369,11 +358,6 @@ export class WireMockAdminMount {
         matchResult: { subEvents: [], diffDescriptions: [], distance: (i + 1) / (routes.length + 1) },
       })),
     });
-  }
-
-  /** `near-misses/request-pattern`: the body must be JSON (or empty); there are none. */
-  #nearMisses(incoming: Incoming): Promise<Answer> {
-    return this.#read(incoming, true).then((body) => "answer" in body ? body.answer : NO_NEAR_MISSES);
   }
 
   #health(): Answer {
@@ -594,9 +578,9 @@ export class WireMockAdminMount {
         k
       );
     const removed = this.#host.remove((r) => ids.includes(r.id));
-    if (removed.length === 0) return notFound(`no mapping ${id === undefined ? "has that request" : `has id ${id}`}`);
     for (const gone of removed) this.#mappings.delete(gone);
-    return json({});
+    // WireMock answers an empty 200, whether it removed one or not.
+    return [EMPTY_OK, null];
   }
 
   async #replace(id: string, body: Body): Promise<Answer> {
@@ -660,6 +644,7 @@ function decoded(part: string): string {
   }
 }
 
-function notFound(title: string): Answer {
-  return errors(404, { code: 404, title });
+/** WireMock's answer to an id it does not know: `404` with an empty body (`title` says why, for this code's readers). */
+function notFound(_title: string): Answer {
+  return [{ status: 404, headers: {} }, null];
 }

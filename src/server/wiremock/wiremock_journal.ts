@@ -8,7 +8,7 @@ import { mappingsToConfig, type WireMockWarning } from "../../formats/wiremock/m
 import { javaRegexToJs } from "../../formats/wiremock/regex.ts";
 import { compileRegex } from "../../util/regex.ts";
 import { loggedRequest, serveEvent, type WireMockError, wireMockErrors } from "../../formats/wiremock/shapes.ts";
-import { checkPattern, findRequests } from "../admin/find.ts";
+import { checkPattern, findRequests, nearRequests } from "../admin/find.ts";
 import { headerRecord } from "../incoming.ts";
 import type { JournalRecord } from "../journal/journal.ts";
 import { jsonAnswer, type ResponseHead } from "../response.ts";
@@ -69,6 +69,9 @@ export class WireMockJournal {
     let events = records.map((r) => this.#event(r)).reverse();
     if (params.get("unmatched") === "true") events = events.filter((e) => !e.wasMatched);
     const total = events.length;
+    // `?since=`: only requests after that time (the total still counts them all, as WireMock's does).
+    const since = params.has("since") ? Date.parse(params.get("since")!) : NaN;
+    if (!Number.isNaN(since)) events = events.filter((e) => e.request.loggedDate > since);
     if (params.has("limit")) events = events.slice(0, Math.max(0, Number(params.get("limit")) || 0));
     return json({ requests: events, meta: { total }, requestJournalDisabled: !on });
   }
@@ -83,6 +86,26 @@ export class WireMockJournal {
     if (record.id === undefined) return undefined;
     const route = this.#host.route(record.id);
     return route ? this.#mappingOf(route) : { id: record.id };
+  }
+
+  /**
+   * `POST /__admin/near-misses/request-pattern`: the journaled requests, newest first, that
+   * match the pattern (`distance` 0) or nearly do (`distance` 0.5: stubtool's value, not
+   * WireMock's), each with the pattern as sent.
+   */
+  patternNearMisses(body: Body): Answer {
+    if ("answer" in body) return body.answer;
+    const pattern = requestPattern(body.value);
+    if ("answer" in pattern) return pattern.answer;
+    const { records } = this.#host.journal();
+    const near = nearRequests(pattern.pattern, records).filter(({ record, exact }) => !exact || pattern.url(record));
+    return json({
+      nearMisses: near.reverse().map(({ record, exact }) => ({
+        request: logged(record),
+        requestPattern: body.value ?? {},
+        matchResult: { subEvents: [], diffDescriptions: [], distance: exact ? 0 : 0.5 },
+      })),
+    });
   }
 
   /** `GET /__admin/requests/{id}`: the serve event, or WireMock's empty 404. */
