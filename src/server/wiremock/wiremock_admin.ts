@@ -8,7 +8,7 @@
  * | `GET /__admin/mappings` | `200 {"mappings":[…],"meta":{"total"}}`, by priority then newest |
  * | `POST /__admin/mappings` | `201` the mapping with its `id`/`uuid`; `422` `{"errors":[…]}` naming what does not convert |
  * | `DELETE /__admin/mappings` | `200 {}`: every stub is gone (`mappings/reset` brings the server's own back) |
- * | `GET\|PUT\|DELETE /__admin/mappings/{id}` | the mapping / `200` the new one / `200 {}`; `404` |
+ * | `GET\|PUT\|DELETE /__admin/mappings/{id}` | the mapping / `200` the new one / `200 {}`; unknown: empty `404` |
  * | `POST /__admin/mappings/import` | `200`: `{"mappings":[…], "importOptions"?}` added as one batch |
  * | `POST /__admin/mappings/reset` | `200`: back to the stubs the server started with; the journal emptied |
  * | `POST /__admin/mappings/find-by-metadata`, `…/remove-by-metadata` | the mappings whose metadata matches / `200 {}` |
