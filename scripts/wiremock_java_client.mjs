@@ -3,7 +3,7 @@
 // port, and runs the client against it; exits with the client's code. Needs Java 17 (javac);
 // not part of `npm test`, which needs no Java.
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -35,7 +35,11 @@ try {
     stdio: "inherit",
   });
   if (javac.status !== 0) fail("javac failed");
-  const server = spawn(DENO, ["run", "-A", join(ROOT, "cli.ts"), "serve", "--port", String(port), "--quiet"], {
+  // A served WireMock folder, for saveMappings() to write into.
+  const folder = join(out, "wiremock");
+  mkdirSync(join(folder, "mappings"), { recursive: true });
+  const args = ["run", "-A", join(ROOT, "cli.ts"), "serve", "--port", String(port), "--quiet", "--wiremock", folder];
+  const server = spawn(DENO, args, {
     stdio: ["ignore", "ignore", "inherit"],
   });
   const wait = spawnSync(DENO, ["run", "-A", join(ROOT, "cli.ts"), "wait", "--url", `http://127.0.0.1:${port}`], {
@@ -45,7 +49,7 @@ try {
     server.kill("SIGTERM");
     fail("stubtool did not start");
   }
-  const client = spawnSync("java", ["-cp", `${JAR}:${out}`, "Client", String(port)], { stdio: "inherit" });
+  const client = spawnSync("java", ["-cp", `${JAR}:${out}`, "Client", String(port), folder], { stdio: "inherit" });
   server.kill("SIGTERM");
   process.exitCode = client.status ?? 1;
 } finally {

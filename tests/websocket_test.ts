@@ -171,6 +171,7 @@ serverTest(
     assert.equal(await client.within(100), undefined);
     await client.close();
     const journal = await send(server, "GET", "/__stubtool__/requests");
+    // deno-lint-ignore no-explicit-any
     const { requests } = journal.json as { requests: Record<string, any>[] };
     assert.deepEqual(
       requests.map((r: Record<string, unknown>) => [r.status, r.message ?? "connection", r.body ?? null, r.stub]),

@@ -12,76 +12,22 @@ import { join } from "node:path";
 import { get, stubServer } from "../mod.ts";
 import { loadWireMockFolder } from "../src/cli/loaders/wiremock_folder.ts";
 import { tempDir } from "./_cli.ts";
-import { type Recorded, sendStep, type Step } from "../scripts/record_wiremock_admin.ts";
+import { replayFixture, SAVE_DIR } from "./_wiremock_admin.ts";
 import { rawRequest, send, serverTest } from "./_http.ts";
 
 // deno-lint-ignore no-explicit-any
 type Json = any;
 
-const FIXTURE = JSON.parse(Deno.readTextFileSync(new URL("./fixtures/wiremock_admin.json", import.meta.url))) as {
-  steps: (Step & { answer: Recorded })[];
-};
-
-/** Objects whose keys are data (header names, query names, bodies), compared as "some object". */
-const MAPS = new Set(["headers", "cookies", "queryParams", "formParams", "jsonBody", "data", "metadata"]);
-
-/**
- * Where stubtool's answers leave out what WireMock writes: the client's address, the answer's
- * headers and body, and the unmatched report (the journal keeps none of them), the response
- * definition's body fields.
- */
-const OMITTED = new Set([
-  "requests[].request.clientIp",
-  "requests[].clientIp",
-  "requests[].response.headers",
-  "requests[].response.bodyAsBase64",
-  "requests[].response.body",
-  "requests[].responseDefinition.jsonBody",
-  "requests[].responseDefinition.headers",
-  "requests[].subEvents",
-  "requests[].stubMapping",
-]);
-
-/** Every path in `wm` that `ours` lacks or has with another type, except those {@link OMITTED}. */
-function shapeDifferences(wm: unknown, ours: unknown, path = ""): string[] {
-  const kind = (v: unknown) => Array.isArray(v) ? "array" : v === null ? "null" : typeof v;
-  const last = path.replace(/\[\]$/, "").split(".").pop()!;
-  if (OMITTED.has(path)) return [];
-  if (kind(wm) !== kind(ours)) return [`${path}: WireMock ${kind(wm)}, stubtool ${kind(ours)}`];
-  if (MAPS.has(last)) return [];
-  if (Array.isArray(wm)) {
-    const theirs = ours as unknown[];
-    if (wm.length === 0 || theirs.length === 0) {
-      return wm.length === theirs.length ? [] : [`${path}: WireMock ${wm.length} items, stubtool ${theirs.length}`];
-    }
-    return shapeDifferences(wm[0], theirs[0], `${path}[]`);
-  }
-  if (kind(wm) !== "object") return [];
-  const a = wm as Record<string, unknown>;
-  const b = ours as Record<string, unknown>;
-  const out: string[] = [];
-  for (const key of new Set([...Object.keys(a), ...Object.keys(b)])) {
-    const at = path ? `${path}.${key}` : key;
-    if (!(key in b)) {
-      if (!OMITTED.has(at)) out.push(`${at}: missing in stubtool`);
-    } else if (!(key in a)) out.push(`${at}: not in WireMock`);
-    else out.push(...shapeDifferences(a[key], b[key], at));
-  }
-  return out;
-}
-
 serverTest(
   "the WireMock admin API answers WireMock 3.13.2's statuses and JSON shapes, call by call",
   async (server) => {
-    for (const step of FIXTURE.steps) {
-      const wm = step.answer;
-      const ours = await sendStep(server.url, step);
-      assert.equal(ours.status, wm.status, `${step.name}: status`);
-      // Stub answers and WireMock's own empty or text bodies (its 404 report) are not admin JSON.
-      if (!step.path.startsWith("/__admin/") || wm.body === null || typeof wm.body === "string") continue;
-      assert.deepEqual(shapeDifferences(wm.body, ours.body), [], `${step.name}: shape`);
-    }
+    await replayFixture(server.url);
+    // mappings/save wrote the one admin mapping left, named as WireMock names it.
+    assert.deepEqual([...Deno.readDirSync(join(SAVE_DIR, "mappings"))].map((f) => f.name), [
+      "get-hello-8c5db8b0-2db4-4ad7-a99f-38c9b00da3f7.json",
+    ]);
   },
+  { wiremockDirs: [SAVE_DIR] },
 );
 
 serverTest(
@@ -446,8 +392,9 @@ serverTest(
     const removed = await send(server, "POST", "/__admin/mappings/remove", { body: JSON.stringify(mapping) });
     assert.equal(removed.status, 200, removed.text);
     assert.equal((await send(server, "GET", "/tmp")).status, 404);
+    // Nothing left to remove: WireMock's empty 200 all the same.
     const again = await send(server, "POST", "/__admin/mappings/remove", { body: JSON.stringify(mapping) });
-    assert.equal(again.status, 404);
+    assert.deepEqual([again.status, again.text], [200, ""]);
     // By id.
     const withId = await send(server, "POST", "/__admin/mappings", { body: JSON.stringify(mapping) });
     const id = withId.json.id;
@@ -569,5 +516,121 @@ serverTest(
       body: `{"request":{"url":"/x"},"response":{"jsonBody":${ok}}}`,
     });
     assert.equal(added.status, 201);
+  },
+);
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+serverTest(
+  "regression: serve event ids were 37 characters (WireMock's Java client could not read them); now one RFC 4122 UUID per request, found and deleted by it",
+  async (server) => {
+    for (let i = 0; i < 5; i++) await send(server, "GET", `/e/${i}`);
+    const events = (await send(server, "GET", "/__admin/requests")).json.requests;
+    const ids = events.map((e: { id: string }) => e.id);
+    for (const id of ids) assert.match(id, UUID);
+    assert.equal(new Set(ids).size, 5);
+    // Read again, each record keeps its id.
+    assert.deepEqual((await send(server, "GET", "/__admin/requests")).json.requests.map((e: Json) => e.id), ids);
+    const one = await send(server, "GET", `/__admin/requests/${ids[2]}`);
+    assert.equal(one.json.request.url, "/e/2");
+    assert.equal(one.json.request.clientIp, "127.0.0.1");
+    assert.equal((await send(server, "DELETE", `/__admin/requests/${ids[2]}`)).status, 200);
+    const gone = await send(server, "GET", `/__admin/requests/${ids[2]}`);
+    assert.deepEqual([gone.status, gone.text], [404, ""]);
+    const left = (await send(server, "GET", "/__admin/requests")).json.requests;
+    assert.deepEqual(left.map((e: Json) => [e.id, e.request.url]), [
+      [ids[0], "/e/4"],
+      [ids[1], "/e/3"],
+      [ids[3], "/e/1"],
+      [ids[4], "/e/0"],
+    ]);
+  },
+);
+
+for (const adapter of ["node", "deno"] as const) {
+  Deno.test(`[${adapter}] the WireMock journal shows request header names ${adapter === "node" ? "in the case sent (node's raw header lines)" : "lower-cased (Deno.serve keeps no case)"}`, async () => {
+    await using server = await stubServer(0, { adapter, stubs: [get("/h").toStub()] });
+    await rawRequest(
+      server.getPort(),
+      "GET /h HTTP/1.1\r\nHost: localhost\r\nX-Mixed-Case: one\r\nx-mixed-case: two\r\nconnection: close\r\n\r\n",
+    );
+    const event = (await send(server, "GET", "/__admin/requests")).json.requests.find((e: Json) =>
+      e.request.url === "/h"
+    );
+    const headers = event.request.headers;
+    if (adapter === "node") {
+      assert.deepEqual(headers, { Host: "localhost", "X-Mixed-Case": "one, two", connection: "close" });
+    } else assert.equal(headers["x-mixed-case"], "one, two");
+    assert.equal(event.request.clientIp, "127.0.0.1");
+  });
+}
+
+serverTest(
+  "every answer from a mapping added over /__admin/ carries Matched-Stub-Id (and -Name) with an id /__admin/mappings knows",
+  async (server) => {
+    const added = await send(server, "POST", "/__admin/mappings", {
+      body: JSON.stringify({ name: "n1", request: { method: "GET", urlPath: "/ms" }, response: { status: 200 } }),
+    });
+    const id = added.json.id;
+    const answer = await send(server, "GET", "/ms");
+    assert.equal(answer.headers.get("matched-stub-id"), id);
+    assert.equal(answer.headers.get("matched-stub-name"), "n1");
+    assert.equal((await send(server, "GET", `/__admin/mappings/${id}`)).status, 200);
+    // The mapping reads back as it was sent: the header is WireMock's, not the mapping's.
+    assert.equal((await send(server, "GET", `/__admin/mappings/${id}`)).json.response.headers, undefined);
+    await send(server, "PUT", `/__admin/mappings/${id}`, {
+      body: JSON.stringify({ request: { method: "GET", urlPath: "/ms" }, response: { status: 201 } }),
+    });
+    const replaced = await send(server, "GET", "/ms");
+    assert.deepEqual([replaced.status, replaced.headers.get("matched-stub-id")], [201, id]);
+  },
+);
+
+serverTest("POST /__admin/mappings/save without a --wiremock folder is 405 with the reason", async (server) => {
+  const refused = await send(server, "POST", "/__admin/mappings/save");
+  assert.equal(refused.status, 405);
+  assert.equal(
+    refused.json.errors[0].title,
+    "mappings/save writes into the folder of serve --wiremock DIR, and this server serves none",
+  );
+});
+
+Deno.test("POST /__admin/mappings/save writes the admin mappings into the served folder; loaded again they answer alike", async () => {
+  await using dir = await tempDir();
+  await mkdir(join(dir.path, "mappings"));
+  {
+    await using server = await stubServer(0, { wiremockDirs: [dir.path] });
+    for (const [name, path] of [["Greet Me", "/g"], [undefined, "/a/b"]]) {
+      await send(server, "POST", "/__admin/mappings", {
+        body: JSON.stringify({ name, request: { method: "GET", url: path }, response: { status: 200, body: path } }),
+      });
+    }
+    const saved = await send(server, "POST", "/__admin/mappings/save");
+    assert.deepEqual([saved.status, saved.text], [200, ""]);
+  }
+  const files = [...Deno.readDirSync(join(dir.path, "mappings"))].map((f) =>
+    f.name.replace(/-[0-9a-f-]{36}\.json$/, "")
+  )
+    .sort();
+  assert.deepEqual(files, ["get-ab", "greet-me"]);
+  const loaded = loadWireMockFolder(dir.path);
+  assert.deepEqual(loaded.problems, []);
+  await using again = await stubServer(0, { wiremock: [loaded.stubs] });
+  assert.equal((await send(again, "GET", "/a/b")).text, "/a/b");
+  assert.equal((await send(again, "GET", "/g")).text, "/g");
+});
+
+serverTest(
+  "settings: GET/POST/PUT as WireMock 3 (a field not sent goes back to its default); a global delay is refused, not kept without effect",
+  async (server) => {
+    assert.deepEqual((await send(server, "GET", "/__admin/settings")).json, { settings: { proxyPassThrough: true } });
+    assert.equal((await send(server, "POST", "/__admin/settings", { body: '{"extended":{"x":1}}' })).status, 200);
+    assert.deepEqual((await send(server, "GET", "/__admin/settings")).json, {
+      settings: { extended: { x: 1 }, proxyPassThrough: false },
+    });
+    const delay = await send(server, "POST", "/__admin/settings", { body: '{"fixedDelay":50}' });
+    assert.equal(delay.status, 422);
+    assert.equal(delay.json.errors[0].title, "'fixedDelay' is not supported by stubtool");
+    assert.deepEqual((await send(server, "GET", "/__admin/settings")).json.settings.extended, { x: 1 });
   },
 );

@@ -23,7 +23,12 @@ import { stubServer } from "../mod.ts";
  * converted mapping answers differently (a known difference, with why). Every other request's
  * mapping is refused by the converter.
  */
-const EXPECTED: Record<string, { answered: string[]; differs?: Record<string, string> }> = JSON.parse(
+const EXPECTED: Record<string, {
+  answered: string[];
+  differs?: Record<string, string>;
+  /** Answered by serve --wiremock (the folder's __files) but not by an imported config. */
+  serve_only?: string[];
+}> = JSON.parse(
   Deno.readTextFileSync(new URL("./fixtures/wiremock_serve_expected.json", import.meta.url)),
 );
 
@@ -83,7 +88,11 @@ for (const goldenCase of loadGoldenCases()) {
       }
       // The Node adapter, with the same stubs.
       {
-        await using server = await stubServer(0, { adapter: "node", wiremock: [loadWireMockFolder(copy.dir).stubs] });
+        await using server = await stubServer(0, {
+          adapter: "node",
+          wiremock: [loadWireMockFolder(copy.dir).stubs],
+          wiremockDirs: [copy.dir],
+        });
         runs.push(["node adapter", await replay(server.url, goldenCase, upstream)]);
       }
       // import wiremock, then serve --config.
@@ -101,7 +110,11 @@ for (const goldenCase of loadGoldenCases()) {
         );
       }
       for (const [how, result] of runs) {
-        assert.deepEqual(result.answered, want.answered, `${how}: the requests answered as WireMock did`);
+        // What the served folder's __files answer (P20.5) an imported config does not: it has no folder.
+        const answered = how === "import + serve --config"
+          ? want.answered.filter((name) => !(want.serve_only ?? []).includes(name))
+          : want.answered;
+        assert.deepEqual(result.answered, answered, `${how}: the requests answered as WireMock did`);
         assert.deepEqual(
           result.problems,
           Object.keys(want.differs ?? {}),

@@ -61,6 +61,26 @@ public class Client {
     check("tmp", hget(base + "/tmp"), "200 t");
     wm.removeStubMapping(m);
     check("tmp removed", hget(base + "/tmp").startsWith("404"), true);
+    // P20.3/P20.4: serve events (UUID ids), near misses, metadata, settings, recording status, save.
+    List<com.github.tomakehurst.wiremock.stubbing.ServeEvent> events = wm.getServeEvents();
+    check("serve events read (UUID ids)", events.size() > 0 && events.stream().allMatch(e -> e.getId() != null), true);
+    check("serve events unique", events.stream().map(e -> e.getId()).distinct().count(), events.size());
+    hget(base + "/users/2");
+    List<com.github.tomakehurst.wiremock.verification.NearMiss> near = wm.findNearMissesForAllUnmatchedRequests();
+    check("near misses of /users/2", near.stream().anyMatch(n -> n.getRequest().getUrl().equals("/users/2") && n.getStubMapping().getRequest().getUrlPath().equals("/users/1")), true);
+    check("removeEvents", wm.removeEvents(getRequestedFor(urlPathEqualTo("/users/2"))).size(), 1);
+    wm.register(get(urlPathEqualTo("/meta")).withMetadata(java.util.Map.of("team", "a")).willReturn(ok("m")));
+    check("meta", hget(base + "/meta"), "200 m");
+    check("findAllStubsByMetadata", wm.findAllStubsByMetadata(matchingJsonPath("$.team", equalTo("a"))).size(), 1);
+    check("removeEventsByMetadata", wm.removeEventsByMetadata(matchingJsonPath("$.team")).size(), 1);
+    wm.removeStubsByMetadataPattern(matchingJsonPath("$.team", equalTo("a")));
+    check("meta removed", hget(base + "/meta").startsWith("404"), true);
+    check("global settings", wm.getGlobalSettings().getFixedDelay(), null);
+    wm.updateGlobalSettings(com.github.tomakehurst.wiremock.global.GlobalSettings.builder().build());
+    check("recording status", wm.getStubRecordingStatus().getStatus(), "NeverStarted");
+    StubMapping saved = wm.register(get(urlPathEqualTo("/saved")).withName("saved one").willReturn(ok("s")));
+    wm.saveMappings();
+    check("saveMappings wrote a file", java.nio.file.Files.exists(java.nio.file.Path.of(args[1], "mappings", "saved-one-" + saved.getId() + ".json")), true);
     wm.resetRequests();
     check("requests after reset", wm.find(anyRequestedFor(anyUrl())).size(), 0);
     wm.resetMappings();

@@ -579,6 +579,7 @@ function serverOptions(
     stubs: inputs.configStubs,
     inline: mocked.length ? [...inputs.inline.stubs, ...mocked] : inputs.inline.stubs,
     wiremock: inputs.wiremock?.batches,
+    ...(inputs.wiremockDirs.length ? { wiremockDirs: inputs.wiremockDirs.map((d) => d.dir) } : {}),
     maxUnmatched: settings.maxUnmatched,
     maxBody: settings.maxBody,
     handlerTimeout: settings.handlerTimeoutMs,

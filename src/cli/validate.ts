@@ -17,7 +17,8 @@ import { type ParsedArgs, UsageError } from "./usage.ts";
  * describe is an `[ERROR] <file>:<line>:<col>: routes[i]` line too,
  * and a spec that cannot be read is an `[ERROR] <spec>` line. With `--wiremock DIR` (and a
  * config's `wiremock:`), each WireMock mapping left out is a `[WARN] FILE mappings[i]` line
- * (`--strict`: `[ERROR]`, exit 1).
+ * (`--strict`: `[ERROR]`, exit 1), with what its scenario can no longer reach, and then
+ * `[WARN] N of M mappings left out` (exit 0).
  */
 export async function validateCommand(
   { positionals, values }: ParsedArgs,
@@ -63,6 +64,8 @@ export async function validateCommand(
       `[OK] ${dirs.map((d) => d.dir).join(", ")}: ${loaded.stubs} stub(s) from ${loaded.files} mapping file(s)` +
         (left ? `, ${left} mapping(s) or file(s) left out (see the warnings)` : ""),
     );
+    // Exit 0 (a warning), but said on stderr too, where a CI log's warnings are looked for.
+    if (left) output.err(`[WARN] ${left} of ${loaded.stubs + left} mappings left out (see the warnings above)`);
   }
   if (file === undefined) return 0;
   const specFile = values.openapi as string | undefined;

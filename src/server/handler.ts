@@ -51,6 +51,7 @@ import { type Match, NEED_BODY } from "./matching/router.ts";
 import { StubRegistry } from "./registry.ts";
 import type { StepAsk } from "./state/state.ts";
 import { type Mount, serverMounts } from "./mounts.ts";
+import { wireMockLayout } from "./wiremock/layout.ts";
 import { UnmatchedAnswerer } from "./coverage/unmatched.ts";
 
 export { errorAnswer, jsonError } from "./response.ts";
@@ -93,6 +94,11 @@ export interface HandlerOptions extends GuardOptions {
   inline?: readonly Stub[];
   /** Stubs converted from WireMock folders (`serve --wiremock`): one batch per folder, after the config's stubs. */
   wiremock?: readonly (readonly Stub[])[];
+  /**
+   * The WireMock folders served (`serve --wiremock DIR`): `POST /__admin/mappings/save` writes
+   * into the first, and a `GET` no stub matches is answered from their `__files`, as WireMock does.
+   */
+  wiremockDirs?: readonly string[];
   /** CORS for browser apps: `true` for any origin, or `{ origins: [...] }`. Off by default. */
   cors?: boolean | { origins: readonly string[] };
   /** Where requests no stub matches are passed on; they are still recorded as unmatched. */
@@ -182,11 +188,13 @@ export class StubHandler {
       this.#bodies,
       this.#proxy,
       proxyUnmatched,
+      (options.wiremockDirs ?? []).map((dir) => wireMockLayout(dir).filesDir),
     );
     this.#mounts = serverMounts({
       registry: this.registry,
       maxBody: this.#bodies.maxBody,
       filesRoot: options.filesRoot,
+      wiremockDirs: options.wiremockDirs,
       scopes: this.#scopes,
       journal: this.#journal,
       version: () => `${this.registry.set.version}.${this.#recorder.version}.${this.#journal?.version ?? 0}`,

@@ -44,6 +44,13 @@ export interface Incoming {
    * null when the request has none: for passing it on (proxying) without holding it.
    */
   stream(): ReadableStream<Uint8Array<ArrayBuffer>> | null;
+  /** The client's address (WireMock's `clientIp`), when the runtime tells it. */
+  clientIp?(): string | undefined;
+  /**
+   * The header lines as sent, names in their case: `[name, value, name, value, …]`, when the
+   * wire keeps them (Node's `rawHeaders`; `Deno.serve` gives names lower-cased only).
+   */
+  headerLines?(): readonly string[] | undefined;
   /**
    * Present when the adapter can turn this request into a WebSocket (it asked for one):
    * the handler calls it with the session, then answers 101, and the adapter upgrades.
@@ -242,10 +249,17 @@ export class RequestIncoming implements Incoming {
   #reader: ReadableStreamDefaultReader<Uint8Array<ArrayBuffer>> | undefined;
   #discarding = false;
 
-  constructor(request: Request) {
+  readonly #clientIp: string | undefined;
+
+  constructor(request: Request, clientIp?: string) {
     this.#request = request;
+    this.#clientIp = clientIp;
     this.method = request.method;
     this.target = targetOf(request.url);
+  }
+
+  clientIp(): string | undefined {
+    return this.#clientIp;
   }
 
   header(name: string): string | null {
@@ -329,8 +343,8 @@ export class RequestIncoming implements Incoming {
 }
 
 /** A fetch `Request` seen as an {@link Incoming}. */
-export function requestIncoming(request: Request): RequestIncoming {
-  return new RequestIncoming(request);
+export function requestIncoming(request: Request, clientIp?: string): RequestIncoming {
+  return new RequestIncoming(request, clientIp);
 }
 
 /**

@@ -10,6 +10,8 @@ import type { RequestPattern } from "../stubs/validate.ts";
 import type { CallbackRecord } from "./callbacks/callbacks.ts";
 import type { StubsHost } from "./admin/admin.ts";
 import { ReservedMount } from "./admin/endpoints.ts";
+import { recordView } from "./admin/find.ts";
+import { NEED_BODY } from "./matching/router.ts";
 import type { ReservedGuard } from "./admin/guard.ts";
 import type { Incoming } from "./incoming.ts";
 import type { Journal, JournalFilter } from "./journal/journal.ts";
@@ -28,6 +30,7 @@ export interface MountedServer {
   registry: StubRegistry;
   maxBody: number;
   filesRoot: string | undefined;
+  wiremockDirs: readonly string[] | undefined;
   scopes: boolean;
   journal: Journal | undefined;
   /** Changes whenever the report or the journal could. */
@@ -79,6 +82,12 @@ export function serverMounts(server: MountedServer, guard: ReservedGuard): Mount
     reset: () => server.reset(),
     clearJournal: () => journal?.clear(),
     journal: () => ({ records: journal?.records() ?? [], on: journal !== undefined }),
+    removeRequests: (which) => journal?.removeWhere(which) ?? [],
+    nearMisses: (record) => {
+      const misses = registry.set.router.nearMisses(recordView(record));
+      return misses === NEED_BODY ? [] : misses.map((m) => m.route);
+    },
+    wiremockDirs: server.wiremockDirs,
     scenarios: () => scenarios().list(),
     setScenarioState: (name, state) => registry.setScenarioState(name, state),
     resetScenarios: () => registry.resetScenarios(),

@@ -89,6 +89,7 @@ const OPTION_NAMES: Record<keyof StubServerOptions, true> = {
   source: true,
   inline: true,
   wiremock: true,
+  wiremockDirs: true,
   cors: true,
   proxyUnmatched: true,
   proxyTap: true,

@@ -41,4 +41,31 @@ describe("WireMock admin API (npm package, Node)", () => {
       await server.shutdown();
     }
   });
+
+  it("wiremock-captain: priorities list first, metadata finds and removes, unmatched newest first, mappings reset empties the journal", async () => {
+    const server = await api.stubServer(0);
+    try {
+      const mock = new WireMock(server.url);
+      const low = await mock.register({ method: "GET", endpoint: "/a", metadata: { team: "x" } }, { status: 200 }, {
+        stubPriority: 7,
+      });
+      const high = await mock.register({ method: "GET", endpoint: "/b", metadata: { team: "y" } }, { status: 200 }, {
+        stubPriority: 1,
+      });
+      const plain = await mock.register({ method: "GET", endpoint: "/c" }, { status: 200 });
+      assert.deepEqual((await mock.getAllMappings()).map((m) => m.id), [high.id, plain.id, low.id]);
+      const found = await mock.findMappingByMetadata({ team: "x" }, "equalToJson");
+      assert.deepEqual(found.map((m) => m.id), [low.id]);
+      for (const path of ["/a", "/none/1", "/none/2"]) await (await fetch(`${server.url}${path}`)).body?.cancel();
+      assert.deepEqual((await mock.getUnmatchedRequests()).map((r) => r.url), ["/none/2", "/none/1"]);
+      const calls = await mock.getRequestsForAPI("GET", "/a");
+      assert.equal(calls[0].stubMapping.id, low.id);
+      assert.deepEqual(await mock.removeMappingByMetadata({ team: "x" }, "equalToJson"), {});
+      assert.deepEqual((await mock.getAllMappings()).map((m) => m.id), [high.id, plain.id]);
+      await mock.resetMappings();
+      assert.deepEqual(await mock.getAllRequests(), []);
+    } finally {
+      await server.shutdown();
+    }
+  });
 });

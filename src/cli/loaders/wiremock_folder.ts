@@ -7,8 +7,9 @@
  * @module
  */
 
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
-import { basename, dirname, isAbsolute, join, resolve } from "node:path";
+import { wireMockLayout } from "../../server/wiremock/layout.ts";
+import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { isAbsolute, join, resolve } from "node:path";
 import type { Stub } from "../../stubs/model.ts";
 import type { Problem } from "../../stubs/validate.ts";
 import { resolveInside } from "../../util/paths.ts";
@@ -45,18 +46,9 @@ export function readWireMockFolder(
   root: string,
   options: Pick<WireMockOptions, "globalTemplating"> = {},
 ): WireMockFolder {
-  let files: string[];
-  let filesDir: string;
-  if (statSync(root).isDirectory()) {
-    const mappings = join(root, "mappings");
-    const hasMappings = existsSync(mappings) && statSync(mappings).isDirectory();
-    files = jsonFiles(hasMappings ? mappings : root);
-    filesDir = hasMappings ? join(root, "__files") : join(root, "..", "__files");
-  } else {
-    files = [root];
-    const parent = dirname(root);
-    filesDir = basename(parent) === "mappings" ? join(parent, "..", "__files") : join(parent, "__files");
-  }
+  statSync(root); // a root that is not there throws here, naming it
+  const { mappingsDir, filesDir } = wireMockLayout(root);
+  const files = mappingsDir === undefined ? [root] : jsonFiles(mappingsDir);
   let filesReal: string | undefined;
   try {
     filesReal = realpathSync(filesDir);

@@ -37,6 +37,8 @@ export interface WireMockFolder {
   origins: [file: string, index: number][];
   /** Each stub's mapping object as parsed (the file is read and parsed once). */
   mappings: Record<string, unknown>[];
+  /** The mappings left out (`FILE mappings[i]`), as parsed: for what their scenarios lose. */
+  refused: { place: string; mapping: unknown }[];
 }
 
 /** One mapping file: where it is (for places in warnings) and its text. */
@@ -77,6 +79,7 @@ export function convertWireMockFiles(
     files: 0,
     origins: [],
     mappings: [],
+    refused: [],
   };
   const priorities: number[] = [];
   const takenIds = new Set<string>();
@@ -156,6 +159,10 @@ function addConverted(
   { file, list, converted, refused, resolved }: FileConversion,
 ): void {
   const renumber = new Map<number, number>();
+  const kept = new Set(converted.indexes.filter((_, i) => !refused.has(i)));
+  list.forEach((mapping, j) => {
+    if (!kept.has(j)) result.refused.push({ place: `${file} mappings[${j}]`, mapping });
+  });
   converted.routes.forEach((route, i) => {
     if (refused.has(i)) {
       if (route.id !== undefined) takenIds.delete(route.id as string);

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { type PlacedMapping, scenarioLosses } from "./scenario_reach.ts";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { Stub } from "../../stubs/model.ts";
@@ -79,6 +80,8 @@ export function wireMockFolderStubs(
   }
   const read = (path: string): Uint8Array<ArrayBuffer> => generated.get(path) ?? readFile(path);
   const stubs: Stub[] = [];
+  const kept: PlacedMapping[] = [];
+  const refused: PlacedMapping[] = [...folder.refused];
   folder.routes.forEach((route, i) => {
     const [file, index] = folder.origins[i];
     const mapping = folder.mappings[i];
@@ -89,23 +92,28 @@ export function wireMockFolderStubs(
       : typeof mapping.uuid === "string"
       ? mapping.uuid
       : stableUuid(place);
-    const raw: Record<string, unknown> = { name, ...route };
+    // A mapping without an id gets its stable one as its stub's id, so Matched-Stub-Id names a stub /__admin/ knows.
+    const raw: Record<string, unknown> = { name, ...route, id: stubId };
     addMatchedHeaders(raw, stubId, typeof mapping.name === "string" ? mapping.name : undefined);
     const { stub, errors } = validateStub(raw, { readFile: read });
-    const id = route.id as string | undefined;
-    const taken = id !== undefined && options.takenIds?.has(id);
+    const id = stubId;
+    const taken = options.takenIds?.has(id);
     if (!stub || taken) {
       const why = taken
         ? `another stub already has the id '${id}'`
         : `its stub is not valid (${errors.join("; ")}); please report this`;
       problems.push({ level: "warn", place, message: `'${taken ? "id" : "mapping"}' is not supported: ${why}` });
+      refused.push({ place, mapping });
       return;
     }
-    if (id !== undefined) options.takenIds?.add(id);
+    kept.push({ place, mapping });
+    options.takenIds?.add(id);
     // Near misses name the mapping, as the report does for an unnamed one.
     stub.place = place;
     stubs.push(stub);
   });
+  // A scenario that lost mappings may no longer reach some states: say which, at each mapping left out.
+  for (const loss of scenarioLosses(kept, refused)) problems.push({ level: "warn", ...loss });
   return { stubs, problems, files: folder.files };
 }
 
@@ -117,7 +125,7 @@ const SPECIAL = /[{}]/;
  * own answers. A proxy stub passes the upstream's answer on and a fault sends none, so they
  * get none; neither does a mapping that sets the header itself.
  */
-function addMatchedHeaders(raw: Record<string, unknown>, id: string, name: string | undefined): void {
+export function addMatchedHeaders(raw: Record<string, unknown>, id: string, name: string | undefined): void {
   if (raw.proxy !== undefined || raw.fault !== undefined) return;
   const headers = { ...(raw.headers as Record<string, unknown> | undefined) };
   const has = (header: string) => Object.keys(headers).some((h) => h.toLowerCase() === header);

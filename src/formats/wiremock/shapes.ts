@@ -23,6 +23,8 @@ export interface KeptRequest {
   bodyTruncated?: boolean;
   /** `http` or `https`. */
   scheme?: string;
+  /** The client's address. */
+  clientIp?: string;
 }
 
 /** WireMock's `LoggedRequest`. */
@@ -30,6 +32,7 @@ export interface LoggedRequest {
   url: string;
   absoluteUrl: string;
   method: string;
+  clientIp?: string;
   headers: Record<string, string>;
   cookies: Record<string, string>;
   browserProxyRequest: false;
@@ -138,6 +141,7 @@ export function loggedRequest(kept: KeptRequest): LoggedRequest {
     url: kept.target,
     absoluteUrl: `${scheme}://${hostHeader}${kept.target}`,
     method: kept.method,
+    ...(kept.clientIp === undefined ? {} : { clientIp: kept.clientIp }),
     headers: kept.headers,
     cookies: cookies(kept.headers),
     browserProxyRequest: false,

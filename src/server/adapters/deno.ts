@@ -23,11 +23,13 @@ export function serve(
   // otherwise stops reading, and a client that sends its whole body before reading (most
   // do) waited for ever, or got a reset instead of the answer.
   const maxMessage = handler.websocketLimits?.maxMessage;
-  const fetch = (request: Request): Response | Promise<Response> => {
+  // The client's address from Deno.serve's second argument (typed by its shape: the npm build knows no Deno types).
+  const fetch = (request: Request, info?: { remoteAddr?: { hostname?: string } }): Response | Promise<Response> => {
     const websocket = request.headers.get("upgrade")?.toLowerCase() === "websocket";
     // An upgraded request's headers can no longer be read (the journal reads them later): a copy's can.
     const incoming = requestIncoming(
       websocket ? new Request(request.url, { method: request.method, headers: new Headers(request.headers) }) : request,
+      info?.remoteAddr?.hostname,
     );
     let upgraded: Response | undefined;
     if (websocket) {

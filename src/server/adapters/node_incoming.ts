@@ -67,6 +67,14 @@ export class NodeIncoming implements Incoming {
     return this.#req.headers;
   }
 
+  clientIp(): string | undefined {
+    return this.#req.socket?.remoteAddress;
+  }
+
+  headerLines(): readonly string[] {
+    return this.#req.rawHeaders;
+  }
+
   hasBody(): boolean {
     const headers = this.#req.headers;
     const length = headers["content-length"];

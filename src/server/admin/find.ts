@@ -46,6 +46,23 @@ function recordIncoming(record: JournalRecord): Incoming {
   };
 }
 
+/** A journaled request as the router reads a request (its body when the journal kept all of it). */
+export function recordView(record: JournalRecord): RequestView {
+  const incoming = recordIncoming(record);
+  const q = record.target.indexOf("?");
+  const view = new RequestView(
+    incoming,
+    record.method,
+    q === -1 ? record.target : record.target.slice(0, q),
+    q === -1 ? "" : record.target.slice(q + 1),
+  );
+  view.scope = scopeOf(record);
+  view.body = !record.bodyTruncated
+    ? new BodyView(record.body ?? new Uint8Array(), true, incoming.header("content-type"))
+    : undefined;
+  return view;
+}
+
 /**
  * The records `pattern` matches, in the order given. A method given must be the request's
  * own (a `GET` pattern does not take `HEAD` requests); a condition on a body the journal
@@ -59,18 +76,8 @@ export function findRequests(pattern: RequestPattern, records: readonly JournalR
     if (route.method !== "ANY" && record.method !== route.method) return false;
     const scope = scopeOf(record);
     if (route.scope !== undefined && scope !== route.scope) return false;
-    const incoming = recordIncoming(record);
-    const q = record.target.indexOf("?");
-    const view = new RequestView(
-      incoming,
-      record.method,
-      q === -1 ? record.target : record.target.slice(0, q),
-      q === -1 ? "" : record.target.slice(q + 1),
-    );
+    const view = recordView(record);
     view.scope = scope;
-    view.body = !record.bodyTruncated
-      ? new BodyView(record.body ?? new Uint8Array(), true, incoming.header("content-type"))
-      : undefined;
     if (!pattern.anyPath) {
       const found = router.match(view);
       return found !== undefined && found !== NEED_BODY;
@@ -81,4 +88,31 @@ export function findRequests(pattern: RequestPattern, records: readonly JournalR
     }
     return true;
   });
+}
+
+/**
+ * The records that match `pattern` or nearly do (as the router explains a miss: one path
+ * segment, the method, a query parameter, a header or the body differs), in the order
+ * given: WireMock's near misses of a request pattern. A pattern without a path takes every
+ * path, so only its other conditions are compared.
+ */
+export function nearRequests(
+  pattern: RequestPattern,
+  records: readonly JournalRecord[],
+): { record: JournalRecord; exact: boolean }[] {
+  const exact = new Set(findRequests(pattern, records));
+  const route = new Route(pattern.stub, { id: "pattern", source: "api", batch: 0, order: 0 });
+  const router = new Router<Route>();
+  router.add(route);
+  const out: { record: JournalRecord; exact: boolean }[] = [];
+  for (const record of records) {
+    if (exact.has(record)) {
+      out.push({ record, exact: true });
+      continue;
+    }
+    if (pattern.anyPath) continue;
+    const misses = router.nearMisses(recordView(record));
+    if (misses !== NEED_BODY && misses.length) out.push({ record, exact: false });
+  }
+  return out;
 }

@@ -47,6 +47,15 @@ export interface JournalRecord {
   bodyTruncated: boolean;
   /** A WebSocket message of the connection `target` opened, not a request: `in` from the client, `out` to it (its text is the body). */
   message?: "in" | "out";
+  /**
+   * The record's id while the journal keeps it: an RFC 4122 UUID, made when the record is
+   * first read (set by {@link Journal.records}; a request never read costs none).
+   */
+  uuid?: string;
+  /** The client's address, when the journal is on and the runtime tells it. */
+  clientIp?: string;
+  /** The header lines as sent (`[name, value, …]`, names in their case), when the wire keeps them. */
+  headerLines?: readonly string[];
 }
 
 /** Which journaled requests to list (`GET /__stubtool__/requests?…`); every given field must hold. */
@@ -130,6 +139,10 @@ export class Journal {
   #bodies: (Uint8Array | undefined)[] = [];
   #cut: boolean[] = [];
   #messages: ("in" | "out" | undefined)[] = [];
+  /** Each record's UUID, made on first read. */
+  #uuids: (string | undefined)[] = [];
+  #clientIps: (string | undefined)[] = [];
+  #headerLines: (readonly string[] | undefined)[] = [];
   #costs: number[] = [];
   /** Where the oldest kept record is. */
   #head = 0;
@@ -194,6 +207,9 @@ export class Journal {
     this.#bodies[i] = body;
     this.#cut[i] = cut;
     this.#messages[i] = record.message;
+    this.#uuids[i] = record.uuid;
+    this.#clientIps[i] = record.clientIp;
+    this.#headerLines[i] = record.headerLines;
     this.#costs[i] = size;
     this.#size++;
     this.#bytes += size;
@@ -205,6 +221,7 @@ export class Journal {
     // Let go of what the slot holds now, not when it is reused.
     this.#targets[i] = "";
     this.#headers[i] = undefined;
+    this.#headerLines[i] = undefined;
     this.#bodies[i] = undefined;
     this.#closest[i] = undefined;
     this.#head = (i + 1) % this.capacity;
@@ -214,7 +231,19 @@ export class Journal {
   /** Forgets every request (reset). */
   clear(): void {
     this.version++;
-    for (const field of [this.#headers, this.#bodies, this.#closest, this.#targets]) field.length = 0;
+    for (
+      const field of [
+        this.#headers,
+        this.#bodies,
+        this.#closest,
+        this.#targets,
+        this.#uuids,
+        this.#clientIps,
+        this.#headerLines,
+      ]
+    ) {
+      field.length = 0;
+    }
     this.#head = 0;
     this.#size = 0;
     this.#bytes = 0;
@@ -245,9 +274,28 @@ export class Journal {
         body: this.#bodies[i],
         bodyTruncated: this.#cut[i],
         ...(this.#messages[i] ? { message: this.#messages[i] } : {}),
+        uuid: this.#uuids[i] ??= crypto.randomUUID(),
+        clientIp: this.#clientIps[i],
+        headerLines: this.#headerLines[i],
       });
     }
     return out;
+  }
+
+  /**
+   * Forgets the kept records `which` picks (WireMock's `DELETE /__admin/requests/{id}` and
+   * `requests/remove`) and returns them, oldest first; the rest keep their order and ids.
+   */
+  removeWhere(which: (record: JournalRecord) => boolean): JournalRecord[] {
+    const all = this.records();
+    const removed = all.filter(which);
+    if (removed.length === 0) return removed;
+    const gone = new Set(removed);
+    const total = this.#total;
+    this.clear();
+    for (const record of all) if (!gone.has(record)) this.add(record);
+    this.#total = total;
+    return removed;
   }
 
   /** Has the journal dropped requests since start or reset (so a search may miss some)? */

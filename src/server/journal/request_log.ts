@@ -72,6 +72,8 @@ export class RequestLog {
       closest: undefined,
       scope: view.scope,
       headers: this.#journal ? incoming.headerSource() : undefined,
+      clientIp: this.#journal ? incoming.clientIp?.() : undefined,
+      headerLines: this.#journal ? incoming.headerLines?.() : undefined,
       body: undefined,
       bodyTruncated: false,
       done: false,

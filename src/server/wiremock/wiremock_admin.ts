@@ -5,14 +5,21 @@
  *
  * | Request | Answer |
  * | --- | --- |
- * | `GET /__admin/mappings` | `200 {"mappings":[…],"meta":{"total"}}`, newest first |
+ * | `GET /__admin/mappings` | `200 {"mappings":[…],"meta":{"total"}}`, by priority then newest |
  * | `POST /__admin/mappings` | `201` the mapping with its `id`/`uuid`; `422` `{"errors":[…]}` naming what does not convert |
  * | `DELETE /__admin/mappings` | `200 {}`: every stub is gone (`mappings/reset` brings the server's own back) |
- * | `GET\|PUT\|DELETE /__admin/mappings/{id}` | the mapping / `200` the new one / `200 {}`; `404` |
+ * | `GET\|PUT\|DELETE /__admin/mappings/{id}` | the mapping / `200` the new one / `200 {}`; unknown: empty `404` |
  * | `POST /__admin/mappings/import` | `200`: `{"mappings":[…], "importOptions"?}` added as one batch |
- * | `POST /__admin/mappings/reset` | `200`: back to the stubs the server started with |
+ * | `POST /__admin/mappings/reset` | `200`: back to the stubs the server started with; the journal emptied |
+ * | `POST /__admin/mappings/find-by-metadata`, `…/remove-by-metadata` | the mappings whose metadata matches / `200 {}` |
+ * | `POST /__admin/mappings/save` | `200`: admin mappings written into the `--wiremock` folder; none served `405` |
  * | `POST /__admin/reset` | `200`: that, and the journal, hit counts and scenarios start again |
  * | `GET\|DELETE /__admin/requests` | `200 {"requests":[serve events],"meta","requestJournalDisabled"}` newest first / `200 {}` |
+ * | `GET\|DELETE /__admin/requests/{id}` | the serve event (unknown: empty `404`) / `200 {}` |
+ * | `POST /__admin/requests/remove`, `…/remove-by-metadata` | `200 {"serveEvents":[…]}` removed |
+ * | `GET /__admin/requests/unmatched/near-misses`, `POST near-misses/request` | `200 {"nearMisses":[…]}` |
+ * | `GET\|POST\|PUT /__admin/settings` | `{"settings"}` / `200`; a global delay `422` |
+ * | `GET /__admin/recordings/status` | `200 {"status":"NeverStarted"}` |
  * | `POST /__admin/requests/count` | `200 {"count","requestJournalDisabled"}` |
  * | `POST /__admin/requests/find` | `200 {"requests":[logged requests],"requestJournalDisabled"}` |
  * | `GET /__admin/requests/unmatched` | `200 {"requests":[…],"requestJournalDisabled"}` |
@@ -45,9 +52,9 @@ import { stubInfo } from "../admin/stub_form.ts";
 import { admitMappings, type Admitted } from "./wiremock_mappings.ts";
 import { type Answer, type Body, EMPTY_OK, errors, json, WireMockJournal } from "./wiremock_journal.ts";
 import { isObject } from "../../util/json_shape.ts";
-
-/** The near-miss answer: WireMock's shape, with none (stubtool's own explanations are in its 404s). */
-const NO_NEAR_MISSES = json({ nearMisses: [] });
+import { PRIORITY_BAND } from "../../formats/wiremock/ranks.ts";
+import { metadataTest } from "./wiremock_journal.ts";
+import { saveMappings } from "./wiremock_save.ts";
 
 /** A request to a WireMock admin endpoint, as its task sees it. */
 interface WireMockCall {
@@ -69,6 +76,12 @@ export interface WireMockAdminHost extends StubsHost {
   clearJournal(): void;
   /** The journal's records, oldest first; `on` is false when the journal is off. */
   journal(): { records: JournalRecord[]; on: boolean };
+  /** Forgets the journaled records `which` picks; returns them, oldest first. */
+  removeRequests(which: (record: JournalRecord) => boolean): JournalRecord[];
+  /** The stubs that nearly match a request (the router's explanation of a miss), closest first. */
+  nearMisses(record: JournalRecord): Route[];
+  /** The WireMock folders the server serves (`serve --wiremock`), first given first: `mappings/save` writes into the first. */
+  wiremockDirs?: readonly string[];
   scenarios(): ScenarioEntry[];
   setScenarioState(name: string, state: string): SetStateResult;
   resetScenarios(): void;
@@ -85,6 +98,8 @@ export class WireMockAdminMount {
   readonly #journal: WireMockJournal;
   /** The mappings added here, by id, with the route each became (a route replaced elsewhere drops it). */
   readonly #mappings = new Map<string, { route: Route; mapping: Record<string, unknown> }>();
+  /** WireMock's global settings as set over `/__admin/settings` (kept and shown; none changes an answer). */
+  #settings: Record<string, unknown> = { proxyPassThrough: true };
 
   constructor(host: WireMockAdminHost, guard: ReservedGuard) {
     this.#host = host;
@@ -148,7 +163,39 @@ export class WireMockAdminMount {
       pattern: "mappings/import",
       handler: ({ incoming }) => this.#read(incoming).then((body) => this.#import(body)),
     },
-    { method: "POST", pattern: "mappings/reset", handler: () => (this.#host.resetStubs(), [EMPTY_OK, null]) },
+    {
+      method: "POST",
+      pattern: "mappings/reset",
+      handler: () => {
+        // WireMock 3 empties the request journal too.
+        this.#host.resetStubs();
+        this.#host.clearJournal();
+        return [EMPTY_OK, null];
+      },
+    },
+    {
+      method: "POST",
+      pattern: "mappings/find-by-metadata",
+      handler: ({ incoming }) => this.#read(incoming).then((body) => this.#findByMetadata(body)),
+    },
+    {
+      method: "POST",
+      pattern: "mappings/remove-by-metadata",
+      handler: ({ incoming }) => this.#read(incoming).then((body) => this.#removeByMetadata(body)),
+    },
+    { method: "POST", pattern: "mappings/save", handler: () => this.#save() },
+    { method: "GET", pattern: "settings", handler: () => json({ settings: this.#settings }) },
+    {
+      method: "POST",
+      pattern: "settings",
+      handler: ({ incoming }) => this.#read(incoming).then((body) => this.#updateSettings(body)),
+    },
+    {
+      method: "PUT",
+      pattern: "settings",
+      handler: ({ incoming }) => this.#read(incoming).then((body) => this.#updateSettings(body)),
+    },
+    { method: "GET", pattern: "recordings/status", handler: () => json({ status: "NeverStarted" }) },
     {
       method: "POST",
       pattern: "reset",
@@ -178,11 +225,34 @@ export class WireMockAdminMount {
       handler: ({ incoming }) => this.#read(incoming).then((body) => this.#journal.find(body)),
     },
     { method: "GET", pattern: "requests/unmatched", handler: () => this.#journal.unmatched() },
+    {
+      method: "POST",
+      pattern: "requests/remove",
+      handler: ({ incoming }) => this.#read(incoming, true).then((body) => this.#journal.remove(body)),
+    },
+    {
+      method: "POST",
+      pattern: "requests/remove-by-metadata",
+      handler: ({ incoming }) => this.#read(incoming).then((body) => this.#journal.removeByMetadata(body)),
+    },
     // WireMock's clients ask for near misses when a verification fails, to word the error.
-    // stubtool explains misses its own way (the 404's closest): these say there are none.
-    { method: "POST", pattern: "near-misses/request", handler: ({ incoming }) => this.#nearMisses(incoming) },
-    { method: "POST", pattern: "near-misses/request-pattern", handler: ({ incoming }) => this.#nearMisses(incoming) },
-    { method: "GET", pattern: "requests/unmatched/near-misses", handler: () => NO_NEAR_MISSES },
+    {
+      method: "POST",
+      pattern: "near-misses/request",
+      handler: ({ incoming }) => this.#read(incoming, true).then((body) => this.#requestNearMisses(body)),
+    },
+    {
+      method: "POST",
+      pattern: "near-misses/request-pattern",
+      handler: ({ incoming }) => this.#read(incoming, true).then((body) => this.#journal.patternNearMisses(body)),
+    },
+    { method: "GET", pattern: "requests/unmatched/near-misses", handler: () => this.#journal.unmatchedNearMisses() },
+    { method: "GET", pattern: "requests/{id}", handler: (_call, { id }) => this.#journal.request(decoded(id)) },
+    {
+      method: "DELETE",
+      pattern: "requests/{id}",
+      handler: (_call, { id }) => this.#journal.removeRequest(decoded(id)),
+    },
     { method: "GET", pattern: "scenarios", handler: () => json({ scenarios: this.#scenarios() }) },
     {
       method: "POST",
@@ -227,26 +297,67 @@ export class WireMockAdminMount {
     const method = incoming.method === "HEAD" ? "GET" : incoming.method;
     const path = endpoint.endsWith("/") ? endpoint.slice(0, -1) : endpoint;
     const match = this.#routes.match(method, path);
-    if (!match) {
-      return errors(404, {
-        code: 404,
-        title: `stubtool has no WireMock admin endpoint /__admin/${endpoint}`,
-        detail: "see the README's 'WireMock admin API' for the endpoints stubtool answers",
-      });
-    }
-    if ("allow" in match) {
-      // WireMock's shape for the error; its admin API sends no allow header.
-      return errors(405, {
-        code: 405,
-        title: `/__admin/${path} accepts ${match.allow.join(", ")}, not ${incoming.method}`,
-      });
-    }
+    // WireMock answers an empty 404 to a path it has no endpoint for, and to a method an endpoint does not take.
+    if (!match) return notFound(`stubtool has no WireMock admin endpoint /__admin/${endpoint}`);
+    if ("allow" in match) return notFound(`/__admin/${path} accepts ${match.allow.join(", ")}, not ${incoming.method}`);
     return match.handler({ incoming, query }, match.params);
   }
 
-  /** `near-misses/request` and `near-misses/request-pattern`: the body must be JSON (or empty); there are none. */
-  #nearMisses(incoming: Incoming): Promise<Answer> {
-    return this.#read(incoming, true).then((body) => "answer" in body ? body.answer : NO_NEAR_MISSES);
+  /**
+   * `POST /__admin/near-misses/request` with a logged request (`url`, `method`, `headers`,
+   * `body`): the stubs that nearly match it, as the 404 of that request would name them, in
+   * WireMock's shape and listing order (`distance` follows that order; its value is stubtool's).
+   */
+  #requestNearMisses(body: Body): Answer {
+    if ("answer" in body) return body.answer;
+    const sent = body.value ?? {};
+    if (!isObject(sent) || typeof (sent.url ?? "/") !== "string" || typeof (sent.method ?? "GET") !== "string") {
+      return errors(422, { code: 10, title: 'the body is a logged request: {"url": "/path?query", "method": "GET"}' });
+    }
+    const url = String(sent.url ?? "/");
+    const method = String(sent.method ?? "GET");
+    const headers: Record<string, string> = {};
+    if (isObject(sent.headers)) {
+      for (const [name, value] of Object.entries(sent.headers)) {
+        headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value);
+      }
+    }
+    const text = typeof sent.body === "string" ? sent.body : undefined;
+    const record: JournalRecord = {
+      method,
+      target: url.startsWith("/") ? url : `/${url}`,
+      time: Date.now(),
+      status: 0,
+      ms: 0,
+      stub: undefined,
+      id: undefined,
+      closest: undefined,
+      scope: null,
+      headers,
+      body: text === undefined ? undefined : new TextEncoder().encode(text),
+      bodyTruncated: false,
+    };
+    const q = url.indexOf("?");
+    const request = {
+      url,
+      method,
+      ...(isObject(sent.headers) ? { headers: sent.headers } : {}),
+      ...(text === undefined ? {} : { body: text }),
+      browserProxyRequest: false,
+      port: -1,
+      queryParams: queryParams(q === -1 ? "" : url.slice(q + 1)),
+      formParams: {},
+    };
+    // Closest first; WireMock lists equally near ones in its listing order, as here.
+    const misses = this.#host.nearMisses(record);
+    const routes = this.#ordered().filter((r) => misses.includes(r));
+    return json({
+      nearMisses: routes.map((route, i) => ({
+        request,
+        stubMapping: this.#mappingOf(route),
+        matchResult: { subEvents: [], diffDescriptions: [], distance: (i + 1) / (routes.length + 1) },
+      })),
+    });
   }
 
   #health(): Answer {
@@ -291,12 +402,104 @@ export class WireMockAdminMount {
     return stubToMapping(stubInfo(route) as Record<string, unknown>);
   }
 
-  /** Every stub as a mapping, newest first (`?limit=`, `?offset=` as WireMock pages them). */
+  /** Every stub as a mapping, by WireMock priority then newest (`?limit=`, `?offset=` as WireMock pages them). */
   #listMappings(params: URLSearchParams): Record<string, unknown>[] {
-    const routes = [...this.#host.routes()].reverse();
+    const routes = this.#ordered();
     const offset = Number(params.get("offset") ?? 0) || 0;
     const limit = params.has("limit") ? Number(params.get("limit")) : Infinity;
     return routes.slice(offset, Number.isFinite(limit) ? offset + limit : undefined).map((r) => this.#mappingOf(r));
+  }
+
+  /** The stubs in WireMock's listing order: by priority (1 first), then the newest first. */
+  #ordered(): Route[] {
+    const priority = (route: Route) => {
+      const kept = this.#mappings.get(route.id);
+      if (kept && kept.route === route) return Number(kept.mapping.priority ?? 5);
+      return 5 - Math.floor((route.stub.priority ?? 0) / PRIORITY_BAND);
+    };
+    const routes = [...this.#host.routes()].reverse();
+    const ranks = new Map(routes.map((r) => [r, priority(r)]));
+    return routes.sort((a, b) => ranks.get(a)! - ranks.get(b)!);
+  }
+
+  /** The stubs whose mapping's `metadata` the body's pattern matches, in listing order. */
+  #byMetadata(body: Body): { routes: Route[] } | { answer: Answer } {
+    if ("answer" in body) return body;
+    const found = metadataTest(body.value);
+    if ("answer" in found) return found;
+    return { routes: this.#ordered().filter((r) => found.test(this.#mappingOf(r).metadata)) };
+  }
+
+  #findByMetadata(body: Body): Answer {
+    const found = this.#byMetadata(body);
+    if ("answer" in found) return found.answer;
+    return json(mappingList(found.routes.map((r) => this.#mappingOf(r))));
+  }
+
+  #removeByMetadata(body: Body): Answer {
+    const found = this.#byMetadata(body);
+    if ("answer" in found) return found.answer;
+    const ids = new Set(found.routes.map((r) => r.id));
+    for (const gone of this.#host.remove((r) => ids.has(r.id))) this.#mappings.delete(gone);
+    return json({});
+  }
+
+  /**
+   * `POST /__admin/mappings/save`: the mappings added over `/__admin/` written into the
+   * served `--wiremock` folder, one file each, as WireMock writes them; `405` when the
+   * server serves none.
+   */
+  #save(): Answer {
+    const dir = this.#host.wiremockDirs?.[0];
+    if (dir === undefined) {
+      return errors(405, {
+        code: 405,
+        title: "mappings/save writes into the folder of serve --wiremock DIR, and this server serves none",
+        detail: "start stubtool with --wiremock DIR to save the mappings added over /__admin/ into DIR/mappings",
+      });
+    }
+    const mappings = [...this.#mappings.values()].filter((kept) => this.#host.route(kept.route.id) === kept.route);
+    const problem = saveMappings(dir, mappings.map((kept) => kept.mapping));
+    if (problem) return errors(500, { code: 10, title: `mappings/save could not write: ${problem}` });
+    return [EMPTY_OK, null];
+  }
+
+  /**
+   * `POST|PUT /__admin/settings`: WireMock's global settings, replaced whole (a field not sent
+   * goes back to its default). `fixedDelay` and `delayDistribution` delay every answer in
+   * WireMock: stubtool refuses them (422) rather than keep them without effect.
+   */
+  #updateSettings(body: Body): Answer {
+    if ("answer" in body) return body.answer;
+    const sent = body.value;
+    if (!isObject(sent)) return errors(422, { code: 10, source: { pointer: "/" }, title: "Error parsing JSON" });
+    const KNOWN = ["fixedDelay", "delayDistribution", "extended", "proxyPassThrough"];
+    for (const key of Object.keys(sent)) {
+      if (!KNOWN.includes(key)) {
+        return errors(422, {
+          code: 10,
+          source: { pointer: `/${key}` },
+          title: "Error parsing JSON",
+          detail: `Unrecognized field "${key}"`,
+        });
+      }
+    }
+    for (const key of ["fixedDelay", "delayDistribution"]) {
+      const value = sent[key];
+      if (value !== undefined && value !== null && value !== 0) {
+        return errors(422, {
+          code: 10,
+          source: { pointer: `/${key}` },
+          title: `'${key}' is not supported by stubtool`,
+          detail: "a global delay over /__admin/settings is not applied by stubtool: set the delay on the mappings",
+        });
+      }
+    }
+    const settings: Record<string, unknown> = {};
+    if (isObject(sent.extended)) settings.extended = sent.extended;
+    settings.proxyPassThrough = sent.proxyPassThrough === true;
+    this.#settings = settings;
+    return [EMPTY_OK, null];
   }
 
   /** Adds admitted mappings as one batch; a taken id is WireMock's 422 "Duplicate stub mapping ID". */
@@ -375,9 +578,9 @@ export class WireMockAdminMount {
         k
       );
     const removed = this.#host.remove((r) => ids.includes(r.id));
-    if (removed.length === 0) return notFound(`no mapping ${id === undefined ? "has that request" : `has id ${id}`}`);
     for (const gone of removed) this.#mappings.delete(gone);
-    return json({});
+    // WireMock answers an empty 200, whether it removed one or not.
+    return [EMPTY_OK, null];
   }
 
   async #replace(id: string, body: Body): Promise<Answer> {
@@ -426,6 +629,13 @@ export class WireMockAdminMount {
   }
 }
 
+/** A query string's parameters as WireMock lists them: `{name: {key, values}}`. */
+function queryParams(query: string): Record<string, { key: string; values: string[] }> {
+  const out: Record<string, { key: string; values: string[] }> = {};
+  for (const [key, value] of new URLSearchParams(query)) (out[key] ??= { key, values: [] }).values.push(value);
+  return out;
+}
+
 function decoded(part: string): string {
   try {
     return decodeURIComponent(part);
@@ -434,6 +644,7 @@ function decoded(part: string): string {
   }
 }
 
-function notFound(title: string): Answer {
-  return errors(404, { code: 404, title });
+/** WireMock's answer to an id it does not know: `404` with an empty body (`title` says why, for this code's readers). */
+function notFound(_title: string): Answer {
+  return [{ status: 404, headers: {} }, null];
 }

@@ -8,6 +8,7 @@
 import { resolve } from "node:path";
 import { hasIntegralDecimal, mappingsToConfig } from "../../formats/wiremock/mapping.ts";
 import { adminPriority } from "../../formats/wiremock/ranks.ts";
+import { addMatchedHeaders } from "../../formats/wiremock/folder_stubs.ts";
 import { withId } from "../../formats/wiremock/shapes.ts";
 import type { Stub } from "../../stubs/model.ts";
 import { validateConfig } from "../../stubs/validate.ts";
@@ -63,6 +64,7 @@ export async function admitMappings(
     const priority = adminPriority(converted.wiremockPriorities[0]);
     if (priority === 0) delete route.priority;
     else route.priority = priority;
+    addMatchedHeaders(route, id, typeof mapping.name === "string" ? mapping.name : undefined);
     const stub = validateMapping(host.filesRoot, route, converted.bodyFiles.filter((f) => f.route === 0));
     if ("answer" in stub) return stub;
     admitted.push({ stub: stub.stub, mapping });
