@@ -11,7 +11,13 @@ import { messageOf } from "../error_message.ts";
 import { mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { loadConfigText } from "../stubs/config.ts";
-import { type Exchange, isEventStream, type RecordedConfig, recordedConfig, type RecordingOptions } from "../stubs/recording.ts";
+import {
+  type Exchange,
+  isEventStream,
+  type RecordedConfig,
+  recordedConfig,
+  type RecordingOptions,
+} from "../stubs/recording.ts";
 import { type StubServer, stubServer } from "../server/server.ts";
 import type { ForwardTap } from "../server/proxy/proxy.ts";
 import { VERSION } from "../version.ts";
@@ -124,7 +130,10 @@ export async function writeRecording(
   heading: string,
 ): Promise<WrittenRecording> {
   const bodies = `${out.replace(/\.[^./]*$/, "")}.bodies`;
-  const { config, files, warnings } = recordedConfig(exchanges, { ...options, bodies: bodies.slice(dirname(out).length + 1) });
+  const { config, files, warnings } = recordedConfig(exchanges, {
+    ...options,
+    bodies: bodies.slice(dirname(out).length + 1),
+  });
   const { stringify } = await import("yaml");
   const text = `# ${heading}\n` + stringify(config, { lineWidth: 0 });
   if (files.size) await mkdir(bodies, { recursive: true });

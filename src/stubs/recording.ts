@@ -376,7 +376,9 @@ export function recordedConfig(exchanges: readonly Exchange[], options: Recordin
         stub.request = { ...(Object.keys(headers).length ? { headers } : {}), ...body };
       }
       const keepDelay = options.keepDelay === true;
-      const answers = list.map((exchange) => answer(exchange, keep, file, keepDelay, (place, message) => warnings.push({ place, message })));
+      const answers = list.map((exchange) =>
+        answer(exchange, keep, file, keepDelay, (place, message) => warnings.push({ place, message }))
+      );
       const delays = list.map((exchange) => Math.max(0, Math.round(exchange.latency ?? 0)));
       // Answers that differ only in their events' timing are one answer.
       const distinct = new Set(answers.map((a) => JSON.stringify(a, (k, v) => k === "delay_ms" ? undefined : v)));

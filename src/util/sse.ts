@@ -91,8 +91,7 @@ export function parseSseEvents(text: string): SseParsed[] | undefined {
       if (name === "data") data.push(value);
       else if ((name === "event" || name === "id") && !/[\r\0]/.test(value) && (name === "id" || value !== "")) {
         fields[name] = value;
-      }
-      else if (name === "retry" && /^\d{1,9}$/.test(value)) fields.retry = Number(value);
+      } else if (name === "retry" && /^\d{1,9}$/.test(value)) fields.retry = Number(value);
       else return undefined;
     }
     if (data.length === 0) return undefined;
