@@ -81,3 +81,17 @@ export function makePaymentsConfig(): { routes: Record<string, unknown>[] } {
 export function makeProxyConfig(upstream: string): { routes: Record<string, unknown>[] } {
   return { routes: [{ method: "GET", path: "/users/{id}", proxy: upstream }] };
 }
+
+/** Events in the SSE figure's stream (S11): the most one stream may hold. */
+export const SSE_EVENTS = 10_000;
+
+/** The data of event `n` of the SSE figure's stream, as the stub writes it and the wire carries it. */
+export function sseData(n: number): { n: number; delta: string } {
+  return { n, delta: "hello " };
+}
+
+/** S11: one stub answering `GET /events` with {@link SSE_EVENTS} events, no delays. */
+export function makeSseConfig(): { routes: Record<string, unknown>[] } {
+  const stream = Array.from({ length: SSE_EVENTS }, (_, n) => ({ data: sseData(n) }));
+  return { routes: [{ method: "GET", path: "/events", stream }] };
+}
