@@ -144,7 +144,9 @@ export function printSse(figures: SseFigure[], rounds: number, smoke: boolean): 
   const [bare] = figures;
   console.log(
     `\nS11 SSE: a stream: stub of ${SSE_EVENTS} events (no delays) against bare Deno.serve streaming the same bytes; ` +
-      `time to first event (median of ${smoke ? 20 : 200} requests) and events/s (4 streams read at once), medians of ${rounds} round(s)`,
+      `time to first event (median of ${
+        smoke ? 20 : 200
+      } requests) and events/s (4 streams read at once), medians of ${rounds} round(s)`,
   );
   console.log("| server | first event | ÷ bare | events/s | ÷ bare |");
   console.log("|---|---|---|---|---|");
