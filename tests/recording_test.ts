@@ -221,4 +221,10 @@ Deno.test("recordedConfig: equal event streams are one stream: stub, each event'
   }]);
   // Without --keep-delay the events carry no delays.
   assert.deepEqual(recordedConfig([sse(100)]).config.routes[0].stream, [{ data: "a" }, { data: "b" }]);
+  // Nor without arrival times (a HAR file's exchanges have none).
+  const { arrivals: _, ...untimed } = sse(100);
+  assert.deepEqual(recordedConfig([untimed], { keepDelay: true }).config.routes[0].stream, [
+    { data: "a" },
+    { data: "b" },
+  ]);
 });
