@@ -81,3 +81,33 @@ export function makePaymentsConfig(): { routes: Record<string, unknown>[] } {
 export function makeProxyConfig(upstream: string): { routes: Record<string, unknown>[] } {
   return { routes: [{ method: "GET", path: "/users/{id}", proxy: upstream }] };
 }
+
+/** Events in the SSE figure's stream (S11): the most one stream may hold. */
+export const SSE_EVENTS = 10_000;
+
+/** The data of event `n` of the SSE figure's stream, as the stub writes it and the wire carries it. */
+export function sseData(n: number): { n: number; delta: string } {
+  return { n, delta: "hello " };
+}
+
+/** The pause before the second event of S11's `GET /first` (whose first event is timed, then the stream cancelled). */
+export const SSE_FIRST_PAUSE_MS = 10_000;
+
+/**
+ * S11: `GET /events` answers {@link SSE_EVENTS} events without delays (events/s); `GET /first`
+ * one event at once and the next after {@link SSE_FIRST_PAUSE_MS} (time to first event, as an
+ * LLM API's first token).
+ */
+export function makeSseConfig(): { routes: Record<string, unknown>[] } {
+  const stream = Array.from({ length: SSE_EVENTS }, (_, n) => ({ data: sseData(n) }));
+  return {
+    routes: [
+      { method: "GET", path: "/events", stream },
+      {
+        method: "GET",
+        path: "/first",
+        stream: [{ data: sseData(0) }, { data: sseData(1), delay_ms: SSE_FIRST_PAUSE_MS }],
+      },
+    ],
+  };
+}

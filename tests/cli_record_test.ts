@@ -239,3 +239,85 @@ Deno.test("record: --ignore-body keeps one stub per method + path, as before (th
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("record: an event stream passes through event by event and is written as a stream: stub with its delays that replays the same bytes", async () => {
+  const EVENTS = [
+    'data: {"choices":[{"delta":{"content":"Hi {name}"}}]}\n\n',
+    "event: note\nid: 2\ndata: line one\ndata: line two\n\n",
+    "data: [DONE]\n\n",
+  ];
+  let release = () => {};
+  const upstream = createServer((req, res) => {
+    if (req.url === "/pings") {
+      // A comment line cannot be written as a stream: event: kept as a text body with a warning.
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      return void res.end(": ping\n\ndata: x\n\n");
+    }
+    res.writeHead(200, { "content-type": "text/event-stream; charset=utf-8" });
+    res.write(EVENTS[0]);
+    new Promise<void>((resolve) => release = resolve).then(() => {
+      setTimeout(() => res.write(EVENTS[1]), 300);
+      setTimeout(() => res.end(EVENTS[2]), 400);
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, "127.0.0.1", resolve));
+  const target = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+  const dir = await Deno.makeTempDir({ prefix: "stubtool-record-sse-" });
+  try {
+    const out = `${dir}/recorded.yaml`;
+    const recorder = new CliProcess(["record", "--target", target, "--port", "0", "--out", out, "--keep-delay"]);
+    const [, url] = await recorder.waitForStdout(/recording \S+ on (http:\/\/127\.0\.0\.1:\d+)/);
+    const response = await fetch(`${url}/v1/chat`, { method: "POST", body: '{"stream":true}' });
+    const reader = response.body!.getReader();
+    const first = await Promise.race([
+      reader.read().then((r) => new TextDecoder().decode(r.value)),
+      new Promise<string>((resolve) => setTimeout(() => resolve("no event within 5 s"), 5000)),
+    ]);
+    assert.equal(first, EVENTS[0], "the first event passes before the upstream sends the second");
+    release();
+    let rest = "";
+    for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+    assert.equal(rest, EVENTS[1] + EVENTS[2]);
+    await (await fetch(`${url}/pings`)).arrayBuffer();
+    recorder.kill("SIGINT");
+    const { code, stdout, stderr } = await recorder.result();
+    assert.equal(code, 0);
+    assert.match(stdout, /^recorded 2 request\(s\) as 2 stub\(s\) → /m);
+    assert.match(
+      stderr,
+      /^\[WARN\] GET \/pings: the event stream is not written the way a stream: stub sends events .*recorded as a text body, byte for byte, without each event's timing$/m,
+    );
+
+    const doc = parse(await Deno.readTextFile(out)) as { routes: Record<string, unknown>[] };
+    const [chat, pings] = doc.routes;
+    assert.deepEqual(chat.headers, { "content-type": "text/event-stream; charset=utf-8" });
+    const stream = chat.stream as Record<string, unknown>[];
+    assert.deepEqual(stream.map(({ delay_ms: _, ...event }) => event), [
+      { data: { choices: [{ delta: { content: "Hi {name}" } }] } },
+      { event: "note", id: "2", data: "line one\nline two" },
+      { data: "[DONE]" },
+    ]);
+    // The second event came 300 ms after the client was released (itself after the first), the third 100 ms later.
+    const delays = stream.map((event) => (event.delay_ms as number | undefined) ?? 0);
+    assert.ok(delays[1] >= 290, `second event delay ${delays[1]}`);
+    assert.ok(delays[2] >= 90 && delays[2] < delays[1], `third event delay ${delays[2]}`);
+    assert.equal(pings.body, ": ping\n\ndata: x\n\n");
+    assert.equal(pings.stream, undefined);
+
+    const validated = await runCli(["validate", out]);
+    assert.equal(validated.code, 0, validated.stderr);
+
+    upstream.close();
+    const served = await startServe(["--port", "0", "--quiet", "--config", out]);
+    await using _ = served.process;
+    const started = performance.now();
+    const again = await fetch(`${served.url}/v1/chat`, { method: "POST", body: '{"stream":true}' });
+    assert.equal(again.headers.get("content-type"), "text/event-stream; charset=utf-8");
+    assert.equal(await again.text(), EVENTS.join(""));
+    assert.ok(performance.now() - started >= delays[1] + delays[2], "the events are replayed with their delays");
+    assert.equal(await (await fetch(`${served.url}/pings`)).text(), ": ping\n\ndata: x\n\n");
+  } finally {
+    upstream.close();
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -189,6 +189,34 @@ for (const adapter of ADAPTERS) {
     assert.deepEqual(echoed.subarray(big.length), big);
   });
 
+  Deno.test(`[${adapter}] an event stream passes event by event on both forwarders (fetch for GET, node:http for a POST with a body)`, async () => {
+    // The upstream sends its second event only once the client has read the first through the
+    // proxy: a forwarder that buffered would hold the first back and never release the second.
+    let release = () => {};
+    await using up = await upstream((_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+      res.write('data: {"n":1}\n\n');
+      new Promise<void>((resolve) => release = resolve).then(() => res.end("data: [DONE]\n\n"));
+    });
+    await using server = await stubServer(0, { adapter });
+    server.routes(get("/events").proxy(up.url), route("POST", "/events").proxy(up.url));
+    for (const init of [{}, { method: "POST", body: '{"stream":true}' }]) {
+      const response = await fetch(`${server.url}/events`, init);
+      assert.equal(response.headers.get("content-type"), "text/event-stream");
+      const reader = response.body!.getReader();
+      const first = await Promise.race([
+        reader.read().then((r) => new TextDecoder().decode(r.value)),
+        new Promise<string>((resolve) => setTimeout(() => resolve("no event within 5 s"), 5000)),
+      ]);
+      assert.equal(first, 'data: {"n":1}\n\n', `${init.method ?? "GET"}: the first event before the second is sent`);
+      release();
+      let rest = "";
+      for (let r = await reader.read(); !r.done; r = await reader.read()) rest += new TextDecoder().decode(r.value);
+      assert.equal(rest, "data: [DONE]\n\n");
+    }
+    assert.deepEqual(up.seen.map((s) => [s.method, s.body.toString()]), [["GET", ""], ["POST", '{"stream":true}']]);
+  });
+
   Deno.test(`[${adapter}] an answer with a length that comes in parts is streamed; one the upstream cuts short reaches the client cut short`, async () => {
     await using up = await upstream((req, res) => {
       if (req.url === "/parts") {

@@ -199,3 +199,32 @@ serverTest(
     assert.ok(!attack.text.includes("results for"), attack.text);
   },
 );
+
+Deno.test("recordedConfig: equal event streams are one stream: stub, each event's delay the median of those seen", () => {
+  const body = new TextEncoder().encode("data: a\n\ndata: b\n\n");
+  const sse = (second: number) => ({
+    method: "GET",
+    target: "/events",
+    status: 200,
+    headers: { "content-type": "text/event-stream" },
+    body,
+    arrivals: [{ end: 9, ms: 0 }, { end: 18, ms: second }],
+  });
+  const { config, warnings } = recordedConfig([sse(100), sse(300), sse(200)], { keepDelay: true });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(config.routes, [{
+    method: "GET",
+    path: "/events",
+    status: 200,
+    headers: { "content-type": "text/event-stream" },
+    stream: [{ data: "a" }, { data: "b", delay_ms: 200 }],
+  }]);
+  // Without --keep-delay the events carry no delays.
+  assert.deepEqual(recordedConfig([sse(100)]).config.routes[0].stream, [{ data: "a" }, { data: "b" }]);
+  // Nor without arrival times (a HAR file's exchanges have none).
+  const { arrivals: _, ...untimed } = sse(100);
+  assert.deepEqual(recordedConfig([untimed], { keepDelay: true }).config.routes[0].stream, [
+    { data: "a" },
+    { data: "b" },
+  ]);
+});

@@ -66,7 +66,7 @@ const WIRE_HEADERS = ["content-encoding", "content-length", "transfer-encoding"]
  */
 async function importHar({ positionals, values }: ParsedArgs, { output }: CliContext): Promise<number> {
   const source = positionals[1];
-  const { recordingOptions, writeRecording, writtenSummary } = await import("./record.ts");
+  const { printRecordingWarnings, recordingOptions, writeRecording, writtenSummary } = await import("./record.ts");
   const options = recordingOptions(values);
   for (const name of options.keep ?? []) {
     if (WIRE_HEADERS.includes(name.toLowerCase())) {
@@ -108,6 +108,7 @@ async function importHar({ positionals, values }: ParsedArgs, { output }: CliCon
     output.err(errorLine(out, `cannot write the config: ${describeWriteError(error)}`));
     return 1;
   }
+  printRecordingWarnings(written.warnings, output);
   const left = har.entries - har.exchanges.length - har.otherOrigin;
   const notes = [
     ...(left ? [`${left} entries left out, see the warnings`] : []),

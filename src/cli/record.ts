@@ -11,13 +11,19 @@ import { messageOf } from "../error_message.ts";
 import { mkdir } from "node:fs/promises";
 import { dirname, join, resolve } from "node:path";
 import { loadConfigText } from "../stubs/config.ts";
-import { type Exchange, recordedConfig, type RecordingOptions } from "../stubs/recording.ts";
+import {
+  type Exchange,
+  isEventStream,
+  type RecordedConfig,
+  recordedConfig,
+  type RecordingOptions,
+} from "../stubs/recording.ts";
 import { type StubServer, stubServer } from "../server/server.ts";
 import type { ForwardTap } from "../server/proxy/proxy.ts";
 import { VERSION } from "../version.ts";
 import type { CliContext } from "./context.ts";
 import { describeWriteError, writeFileAtomic } from "./files.ts";
-import { errorLine } from "./output.ts";
+import { errorLine, type Output, warnLine } from "./output.ts";
 import { stopRequests } from "./signals.ts";
 import { type ParsedArgs, portValue, urlValue, UsageError } from "./usage.ts";
 
@@ -59,21 +65,31 @@ function collector(
   let headers: Exchange["headers"] = {};
   const sent = chunkList();
   const received = chunkList();
+  // An event stream's chunks are timed: its events' delays come from them.
+  let arrivals: Exchange["arrivals"];
+  let size = 0;
   return {
     requestChunk: sent.add,
     response(head) {
       latency = performance.now() - started;
       status = head.status;
       headers = { ...head.headers, ...head.lists };
+      if (isEventStream(head.headers["content-type"] ?? "")) arrivals = [];
     },
-    chunk: received.add,
+    chunk(bytes) {
+      received.add(bytes);
+      size += bytes.byteLength;
+      arrivals?.push({ end: size, ms: performance.now() - started - latency });
+    },
     end(complete) {
       if (!complete) return done(undefined, "the answer broke off");
       const body = received.bytes();
       if (!body) return done(undefined, `the body is larger than ${MAX_RECORDED_BODY} bytes`);
       // A request body too large to keep makes no body condition (as if it had none).
       const request = { headers: requestHeaders, body: sent.bytes() ?? new Uint8Array() };
-      done({ method, target, status, headers, body, request, latency });
+      const exchange: Exchange = { method, target, status, headers, body, request, latency };
+      if (arrivals) exchange.arrivals = arrivals;
+      done(exchange);
     },
   };
 }
@@ -90,9 +106,16 @@ export function recordingOptions(values: ParsedArgs["values"]): RecordingOptions
 
 /** What {@link writeRecording} wrote. */
 export interface WrittenRecording {
+  /** What could not be written as asked (see {@link printRecordingWarnings}). */
+  warnings: RecordedConfig["warnings"];
   stubs: number;
   sequences: number;
   bodyFiles: number;
+}
+
+/** Prints the recording's warnings, `[WARN] GET /events: …`, on stderr. */
+export function printRecordingWarnings(warnings: RecordedConfig["warnings"], output: Output): void {
+  for (const { place, message } of warnings) output.err(warnLine(place, message));
 }
 
 /**
@@ -107,7 +130,10 @@ export async function writeRecording(
   heading: string,
 ): Promise<WrittenRecording> {
   const bodies = `${out.replace(/\.[^./]*$/, "")}.bodies`;
-  const { config, files } = recordedConfig(exchanges, { ...options, bodies: bodies.slice(dirname(out).length + 1) });
+  const { config, files, warnings } = recordedConfig(exchanges, {
+    ...options,
+    bodies: bodies.slice(dirname(out).length + 1),
+  });
   const { stringify } = await import("yaml");
   const text = `# ${heading}\n` + stringify(config, { lineWidth: 0 });
   if (files.size) await mkdir(bodies, { recursive: true });
@@ -118,6 +144,7 @@ export async function writeRecording(
   if (!check || errors.length) throw new Error(`the recording does not validate: ${errors[0]?.message}`);
   await writeFileAtomic(out, text);
   return {
+    warnings,
     stubs: config.routes.length,
     sequences: config.routes.filter((r) => r.sequence).length,
     bodyFiles: files.size,
@@ -167,6 +194,7 @@ export async function recordCommand({ values }: ParsedArgs, ctx: CliContext): Pr
     output.err(errorLine(out, `cannot write the recording: ${describeWriteError(error)}`));
     return 1;
   }
+  printRecordingWarnings(written.warnings, output);
   output.out(`recorded ${exchanges.length} request(s) as ${writtenSummary(written)} → ${out}`);
   return 0;
 }

@@ -61,7 +61,11 @@ const RECORDING_FLAGS: FlagSpec[] = [
     type: "boolean",
     help: "one stub per method + path + query even when JSON or form request bodies differ",
   },
-  { name: "keep-delay", type: "boolean", help: "write each answer's recorded latency as its delay" },
+  {
+    name: "keep-delay",
+    type: "boolean",
+    help: "write each answer's recorded latency as its delay (and each event's as its delay_ms)",
+  },
 ];
 
 /** How `wait`, `report` and `stubs` reach a server. */

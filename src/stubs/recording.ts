@@ -5,13 +5,17 @@
  * stub each with a `request: json|form` condition, as do requests that differ by a request
  * header asked for. JSON bodies become YAML values (when written back compactly they are
  * the same bytes; otherwise the exact bytes go to a body file), text bodies strings with
- * their content type, binary bodies `body_base64`. Response headers kept: `content-type`
- * and those asked for; the recorded latency becomes `delay` when asked for.
+ * their content type, binary bodies `body_base64`. An event stream (`text/event-stream`)
+ * becomes a `stream:` of its events, each with the time it took to arrive as `delay_ms` when
+ * delays are kept. Response headers kept: `content-type` and those asked for; the recorded
+ * latency becomes `delay` when asked for.
  * @module
  */
 
 import { displaySegment } from "./path.ts";
 import { isJsonMediaType } from "../util/media.ts";
+import { parseSseEvents, type SseParsed } from "../util/sse.ts";
+import { MAX_STREAM_EVENT_BYTES, MAX_STREAM_EVENTS } from "./stream_field.ts";
 
 /** One exchange as the proxy saw it. */
 export interface Exchange {
@@ -27,6 +31,11 @@ export interface Exchange {
   request?: { headers: Record<string, string>; body: Uint8Array };
   /** Milliseconds from sending the request to the answer's head, when known. */
   latency?: number;
+  /**
+   * When each part of the body came, when known: after `end` bytes had arrived, `ms`
+   * milliseconds after the head (oldest first). An event stream's events get their delays from it.
+   */
+  arrivals?: { end: number; ms: number }[];
 }
 
 /** How {@link recordedConfig} writes stubs. */
@@ -52,6 +61,8 @@ export interface RecordedConfig {
   config: { routes: Record<string, unknown>[] };
   /** Files to write beside the config (path relative to it → bytes), for bodies kept byte for byte. */
   files: Map<string, Uint8Array>;
+  /** What could not be written as asked: where (`GET /events`) and what. */
+  warnings: { place: string; message: string }[];
 }
 
 const TEXT_TYPE = /^\s*(text\/|application\/(xml|javascript|x-www-form-urlencoded)|[^;]*\+xml)/i;
@@ -101,11 +112,61 @@ function base64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/** Is this content type `text/event-stream` (any parameters)? */
+export function isEventStream(contentType: string): boolean {
+  return /^\s*text\/event-stream\s*(;|$)/i.test(contentType);
+}
+
+/** JSON data written compactly stays a YAML value (sent back as the same bytes); other data stays text. */
+function eventData(data: string): unknown {
+  if (!data.startsWith("{") && !data.startsWith("[")) return data;
+  try {
+    const value = JSON.parse(data);
+    return JSON.stringify(value) === data ? value : data;
+  } catch {
+    return data;
+  }
+}
+
+/**
+ * The `stream:` events of an event-stream body, each with the milliseconds between the
+ * previous event's arrival (the head's, for the first) and its own last byte's as `delay_ms`
+ * when `keepDelay`; undefined when the body cannot be replayed event by event exactly.
+ */
+function streamEvents(text: string, exchange: Exchange, keepDelay: boolean): Record<string, unknown>[] | undefined {
+  const parsed = parseSseEvents(text);
+  if (!parsed || parsed.length > MAX_STREAM_EVENTS) return undefined;
+  let start = 0;
+  let before = 0;
+  const arrivals = exchange.arrivals ?? [];
+  let a = 0;
+  const events: Record<string, unknown>[] = [];
+  for (const event of parsed as SseParsed[]) {
+    if (event.end - start > MAX_STREAM_EVENT_BYTES) return undefined;
+    start = event.end;
+    const out: Record<string, unknown> = {};
+    if (event.event !== undefined) out.event = event.event;
+    if (event.id !== undefined) out.id = event.id;
+    if (event.retry !== undefined) out.retry = event.retry;
+    out.data = eventData(event.data);
+    while (a < arrivals.length && arrivals[a].end < event.end) a++;
+    if (keepDelay && a < arrivals.length) {
+      const delay = Math.max(0, Math.round(arrivals[a].ms - before));
+      before = arrivals[a].ms;
+      if (delay > 0) out.delay_ms = delay;
+    }
+    events.push(out);
+  }
+  return events;
+}
+
 /** The answer fields of one exchange: status, the kept headers, and the body in the most readable exact form. */
 function answer(
   exchange: Exchange,
   keep: readonly string[],
   file: (extension: string, bytes: Uint8Array) => string,
+  keepDelay: boolean,
+  warn: (place: string, message: string) => void,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = { status: exchange.status };
   const headers: Record<string, string | string[]> = {};
@@ -130,6 +191,19 @@ function answer(
       else out.body_file = file("json", bytes); // pretty-printed or escaped JSON: kept as sent
       return out;
     } catch { /* not JSON after all: kept as bytes below */ }
+  }
+  if (text !== undefined && isEventStream(type)) {
+    const stream = streamEvents(text, exchange, keepDelay);
+    if (stream) {
+      out.stream = stream;
+      return out;
+    }
+    warn(
+      `${exchange.method} ${exchange.target}`,
+      `the event stream is not written the way a stream: stub sends events ` +
+        `(comments, CRLF line ends, "data:" without a space, an event over ${MAX_STREAM_EVENT_BYTES} bytes…); ` +
+        `recorded as a text body, byte for byte, without each event's timing`,
+    );
   }
   if (text !== undefined && type !== "" && TEXT_TYPE.test(type) && !isJsonMediaType(type)) {
     out.body = text;
@@ -207,6 +281,16 @@ function median(values: number[]): number {
   return sorted[Math.floor((sorted.length - 1) / 2)];
 }
 
+/** The events of equal stream answers, each with the median of its delays over them. */
+function medianEventDelays(answers: Record<string, unknown>[]): Record<string, unknown>[] {
+  const streams = answers.map((a) => a.stream as Record<string, unknown>[]);
+  return streams[0].map((event, i) => {
+    const { delay_ms: _, ...rest } = event;
+    const delay = median(streams.map((s) => (s[i].delay_ms as number | undefined) ?? 0));
+    return delay > 0 ? { ...rest, delay_ms: delay } : rest;
+  });
+}
+
 /** Exchanges of one method + target that the written stub tells apart from the others, with their conditions. */
 interface Variant {
   headers: Record<string, unknown>;
@@ -257,6 +341,7 @@ export function recordedConfig(exchanges: readonly Exchange[], options: Recordin
   const keep = options.keep ?? [];
   const folder = options.bodies ?? "bodies";
   const files = new Map<string, Uint8Array>();
+  const warnings: RecordedConfig["warnings"] = [];
   const named = new Map<string, string>();
   // The same bytes answered twice are one file (so equal answers stay equal, not a sequence).
   const file = (extension: string, bytes: Uint8Array) => {
@@ -290,11 +375,16 @@ export function recordedConfig(exchanges: readonly Exchange[], options: Recordin
       if (Object.keys(headers).length || body) {
         stub.request = { ...(Object.keys(headers).length ? { headers } : {}), ...body };
       }
-      const answers = list.map((exchange) => answer(exchange, keep, file));
+      const keepDelay = options.keepDelay === true;
+      const answers = list.map((exchange) =>
+        answer(exchange, keep, file, keepDelay, (place, message) => warnings.push({ place, message }))
+      );
       const delays = list.map((exchange) => Math.max(0, Math.round(exchange.latency ?? 0)));
-      const distinct = new Set(answers.map((a) => JSON.stringify(a)));
+      // Answers that differ only in their events' timing are one answer.
+      const distinct = new Set(answers.map((a) => JSON.stringify(a, (k, v) => k === "delay_ms" ? undefined : v)));
       if (distinct.size === 1) {
         Object.assign(stub, answers[0]);
+        if (keepDelay && Array.isArray(stub.stream)) stub.stream = medianEventDelays(answers);
         const delay = median(delays);
         if (options.keepDelay && delay > 0) stub.delay = delay;
       } else {
@@ -304,5 +394,5 @@ export function recordedConfig(exchanges: readonly Exchange[], options: Recordin
       routes.push(stub);
     }
   }
-  return { config: { routes }, files };
+  return { config: { routes }, files, warnings };
 }
