@@ -5,7 +5,9 @@
 // stubs run on both runtime adapters through stubServer. The specs: the classic Petstore
 // (tests/fixtures/openapi/petstore.yaml) and real descriptions an npm package ships
 // (@readme/oas-examples: Swagger's Petstore as 3.0 and as Swagger 2.0, the Star Trek API,
-// ReadMe's own API in 3.1, Train Travel in 3.1).
+// ReadMe's own API in 3.1, Train Travel in 3.1). At the end, every JSON spec of that package (60)
+// is served with --mock: one valid request per operation (its 2xx answer checked against its
+// schema) and one invalid one (422 in Prism's shape), each operation left out named with why.
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
