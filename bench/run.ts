@@ -8,6 +8,7 @@
  *   npm run bench -- --only "deno-bare,stubtool 20"
  *   npm run bench -- --smoke --only "deno-bare,stubtool 20 +500 batches"   # S10: 500 batches of 20 stubs
  *   deno run -A bench/sse.ts --smoke  # S11 alone: SSE time to first event and events/s (bench/sse.ts)
+ *   npm run bench -- --only "deno-bare,stubtool openapi checked,stubtool openapi unchecked"   # S12: request checks' cost
  *
  * Every server is checked for the right answer before it is loaded; the table gives
  * req/s, p50, p99, errors, RSS after the run and startup time, each as a ratio to the
@@ -168,6 +169,17 @@ async function addRuntimeStubs(): Promise<void> {
 /** Batches of {@link addBatches}: a test run that adds 20 stubs per test over 500 tests. */
 const BATCHES = 500;
 
+/** S12: a JSON body to an operation `serve --openapi SPEC --mock` mocks, its request checked against the spec (or not). */
+const S12: Scenario = {
+  id: "S12",
+  label: "POST /pets, --openapi --mock (JSON body)",
+  method: "POST",
+  path: "/pets",
+  body: JSON.stringify({ name: "Rex", age: 3 }),
+  check: expectJson(201, { id: 2 }),
+};
+const CHECKED_SPEC = "tests/fixtures/openapi/checked.yaml";
+
 /** S10: requests to a stub of an early, a middle and the last of {@link BATCHES} batches. */
 const S10 = [1, BATCHES / 2, BATCHES].map((batch, n): Scenario => ({
   id: `S10${"abc"[n]}`,
@@ -275,6 +287,21 @@ const SERVERS: Server[] = [
     readyPath: "/__stubtool__/health",
     setup: addBatches,
     scenarios: [S1, ...S10],
+  },
+  {
+    name: "stubtool openapi checked",
+    cmd: [DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--port", "{port}", "--openapi", CHECKED_SPEC, "--mock"],
+    readyPath: "/__stubtool__/health",
+    scenarios: [S12],
+  },
+  {
+    name: "stubtool openapi unchecked",
+    cmd: [
+      ...[DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--port", "{port}", "--openapi", CHECKED_SPEC],
+      ...["--mock", "--no-validate-requests"],
+    ],
+    readyPath: "/__stubtool__/health",
+    scenarios: [S12],
   },
   {
     name: "deno-bare json",
@@ -732,7 +759,7 @@ function printTable(rows: Row[]): void {
     const rel = (field: Field) => versus(field, [server, scenario], bare);
     return [
       server,
-      `${scenario} ${[S1, S2, S3, S4, S5, S7, S8, S9, ...S10].find((s) => s.id === scenario)?.label ?? ""}`,
+      `${scenario} ${[S1, S2, S3, S4, S5, S7, S8, S9, ...S10, S12].find((s) => s.id === scenario)?.label ?? ""}`,
       fmt(pick("rps")),
       fmt(pick("p50"), 2),
       fmt(pick("p99"), 2),
@@ -823,6 +850,13 @@ function printTable(rows: Row[]): void {
     {
       name: "S9 time per request ÷ S1's, stubtool 20",
       bare: rps(["stubtool 20", "S1"], ["stubtool 20", "S9"]),
+      op: "≤",
+      goal: 2,
+    },
+    // Request validation's cost: time per request with checks ÷ without, same spec, same run.
+    {
+      name: "S12 time per request, request checks on ÷ --no-validate-requests",
+      bare: rps(["stubtool openapi unchecked", "S12"], ["stubtool openapi checked", "S12"]),
       op: "≤",
       goal: 2,
     },
