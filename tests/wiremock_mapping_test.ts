@@ -615,11 +615,45 @@ Deno.test("wiremock mapping: a header matcher whose text spans ', ' is refused (
   assert.deepEqual(one({ request: { urlPath: "/x", queryParameters: { q: { equalTo: "a, b" } } } }).warnings, []);
 });
 
-Deno.test("regression: formParameters, multipartPatterns and customMatcher were dropped silently (a broader match); they are refused", () => {
-  for (const key of ["formParameters", "multipartPatterns", "customMatcher"]) {
+Deno.test("regression: multipartPatterns and customMatcher were dropped silently (a broader match); they are refused", () => {
+  for (const key of ["multipartPatterns", "customMatcher"]) {
     const { routes, warnings } = one({ request: { method: "POST", urlPath: "/x", [key]: {} } });
     assert.deepEqual([routes, warnings.map((w) => w.feature)], [[], [key]], key);
   }
+});
+
+Deno.test("wiremock mapping: formParameters become request.form (equalTo, matches, absent, negations, and/or, hasExactly)", () => {
+  const { routes, warnings } = one({
+    request: {
+      method: "POST",
+      urlPath: "/x",
+      formParameters: {
+        name: { equalTo: "a b" },
+        code: { matches: "[0-9]+" },
+        debug: { absent: true },
+        mode: { doesNotMatch: "x+" },
+        tag: { or: [{ equalTo: "a" }, { contains: "b" }] },
+        list: { hasExactly: [{ equalTo: "1" }, { equalTo: "2" }] },
+      },
+    },
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes[0].request, {
+    form: {
+      name: "a b",
+      code: { regex: "[0-9]+" },
+      debug: { absent: true },
+      mode: { not_regex: "x+" },
+      tag: { any: ["a", { contains: "b" }] },
+      list: { has_exactly: ["1", "2"] },
+    },
+  });
+  // An empty set of fields is no condition, as in WireMock; a field that is not a matcher is refused.
+  assert.equal(one({ request: { method: "POST", urlPath: "/x", formParameters: {} } }).routes[0].request, undefined);
+  assert.deepEqual(
+    one({ request: { method: "POST", urlPath: "/x", formParameters: { a: "b" } } }).warnings.map((w) => w.message),
+    [`m.json mappings[0]: 'formParameters.a' is not supported: expected a matcher object, got "b"`],
+  );
 });
 
 Deno.test("wiremock mapping: basicAuthCredentials is the Authorization header equal, ignoring case, to Basic + base64", () => {

@@ -275,9 +275,14 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
   convertUrl(request, route, conditions, ctx);
   convertFields(request, route, conditions, ctx);
   if (request.basicAuthCredentials !== undefined) basicAuth(request.basicAuthCredentials, conditions, ctx);
+  if (request.formParameters !== undefined) {
+    // WireMock reads the fields of an x-www-form-urlencoded body (`+` and %-escapes decoded, a
+    // repeated field matching when any value does), as stubtool's request.form does.
+    const form = fieldPatterns("formParameters", request.formParameters, ctx);
+    if (form && Object.keys(form).length) conditions.form = form;
+  }
   if (request.bodyPatterns !== undefined) convertBodyPatterns(request.bodyPatterns, conditions, ctx);
   const none: Record<string, string> = {
-    formParameters: "stubtool's form conditions do not reproduce WireMock's (repeated fields, decoding)",
     multipartPatterns: "stubtool has no conditions on multipart parts",
     customMatcher: "a Java extension stubtool cannot run",
   };
@@ -483,7 +488,7 @@ function plainPath(path: string, template: boolean): boolean {
   return new RegExp(`^(?:/${segment})+$`).test(path);
 }
 
-/** `queryParameters` / `headers`: name → WireMock matcher, as name → stubtool value pattern. */
+/** `queryParameters` / `headers` / `cookies` / `formParameters`: name → WireMock matcher, as name → stubtool value pattern. */
 function fieldPatterns(what: string, spec: unknown, ctx: Context): Record<string, unknown> | undefined {
   if (!isObject(spec)) {
     ctx.refuse(what, `expected an object of name → matcher, got ${shown(spec)}`);
@@ -605,7 +610,7 @@ function textPattern(place: string, kind: string, value: string, ci: boolean, ct
  */
 function listPattern(place: string, kind: string, list: unknown, ctx: Context, what: string): unknown {
   const multi = kind === "hasExactly" || kind === "includes";
-  if (!["headers", "queryParameters", "cookies", "bodyPatterns"].includes(what)) {
+  if (!["headers", "queryParameters", "formParameters", "cookies", "bodyPatterns"].includes(what)) {
     ctx.refuse(`${place} ${kind}`, "stubtool converts and, or, hasExactly and includes on request fields only");
     return undefined;
   }
@@ -616,8 +621,11 @@ function listPattern(place: string, kind: string, list: unknown, ctx: Context, w
     );
     return undefined;
   }
-  if (multi && what !== "queryParameters") {
-    ctx.refuse(`${place} ${kind}`, "WireMock takes hasExactly and includes on query parameters and headers only");
+  if (multi && what !== "queryParameters" && what !== "formParameters") {
+    ctx.refuse(
+      `${place} ${kind}`,
+      "WireMock takes hasExactly and includes on query parameters, form parameters and headers only",
+    );
     return undefined;
   }
   if (!Array.isArray(list) || list.length < (multi ? 1 : 2)) {
