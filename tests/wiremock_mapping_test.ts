@@ -329,7 +329,7 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
     ],
     [
       { request: { method: "GET", urlPath: "/x", cookies: { s: { hasExactly: [{ equalTo: "a" }] } } } },
-      "'cookies.s hasExactly' is not supported: WireMock takes hasExactly and includes on query parameters and headers only",
+      "'cookies.s hasExactly' is not supported: WireMock takes hasExactly and includes on query parameters, form parameters and headers only",
     ],
     [
       {
