@@ -1065,6 +1065,22 @@ Deno.test("validateStub: query_string, path_regex, url_regex, json_equals, json_
   assert.deepEqual(errorsOf(get({ request: { json_equals: {}, json_ignore: ["order"] } })), [
     "request.json_ignore must be a list of array_order, extra_fields, extra_items, got a list",
   ]);
+  assert.deepEqual(errorsOf(get({ request: { json_placeholders: true } })), [
+    "request.json_placeholders applies to request.json_equals; add json_equals or remove it",
+  ]);
+  assert.deepEqual(errorsOf(get({ request: { json_equals: {}, json_placeholders: "yes" } })), [
+    'request.json_placeholders must be true or false, got "yes"',
+  ]);
+  assert.deepEqual(
+    errorsOf(get({ request: { json_equals: { a: ["${json-unit.any-thing}"] }, json_placeholders: true } })),
+    [
+      "request.json_equals at /a/0 '${json-unit.any-thing}' is not a placeholder stubtool reads (${json-unit.any-string}, ${json-unit.any-number}, ${json-unit.any-boolean}, ${json-unit.ignore}, ${json-unit.regex}RE)",
+    ],
+  );
+  assert.equal(
+    errorsOf(get({ request: { json_equals: { a: "${json-unit.regex}(" }, json_placeholders: true } })).length,
+    1,
+  );
   assert.deepEqual(errorsOf(get({ request: { json_path: { "user.id": true } } })), [
     'request.json_path.user.id: a JSONPath expression starts with $ ("$.user.id")',
   ]);

@@ -231,6 +231,41 @@ Deno.test("wiremock mapping: url is a path and query_string; urlPathPattern / ur
   });
 });
 
+Deno.test("wiremock mapping: ${json-unit.*} placeholders in equalToJson become json_equals with json_placeholders (the regex translated)", () => {
+  const body = (pattern: Record<string, unknown>) =>
+    one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [pattern] } }).routes[0]?.request;
+  assert.deepEqual(
+    body({
+      equalToJson: {
+        id: "${json-unit.any-string}",
+        n: "${json-unit.any-number}",
+        ok: "${json-unit.any-boolean}",
+        x: "${json-unit.ignore}",
+        code: "${json-unit.regex}[a-z]+.",
+      },
+    }),
+    {
+      json_equals: {
+        id: "${json-unit.any-string}",
+        n: "${json-unit.any-number}",
+        ok: "${json-unit.any-boolean}",
+        x: "${json-unit.ignore}",
+        code: "${json-unit.regex}[a-z]+[^\\n\\r\\u0085\\u2028\\u2029]",
+      },
+      json_placeholders: true,
+    },
+  );
+  // With WireMock's flags, and as a string document.
+  assert.deepEqual(
+    body({ equalToJson: '[{"a": "${json-unit.any-number}"}]', ignoreArrayOrder: true, ignoreExtraElements: true }),
+    {
+      json_equals: [{ a: "${json-unit.any-number}" }],
+      json_ignore: ["array_order", "extra_fields", "extra_items"],
+      json_placeholders: true,
+    },
+  );
+});
+
 Deno.test("wiremock mapping: equalToJson converts only where stubtool's json rule means the same", () => {
   const extra = one({
     request: {
@@ -352,8 +387,14 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
       "'bodyPatterns[0] matchesJsonPath equalToJson' is not supported: stubtool's json_path takes a value pattern (equalTo, contains, matches, absent, …)",
     ],
     [
-      { request: { method: "POST", urlPath: "/x", bodyPatterns: [{ equalToJson: { a: "${json-unit.any-string}" } }] } },
-      "'bodyPatterns[0] equalToJson (placeholder text)' is not supported: a string holds ${json-unit.…} (a JsonUnit placeholder)",
+      {
+        request: { method: "POST", urlPath: "/x", bodyPatterns: [{ equalToJson: { a: "${json-unit.matches:id}x" } }] },
+      },
+      `'bodyPatterns[0] equalToJson "\${json-unit.matches:id}x"' is not supported: stubtool reads the placeholders \${json-unit.any-string}, any-number, any-boolean, ignore and regex`,
+    ],
+    [
+      { request: { method: "POST", urlPath: "/x", bodyPatterns: [{ equalToJson: { a: "${json-unit.ignore} " } }] } },
+      `'bodyPatterns[0] equalToJson "\${json-unit.ignore} "' is not supported: stubtool reads the placeholders \${json-unit.any-string}, any-number, any-boolean, ignore and regex`,
     ],
     [
       { request: { method: "GET", urlPath: "/x", headers: { "X-A": { matches: "a++" } } } },

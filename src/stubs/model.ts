@@ -42,7 +42,7 @@ export interface RequestMatch {
   pathRegex?: ValuePattern;
   /** A regex the whole path and query as sent (`/a/b?x=1`; no `?` without a query) must match. */
   urlRegex?: ValuePattern;
-  /** A JSON document the body must equal. */
+  /** A JSON document the body must equal (its leaves may be `JsonPlaceholder`s, with `json_placeholders`). */
   jsonEquals?: { value: unknown; ignore: readonly JsonIgnore[] };
   /** JSONPath expressions the body must satisfy: a value pattern, or `present` (found and not null). */
   jsonPath?: [path: string, pattern: ValuePattern | "present"][];

@@ -9,7 +9,7 @@
 import type { JsonIgnore, RequestMatch } from "./model.ts";
 import type { Segment } from "./path.ts";
 import { unknownField } from "../util/hint.ts";
-import { compileJsonPattern, compileValuePattern, type ValuePattern } from "./patterns.ts";
+import { compileJsonPattern, compileJsonPlaceholders, compileValuePattern, type ValuePattern } from "./patterns.ts";
 import { evaluatePath } from "../templating/jsonpath.ts";
 import { isObject } from "../util/json_shape.ts";
 import { STUB_ID } from "../util/ids.ts";
@@ -34,6 +34,7 @@ export const REQUEST_FIELDS = [
   "url_regex",
   "json_equals",
   "json_ignore",
+  "json_placeholders",
   "json_path",
 ] as const;
 /** What `json_ignore` may list. */
@@ -126,7 +127,7 @@ export function compileRequest(
     const c: Compiling = { match, written, errors, claim, patterns };
     compileQueryString(request.query_string, c);
     compileRegexes(request.path_regex, request.url_regex, c);
-    compileJsonEquals(request.json_equals, request.json_ignore, c);
+    compileJsonEquals(request.json_equals, request.json_ignore, request.json_placeholders, c);
     compileJsonPath(request.json_path, c);
     compileHeaders(request.headers, c);
     compileCookies(request.cookies, c);
@@ -323,8 +324,16 @@ function compileRegexes(pathRegex: unknown, urlRegex: unknown, { match, written,
   }
 }
 
-/** `request.json_equals` and the `json_ignore` list that relaxes it. */
-function compileJsonEquals(jsonEquals: unknown, jsonIgnore: unknown, { match, written, errors }: Compiling): void {
+/**
+ * `request.json_equals`, the `json_ignore` list that relaxes it, and `json_placeholders`
+ * (its `${json-unit.…}` strings are placeholders).
+ */
+function compileJsonEquals(
+  jsonEquals: unknown,
+  jsonIgnore: unknown,
+  placeholders: unknown,
+  { match, written, errors }: Compiling,
+): void {
   if (jsonEquals !== undefined) {
     if (!plainJson(jsonEquals)) {
       errors.push("request.json_equals must be a JSON value (at most 100 levels deep)");
@@ -343,7 +352,22 @@ function compileJsonEquals(jsonEquals: unknown, jsonIgnore: unknown, { match, wr
       written.json_ignore = jsonIgnore;
     }
   }
-  if (written.json_equals !== undefined) match.jsonEquals = { value: jsonEquals, ignore };
+  let value = jsonEquals;
+  if (placeholders !== undefined) {
+    if (typeof placeholders !== "boolean") {
+      errors.push(`request.json_placeholders must be true or false, got ${shown(placeholders)}`);
+    } else if (jsonEquals === undefined) {
+      errors.push("request.json_placeholders applies to request.json_equals; add json_equals or remove it");
+    } else {
+      written.json_placeholders = placeholders;
+      if (placeholders && written.json_equals !== undefined) {
+        const problems: string[] = [];
+        value = compileJsonPlaceholders(jsonEquals, problems);
+        for (const problem of problems) errors.push(`request.json_equals ${problem}`);
+      }
+    }
+  }
+  if (written.json_equals !== undefined) match.jsonEquals = { value, ignore };
 }
 
 /** `request.json_path`: JSONPath expressions to `true` (found, not null) or a capture-free single-value pattern. */

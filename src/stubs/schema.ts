@@ -198,6 +198,11 @@ const REQUEST: SchemasOf<typeof REQUEST_FIELDS> = {
     items: { enum: [...JSON_IGNORES] },
     description: "what json_equals allows: extra_fields, extra_items, array_order",
   },
+  json_placeholders: {
+    type: "boolean",
+    description:
+      "json_equals strings ${json-unit.any-string}, ${json-unit.any-number}, ${json-unit.any-boolean}, ${json-unit.ignore} and ${json-unit.regex}RE are placeholders (JsonUnit's syntax, as WireMock's equalToJson)",
+  },
   json_path: {
     type: "object",
     description: "JSONPath expressions to true (found, not null) or a value pattern",

@@ -779,19 +779,66 @@ function equalToJson(
       return undefined;
     }
   }
-  if (contains(value, (v) => typeof v === "string" && v.includes("${json-unit."))) {
-    ctx.refuse(`${place} equalToJson (placeholder text)`, "a string holds ${json-unit.…} (a JsonUnit placeholder)");
-    return undefined;
-  }
+  const placeholders = jsonUnitPlaceholders(place, value, ctx);
+  if (placeholders === undefined) return undefined;
+  value = placeholders.value;
   const extra = pattern.ignoreExtraElements === true;
   const order = pattern.ignoreArrayOrder === true;
   // The readable (and indexed) json pattern, where it means the same: no {name} text, no
   // array WireMock would match out of order or with extra items, no object a strict match closes.
   const arrays = contains(value, Array.isArray);
   const placeholder = contains(value, (v) => typeof v === "string" && HAS_PLACEHOLDER.test(v));
+  if (placeholders.found) {
+    const ignore = [...(order ? ["array_order"] : []), ...(extra ? ["extra_fields", "extra_items"] : [])];
+    return { json_equals: value, ...(ignore.length ? { json_ignore: ignore } : {}), json_placeholders: true };
+  }
   if (!placeholder && !(order && arrays) && (extra ? !arrays : !contains(value, isObject))) return { json: value };
   const ignore = [...(order ? ["array_order"] : []), ...(extra ? ["extra_fields", "extra_items"] : [])];
   return ignore.length ? { json_equals: value, json_ignore: ignore } : { json_equals: value };
+}
+
+/** The JsonUnit placeholders stubtool's `json_placeholders` reads; `${json-unit.regex}` is followed by a regex. */
+const JSON_UNIT = /^\$\{json-unit\.(any-string|any-number|any-boolean|ignore|regex)\}/;
+
+/**
+ * `${json-unit.…}` strings in an `equalToJson` document (WireMock reads them as JsonUnit
+ * placeholders): the document with each `${json-unit.regex}` Java regex made a JavaScript
+ * one, and whether there were any; undefined (refused) for a placeholder stubtool does not read.
+ */
+function jsonUnitPlaceholders(
+  place: string,
+  value: unknown,
+  ctx: Context,
+): { value: unknown; found: boolean } | undefined {
+  let found = false, ok = true;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string" && v.includes("${json-unit.")) {
+      const m = JSON_UNIT.exec(v);
+      if (!m || (m[1] !== "regex" && v !== m[0])) {
+        ctx.refuse(
+          `${place} equalToJson ${shown(v)}`,
+          "stubtool reads the placeholders ${json-unit.any-string}, any-number, any-boolean, ignore and regex",
+        );
+        ok = false;
+        return v;
+      }
+      found = true;
+      if (m[1] !== "regex") return v;
+      // JsonUnit compiles the regex without DOTALL.
+      const js = javaRegexToJs(v.slice(m[0].length), false);
+      if ("problem" in js) {
+        ctx.refuse(`${place} equalToJson ${shown(v)}`, `the Java pattern uses ${js.problem}`);
+        ok = false;
+        return v;
+      }
+      return m[0] + js.source;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  const out = walk(value);
+  return ok ? { value: out, found } : undefined;
 }
 
 /** Whether `test` holds for the value or anything nested in it. */
