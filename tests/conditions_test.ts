@@ -381,6 +381,45 @@ serverTest(
 );
 
 serverTest(
+  "json_path with {json_equals}: the one value found equals the document (json_ignore, json_placeholders)",
+  async (server) => {
+    for (
+      const stub of [
+        {
+          method: "POST",
+          path: "/eq",
+          request: { json_path: { "$.user": { json_equals: { name: "ada", age: 36 } } } },
+        },
+        {
+          method: "POST",
+          path: "/loose",
+          request: {
+            json_path: {
+              "$['user']": {
+                json_equals: { name: "${json-unit.any-string}" },
+                json_ignore: ["extra_fields"],
+                json_placeholders: true,
+              },
+            },
+          },
+        },
+      ]
+    ) assert.equal((await send(server, "POST", "/__stubtool__/stubs", json({ ...stub, body: stub.path }))).status, 201);
+    assert.equal((await send(server, "POST", "/eq", json({ user: { age: 36.0, name: "ada" }, other: 1 }))).json, "/eq");
+    assert.equal((await send(server, "POST", "/loose", json({ user: { age: 36, name: "x" } }))).json, "/loose");
+    const reasons = async (path: string, body: unknown) =>
+      (await send(server, "POST", path, json(body))).json.closest.map((c: { reason: string }) => c.reason);
+    assert.deepEqual(await reasons("/eq", { user: { age: 36, name: "ada", x: 1 } }), [
+      "at $.user: body has a field the stub does not list: /x",
+    ]);
+    assert.deepEqual(await reasons("/eq", { user: null }), ["body has nothing at $.user"]);
+    assert.deepEqual(await reasons("/loose", { user: { name: 1 } }), [
+      "at $['user']: body field /name is 1, stub wants ${json-unit.any-string}",
+    ]);
+  },
+);
+
+serverTest(
   "json_path: found and not null, or a value pattern on what it finds (Jayway root filters)",
   async (server) => {
     server.routes(

@@ -266,6 +266,24 @@ Deno.test("wiremock mapping: ${json-unit.*} placeholders in equalToJson become j
   );
 });
 
+Deno.test("wiremock mapping: matchesJsonPath with equalToJson becomes a json_path entry {json_equals} (flags, placeholders)", () => {
+  const paths = (matcher: Record<string, unknown>) =>
+    one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [{ matchesJsonPath: matcher }] } }).routes[0]
+      ?.request;
+  assert.deepEqual(paths({ expression: "$.user", equalToJson: { name: "ada", age: 36 } }), {
+    json_path: { "$.user": { json_equals: { name: "ada", age: 36 } } },
+  });
+  assert.deepEqual(paths({ expression: "$.user", equalToJson: '{"name": "ada"}', ignoreExtraElements: true }), {
+    json_path: { "$.user": { json_equals: { name: "ada" }, json_ignore: ["extra_fields", "extra_items"] } },
+  });
+  assert.deepEqual(paths({ expression: "$['a'][0]", equalToJson: [2, 1], ignoreArrayOrder: true }), {
+    json_path: { "$['a'][0]": { json_equals: [2, 1], json_ignore: ["array_order"] } },
+  });
+  assert.deepEqual(paths({ expression: "$.a", equalToJson: { id: "${json-unit.any-number}" } }), {
+    json_path: { "$.a": { json_equals: { id: "${json-unit.any-number}" }, json_placeholders: true } },
+  });
+});
+
 Deno.test("wiremock mapping: equalToJson converts only where stubtool's json rule means the same", () => {
   const extra = one({
     request: {
@@ -381,10 +399,20 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
         request: {
           method: "POST",
           urlPath: "/x",
-          bodyPatterns: [{ matchesJsonPath: { expression: "$.a", equalToJson: { b: 1 } } }],
+          bodyPatterns: [{ matchesJsonPath: { expression: "$.a[*]", equalToJson: { b: 1 } } }],
         },
       },
-      "'bodyPatterns[0] matchesJsonPath equalToJson' is not supported: stubtool's json_path takes a value pattern (equalTo, contains, matches, absent, …)",
+      `'bodyPatterns[0] matchesJsonPath equalToJson' is not supported: "$.a[*]" can find several values; stubtool compares one ($.a.b, $['a'][0])`,
+    ],
+    [
+      {
+        request: {
+          method: "POST",
+          urlPath: "/x",
+          bodyPatterns: [{ matchesJsonPath: { expression: "$.a", equalToJson: "1" } }],
+        },
+      },
+      "'bodyPatterns[0] matchesJsonPath equalToJson' is not supported: the expected document is not an object or a list (WireMock compares a found scalar as text)",
     ],
     [
       {

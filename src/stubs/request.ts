@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { JsonIgnore, RequestMatch } from "./model.ts";
+import type { JsonIgnore, JsonPathEquals, RequestMatch } from "./model.ts";
 import type { Segment } from "./path.ts";
 import { unknownField } from "../util/hint.ts";
 import { compileJsonPattern, compileJsonPlaceholders, compileValuePattern, type ValuePattern } from "./patterns.ts";
@@ -332,7 +332,7 @@ function compileJsonEquals(
   jsonEquals: unknown,
   jsonIgnore: unknown,
   placeholders: unknown,
-  { match, written, errors }: Compiling,
+  { match, written, errors }: Pick<Compiling, "match" | "written" | "errors">,
 ): void {
   if (jsonEquals !== undefined) {
     if (!plainJson(jsonEquals)) {
@@ -381,7 +381,7 @@ function compileJsonPath(jsonPath: unknown, { match, written, errors }: Compilin
     );
     return;
   }
-  const list: [string, ValuePattern | "present"][] = [];
+  const list: [string, ValuePattern | "present" | JsonPathEquals][] = [];
   for (const [path, spec] of Object.entries(jsonPath)) {
     const condition = jsonPathCondition(path, spec, errors);
     if (condition) list.push([path, condition]);
@@ -390,8 +390,37 @@ function compileJsonPath(jsonPath: unknown, { match, written, errors }: Compilin
   written.json_path = jsonPath;
 }
 
+/** A JSONPath that names one place (`$.a.b`, `$['a'][0]`): no wildcard, filter, slice, union or deep scan. */
+export const DEFINITE_PATH = /^\$(?:\.[A-Za-z_$][\w$-]*|\[(?:\d+|'[^'\\]*')\])*$/;
+
+/** `{json_equals, json_ignore?, json_placeholders?}` on the one value a definite path finds. */
+function jsonPathEquals(
+  place: string,
+  path: string,
+  spec: Record<string, unknown>,
+  errors: string[],
+): JsonPathEquals | undefined {
+  const extra = Object.keys(spec).filter((k) => !["json_equals", "json_ignore", "json_placeholders"].includes(k));
+  if (extra.length) {
+    errors.push(`${place}: json_equals takes json_ignore and json_placeholders only, got ${extra.join(", ")}`);
+    return undefined;
+  }
+  if (!DEFINITE_PATH.test(path)) {
+    errors.push(`${place}: json_equals needs a path to one value ($.a.b, $['a'][0]): no wildcard, filter or ..`);
+    return undefined;
+  }
+  const c = { match: {} as RequestMatch, written: {} as Record<string, unknown>, errors: [] as string[] };
+  compileJsonEquals(spec.json_equals, spec.json_ignore, spec.json_placeholders, c);
+  for (const problem of c.errors) errors.push(`${place}: ${problem.replace(/^request\./, "")}`);
+  return c.errors.length || !c.match.jsonEquals ? undefined : { jsonEquals: c.match.jsonEquals };
+}
+
 /** One `json_path` entry: `"present"`, its pattern, or undefined with the problem pushed. */
-function jsonPathCondition(path: string, spec: unknown, errors: string[]): ValuePattern | "present" | undefined {
+function jsonPathCondition(
+  path: string,
+  spec: unknown,
+  errors: string[],
+): ValuePattern | "present" | JsonPathEquals | undefined {
   const place = `request.json_path.${path}`;
   if (!path.startsWith("$")) {
     errors.push(`${place}: a JSONPath expression starts with $ ("$.user.id")`);
@@ -405,6 +434,7 @@ function jsonPathCondition(path: string, spec: unknown, errors: string[]): Value
     return undefined;
   }
   if (spec === true) return "present";
+  if (isObject(spec) && Object.hasOwn(spec, "json_equals")) return jsonPathEquals(place, path, spec, errors);
   const { pattern, problem } = compileValuePattern(spec);
   if (!pattern) {
     errors.push(`${place} must be true (found, not null) or a value pattern: ${problem}`);

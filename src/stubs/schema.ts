@@ -205,8 +205,24 @@ const REQUEST: SchemasOf<typeof REQUEST_FIELDS> = {
   },
   json_path: {
     type: "object",
-    description: "JSONPath expressions to true (found, not null) or a value pattern",
-    additionalProperties: { anyOf: [{ const: true }, { $ref: "#/$defs/valuePattern" }] },
+    description:
+      "JSONPath expressions to true (found, not null), a value pattern, or {json_equals, json_ignore?, json_placeholders?} (a path to one value equal to the document)",
+    additionalProperties: {
+      anyOf: [
+        { const: true },
+        { $ref: "#/$defs/valuePattern" },
+        {
+          type: "object",
+          required: ["json_equals"],
+          properties: {
+            json_equals: {},
+            json_ignore: { type: "array", items: { enum: [...JSON_IGNORES] } },
+            json_placeholders: { type: "boolean" },
+          },
+          additionalProperties: false,
+        },
+      ],
+    },
   },
 };
 

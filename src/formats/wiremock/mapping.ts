@@ -10,6 +10,7 @@
  */
 
 import { PLACEHOLDER_ANYWHERE } from "../../stubs/path.ts";
+import { DEFINITE_PATH } from "../../stubs/request.ts";
 import { escapeRegex, javaRegexToJs } from "./regex.ts";
 import { compileRegex } from "../../util/regex.ts";
 import { evaluatePath } from "../../templating/jsonpath.ts";
@@ -742,7 +743,8 @@ function jsonPathCondition(
   }
   if (typeof spec === "string") return [expression, true];
   const { expression: _, ...matcher } = spec as Record<string, unknown>;
-  if (matcher.equalToJson !== undefined || Object.keys(matcher).length === 0) {
+  if (matcher.equalToJson !== undefined) return jsonPathEquals(place, expression, matcher, ctx);
+  if (Object.keys(matcher).length === 0) {
     ctx.refuse(
       `${place} matchesJsonPath ${Object.keys(matcher).join(" + ") || "{expression}"}`,
       "stubtool's json_path takes a value pattern (equalTo, contains, matches, absent, …)",
@@ -751,6 +753,38 @@ function jsonPathCondition(
   }
   const value = valuePattern(`${place} matchesJsonPath`, matcher, ctx);
   return value === undefined ? undefined : [expression, value];
+}
+
+/**
+ * `matchesJsonPath` with `equalToJson` (+ its flags and placeholders) as a `json_path` entry
+ * `{json_equals, …}`: the one value the expression finds equals the document. An expression
+ * that can find several values (a wildcard, filter or `..`) is refused.
+ */
+function jsonPathEquals(
+  place: string,
+  expression: string,
+  matcher: Record<string, unknown>,
+  ctx: Context,
+): [string, unknown] | undefined {
+  const feature = `${place} matchesJsonPath equalToJson`;
+  if (!DEFINITE_PATH.test(expression)) {
+    ctx.refuse(feature, `${shown(expression)} can find several values; stubtool compares one ($.a.b, $['a'][0])`);
+    return undefined;
+  }
+  const json = equalToJson(`${place} matchesJsonPath`, matcher, ctx);
+  if (json === undefined) return undefined;
+  const value = json.json_equals ?? json.json;
+  if (!isObject(value) && !Array.isArray(value)) {
+    ctx.refuse(feature, "the expected document is not an object or a list (WireMock compares a found scalar as text)");
+    return undefined;
+  }
+  if (json.json_equals !== undefined) return [expression, json];
+  // The json pattern form stands for json_equals with WireMock's flags.
+  const ignore = [
+    ...(matcher.ignoreArrayOrder === true ? ["array_order"] : []),
+    ...(matcher.ignoreExtraElements === true ? ["extra_fields", "extra_items"] : []),
+  ];
+  return [expression, ignore.length ? { json_equals: value, json_ignore: ignore } : { json_equals: value }];
 }
 
 /**
