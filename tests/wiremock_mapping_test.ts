@@ -100,15 +100,35 @@ Deno.test("wiremock mapping: jsonBody under a JSON content type stays a readable
   }]);
 });
 
-Deno.test("wiremock mapping: jsonBody numbers Java writes differently are refused", () => {
+Deno.test("wiremock mapping: without the file's text, jsonBody numbers Java writes differently are refused", () => {
   assert.deepEqual(refusals({ response: { jsonBody: { n: 1e21 } } }), [
     `${F} mappings[0]: 'jsonBody (numbers)' is not supported: Java writes this number differently from JavaScript (a large whole number, or a decimal in E notation)`,
   ]);
   const text = '{"request":{"method":"GET","urlPath":"/x"},"response":{"jsonBody":{"n":1.0}}}';
-  const { warnings } = mappingsToConfig(JSON.parse(text), F, { source: text });
+  const { warnings } = mappingsToConfig(JSON.parse(text), F, { integralDecimals: true });
   assert.deepEqual(warnings.map((w) => w.feature), ["jsonBody (numbers)"]);
   assert.equal(hasIntegralDecimal('{"a":"1.0","b":2.5,"c":1}'), false);
   assert.equal(hasIntegralDecimal('{"a":1e3}'), true);
+});
+
+Deno.test("regression: a 1.0 anywhere in a file refused its whole-number jsonBody mappings; with the file's text each jsonBody is sent with its numbers as WireMock writes them (BigDecimal, plain)", () => {
+  const text = `{"mappings": [
+    {"request": {"urlPath": "/n"}, "response": {"headers": {"Content-Type": "application/json"},
+      "jsonBody": {"a": 1.0, "b": 2, "c": 1.5, "d": 1e3, "e": -0.0, "f": 2.50, "g": 1.5E-3, "h": 12345678901234567890, "s": "x\u00e9"}}},
+    {"request": {"urlPath": "/w"}, "response": {"headers": {"Content-Type": "application/json"}, "jsonBody": {"n": 1, "list": [1, 2]}}},
+    {"request": {"urlPath": "/t"}, "response": {"jsonBody": [0.10, -7]}},
+    {"request": {"urlPath": "/z"}, "response": {"jsonBody": {"z": 0e3}}}
+  ]}`;
+  const { routes, warnings } = mappingsToConfig(JSON.parse(text), F, { source: text });
+  const body = '{"a":1.0,"b":2,"c":1.5,"d":1000,"e":0.0,"f":2.50,"g":0.0015,"h":12345678901234567890,"s":"xé"}';
+  assert.deepEqual(routes.map((r) => [r.path, r.body ?? r.body_base64]), [
+    ["/n", b64(body)],
+    ["/w", { n: 1, list: [1, 2] }],
+    ["/t", "[0.10,-7]"],
+  ]);
+  assert.deepEqual(warnings.map((w) => w.message), [
+    `${F} mappings[3]: 'jsonBody (numbers)' is not supported: a number's plain form is over 1,000 digits, or a zero with an exponent (0e3)`,
+  ]);
 });
 
 Deno.test("wiremock mapping: base64Body, empty bodies, multi-valued headers, delays, proxy, ids", () => {

@@ -15,6 +15,7 @@ import { escapeRegex, javaRegexToJs } from "./regex.ts";
 import { compileRegex } from "../../util/regex.ts";
 import { evaluatePath } from "../../templating/jsonpath.ts";
 import { rankPriorities } from "./ranks.ts";
+import { escapeSupplementary, javaJsonText, parseKeepingNumbers } from "./java_json.ts";
 import { isObject } from "../../util/json_shape.ts";
 import { isJsonMediaType } from "../../util/media.ts";
 
@@ -138,6 +139,9 @@ export function mappingsToConfig(doc: unknown, file: string, options: WireMockOp
   }
   const decimals = options.integralDecimals ??
     (options.source !== undefined && hasIntegralDecimal(options.source));
+  // The document again with each number as written, for jsonBody (WireMock writes `1.0` back as `1.0`).
+  const kept = options.source === undefined ? undefined : parseKeepingNumbers(options.source);
+  const keptList = isObject(kept) && Array.isArray(kept.mappings) ? kept.mappings : [kept];
   const stem = file.replace(/^.*[\\/]/, "").replace(/\.json$/i, "").replace(/[^A-Za-z0-9_.-]/g, "_");
   list.forEach((mapping, i) => {
     const place = `${file} mappings[${i}]`;
@@ -147,6 +151,7 @@ export function mappingsToConfig(doc: unknown, file: string, options: WireMockOp
       refuse: (feature, why) => refusals.push([feature, why]),
       globalTemplating: options.globalTemplating === true,
       decimals,
+      kept: keptList[i],
       generatedName: `__generated/${stem}.${i}.body`,
       files,
     });
@@ -179,6 +184,8 @@ interface Context {
   refuse(feature: string, why: string): void;
   globalTemplating: boolean;
   decimals: boolean;
+  /** The mapping parsed again with its numbers as written, when the document's text was given. */
+  kept?: unknown;
   generatedName: string;
   files: Omit<WireMockBodyFile, "route">[];
 }
@@ -1085,7 +1092,8 @@ function convertBody(
     }
     text = value;
   } else {
-    const json = jacksonJson(value, ctx.decimals);
+    const kept = isObject(ctx.kept) && isObject(ctx.kept.response) ? ctx.kept.response.jsonBody : undefined;
+    const json = kept === undefined ? jacksonJson(value, ctx.decimals) : keptJson(kept);
     if ("problem" in json) {
       ctx.refuse(`jsonBody (${json.feature})`, json.problem);
       return;
@@ -1168,11 +1176,17 @@ function jacksonJson(
       problem: "the file writes a whole number as a decimal (1.0, 1e3), which WireMock sends back as 1.0",
     };
   }
-  const text = JSON.stringify(value).replace(
-    /[\ud800-\udbff][\udc00-\udfff]/g,
-    (pair) => `\\u${pair.charCodeAt(0).toString(16).toUpperCase()}\\u${pair.charCodeAt(1).toString(16).toUpperCase()}`,
-  );
-  return { text };
+  return { text: escapeSupplementary(JSON.stringify(value)) };
+}
+
+/** A `jsonBody` parsed again with its numbers as written, in WireMock's bytes. */
+function keptJson(kept: unknown): { text: string } | { feature: string; problem: string } {
+  const text = javaJsonText(kept);
+  if (text !== undefined) return { text };
+  return {
+    feature: "numbers",
+    problem: "a number's plain form is over 1,000 digits, or a zero with an exponent (0e3)",
+  };
 }
 
 /** Whether a JSON text writes an integral number with a fraction or an exponent (`1.0`, `1e3`). */
