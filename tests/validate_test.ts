@@ -1097,7 +1097,11 @@ Deno.test("validateStub: query_string, path_regex, url_regex, json_equals, json_
     "request.json_path.$.id captures nothing: leave out {name} placeholders and named groups",
   ]);
   const text = stubOf(get({ request: { json_path: { "$.id": false } } })).match?.jsonPath?.[0][1];
-  assert.equal(typeof text === "object" && "literal" in text && text.literal, "false", "false is the text 'false', as in other patterns");
+  assert.equal(
+    typeof text === "object" && "literal" in text && text.literal,
+    "false",
+    "false is the text 'false', as in other patterns",
+  );
   assert.deepEqual(errorsOf(get({ request: { headers: { "x-a": { contains: "a", regex: "b" } } } })), [
     "request.headers.x-a must be text or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got a mapping with 'contains', 'regex'",
   ]);
