@@ -77,6 +77,11 @@ export interface WireMockOptions {
    * converts one document's mappings one at a time scans it once, not once per mapping.
    */
   integralDecimals?: boolean;
+  /**
+   * One mapping parsed again with its numbers as written (`parseKeepingNumbers`), when the
+   * document is that one mapping and the caller has its text (`jsonBody` numbers as WireMock writes them).
+   */
+  kept?: unknown;
   /** Ids already taken by earlier documents (a duplicate id stops WireMock from starting). */
   takenIds?: Set<string>;
 }
@@ -140,7 +145,7 @@ export function mappingsToConfig(doc: unknown, file: string, options: WireMockOp
   const decimals = options.integralDecimals ??
     (options.source !== undefined && hasIntegralDecimal(options.source));
   // The document again with each number as written, for jsonBody (WireMock writes `1.0` back as `1.0`).
-  const kept = options.source === undefined ? undefined : parseKeepingNumbers(options.source);
+  const kept = options.source === undefined ? options.kept : parseKeepingNumbers(options.source);
   const keptList = isObject(kept) && Array.isArray(kept.mappings) ? kept.mappings : [kept];
   const stem = file.replace(/^.*[\\/]/, "").replace(/\.json$/i, "").replace(/[^A-Za-z0-9_.-]/g, "_");
   list.forEach((mapping, i) => {
