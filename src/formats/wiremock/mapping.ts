@@ -67,14 +67,14 @@ export interface WireMockOptions {
   /** Render every mapping as a template, as WireMock's `--global-response-templating` does. */
   globalTemplating?: boolean;
   /**
-   * The document's text, when the caller has it: a number written with a fraction or an
-   * exponent (`1.0`, `1e3`) is a double to WireMock and written back as `1.0`, which the parsed
-   * value no longer shows; with the text such a `jsonBody` is refused instead of guessed at.
+   * The document's text, when the caller has it: WireMock writes a `jsonBody`'s numbers back
+   * from the text (`1.0` stays `1.0`, `1e3` becomes `1000`), which the parsed value no longer
+   * shows; with the text each `jsonBody` is written as WireMock writes it.
    */
   source?: string;
   /**
-   * `hasIntegralDecimal(source)`, when the caller has already scanned the text: a caller that
-   * converts one document's mappings one at a time scans it once, not once per mapping.
+   * `hasIntegralDecimal(source)`, when the caller has already scanned the text: without `source`
+   * or `kept`, a whole-number `jsonBody` is then refused (the file may have written it `1.0`).
    */
   integralDecimals?: boolean;
   /**
