@@ -325,6 +325,101 @@ serverTest("json_equals: exact keys, numbers by value, types strict; json_ignore
 });
 
 serverTest(
+  "json_placeholders: ${json-unit.*} strings in json_equals are placeholders (type, any value, a regex)",
+  async (server) => {
+    // Added over the admin API, as a config file or a WireMock import writes them.
+    for (
+      const stub of [
+        {
+          method: "POST",
+          path: "/ju",
+          request: {
+            json_equals: {
+              id: "${json-unit.any-string}",
+              n: "${json-unit.any-number}",
+              ok: "${json-unit.any-boolean}",
+              x: "${json-unit.ignore}",
+              code: "${json-unit.regex}[a-z]+",
+            },
+            json_placeholders: true,
+          },
+          body: "placeholders",
+        },
+        {
+          method: "POST",
+          path: "/literal",
+          request: { json_equals: { id: "${json-unit.any-string}" } },
+          body: "literal",
+        },
+      ]
+    ) assert.equal((await send(server, "POST", "/__stubtool__/stubs", json(stub))).status, 201);
+    const hit = { id: "a", n: 1.5, ok: false, x: null, code: "abc" };
+    assert.equal((await send(server, "POST", "/ju", json(hit))).json, "placeholders");
+    assert.equal((await send(server, "POST", "/ju", json({ ...hit, x: [1] }))).json, "placeholders");
+    const reasons = async (path: string, body: unknown) =>
+      (await send(server, "POST", path, json(body))).json.closest.map((c: { reason: string }) => c.reason);
+    assert.deepEqual(await reasons("/ju", { ...hit, id: 1 }), [
+      "body field /id is 1, stub wants ${json-unit.any-string}",
+    ]);
+    assert.deepEqual(await reasons("/ju", { ...hit, n: "1" }), [
+      "body field /n is '1', stub wants ${json-unit.any-number}",
+    ]);
+    assert.deepEqual(await reasons("/ju", { ...hit, ok: "true" }), [
+      "body field /ok is 'true', stub wants ${json-unit.any-boolean}",
+    ]);
+    assert.deepEqual(await reasons("/ju", { ...hit, code: "ABC" }), [
+      "body field /code is 'ABC', stub wants ${json-unit.regex}[a-z]+",
+    ]);
+    const { x: _, ...noX } = hit;
+    assert.deepEqual(await reasons("/ju", noX), ["body has no field /x"]);
+    // Without json_placeholders the text is a literal string.
+    assert.equal((await send(server, "POST", "/literal", json({ id: "${json-unit.any-string}" }))).json, "literal");
+    assert.deepEqual(await reasons("/literal", { id: "a" }), [
+      "body field /id is 'a', stub wants '${json-unit.any-string}'",
+    ]);
+  },
+);
+
+serverTest(
+  "json_path with {json_equals}: the one value found equals the document (json_ignore, json_placeholders)",
+  async (server) => {
+    for (
+      const stub of [
+        {
+          method: "POST",
+          path: "/eq",
+          request: { json_path: { "$.user": { json_equals: { name: "ada", age: 36 } } } },
+        },
+        {
+          method: "POST",
+          path: "/loose",
+          request: {
+            json_path: {
+              "$['user']": {
+                json_equals: { name: "${json-unit.any-string}" },
+                json_ignore: ["extra_fields"],
+                json_placeholders: true,
+              },
+            },
+          },
+        },
+      ]
+    ) assert.equal((await send(server, "POST", "/__stubtool__/stubs", json({ ...stub, body: stub.path }))).status, 201);
+    assert.equal((await send(server, "POST", "/eq", json({ user: { age: 36.0, name: "ada" }, other: 1 }))).json, "/eq");
+    assert.equal((await send(server, "POST", "/loose", json({ user: { age: 36, name: "x" } }))).json, "/loose");
+    const reasons = async (path: string, body: unknown) =>
+      (await send(server, "POST", path, json(body))).json.closest.map((c: { reason: string }) => c.reason);
+    assert.deepEqual(await reasons("/eq", { user: { age: 36, name: "ada", x: 1 } }), [
+      "at $.user: body has a field the stub does not list: /x",
+    ]);
+    assert.deepEqual(await reasons("/eq", { user: null }), ["body has nothing at $.user"]);
+    assert.deepEqual(await reasons("/loose", { user: { name: 1 } }), [
+      "at $['user']: body field /name is 1, stub wants ${json-unit.any-string}",
+    ]);
+  },
+);
+
+serverTest(
   "json_path: found and not null, or a value pattern on what it finds (Jayway root filters)",
   async (server) => {
     server.routes(

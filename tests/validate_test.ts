@@ -1065,6 +1065,31 @@ Deno.test("validateStub: query_string, path_regex, url_regex, json_equals, json_
   assert.deepEqual(errorsOf(get({ request: { json_equals: {}, json_ignore: ["order"] } })), [
     "request.json_ignore must be a list of array_order, extra_fields, extra_items, got a list",
   ]);
+  assert.deepEqual(errorsOf(get({ request: { json_placeholders: true } })), [
+    "request.json_placeholders applies to request.json_equals; add json_equals or remove it",
+  ]);
+  assert.deepEqual(errorsOf(get({ request: { json_equals: {}, json_placeholders: "yes" } })), [
+    'request.json_placeholders must be true or false, got "yes"',
+  ]);
+  assert.deepEqual(
+    errorsOf(get({ request: { json_equals: { a: ["${json-unit.any-thing}"] }, json_placeholders: true } })),
+    [
+      "request.json_equals at /a/0 '${json-unit.any-thing}' is not a placeholder stubtool reads (${json-unit.any-string}, ${json-unit.any-number}, ${json-unit.any-boolean}, ${json-unit.ignore}, ${json-unit.regex}RE)",
+    ],
+  );
+  assert.equal(
+    errorsOf(get({ request: { json_equals: { a: "${json-unit.regex}(" }, json_placeholders: true } })).length,
+    1,
+  );
+  assert.deepEqual(errorsOf(get({ request: { json_path: { "$.a[*]": { json_equals: {} } } } })), [
+    "request.json_path.$.a[*]: json_equals needs a path to one value ($.a.b, $['a'][0]): no wildcard, filter or ..",
+  ]);
+  assert.deepEqual(errorsOf(get({ request: { json_path: { "$.a": { json_equals: {}, x: 1 } } } })), [
+    "request.json_path.$.a: json_equals takes json_ignore and json_placeholders only, got x",
+  ]);
+  assert.deepEqual(errorsOf(get({ request: { json_path: { "$.a": { json_equals: {}, json_ignore: ["x"] } } } })), [
+    "request.json_path.$.a: json_ignore must be a list of array_order, extra_fields, extra_items, got a list",
+  ]);
   assert.deepEqual(errorsOf(get({ request: { json_path: { "user.id": true } } })), [
     'request.json_path.user.id: a JSONPath expression starts with $ ("$.user.id")',
   ]);
@@ -1072,7 +1097,11 @@ Deno.test("validateStub: query_string, path_regex, url_regex, json_equals, json_
     "request.json_path.$.id captures nothing: leave out {name} placeholders and named groups",
   ]);
   const text = stubOf(get({ request: { json_path: { "$.id": false } } })).match?.jsonPath?.[0][1];
-  assert.equal(typeof text === "object" && text.literal, "false", "false is the text 'false', as in other patterns");
+  assert.equal(
+    typeof text === "object" && "literal" in text && text.literal,
+    "false",
+    "false is the text 'false', as in other patterns",
+  );
   assert.deepEqual(errorsOf(get({ request: { headers: { "x-a": { contains: "a", regex: "b" } } } })), [
     "request.headers.x-a must be text or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got a mapping with 'contains', 'regex'",
   ]);

@@ -634,3 +634,21 @@ serverTest(
     assert.deepEqual((await send(server, "GET", "/__admin/settings")).json.settings.extended, { x: 1 });
   },
 );
+
+serverTest(
+  "regression: a jsonBody with 1.0 added over /__admin/mappings was refused (422); its numbers are now sent as WireMock writes them",
+  async (server) => {
+    const one = await send(server, "POST", "/__admin/mappings", {
+      body: '{"request":{"url":"/one"},"response":{"jsonBody":{"a":1.0,"b":2.50,"c":1e3,"d":-0.0,"e":1}}}',
+    });
+    assert.equal(one.status, 201);
+    const many = await send(server, "POST", "/__admin/mappings/import", {
+      body:
+        '{"mappings":[{"request":{"url":"/two"},"response":{"jsonBody":[1]}},{"request":{"url":"/three"},"response":{"jsonBody":[3.0]}}]}',
+    });
+    assert.equal(many.status, 200);
+    assert.equal((await send(server, "GET", "/one")).text, '{"a":1.0,"b":2.50,"c":1000,"d":0.0,"e":1}');
+    assert.equal((await send(server, "GET", "/two")).text, "[1]");
+    assert.equal((await send(server, "GET", "/three")).text, "[3.0]");
+  },
+);

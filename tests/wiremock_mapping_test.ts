@@ -100,15 +100,35 @@ Deno.test("wiremock mapping: jsonBody under a JSON content type stays a readable
   }]);
 });
 
-Deno.test("wiremock mapping: jsonBody numbers Java writes differently are refused", () => {
+Deno.test("wiremock mapping: without the file's text, jsonBody numbers Java writes differently are refused", () => {
   assert.deepEqual(refusals({ response: { jsonBody: { n: 1e21 } } }), [
     `${F} mappings[0]: 'jsonBody (numbers)' is not supported: Java writes this number differently from JavaScript (a large whole number, or a decimal in E notation)`,
   ]);
   const text = '{"request":{"method":"GET","urlPath":"/x"},"response":{"jsonBody":{"n":1.0}}}';
-  const { warnings } = mappingsToConfig(JSON.parse(text), F, { source: text });
+  const { warnings } = mappingsToConfig(JSON.parse(text), F, { integralDecimals: true });
   assert.deepEqual(warnings.map((w) => w.feature), ["jsonBody (numbers)"]);
   assert.equal(hasIntegralDecimal('{"a":"1.0","b":2.5,"c":1}'), false);
   assert.equal(hasIntegralDecimal('{"a":1e3}'), true);
+});
+
+Deno.test("regression: a 1.0 anywhere in a file refused its whole-number jsonBody mappings; with the file's text each jsonBody is sent with its numbers as WireMock writes them (BigDecimal, plain)", () => {
+  const text = `{"mappings": [
+    {"request": {"urlPath": "/n"}, "response": {"headers": {"Content-Type": "application/json"},
+      "jsonBody": {"a": 1.0, "b": 2, "c": 1.5, "d": 1e3, "e": -0.0, "f": 2.50, "g": 1.5E-3, "h": 12345678901234567890, "s": "x\u00e9"}}},
+    {"request": {"urlPath": "/w"}, "response": {"headers": {"Content-Type": "application/json"}, "jsonBody": {"n": 1, "list": [1, 2]}}},
+    {"request": {"urlPath": "/t"}, "response": {"jsonBody": [0.10, -7]}},
+    {"request": {"urlPath": "/z"}, "response": {"jsonBody": {"z": 0e3}}}
+  ]}`;
+  const { routes, warnings } = mappingsToConfig(JSON.parse(text), F, { source: text });
+  const body = '{"a":1.0,"b":2,"c":1.5,"d":1000,"e":0.0,"f":2.50,"g":0.0015,"h":12345678901234567890,"s":"xé"}';
+  assert.deepEqual(routes.map((r) => [r.path, r.body ?? r.body_base64]), [
+    ["/n", b64(body)],
+    ["/w", { n: 1, list: [1, 2] }],
+    ["/t", "[0.10,-7]"],
+  ]);
+  assert.deepEqual(warnings.map((w) => w.message), [
+    `${F} mappings[3]: 'jsonBody (numbers)' is not supported: a number's plain form is over 1,000 digits, or a zero with an exponent (0e3)`,
+  ]);
 });
 
 Deno.test("wiremock mapping: base64Body, empty bodies, multi-valued headers, delays, proxy, ids", () => {
@@ -231,6 +251,59 @@ Deno.test("wiremock mapping: url is a path and query_string; urlPathPattern / ur
   });
 });
 
+Deno.test("wiremock mapping: ${json-unit.*} placeholders in equalToJson become json_equals with json_placeholders (the regex translated)", () => {
+  const body = (pattern: Record<string, unknown>) =>
+    one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [pattern] } }).routes[0]?.request;
+  assert.deepEqual(
+    body({
+      equalToJson: {
+        id: "${json-unit.any-string}",
+        n: "${json-unit.any-number}",
+        ok: "${json-unit.any-boolean}",
+        x: "${json-unit.ignore}",
+        code: "${json-unit.regex}[a-z]+.",
+      },
+    }),
+    {
+      json_equals: {
+        id: "${json-unit.any-string}",
+        n: "${json-unit.any-number}",
+        ok: "${json-unit.any-boolean}",
+        x: "${json-unit.ignore}",
+        code: "${json-unit.regex}[a-z]+[^\\n\\r\\u0085\\u2028\\u2029]",
+      },
+      json_placeholders: true,
+    },
+  );
+  // With WireMock's flags, and as a string document.
+  assert.deepEqual(
+    body({ equalToJson: '[{"a": "${json-unit.any-number}"}]', ignoreArrayOrder: true, ignoreExtraElements: true }),
+    {
+      json_equals: [{ a: "${json-unit.any-number}" }],
+      json_ignore: ["array_order", "extra_fields", "extra_items"],
+      json_placeholders: true,
+    },
+  );
+});
+
+Deno.test("wiremock mapping: matchesJsonPath with equalToJson becomes a json_path entry {json_equals} (flags, placeholders)", () => {
+  const paths = (matcher: Record<string, unknown>) =>
+    one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [{ matchesJsonPath: matcher }] } }).routes[0]
+      ?.request;
+  assert.deepEqual(paths({ expression: "$.user", equalToJson: { name: "ada", age: 36 } }), {
+    json_path: { "$.user": { json_equals: { name: "ada", age: 36 } } },
+  });
+  assert.deepEqual(paths({ expression: "$.user", equalToJson: '{"name": "ada"}', ignoreExtraElements: true }), {
+    json_path: { "$.user": { json_equals: { name: "ada" }, json_ignore: ["extra_fields", "extra_items"] } },
+  });
+  assert.deepEqual(paths({ expression: "$['a'][0]", equalToJson: [2, 1], ignoreArrayOrder: true }), {
+    json_path: { "$['a'][0]": { json_equals: [2, 1], json_ignore: ["array_order"] } },
+  });
+  assert.deepEqual(paths({ expression: "$.a", equalToJson: { id: "${json-unit.any-number}" } }), {
+    json_path: { "$.a": { json_equals: { id: "${json-unit.any-number}" }, json_placeholders: true } },
+  });
+});
+
 Deno.test("wiremock mapping: equalToJson converts only where stubtool's json rule means the same", () => {
   const extra = one({
     request: {
@@ -329,7 +402,7 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
     ],
     [
       { request: { method: "GET", urlPath: "/x", cookies: { s: { hasExactly: [{ equalTo: "a" }] } } } },
-      "'cookies.s hasExactly' is not supported: WireMock takes hasExactly and includes on query parameters and headers only",
+      "'cookies.s hasExactly' is not supported: WireMock takes hasExactly and includes on query parameters, form parameters and headers only",
     ],
     [
       {
@@ -346,14 +419,30 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
         request: {
           method: "POST",
           urlPath: "/x",
-          bodyPatterns: [{ matchesJsonPath: { expression: "$.a", equalToJson: { b: 1 } } }],
+          bodyPatterns: [{ matchesJsonPath: { expression: "$.a[*]", equalToJson: { b: 1 } } }],
         },
       },
-      "'bodyPatterns[0] matchesJsonPath equalToJson' is not supported: stubtool's json_path takes a value pattern (equalTo, contains, matches, absent, …)",
+      `'bodyPatterns[0] matchesJsonPath equalToJson' is not supported: "$.a[*]" can find several values; stubtool compares one ($.a.b, $['a'][0])`,
     ],
     [
-      { request: { method: "POST", urlPath: "/x", bodyPatterns: [{ equalToJson: { a: "${json-unit.any-string}" } }] } },
-      "'bodyPatterns[0] equalToJson (placeholder text)' is not supported: a string holds ${json-unit.…} (a JsonUnit placeholder)",
+      {
+        request: {
+          method: "POST",
+          urlPath: "/x",
+          bodyPatterns: [{ matchesJsonPath: { expression: "$.a", equalToJson: "1" } }],
+        },
+      },
+      "'bodyPatterns[0] matchesJsonPath equalToJson' is not supported: the expected document is not an object or a list (WireMock compares a found scalar as text)",
+    ],
+    [
+      {
+        request: { method: "POST", urlPath: "/x", bodyPatterns: [{ equalToJson: { a: "${json-unit.matches:id}x" } }] },
+      },
+      `'bodyPatterns[0] equalToJson "\${json-unit.matches:id}x"' is not supported: stubtool reads the placeholders \${json-unit.any-string}, any-number, any-boolean, ignore and regex`,
+    ],
+    [
+      { request: { method: "POST", urlPath: "/x", bodyPatterns: [{ equalToJson: { a: "${json-unit.ignore} " } }] } },
+      `'bodyPatterns[0] equalToJson "\${json-unit.ignore} "' is not supported: stubtool reads the placeholders \${json-unit.any-string}, any-number, any-boolean, ignore and regex`,
     ],
     [
       { request: { method: "GET", urlPath: "/x", headers: { "X-A": { matches: "a++" } } } },
@@ -615,11 +704,45 @@ Deno.test("wiremock mapping: a header matcher whose text spans ', ' is refused (
   assert.deepEqual(one({ request: { urlPath: "/x", queryParameters: { q: { equalTo: "a, b" } } } }).warnings, []);
 });
 
-Deno.test("regression: formParameters, multipartPatterns and customMatcher were dropped silently (a broader match); they are refused", () => {
-  for (const key of ["formParameters", "multipartPatterns", "customMatcher"]) {
+Deno.test("regression: multipartPatterns and customMatcher were dropped silently (a broader match); they are refused", () => {
+  for (const key of ["multipartPatterns", "customMatcher"]) {
     const { routes, warnings } = one({ request: { method: "POST", urlPath: "/x", [key]: {} } });
     assert.deepEqual([routes, warnings.map((w) => w.feature)], [[], [key]], key);
   }
+});
+
+Deno.test("wiremock mapping: formParameters become request.form (equalTo, matches, absent, negations, and/or, hasExactly)", () => {
+  const { routes, warnings } = one({
+    request: {
+      method: "POST",
+      urlPath: "/x",
+      formParameters: {
+        name: { equalTo: "a b" },
+        code: { matches: "[0-9]+" },
+        debug: { absent: true },
+        mode: { doesNotMatch: "x+" },
+        tag: { or: [{ equalTo: "a" }, { contains: "b" }] },
+        list: { hasExactly: [{ equalTo: "1" }, { equalTo: "2" }] },
+      },
+    },
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes[0].request, {
+    form: {
+      name: "a b",
+      code: { regex: "[0-9]+" },
+      debug: { absent: true },
+      mode: { not_regex: "x+" },
+      tag: { any: ["a", { contains: "b" }] },
+      list: { has_exactly: ["1", "2"] },
+    },
+  });
+  // An empty set of fields is no condition, as in WireMock; a field that is not a matcher is refused.
+  assert.equal(one({ request: { method: "POST", urlPath: "/x", formParameters: {} } }).routes[0].request, undefined);
+  assert.deepEqual(
+    one({ request: { method: "POST", urlPath: "/x", formParameters: { a: "b" } } }).warnings.map((w) => w.message),
+    [`m.json mappings[0]: 'formParameters.a' is not supported: expected a matcher object, got "b"`],
+  );
 });
 
 Deno.test("wiremock mapping: basicAuthCredentials is the Authorization header equal, ignoring case, to Basic + base64", () => {

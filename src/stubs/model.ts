@@ -42,10 +42,15 @@ export interface RequestMatch {
   pathRegex?: ValuePattern;
   /** A regex the whole path and query as sent (`/a/b?x=1`; no `?` without a query) must match. */
   urlRegex?: ValuePattern;
-  /** A JSON document the body must equal. */
+  /** A JSON document the body must equal (its leaves may be `JsonPlaceholder`s, with `json_placeholders`). */
   jsonEquals?: { value: unknown; ignore: readonly JsonIgnore[] };
   /** JSONPath expressions the body must satisfy: a value pattern, or `present` (found and not null). */
-  jsonPath?: [path: string, pattern: ValuePattern | "present"][];
+  jsonPath?: [path: string, pattern: ValuePattern | "present" | JsonPathEquals][];
+}
+
+/** A `json_path` entry `{json_equals, json_ignore?, json_placeholders?}`: the one value found equals the document. */
+export interface JsonPathEquals {
+  jsonEquals: { value: unknown; ignore: readonly JsonIgnore[] };
 }
 
 /** What `json_ignore` relaxes in `json_equals`. */

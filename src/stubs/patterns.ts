@@ -568,6 +568,76 @@ export interface JsonRelax {
 }
 
 /**
+ * A leaf of a `json_equals` document written as a placeholder (`json_placeholders: true`):
+ * JsonUnit's `${json-unit.any-string}`, `any-number`, `any-boolean`, `ignore` (any value,
+ * null too; the field must be there) and `${json-unit.regex}RE` (a string the regex matches whole).
+ */
+export class JsonPlaceholder {
+  constructor(
+    /** As written, for reasons. */
+    readonly text: string,
+    readonly kind: "any-string" | "any-number" | "any-boolean" | "ignore" | "regex",
+    readonly regex?: ValuePattern,
+  ) {}
+
+  /** Does this value meet the placeholder? */
+  test(value: unknown): boolean {
+    switch (this.kind) {
+      case "any-string":
+        return typeof value === "string";
+      case "any-number":
+        return typeof value === "number";
+      case "any-boolean":
+        return typeof value === "boolean";
+      case "ignore":
+        return true;
+      case "regex":
+        return typeof value === "string" && this.regex!.match(value) !== undefined;
+    }
+  }
+}
+
+/** The JsonUnit placeholders {@link JsonPlaceholder} reads (`${json-unit.regex}` is followed by its regex). */
+export const JSON_PLACEHOLDERS = ["any-string", "any-number", "any-boolean", "ignore", "regex"] as const;
+
+/**
+ * A `json_equals` document with each `${json-unit.…}` string made a {@link JsonPlaceholder}.
+ * Problems (an unknown placeholder, a bad regex) are pushed with their JSON pointer.
+ */
+export function compileJsonPlaceholders(value: unknown, problems: string[], pointer = ""): unknown {
+  if (typeof value === "string") {
+    if (!value.startsWith("${json-unit.")) return value;
+    const kind = JSON_PLACEHOLDERS.find((k) =>
+      k === "regex" ? value.startsWith("${json-unit.regex}") : value === `\${json-unit.${k}}`
+    );
+    if (kind === undefined) {
+      problems.push(
+        `at ${pointer || "/"} ${shown(value)} is not a placeholder stubtool reads (${
+          JSON_PLACEHOLDERS.map((k) => `\${json-unit.${k}}`).join(", ")
+        }RE)`,
+      );
+      return value;
+    }
+    if (kind !== "regex") return new JsonPlaceholder(value, kind);
+    const { pattern, problem } = compileValuePattern({ regex: value.slice("${json-unit.regex}".length) });
+    if (!pattern) {
+      problems.push(`at ${pointer || "/"} ${problem}`);
+      return value;
+    }
+    return new JsonPlaceholder(value, kind, pattern);
+  }
+  if (Array.isArray(value)) return value.map((v, i) => compileJsonPlaceholders(v, problems, pointer + pointerStep(i)));
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [key, v] of Object.entries(value)) {
+      out[key] = compileJsonPlaceholders(v, problems, pointer + pointerStep(key));
+    }
+    return out;
+  }
+  return value;
+}
+
+/**
  * Compares a parsed body with a JSON document (`json_equals`): objects with exactly the
  * listed keys (any order), arrays the same length in order, numbers by value (`1.0` is `1`),
  * types strict (`"1"` is not `1`); `relax` allows other keys, more items, or any order
@@ -576,6 +646,9 @@ export interface JsonRelax {
  */
 export function equalJson(expected: unknown, actual: unknown, relax: JsonRelax, pointer = ""): string | undefined {
   const at = pointer || "/";
+  if (expected instanceof JsonPlaceholder) {
+    return expected.test(actual) ? undefined : `body field ${at} is ${shown(actual)}, stub wants ${expected.text}`;
+  }
   if (Array.isArray(expected)) return equalJsonList(expected, actual, relax, pointer);
   if (typeof expected === "object" && expected !== null) {
     return equalJsonObject(expected as Record<string, unknown>, actual, relax, pointer);

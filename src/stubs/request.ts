@@ -6,10 +6,10 @@
  * @module
  */
 
-import type { JsonIgnore, RequestMatch } from "./model.ts";
+import type { JsonIgnore, JsonPathEquals, RequestMatch } from "./model.ts";
 import type { Segment } from "./path.ts";
 import { unknownField } from "../util/hint.ts";
-import { compileJsonPattern, compileValuePattern, type ValuePattern } from "./patterns.ts";
+import { compileJsonPattern, compileJsonPlaceholders, compileValuePattern, type ValuePattern } from "./patterns.ts";
 import { evaluatePath } from "../templating/jsonpath.ts";
 import { isObject } from "../util/json_shape.ts";
 import { STUB_ID } from "../util/ids.ts";
@@ -34,6 +34,7 @@ export const REQUEST_FIELDS = [
   "url_regex",
   "json_equals",
   "json_ignore",
+  "json_placeholders",
   "json_path",
 ] as const;
 /** What `json_ignore` may list. */
@@ -126,7 +127,7 @@ export function compileRequest(
     const c: Compiling = { match, written, errors, claim, patterns };
     compileQueryString(request.query_string, c);
     compileRegexes(request.path_regex, request.url_regex, c);
-    compileJsonEquals(request.json_equals, request.json_ignore, c);
+    compileJsonEquals(request.json_equals, request.json_ignore, request.json_placeholders, c);
     compileJsonPath(request.json_path, c);
     compileHeaders(request.headers, c);
     compileCookies(request.cookies, c);
@@ -323,8 +324,16 @@ function compileRegexes(pathRegex: unknown, urlRegex: unknown, { match, written,
   }
 }
 
-/** `request.json_equals` and the `json_ignore` list that relaxes it. */
-function compileJsonEquals(jsonEquals: unknown, jsonIgnore: unknown, { match, written, errors }: Compiling): void {
+/**
+ * `request.json_equals`, the `json_ignore` list that relaxes it, and `json_placeholders`
+ * (its `${json-unit.…}` strings are placeholders).
+ */
+function compileJsonEquals(
+  jsonEquals: unknown,
+  jsonIgnore: unknown,
+  placeholders: unknown,
+  { match, written, errors }: Pick<Compiling, "match" | "written" | "errors">,
+): void {
   if (jsonEquals !== undefined) {
     if (!plainJson(jsonEquals)) {
       errors.push("request.json_equals must be a JSON value (at most 100 levels deep)");
@@ -343,7 +352,22 @@ function compileJsonEquals(jsonEquals: unknown, jsonIgnore: unknown, { match, wr
       written.json_ignore = jsonIgnore;
     }
   }
-  if (written.json_equals !== undefined) match.jsonEquals = { value: jsonEquals, ignore };
+  let value = jsonEquals;
+  if (placeholders !== undefined) {
+    if (typeof placeholders !== "boolean") {
+      errors.push(`request.json_placeholders must be true or false, got ${shown(placeholders)}`);
+    } else if (jsonEquals === undefined) {
+      errors.push("request.json_placeholders applies to request.json_equals; add json_equals or remove it");
+    } else {
+      written.json_placeholders = placeholders;
+      if (placeholders && written.json_equals !== undefined) {
+        const problems: string[] = [];
+        value = compileJsonPlaceholders(jsonEquals, problems);
+        for (const problem of problems) errors.push(`request.json_equals ${problem}`);
+      }
+    }
+  }
+  if (written.json_equals !== undefined) match.jsonEquals = { value, ignore };
 }
 
 /** `request.json_path`: JSONPath expressions to `true` (found, not null) or a capture-free single-value pattern. */
@@ -357,7 +381,7 @@ function compileJsonPath(jsonPath: unknown, { match, written, errors }: Compilin
     );
     return;
   }
-  const list: [string, ValuePattern | "present"][] = [];
+  const list: [string, ValuePattern | "present" | JsonPathEquals][] = [];
   for (const [path, spec] of Object.entries(jsonPath)) {
     const condition = jsonPathCondition(path, spec, errors);
     if (condition) list.push([path, condition]);
@@ -366,8 +390,37 @@ function compileJsonPath(jsonPath: unknown, { match, written, errors }: Compilin
   written.json_path = jsonPath;
 }
 
+/** A JSONPath that names one place (`$.a.b`, `$['a'][0]`): no wildcard, filter, slice, union or deep scan. */
+export const DEFINITE_PATH = /^\$(?:\.[A-Za-z_$][\w$-]*|\[(?:\d+|'[^'\\]*')\])*$/;
+
+/** `{json_equals, json_ignore?, json_placeholders?}` on the one value a definite path finds. */
+function jsonPathEquals(
+  place: string,
+  path: string,
+  spec: Record<string, unknown>,
+  errors: string[],
+): JsonPathEquals | undefined {
+  const extra = Object.keys(spec).filter((k) => !["json_equals", "json_ignore", "json_placeholders"].includes(k));
+  if (extra.length) {
+    errors.push(`${place}: json_equals takes json_ignore and json_placeholders only, got ${extra.join(", ")}`);
+    return undefined;
+  }
+  if (!DEFINITE_PATH.test(path)) {
+    errors.push(`${place}: json_equals needs a path to one value ($.a.b, $['a'][0]): no wildcard, filter or ..`);
+    return undefined;
+  }
+  const c = { match: {} as RequestMatch, written: {} as Record<string, unknown>, errors: [] as string[] };
+  compileJsonEquals(spec.json_equals, spec.json_ignore, spec.json_placeholders, c);
+  for (const problem of c.errors) errors.push(`${place}: ${problem.replace(/^request\./, "")}`);
+  return c.errors.length || !c.match.jsonEquals ? undefined : { jsonEquals: c.match.jsonEquals };
+}
+
 /** One `json_path` entry: `"present"`, its pattern, or undefined with the problem pushed. */
-function jsonPathCondition(path: string, spec: unknown, errors: string[]): ValuePattern | "present" | undefined {
+function jsonPathCondition(
+  path: string,
+  spec: unknown,
+  errors: string[],
+): ValuePattern | "present" | JsonPathEquals | undefined {
   const place = `request.json_path.${path}`;
   if (!path.startsWith("$")) {
     errors.push(`${place}: a JSONPath expression starts with $ ("$.user.id")`);
@@ -381,6 +434,7 @@ function jsonPathCondition(path: string, spec: unknown, errors: string[]): Value
     return undefined;
   }
   if (spec === true) return "present";
+  if (isObject(spec) && Object.hasOwn(spec, "json_equals")) return jsonPathEquals(place, path, spec, errors);
   const { pattern, problem } = compileValuePattern(spec);
   if (!pattern) {
     errors.push(`${place} must be true (found, not null) or a value pattern: ${problem}`);

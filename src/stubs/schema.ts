@@ -268,10 +268,31 @@ const REQUEST: SchemasOf<typeof REQUEST_FIELDS> = {
     items: { enum: [...JSON_IGNORES] },
     description: "what json_equals allows: extra_fields, extra_items, array_order",
   },
+  json_placeholders: {
+    type: "boolean",
+    description:
+      "json_equals strings ${json-unit.any-string}, ${json-unit.any-number}, ${json-unit.any-boolean}, ${json-unit.ignore} and ${json-unit.regex}RE are placeholders (JsonUnit's syntax, as WireMock's equalToJson)",
+  },
   json_path: {
     type: "object",
-    description: "JSONPath expressions to true (found, not null) or a value pattern",
-    additionalProperties: { anyOf: [{ const: true }, { $ref: "#/$defs/valuePattern" }] },
+    description:
+      "JSONPath expressions to true (found, not null), a value pattern, or {json_equals, json_ignore?, json_placeholders?} (a path to one value equal to the document)",
+    additionalProperties: {
+      anyOf: [
+        { const: true },
+        { $ref: "#/$defs/valuePattern" },
+        {
+          type: "object",
+          required: ["json_equals"],
+          properties: {
+            json_equals: {},
+            json_ignore: { type: "array", items: { enum: [...JSON_IGNORES] } },
+            json_placeholders: { type: "boolean" },
+          },
+          additionalProperties: false,
+        },
+      ],
+    },
   },
 };
 

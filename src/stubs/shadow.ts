@@ -72,6 +72,7 @@ function conditionKeys(stub: Stub): Key[] {
       "url_regex",
       "json_equals",
       "json_ignore",
+      "json_placeholders",
       "json_path",
     ]
   ) {

@@ -10,10 +10,12 @@
  */
 
 import { PLACEHOLDER_ANYWHERE } from "../../stubs/path.ts";
+import { DEFINITE_PATH } from "../../stubs/request.ts";
 import { escapeRegex, javaRegexToJs } from "./regex.ts";
 import { compileRegex } from "../../util/regex.ts";
 import { evaluatePath } from "../../templating/jsonpath.ts";
 import { rankPriorities } from "./ranks.ts";
+import { escapeSupplementary, javaJsonText, parseKeepingNumbers } from "./java_json.ts";
 import { isObject } from "../../util/json_shape.ts";
 import { isJsonMediaType } from "../../util/media.ts";
 
@@ -65,16 +67,21 @@ export interface WireMockOptions {
   /** Render every mapping as a template, as WireMock's `--global-response-templating` does. */
   globalTemplating?: boolean;
   /**
-   * The document's text, when the caller has it: a number written with a fraction or an
-   * exponent (`1.0`, `1e3`) is a double to WireMock and written back as `1.0`, which the parsed
-   * value no longer shows; with the text such a `jsonBody` is refused instead of guessed at.
+   * The document's text, when the caller has it: WireMock writes a `jsonBody`'s numbers back
+   * from the text (`1.0` stays `1.0`, `1e3` becomes `1000`), which the parsed value no longer
+   * shows; with the text each `jsonBody` is written as WireMock writes it.
    */
   source?: string;
   /**
-   * `hasIntegralDecimal(source)`, when the caller has already scanned the text: a caller that
-   * converts one document's mappings one at a time scans it once, not once per mapping.
+   * `hasIntegralDecimal(source)`, when the caller has already scanned the text: without `source`
+   * or `kept`, a whole-number `jsonBody` is then refused (the file may have written it `1.0`).
    */
   integralDecimals?: boolean;
+  /**
+   * One mapping parsed again with its numbers as written (`parseKeepingNumbers`), when the
+   * document is that one mapping and the caller has its text (`jsonBody` numbers as WireMock writes them).
+   */
+  kept?: unknown;
   /** Ids already taken by earlier documents (a duplicate id stops WireMock from starting). */
   takenIds?: Set<string>;
 }
@@ -137,6 +144,9 @@ export function mappingsToConfig(doc: unknown, file: string, options: WireMockOp
   }
   const decimals = options.integralDecimals ??
     (options.source !== undefined && hasIntegralDecimal(options.source));
+  // The document again with each number as written, for jsonBody (WireMock writes `1.0` back as `1.0`).
+  const kept = options.source === undefined ? options.kept : parseKeepingNumbers(options.source);
+  const keptList = isObject(kept) && Array.isArray(kept.mappings) ? kept.mappings : [kept];
   const stem = file.replace(/^.*[\\/]/, "").replace(/\.json$/i, "").replace(/[^A-Za-z0-9_.-]/g, "_");
   list.forEach((mapping, i) => {
     const place = `${file} mappings[${i}]`;
@@ -146,6 +156,7 @@ export function mappingsToConfig(doc: unknown, file: string, options: WireMockOp
       refuse: (feature, why) => refusals.push([feature, why]),
       globalTemplating: options.globalTemplating === true,
       decimals,
+      kept: keptList[i],
       generatedName: `__generated/${stem}.${i}.body`,
       files,
     });
@@ -178,6 +189,8 @@ interface Context {
   refuse(feature: string, why: string): void;
   globalTemplating: boolean;
   decimals: boolean;
+  /** The mapping parsed again with its numbers as written, when the document's text was given. */
+  kept?: unknown;
   generatedName: string;
   files: Omit<WireMockBodyFile, "route">[];
 }
@@ -275,9 +288,14 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
   convertUrl(request, route, conditions, ctx);
   convertFields(request, route, conditions, ctx);
   if (request.basicAuthCredentials !== undefined) basicAuth(request.basicAuthCredentials, conditions, ctx);
+  if (request.formParameters !== undefined) {
+    // WireMock reads the fields of an x-www-form-urlencoded body (`+` and %-escapes decoded, a
+    // repeated field matching when any value does), as stubtool's request.form does.
+    const form = fieldPatterns("formParameters", request.formParameters, ctx);
+    if (form && Object.keys(form).length) conditions.form = form;
+  }
   if (request.bodyPatterns !== undefined) convertBodyPatterns(request.bodyPatterns, conditions, ctx);
   const none: Record<string, string> = {
-    formParameters: "stubtool's form conditions do not reproduce WireMock's (repeated fields, decoding)",
     multipartPatterns: "stubtool has no conditions on multipart parts",
     customMatcher: "a Java extension stubtool cannot run",
   };
@@ -483,7 +501,7 @@ function plainPath(path: string, template: boolean): boolean {
   return new RegExp(`^(?:/${segment})+$`).test(path);
 }
 
-/** `queryParameters` / `headers`: name → WireMock matcher, as name → stubtool value pattern. */
+/** `queryParameters` / `headers` / `cookies` / `formParameters`: name → WireMock matcher, as name → stubtool value pattern. */
 function fieldPatterns(what: string, spec: unknown, ctx: Context): Record<string, unknown> | undefined {
   if (!isObject(spec)) {
     ctx.refuse(what, `expected an object of name → matcher, got ${shown(spec)}`);
@@ -605,7 +623,7 @@ function textPattern(place: string, kind: string, value: string, ci: boolean, ct
  */
 function listPattern(place: string, kind: string, list: unknown, ctx: Context, what: string): unknown {
   const multi = kind === "hasExactly" || kind === "includes";
-  if (!["headers", "queryParameters", "cookies", "bodyPatterns"].includes(what)) {
+  if (!["headers", "queryParameters", "formParameters", "cookies", "bodyPatterns"].includes(what)) {
     ctx.refuse(`${place} ${kind}`, "stubtool converts and, or, hasExactly and includes on request fields only");
     return undefined;
   }
@@ -616,8 +634,11 @@ function listPattern(place: string, kind: string, list: unknown, ctx: Context, w
     );
     return undefined;
   }
-  if (multi && what !== "queryParameters") {
-    ctx.refuse(`${place} ${kind}`, "WireMock takes hasExactly and includes on query parameters and headers only");
+  if (multi && what !== "queryParameters" && what !== "formParameters") {
+    ctx.refuse(
+      `${place} ${kind}`,
+      "WireMock takes hasExactly and includes on query parameters, form parameters and headers only",
+    );
     return undefined;
   }
   if (!Array.isArray(list) || list.length < (multi ? 1 : 2)) {
@@ -734,7 +755,8 @@ function jsonPathCondition(
   }
   if (typeof spec === "string") return [expression, true];
   const { expression: _, ...matcher } = spec as Record<string, unknown>;
-  if (matcher.equalToJson !== undefined || Object.keys(matcher).length === 0) {
+  if (matcher.equalToJson !== undefined) return jsonPathEquals(place, expression, matcher, ctx);
+  if (Object.keys(matcher).length === 0) {
     ctx.refuse(
       `${place} matchesJsonPath ${Object.keys(matcher).join(" + ") || "{expression}"}`,
       "stubtool's json_path takes a value pattern (equalTo, contains, matches, absent, …)",
@@ -743,6 +765,38 @@ function jsonPathCondition(
   }
   const value = valuePattern(`${place} matchesJsonPath`, matcher, ctx);
   return value === undefined ? undefined : [expression, value];
+}
+
+/**
+ * `matchesJsonPath` with `equalToJson` (+ its flags and placeholders) as a `json_path` entry
+ * `{json_equals, …}`: the one value the expression finds equals the document. An expression
+ * that can find several values (a wildcard, filter or `..`) is refused.
+ */
+function jsonPathEquals(
+  place: string,
+  expression: string,
+  matcher: Record<string, unknown>,
+  ctx: Context,
+): [string, unknown] | undefined {
+  const feature = `${place} matchesJsonPath equalToJson`;
+  if (!DEFINITE_PATH.test(expression)) {
+    ctx.refuse(feature, `${shown(expression)} can find several values; stubtool compares one ($.a.b, $['a'][0])`);
+    return undefined;
+  }
+  const json = equalToJson(`${place} matchesJsonPath`, matcher, ctx);
+  if (json === undefined) return undefined;
+  const value = json.json_equals ?? json.json;
+  if (!isObject(value) && !Array.isArray(value)) {
+    ctx.refuse(feature, "the expected document is not an object or a list (WireMock compares a found scalar as text)");
+    return undefined;
+  }
+  if (json.json_equals !== undefined) return [expression, json];
+  // The json pattern form stands for json_equals with WireMock's flags.
+  const ignore = [
+    ...(matcher.ignoreArrayOrder === true ? ["array_order"] : []),
+    ...(matcher.ignoreExtraElements === true ? ["extra_fields", "extra_items"] : []),
+  ];
+  return [expression, ignore.length ? { json_equals: value, json_ignore: ignore } : { json_equals: value }];
 }
 
 /**
@@ -771,19 +825,66 @@ function equalToJson(
       return undefined;
     }
   }
-  if (contains(value, (v) => typeof v === "string" && v.includes("${json-unit."))) {
-    ctx.refuse(`${place} equalToJson (placeholder text)`, "a string holds ${json-unit.…} (a JsonUnit placeholder)");
-    return undefined;
-  }
+  const placeholders = jsonUnitPlaceholders(place, value, ctx);
+  if (placeholders === undefined) return undefined;
+  value = placeholders.value;
   const extra = pattern.ignoreExtraElements === true;
   const order = pattern.ignoreArrayOrder === true;
   // The readable (and indexed) json pattern, where it means the same: no {name} text, no
   // array WireMock would match out of order or with extra items, no object a strict match closes.
   const arrays = contains(value, Array.isArray);
   const placeholder = contains(value, (v) => typeof v === "string" && HAS_PLACEHOLDER.test(v));
+  if (placeholders.found) {
+    const ignore = [...(order ? ["array_order"] : []), ...(extra ? ["extra_fields", "extra_items"] : [])];
+    return { json_equals: value, ...(ignore.length ? { json_ignore: ignore } : {}), json_placeholders: true };
+  }
   if (!placeholder && !(order && arrays) && (extra ? !arrays : !contains(value, isObject))) return { json: value };
   const ignore = [...(order ? ["array_order"] : []), ...(extra ? ["extra_fields", "extra_items"] : [])];
   return ignore.length ? { json_equals: value, json_ignore: ignore } : { json_equals: value };
+}
+
+/** The JsonUnit placeholders stubtool's `json_placeholders` reads; `${json-unit.regex}` is followed by a regex. */
+const JSON_UNIT = /^\$\{json-unit\.(any-string|any-number|any-boolean|ignore|regex)\}/;
+
+/**
+ * `${json-unit.…}` strings in an `equalToJson` document (WireMock reads them as JsonUnit
+ * placeholders): the document with each `${json-unit.regex}` Java regex made a JavaScript
+ * one, and whether there were any; undefined (refused) for a placeholder stubtool does not read.
+ */
+function jsonUnitPlaceholders(
+  place: string,
+  value: unknown,
+  ctx: Context,
+): { value: unknown; found: boolean } | undefined {
+  let found = false, ok = true;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === "string" && v.includes("${json-unit.")) {
+      const m = JSON_UNIT.exec(v);
+      if (!m || (m[1] !== "regex" && v !== m[0])) {
+        ctx.refuse(
+          `${place} equalToJson ${shown(v)}`,
+          "stubtool reads the placeholders ${json-unit.any-string}, any-number, any-boolean, ignore and regex",
+        );
+        ok = false;
+        return v;
+      }
+      found = true;
+      if (m[1] !== "regex") return v;
+      // JsonUnit compiles the regex without DOTALL.
+      const js = javaRegexToJs(v.slice(m[0].length), false);
+      if ("problem" in js) {
+        ctx.refuse(`${place} equalToJson ${shown(v)}`, `the Java pattern uses ${js.problem}`);
+        ok = false;
+        return v;
+      }
+      return m[0] + js.source;
+    }
+    if (Array.isArray(v)) return v.map(walk);
+    if (isObject(v)) return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, walk(x)]));
+    return v;
+  };
+  const out = walk(value);
+  return ok ? { value: out, found } : undefined;
 }
 
 /** Whether `test` holds for the value or anything nested in it. */
@@ -996,7 +1097,8 @@ function convertBody(
     }
     text = value;
   } else {
-    const json = jacksonJson(value, ctx.decimals);
+    const kept = isObject(ctx.kept) && isObject(ctx.kept.response) ? ctx.kept.response.jsonBody : undefined;
+    const json = kept === undefined ? jacksonJson(value, ctx.decimals) : keptJson(kept);
     if ("problem" in json) {
       ctx.refuse(`jsonBody (${json.feature})`, json.problem);
       return;
@@ -1079,11 +1181,17 @@ function jacksonJson(
       problem: "the file writes a whole number as a decimal (1.0, 1e3), which WireMock sends back as 1.0",
     };
   }
-  const text = JSON.stringify(value).replace(
-    /[\ud800-\udbff][\udc00-\udfff]/g,
-    (pair) => `\\u${pair.charCodeAt(0).toString(16).toUpperCase()}\\u${pair.charCodeAt(1).toString(16).toUpperCase()}`,
-  );
-  return { text };
+  return { text: escapeSupplementary(JSON.stringify(value)) };
+}
+
+/** A `jsonBody` parsed again with its numbers as written, in WireMock's bytes. */
+function keptJson(kept: unknown): { text: string } | { feature: string; problem: string } {
+  const text = javaJsonText(kept);
+  if (text !== undefined) return { text };
+  return {
+    feature: "numbers",
+    problem: "a number's plain form is over 1,000 digits, or a zero with an exponent (0e3)",
+  };
 }
 
 /** Whether a JSON text writes an integral number with a fraction or an exponent (`1.0`, `1e3`). */

@@ -49,14 +49,16 @@ const SYNTAX = "\\^$.*+?()[]{}|/";
  * Translates a Java pattern into a JavaScript `u`-mode source with the same full-match
  * meaning under `DOTALL`, or says which construct it refuses (backreferences, possessive
  * quantifiers, lookahead and lookbehind, inline flags, named groups, `\b`, `\p{…}`, `\Q…\E`,
- * nested classes and intersections, `^`/`$` anywhere but the ends, …).
+ * nested classes and intersections, `^`/`$` anywhere but the ends, …). With `dotAll` false
+ * (a pattern Java compiles without `DOTALL`, as JsonUnit's `${json-unit.regex}`), `.` stops at
+ * Java's line terminators.
  */
-export function javaRegexToJs(src: string): { source: string } | { problem: string } {
+export function javaRegexToJs(src: string, dotAll = true): { source: string } | { problem: string } {
   let out = "";
   let i = 0;
   let atom = false; // whether a quantifier may follow
   while (i < src.length) {
-    const step = piece(src, i, atom);
+    const step = piece(src, i, atom, dotAll);
     if ("problem" in step) return step;
     out += step.out;
     i = step.next;
@@ -72,6 +74,7 @@ function piece(
   src: string,
   i: number,
   atom: boolean,
+  dotAll: boolean,
 ): { out: string; next: number; atom: boolean } | { problem: string } {
   const c = src[i];
   switch (c) {
@@ -80,7 +83,7 @@ function piece(
       return "problem" in e ? e : { ...e, atom: true };
     }
     case ".":
-      return { out: "[\\s\\S]", next: i + 1, atom: true };
+      return { out: dotAll ? "[\\s\\S]" : "[^\\n\\r\\u0085\\u2028\\u2029]", next: i + 1, atom: true };
     case "^":
       return i !== 0 ? { problem: "'^' other than at the start" } : { out: c, next: i + 1, atom: false };
     case "$":

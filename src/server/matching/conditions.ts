@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { RequestMatch } from "../../stubs/model.ts";
+import type { JsonPathEquals, RequestMatch } from "../../stubs/model.ts";
 import { evaluatePath, JsonPathWorkError } from "../../templating/jsonpath.ts";
 import {
   compileValuePattern,
@@ -412,11 +412,36 @@ function pathTexts(document: unknown, path: string): string[] | { tooMuch: strin
   return out;
 }
 
+/** A `json_path` entry's `json_equals`: the one value a definite path finds (not null) equals the document. */
+function pathEquals(document: unknown, path: string, { jsonEquals }: JsonPathEquals): string | undefined {
+  let result;
+  try {
+    result = evaluatePath(document, path, CONDITION_JSONPATH_WORK);
+  } catch (error) {
+    if (error instanceof JsonPathWorkError) return `body is too large to search with ${path}: ${error.message}`;
+    return `body has nothing at ${path}`;
+  }
+  const value = result.kind === "value"
+    ? result.value
+    : result.kind === "list" && result.values.length === 1
+    ? result.values[0]
+    : undefined;
+  if (value === null || value === undefined) return `body has nothing at ${path}`;
+  const relax = {
+    extraFields: jsonEquals.ignore.includes("extra_fields"),
+    extraItems: jsonEquals.ignore.includes("extra_items"),
+    arrayOrder: jsonEquals.ignore.includes("array_order"),
+  };
+  const reason = equalJson(jsonEquals.value, value, relax);
+  return reason === undefined ? undefined : `at ${path}: ${reason}`;
+}
+
 /** One `json_path` entry: something found (not null), or a found value that matches the pattern. */
-function jsonPathCondition(path: string, pattern: ValuePattern | "present"): NamedCondition {
+function jsonPathCondition(path: string, pattern: ValuePattern | "present" | JsonPathEquals): NamedCondition {
   const check = (view: RequestView): string | undefined => {
     const parsed = parsedBody(view);
     if (typeof parsed === "string") return parsed;
+    if (typeof pattern === "object" && "jsonEquals" in pattern) return pathEquals(parsed.value, path, pattern);
     const texts = pathTexts(parsed.value, path);
     if (!Array.isArray(texts)) return texts.tooMuch;
     if (pattern === "present") return texts.length ? undefined : `body has nothing at ${path}`;

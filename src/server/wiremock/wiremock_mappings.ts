@@ -7,6 +7,7 @@
 
 import { resolve } from "node:path";
 import { hasIntegralDecimal, mappingsToConfig } from "../../formats/wiremock/mapping.ts";
+import { parseKeepingNumbers } from "../../formats/wiremock/java_json.ts";
 import { adminPriority } from "../../formats/wiremock/ranks.ts";
 import { addMatchedHeaders } from "../../formats/wiremock/folder_stubs.ts";
 import { withId } from "../../formats/wiremock/shapes.ts";
@@ -40,6 +41,10 @@ export async function admitMappings(
   const pace = pacer();
   // One scan of the whole text, not one per mapping (a 2,000-mapping import rescanned it 2,000 times).
   const integralDecimals = hasIntegralDecimal(text);
+  // The text again with its numbers as written, for jsonBody (WireMock sends `1.0` back as `1.0`).
+  const keptDoc = parseKeepingNumbers(text);
+  const keptList = isObject(keptDoc) && Array.isArray(keptDoc.mappings) ? keptDoc.mappings : [keptDoc];
+  const kept = keptList.length === mappings.length ? keptList : [];
   for (const [i, raw] of mappings.entries()) {
     await pace();
     if (!isObject(raw)) return { answer: errors(422, { code: 10, title: `mappings[${i}] must be an object` }) };
@@ -55,7 +60,7 @@ export async function admitMappings(
     }
     const id = given ?? crypto.randomUUID();
     const mapping = withId(raw, id);
-    const converted = mappingsToConfig(mapping, "body", { integralDecimals });
+    const converted = mappingsToConfig(mapping, "body", { integralDecimals, kept: kept[i] });
     if (converted.warnings.length || converted.routes.length !== 1) {
       return { answer: errors(422, ...converted.warnings.map(refusal)) };
     }
