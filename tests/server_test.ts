@@ -479,7 +479,7 @@ Deno.test("regression: unknown stubServer options were ignored (journalsize); th
       "stubServer(port, options): unknown option 'verbose' (allowed: adapter, adminToken, allowHosts, callbackCa, cors, " +
       "filesRoot, handlerTimeout, hostname, inline, journalBytes, journalSize, loopbackOnly, maxBody, maxUnmatched, onCallback, " +
       "onRequest, onWarning, " +
-      "proxyTap, proxyUnmatched, scopes, source, state, stubs, tls, wiremock)",
+      "proxyTap, proxyUnmatched, scopes, source, state, stubs, tls, websocket, wiremock, wiremockDirs)",
   });
   await assert.rejects(stubServer(0, null as never), {
     name: "TypeError",

@@ -524,6 +524,20 @@ Deno.test("regression: the default stubServer() answered Java's java.net.http GE
   ]);
 });
 
+Deno.test("while a WebSocket stub exists, the default wire refuses an h2c upgrade with a JSON 400 naming it; without one it answers (README: Runtimes)", async () => {
+  await using server = await stubServer(0);
+  stubs(server);
+  const port = server.getPort();
+  const ws = server.routes(get("/ws").websocket({ onConnect: [{ send: "hi" }] }));
+  const refused = await exchange(port, javaRequest(port, "GET", "/ok"));
+  assert.deepEqual(refused.responses.map((r) => [r.status, r.body]), [
+    [400, `{"error":"upgrade to 'h2c' is not supported (only websocket)"}`],
+  ]);
+  await server.remove(...ws);
+  const answered = await exchange(port, javaRequest(port, "GET", "/ok"));
+  assert.deepEqual(answered.responses.map((r) => [r.status, r.body]), [[200, '"ok"']]);
+});
+
 Deno.test("[deno] the Deno.serve wire answers Java's upgrade requests with an empty 400 before any handler runs (README: Runtimes)", async () => {
   await using server = await stubServer(0, { adapter: "deno" });
   stubs(server);

@@ -294,6 +294,14 @@ export class StubHandler {
   }
 
   /**
+   * Does any stub answer WebSocket upgrades? (The Node adapter listens for upgrades only then.)
+   * @ignore
+   */
+  get hasWebSocketStubs(): boolean {
+    return this.registry.set.hasWebSockets;
+  }
+
+  /**
    * The WebSocket bounds in force (the Node adapter gives `maxMessage` to `ws` as its `maxPayload`).
    * @ignore
    */

@@ -15,7 +15,7 @@ import { unreadBodyLimit } from "../incoming.ts";
 import { HEAD_FIRST, type ResponseHead } from "../response.ts";
 import { GARBAGE, WIRE_FAULTS, type WireFault } from "../answers/faults.ts";
 import { NodeIncoming, requestTarget } from "./node_incoming.ts";
-import { upgradeListener } from "./node_websocket.ts";
+import { upgradeListener, upgradesWhileNeeded } from "./node_websocket.ts";
 import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
 /** After the shutdown grace, how long cut-short responses get to reach their clients. */
@@ -268,6 +268,7 @@ function servePlain(handler: ServedHandler, port: number, hostname: string, limi
   // of Node's own empty, non-JSON 400 (every error the server produces is JSON).
   const server = createServer({ requireHostHeader: false }, (req, res) => {
     res.on("error", () => {}); // A write to a vanished client must not become an uncaught error.
+    syncUpgrades();
     connections.request(req.socket, res);
     const target = requestTarget(req.url);
     const incoming = new NodeIncoming(req, target ?? "/");
@@ -279,14 +280,21 @@ function servePlain(handler: ServedHandler, port: number, hostname: string, limi
     if (target === undefined) return respond(...errorAnswer(400, `bad request target '${req.url}'`));
     try {
       const result = handler.handle(incoming, respond);
-      if (result instanceof Promise) result.catch((error) => fail(res, respond, error));
+      // A stub added or removed by this request may start or end WebSocket upgrades.
+      if (result instanceof Promise) result.then(syncUpgrades, (error) => fail(res, respond, error));
+      else syncUpgrades();
     } catch (error) {
       fail(res, respond, error);
     }
   });
+  const syncUpgrades = upgradesWhileNeeded(server, handler);
+  syncUpgrades();
   server.on("clientError", answerClientError);
-  server.on("upgrade", upgradeListener(handler));
-  server.on("connection", (socket: Socket) => connections.add(socket));
+  server.on("connection", (socket: Socket) => {
+    connections.add(socket);
+    // A WebSocket client opens a connection of its own: stubs added since the last request count.
+    syncUpgrades();
+  });
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, hostname, () => {

@@ -47,6 +47,35 @@ function attach(ws: WebSocket, session: WebSocketSession): void {
 }
 
 /**
+ * Keeps `server`'s `upgrade` listener registered only while some stub answers WebSockets
+ * (call the result before and after each request). `node:http` hands every request that asks
+ * for an upgrade to that listener, parser detached; without one, an `Upgrade: h2c` request
+ * (Java's `HttpClient` sends one with every request on `http://`) is the plain HTTP/1.1
+ * request it also is, answered on a kept-alive connection. While a WebSocket stub exists,
+ * such a request gets the 400 below instead.
+ */
+export function upgradesWhileNeeded(
+  server: {
+    on(event: "upgrade", listener: UpgradeListener): unknown;
+    off(event: "upgrade", listener: UpgradeListener): unknown;
+  },
+  handler: ServedHandler,
+): () => void {
+  const listener = upgradeListener(handler);
+  let listening = false;
+  return () => {
+    const wanted = handler.hasWebSocketStubs === true;
+    if (wanted === listening) return;
+    if (wanted) server.on("upgrade", listener);
+    else server.off("upgrade", listener);
+    listening = wanted;
+  };
+}
+
+/** What `node:http` calls with a request that asks for an upgrade. */
+type UpgradeListener = (req: IncomingMessage, socket: Socket, head: Buffer) => void;
+
+/**
  * The `upgrade` listener for a `node:http` server serving `handler`: WebSocket requests go
  * through the handler; other upgrades (h2c) are refused with 400.
  */

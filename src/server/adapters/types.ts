@@ -17,6 +17,8 @@ export interface ServedHandler {
   handle<R>(incoming: Incoming, respond: Respond<R>): R | Promise<R>;
   /** The WebSocket bounds: `maxMessage` is the largest incoming message an adapter accepts. */
   readonly websocketLimits?: { readonly maxMessage: number };
+  /** Does any stub answer WebSocket upgrades? */
+  readonly hasWebSocketStubs?: boolean;
 }
 
 /** Where and how to listen. */

@@ -48,6 +48,8 @@ export class StubSet {
   readonly scenarios: ScenarioStates = new ScenarioStates();
   /** How many stubs take part in a scenario (requests then need their scope read). */
   #scenarioStubs = 0;
+  /** How many stubs answer WebSocket upgrades. */
+  #webSocketStubs = 0;
 
   /** After every change: a new version, and the scenarios the stubs now declare. */
   #changed(): void {
@@ -60,6 +62,11 @@ export class StubSet {
       }
     }
     this.scenarios.update(declared);
+  }
+
+  /** Does any stub answer WebSocket upgrades? */
+  get hasWebSockets(): boolean {
+    return this.#webSocketStubs > 0;
   }
 
   /** Does any stub take part in a scenario? */
@@ -143,6 +150,7 @@ export class StubSet {
     this.#router.add(route);
     if (readsMoreThanTarget(route)) this.#requestConditions++;
     if (route.stub.scenario !== undefined) this.#scenarioStubs++;
+    if (route.stub.websocket !== undefined) this.#webSocketStubs++;
   }
 
   #delete(route: Route): void {
@@ -150,6 +158,7 @@ export class StubSet {
     this.#router.remove(route);
     if (readsMoreThanTarget(route)) this.#requestConditions--;
     if (route.stub.scenario !== undefined) this.#scenarioStubs--;
+    if (route.stub.websocket !== undefined) this.#webSocketStubs--;
   }
 
   /** Makes the current stubs the baseline (the server has finished adding the stubs it starts with). */
