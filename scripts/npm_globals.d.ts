@@ -18,6 +18,7 @@ declare namespace Deno {
     unref(): void;
   }
   function serve(options: ServeOptions, handler: (request: Request) => Response | Promise<Response>): HttpServer;
+  function upgradeWebSocket(request: Request): { socket: WebSocket; response: Response };
   const build: { os: string };
   const permissions: { querySync(descriptor: { name: "ffi" }): { state: "granted" | "denied" | "prompt" } };
   function dlopen(

@@ -270,6 +270,7 @@ Deno.test({
         "stubs:false",
         "scenarios:true",
         "unmatched:true",
+        "violations:true",
         "journal:false",
       ]);
       // Idle refreshes: nothing is re-rendered, nothing is logged.
@@ -281,6 +282,7 @@ Deno.test({
         "stubs:true",
         "scenarios:true",
         "unmatched:true",
+        "violations:true",
         "journal:true",
       ]);
       assert.equal(await text(page, "#live-status"), status);
