@@ -218,6 +218,47 @@ function tlsSettings(values: ParsedArgs["values"], env: CliContext["env"]): Pick
 
 function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settings {
   const str = (name: string) => values[name] as string | undefined;
+  // Checked in this order, so the first bad flag is the one named.
+  const listen = listenSettings(str, env);
+  const proxyUnmatched = str("proxy-unmatched");
+  if (proxyUnmatched !== undefined) {
+    const problem = checkUpstream(proxyUnmatched, "--proxy-unmatched");
+    if (problem) throw new UsageError(problem, "serve");
+  }
+  const guards = guardSettings(values, str, env);
+  const state = stateSettings(str("state") ?? (env.STUBTOOL_STATE?.trim() || undefined), str("cluster"));
+  const adapter = adapterSetting(str("adapter") ?? (env.STUBTOOL_ADAPTER?.trim() || undefined));
+  let reportFile: string | undefined;
+  if (str("report-file") !== undefined) {
+    const checked = checkOutputPath(str("report-file")!);
+    if ("problem" in checked) throw new UsageError(`--report-file: ${checked.problem}`, "serve");
+    reportFile = checked.path;
+  }
+  return {
+    ...listen,
+    ...limitSettings(str),
+    reportFile,
+    quiet: values.quiet === true,
+    scopes: values.scopes === true,
+    watch: values.watch === true,
+    cors: values.cors === true,
+    proxyUnmatched,
+    ...tlsSettings(values, env),
+    callbackCaFile: str("callback-ca") ?? (env.STUBTOOL_CALLBACK_CA?.trim() || undefined),
+    ...guards,
+    adapter,
+    ...(state ? { state } : {}),
+  };
+}
+
+/** A flag's value as text, or undefined when it was not given. */
+type FlagText = (name: string) => string | undefined;
+
+/** Where to listen: `--port` (else `$STUBTOOL_PORT`) and `--host` (else `$STUBTOOL_HOST`), each with where it came from. */
+function listenSettings(
+  str: FlagText,
+  env: CliContext["env"],
+): Pick<Settings, "port" | "portSource" | "hostname" | "hostSource"> {
   let port: number | undefined;
   let portSource = "default";
   if (str("port") !== undefined) {
@@ -232,11 +273,35 @@ function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settin
   if (hostname === "") {
     throw new UsageError("--host: must not be empty (127.0.0.1, 0.0.0.0, ::1, a host name)", "serve");
   }
-  const proxyUnmatched = str("proxy-unmatched");
-  if (proxyUnmatched !== undefined) {
-    const problem = checkUpstream(proxyUnmatched, "--proxy-unmatched");
-    if (problem) throw new UsageError(problem, "serve");
-  }
+  return { port, portSource, hostname, hostSource };
+}
+
+/** The counted limits: unmatched list, body size, handler timeout, journal entries and bytes. */
+function limitSettings(
+  str: FlagText,
+): Pick<Settings, "maxUnmatched" | "maxBody" | "handlerTimeoutMs" | "journalSize" | "journalBytes"> {
+  const count = (flag: string, unit = "") => {
+    const text = str(flag);
+    return text === undefined ? undefined : countValue(text, `--${flag}`, "serve", unit);
+  };
+  const timeout = str("handler-timeout");
+  return {
+    maxUnmatched: count("max-unmatched"),
+    maxBody: count("max-body", " of bytes"),
+    handlerTimeoutMs: timeout === undefined
+      ? undefined
+      : Math.round(secondsValue(timeout, "--handler-timeout", "serve", true) * 1000),
+    journalSize: count("journal-size"),
+    journalBytes: count("journal-bytes", " of bytes"),
+  };
+}
+
+/** What guards the admin endpoints and the files they may read: `--allow-host`, `--admin-token`, `--files-root`. */
+function guardSettings(
+  values: ParsedArgs["values"],
+  str: FlagText,
+  env: CliContext["env"],
+): Pick<Settings, "allowHosts" | "adminToken" | "filesRoot"> {
   const allowHosts = (values["allow-host"] as string[] | undefined) ?? [];
   for (const name of allowHosts) {
     if (!/^[A-Za-z0-9.:[\]_-]+$/.test(name)) {
@@ -250,54 +315,18 @@ function readSettings(values: ParsedArgs["values"], { env }: CliContext): Settin
   if (adminToken === "") throw new UsageError("--admin-token: must not be empty", "serve");
   const filesRoot = str("files-root") ?? (env.STUBTOOL_FILES_ROOT?.trim() || undefined);
   if (filesRoot === "") throw new UsageError("--files-root: must not be empty", "serve");
-  const state = stateSettings(str("state") ?? (env.STUBTOOL_STATE?.trim() || undefined), str("cluster"));
-  const adapter = str("adapter") ?? (env.STUBTOOL_ADAPTER?.trim() || undefined);
+  return { allowHosts, adminToken, filesRoot };
+}
+
+/** `--adapter` (else `$STUBTOOL_ADAPTER`): `node` or `deno`, the latter only on Deno. */
+function adapterSetting(adapter: string | undefined): Settings["adapter"] {
   if (adapter !== undefined && adapter !== "deno" && adapter !== "node") {
     throw new UsageError(`--adapter: must be deno or node, got ${JSON.stringify(adapter)}`, "serve");
   }
   if (adapter === "deno" && !("Deno" in globalThis)) {
     throw new UsageError("--adapter deno needs the Deno runtime (the npm package runs on node:http)", "serve");
   }
-  let reportFile: string | undefined;
-  if (str("report-file") !== undefined) {
-    const checked = checkOutputPath(str("report-file")!);
-    if ("problem" in checked) throw new UsageError(`--report-file: ${checked.problem}`, "serve");
-    reportFile = checked.path;
-  }
-  return {
-    port,
-    portSource,
-    hostname,
-    hostSource,
-    maxUnmatched: str("max-unmatched") === undefined
-      ? undefined
-      : countValue(str("max-unmatched")!, "--max-unmatched", "serve"),
-    maxBody: str("max-body") === undefined
-      ? undefined
-      : countValue(str("max-body")!, "--max-body", "serve", " of bytes"),
-    handlerTimeoutMs: str("handler-timeout") === undefined
-      ? undefined
-      : Math.round(secondsValue(str("handler-timeout")!, "--handler-timeout", "serve", true) * 1000),
-    journalSize: str("journal-size") === undefined
-      ? undefined
-      : countValue(str("journal-size")!, "--journal-size", "serve"),
-    journalBytes: str("journal-bytes") === undefined
-      ? undefined
-      : countValue(str("journal-bytes")!, "--journal-bytes", "serve", " of bytes"),
-    reportFile,
-    quiet: values.quiet === true,
-    scopes: values.scopes === true,
-    watch: values.watch === true,
-    cors: values.cors === true,
-    proxyUnmatched,
-    ...tlsSettings(values, env),
-    callbackCaFile: str("callback-ca") ?? (env.STUBTOOL_CALLBACK_CA?.trim() || undefined),
-    allowHosts,
-    adminToken,
-    filesRoot,
-    adapter,
-    ...(state ? { state } : {}),
-  };
+  return adapter;
 }
 
 /** `--state URL` (or `$STUBTOOL_STATE`) and `--cluster NAME` checked; the password never in an error. */

@@ -26,86 +26,101 @@ const STRING = /"(?:[^"\\]|\\.)*"/y;
  * when the text is not JSON or nests deeper than 200 levels.
  */
 export function parseKeepingNumbers(text: string): unknown {
-  let at = 0;
-  const fail = Symbol("fail");
-  const space = () => {
-    SPACE.lastIndex = at;
-    SPACE.exec(text);
-    at = SPACE.lastIndex;
-  };
-  const value = (depth: number): unknown => {
-    if (depth > MAX_DEPTH) throw fail;
-    space();
-    const c = text[at];
-    if (c === "{") {
-      at++;
-      const out: Record<string, unknown> = {};
-      space();
-      if (text[at] === "}") {
-        at++;
-        return out;
-      }
-      for (;;) {
-        space();
-        const key = string();
-        space();
-        if (text[at++] !== ":") throw fail;
-        // As JSON.parse: an own property even for "__proto__"; a repeated key keeps its first place, the last value.
-        Object.defineProperty(out, key, {
-          value: value(depth + 1),
-          enumerable: true,
-          writable: true,
-          configurable: true,
-        });
-        space();
-        const next = text[at++];
-        if (next === "}") return out;
-        if (next !== ",") throw fail;
-      }
-    }
-    if (c === "[") {
-      at++;
-      const out: unknown[] = [];
-      space();
-      if (text[at] === "]") {
-        at++;
-        return out;
-      }
-      for (;;) {
-        out.push(value(depth + 1));
-        space();
-        const next = text[at++];
-        if (next === "]") return out;
-        if (next !== ",") throw fail;
-      }
-    }
-    if (c === '"') return string();
+  const parser = new KeepingNumbers(text);
+  try {
+    const out = parser.value(0);
+    parser.space();
+    return parser.at === text.length ? out : undefined;
+  } catch (error) {
+    if (error === NOT_JSON || error instanceof SyntaxError) return undefined;
+    throw error;
+  }
+}
+
+/** Thrown inside {@link KeepingNumbers} when the text is not JSON. */
+const NOT_JSON = Symbol("not JSON");
+
+/** One pass over JSON text from `at`, numbers kept as written. */
+class KeepingNumbers {
+  at = 0;
+  constructor(readonly text: string) {}
+
+  space(): void {
+    SPACE.lastIndex = this.at;
+    SPACE.exec(this.text);
+    this.at = SPACE.lastIndex;
+  }
+
+  value(depth: number): unknown {
+    if (depth > MAX_DEPTH) throw NOT_JSON;
+    this.space();
+    const c = this.text[this.at];
+    if (c === "{") return this.object(depth);
+    if (c === "[") return this.array(depth);
+    if (c === '"') return this.string();
     for (const [word, v] of [["true", true], ["false", false], ["null", null]] as const) {
-      if (text.startsWith(word, at)) {
-        at += word.length;
+      if (this.text.startsWith(word, this.at)) {
+        this.at += word.length;
         return v;
       }
     }
-    NUMBER.lastIndex = at;
-    const m = NUMBER.exec(text);
-    if (!m) throw fail;
-    at = NUMBER.lastIndex;
+    NUMBER.lastIndex = this.at;
+    const m = NUMBER.exec(this.text);
+    if (!m) throw NOT_JSON;
+    this.at = NUMBER.lastIndex;
     return new NumberText(m[0]);
-  };
-  const string = (): string => {
-    STRING.lastIndex = at;
-    const m = STRING.exec(text);
-    if (!m) throw fail;
-    at = STRING.lastIndex;
+  }
+
+  object(depth: number): Record<string, unknown> {
+    this.at++;
+    const out: Record<string, unknown> = {};
+    this.space();
+    if (this.text[this.at] === "}") {
+      this.at++;
+      return out;
+    }
+    for (;;) {
+      this.space();
+      const key = this.string();
+      this.space();
+      if (this.text[this.at++] !== ":") throw NOT_JSON;
+      // As JSON.parse: an own property even for "__proto__"; a repeated key keeps its first place, the last value.
+      Object.defineProperty(out, key, {
+        value: this.value(depth + 1),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      this.space();
+      const next = this.text[this.at++];
+      if (next === "}") return out;
+      if (next !== ",") throw NOT_JSON;
+    }
+  }
+
+  array(depth: number): unknown[] {
+    this.at++;
+    const out: unknown[] = [];
+    this.space();
+    if (this.text[this.at] === "]") {
+      this.at++;
+      return out;
+    }
+    for (;;) {
+      out.push(this.value(depth + 1));
+      this.space();
+      const next = this.text[this.at++];
+      if (next === "]") return out;
+      if (next !== ",") throw NOT_JSON;
+    }
+  }
+
+  string(): string {
+    STRING.lastIndex = this.at;
+    const m = STRING.exec(this.text);
+    if (!m) throw NOT_JSON;
+    this.at = STRING.lastIndex;
     return JSON.parse(m[0]);
-  };
-  try {
-    const out = value(0);
-    space();
-    return at === text.length ? out : undefined;
-  } catch (error) {
-    if (error === fail || error instanceof SyntaxError) return undefined;
-    throw error;
   }
 }
 

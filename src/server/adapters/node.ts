@@ -326,6 +326,40 @@ function servePlain(handler: ServedHandler, port: number, hostname: string, limi
 }
 
 /**
+ * Stops a TLS server: no new connections; HTTP/2 sessions, idle HTTP/1.1 connections and
+ * unfinished handshakes closed at once (they would hold `close()` open); what is left is cut
+ * after the grace (`onGraceEnd`) and a last flush.
+ */
+function closeTls(
+  server: { close(done: () => void): unknown },
+  { sockets, handshaking, parentsKnown }: { sockets: Set<Socket>; handshaking: Set<Socket>; parentsKnown: boolean },
+  graceMs: number,
+  onGraceEnd: () => void,
+): Promise<void> {
+  return new Promise<void>((done) => {
+    let flushTimer: ReturnType<typeof setTimeout> | undefined;
+    const graceTimer = setTimeout(() => {
+      onGraceEnd();
+      flushTimer = setTimeout(() => {
+        sockets.forEach((s) => s.destroy());
+        handshaking.forEach((s) => s.destroy());
+      }, FLUSH_MS);
+    }, graceMs);
+    server.close(() => {
+      clearTimeout(graceTimer);
+      clearTimeout(flushTimer);
+      done();
+    });
+    if (parentsKnown) handshaking.forEach((s) => s.destroy());
+    for (const socket of sockets) {
+      const session = (socket as unknown as { session?: { close(): void } }).session;
+      if (session) session.close();
+      else if (!(socket as unknown as { _httpMessage?: unknown })._httpMessage) socket.end();
+    }
+  });
+}
+
+/**
  * Serves the handler over TLS with `node:http2`: HTTP/2 for clients that offer it (ALPN),
  * HTTP/1.1 for the others (`allowHTTP1`). The compatibility API hands over request and
  * response objects shaped like `node:http`'s.
@@ -384,28 +418,7 @@ function serveTls(
         port: (server.address() as AddressInfo).port,
         close(graceMs, onGraceEnd) {
           closing = true;
-          return new Promise<void>((done) => {
-            let flushTimer: ReturnType<typeof setTimeout> | undefined;
-            const graceTimer = setTimeout(() => {
-              onGraceEnd();
-              flushTimer = setTimeout(() => {
-                sockets.forEach((s) => s.destroy());
-                handshaking.forEach((s) => s.destroy());
-              }, FLUSH_MS);
-            }, graceMs);
-            server.close(() => {
-              clearTimeout(graceTimer);
-              clearTimeout(flushTimer);
-              done();
-            });
-            // HTTP/2 sessions, idle HTTP/1.1 connections and unfinished handshakes would hold close() open.
-            if (parentsKnown) handshaking.forEach((s) => s.destroy());
-            for (const socket of sockets) {
-              const session = (socket as unknown as { session?: { close(): void } }).session;
-              if (session) session.close();
-              else if (!(socket as unknown as { _httpMessage?: unknown })._httpMessage) socket.end();
-            }
-          });
+          return closeTls(server, { sockets, handshaking, parentsKnown }, graceMs, onGraceEnd);
         },
       });
     });
