@@ -8,6 +8,7 @@
  *   npm run bench -- --only "deno-bare,stubtool 20"
  *   npm run bench -- --smoke --only "deno-bare,stubtool 20 +500 batches"   # S10: 500 batches of 20 stubs
  *   deno run -A bench/sse.ts --smoke  # S11 alone: SSE time to first event and events/s (bench/sse.ts)
+ *   deno run -A bench/websocket.ts --smoke  # S13 alone: WebSocket messages/s (bench/websocket.ts)
  *   npm run bench -- --only "deno-bare,stubtool openapi checked,stubtool openapi unchecked"   # S12: request checks' cost
  *
  * Every server is checked for the right answer before it is loaded; the table gives
@@ -20,6 +21,7 @@ import { parseArgs } from "node:util";
 import { makeConfig, makePaymentsConfig, makeProxyConfig, s1Body, S7_BODY, S7_VERSION, S9_BODY } from "./scenarios.ts";
 import { rssMb, toMs } from "./measure.ts";
 import { measureSse, printSse } from "./sse.ts";
+import { measureWebSocket, printWebSocket } from "./websocket.ts";
 import {
   makeConfigMappings,
   makePaymentsMappings,
@@ -690,6 +692,7 @@ async function main(): Promise<number> {
   const cycles = await adminCycles(configs.get(20)!);
   const loads = await wiremockLoads(dir);
   const sse = await measureSse(PORT, ROUNDS, SMOKE);
+  const websocket = await measureWebSocket(PORT, ROUNDS, SMOKE);
   await Deno.remove(dir, { recursive: true });
   printTable(rows);
   printWireMock(rows, loads);
@@ -702,6 +705,7 @@ async function main(): Promise<number> {
     console.log(`\nS1 req/s with --state ÷ without (same run): ${state.toFixed(2)} (target ≥ 0.9)`);
   }
   printSse(sse, ROUNDS, SMOKE);
+  printWebSocket(websocket, ROUNDS, SMOKE);
   console.log(
     `\nS6 a test run's admin traffic (add 20 stubs, ${CYCLE_REQUESTS} requests to them, remove them), ` +
       `${cycles.count} times: ${cycles.cycleMs.toFixed(0)} ms per cycle (median); the same requests to deno-bare: ` +

@@ -111,3 +111,14 @@ export function makeSseConfig(): { routes: Record<string, unknown>[] } {
     ],
   };
 }
+
+/** Messages each connection of the WebSocket figure (S13) sends, and how many it keeps in flight. */
+export const WS_MESSAGES = 10_000;
+export const WS_WINDOW = 16;
+
+/** S13: `GET /echo` answers every `ping` with `pong` (the bare server in bench/servers/deno_bare_ws.ts does the same). */
+export function makeWsConfig(): { routes: Record<string, unknown>[] } {
+  return {
+    routes: [{ method: "GET", path: "/echo", websocket: { on_message: [{ match: "ping", send: ["pong"] }] } }],
+  };
+}
