@@ -2,7 +2,13 @@
 // records in it and serves at GET /__stubtool__/requests, over both adapters.
 import assert from "node:assert/strict";
 import { get, post, type RequestLogEntry, stubServer } from "../mod.ts";
-import { DEFAULT_JOURNAL_SIZE, Journal, type JournalRecord } from "../src/server/journal/journal.ts";
+import {
+  DEFAULT_JOURNAL_SIZE,
+  Journal,
+  type JournalRecord,
+  recordOf,
+  sharedRecord,
+} from "../src/server/journal/journal.ts";
 import { send, serverTest } from "./_http.ts";
 
 const record = (target: string, extra: Partial<JournalRecord> = {}): JournalRecord => ({
@@ -362,4 +368,19 @@ Deno.test("the journal keeps at most journalBytes of targets and bodies: the old
   assert.equal(last.target, "/huge");
   assert.equal(last.body, undefined);
   assert.equal(last.body_truncated, true);
+});
+
+Deno.test("journal: a record another replica shared keeps its replica's name; own records and the single-process shape carry none", () => {
+  const journal = new Journal(5);
+  journal.add(record("/own"));
+  journal.keep(recordOf(JSON.parse(JSON.stringify(sharedRecord(record("/there"), "host-a:8080")))));
+  journal.keep(recordOf(sharedRecord(record("/unnamed"))));
+  const entries = journal.snapshot().requests;
+  assert.deepEqual(entries.map((e) => [e.target, e.replica]), [
+    ["/own", undefined],
+    ["/there", "host-a:8080"],
+    ["/unnamed", undefined],
+  ]);
+  assert.deepEqual([entries[0], entries[2]].map((e) => "replica" in e), [false, false]);
+  assert.deepEqual("replica" in sharedRecord(record("/x")), false);
 });

@@ -409,3 +409,20 @@ Deno.test("the shared journal keeps the bounds of each replica's: --journal-size
     assert.deepEqual([last.target, last.body.length], ["/big/11", 16 * 1024]);
   }
 });
+
+Deno.test("a request sent to replica A carries A's HOST:PORT as replica in B's journal and B's dashboard detail; A's own entry has none", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, { stubs: [route("/where").body({ ok: true }).toStub()] });
+  const [a, b] = cluster.servers;
+  assert.equal((await send(a, "GET", "/where")).status, 200);
+  await eventually(async () => (await send(b, "GET", "/__stubtool__/requests")).json.total === 1);
+  const name = `${Deno.hostname()}:${a.getPort()}`;
+  const [there] = (await send(b, "GET", "/__stubtool__/requests")).json.requests;
+  assert.deepEqual([there.target, there.replica], ["/where", name]);
+  const [own] = (await send(a, "GET", "/__stubtool__/requests")).json.requests;
+  assert.deepEqual([own.target, "replica" in own], ["/where", false]);
+  const page = (await send(b, "GET", "/__stubtool__/")).text;
+  assertIncludes(page, `<dt>Served by</dt><dd>replica <code>${name}</code></dd>`);
+  // The page carries its renderers' source (for the live refresh): look for the rendered row only.
+  assert.ok(!(await send(a, "GET", "/__stubtool__/")).text.includes("<dt>Served by</dt>"));
+});

@@ -480,6 +480,9 @@ function requestDetail(
     ["Answered by", answered],
   ];
   if (entry) rows.push(["Status", escapeHtml(String(entry.status))]);
+  if (entry && typeof entry.replica === "string") {
+    rows.push(["Served by", `replica <code>${escapeHtml(entry.replica)}</code>`]);
+  }
   let rest: string;
   if (!entry) {
     rest = `<p class="muted">The journal no longer holds (or never held) this request's headers and body.</p>`;

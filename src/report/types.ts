@@ -222,6 +222,11 @@ export interface JournalEntry {
    * matched carries the rules' near misses in `closest`.
    */
   message?: "in" | "out";
+  /**
+   * With `serve --state`: the replica that served a request another replica journaled, as
+   * `HOST:PORT` (its host name and listening port); absent for the requests this one served.
+   */
+  replica?: string;
 }
 
 /** What `GET /__stubtool__/requests` answers. */

@@ -4,6 +4,7 @@
  */
 
 import { statSync } from "node:fs";
+import { hostname as machineName } from "node:os";
 import type { Serve } from "./adapters/types.ts";
 import { StubBuilder } from "../stubs/builder.ts";
 import { hostName, isLoopbackName } from "./admin/guard.ts";
@@ -164,7 +165,10 @@ function checkState(state: unknown): void {
 }
 
 /** Joins the replicas sharing `state` (the Redis client loads only now); the handler then publishes its runtime changes. */
-async function joinState(handler: StubHandler, state: NonNullable<StubServerOptions["state"]>): Promise<void> {
+async function joinState(
+  handler: StubHandler,
+  state: NonNullable<StubServerOptions["state"]>,
+): Promise<{ name: string }> {
   const { joinCluster } = await import("./state/redis.ts");
   // Requests journaled before the link exists wait here (none: the server is not listening yet).
   let send: (record: JournalRecord) => void = () => {};
@@ -181,6 +185,7 @@ async function joinState(handler: StubHandler, state: NonNullable<StubServerOpti
   });
   send = link.journaled;
   handler.registry.share(link);
+  return link;
 }
 
 /** Why `path` is not a folder that can be read, or undefined when it is one. */
@@ -453,7 +458,7 @@ export async function stubServer(port = 0, options: StubServerOptions = {}): Pro
   // On a loopback bind the reserved endpoints answer only this machine's names (DNS rebinding).
   const loopbackOnly = options.loopbackOnly ?? isLoopbackName(hostName(hostname));
   const handler = new StubHandler(options.stubs ?? [], { ...options, loopbackOnly });
-  if (options.state !== undefined) await joinState(handler, options.state);
+  const link = options.state === undefined ? undefined : await joinState(handler, options.state);
   const tls = options.tls === "self-signed"
     ? await import("./tls.ts").then((m) => m.selfSignedCertificate())
     : options.tls;
@@ -463,6 +468,8 @@ export async function stubServer(port = 0, options: StubServerOptions = {}): Pro
     tls,
     unreadBodyLimit: unreadBodyLimit(options.maxBody ?? DEFAULT_MAX_BODY),
   });
+  // The name the other replicas show on the requests this one served (nothing is journaled before it listens).
+  if (link) link.name = `${machineName()}:${listener.port}`;
   return new StubServer(
     handler,
     listener.port,

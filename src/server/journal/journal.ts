@@ -56,6 +56,8 @@ export interface JournalRecord {
   clientIp?: string;
   /** The header lines as sent (`[name, value, …]`, names in their case), when the wire keeps them. */
   headerLines?: readonly string[];
+  /** The replica that served it (`serve --state`: `HOST:PORT`), for a request another replica journaled; unset for this one's own. */
+  replica?: string;
 }
 
 /** Which journaled requests to list (`GET /__stubtool__/requests?…`); every given field must hold. */
@@ -143,6 +145,7 @@ export class Journal {
   #uuids: (string | undefined)[] = [];
   #clientIps: (string | undefined)[] = [];
   #headerLines: (readonly string[] | undefined)[] = [];
+  #replicas: (string | undefined)[] = [];
   #costs: number[] = [];
   /** Where the oldest kept record is. */
   #head = 0;
@@ -210,6 +213,7 @@ export class Journal {
     this.#uuids[i] = record.uuid;
     this.#clientIps[i] = record.clientIp;
     this.#headerLines[i] = record.headerLines;
+    this.#replicas[i] = record.replica;
     this.#costs[i] = size;
     this.#size++;
     this.#bytes += size;
@@ -240,6 +244,7 @@ export class Journal {
         this.#uuids,
         this.#clientIps,
         this.#headerLines,
+        this.#replicas,
       ]
     ) {
       field.length = 0;
@@ -277,6 +282,7 @@ export class Journal {
         uuid: this.#uuids[i] ??= crypto.randomUUID(),
         clientIp: this.#clientIps[i],
         headerLines: this.#headerLines[i],
+        ...(this.#replicas[i] === undefined ? {} : { replica: this.#replicas[i] }),
       });
     }
     return out;
@@ -347,6 +353,7 @@ export function journalEntry(record: JournalRecord): JournalEntry {
     entry.message = record.message;
     if (closest) entry.closest = closest;
   }
+  if (record.replica !== undefined) entry.replica = record.replica;
   return entry;
 }
 
@@ -367,10 +374,12 @@ export interface SharedRecord {
   headers: Record<string, string>;
   body?: string;
   cut?: true;
+  /** The replica that served it: `HOST:PORT` (see `RedisState.name`). */
+  replica?: string;
 }
 
-/** A record as another replica receives it. */
-export function sharedRecord(record: JournalRecord): SharedRecord {
+/** A record as another replica receives it; `replica` names the one that served it. */
+export function sharedRecord(record: JournalRecord, replica?: string): SharedRecord {
   const shared: SharedRecord = {
     method: record.method,
     target: record.target,
@@ -385,6 +394,7 @@ export function sharedRecord(record: JournalRecord): SharedRecord {
   if (record.closest !== undefined) shared.closest = record.closest;
   if (record.body?.byteLength) shared.body = base64(record.body);
   if (record.bodyTruncated) shared.cut = true;
+  if (replica !== undefined) shared.replica = replica;
   return shared;
 }
 
@@ -403,6 +413,7 @@ export function recordOf(shared: SharedRecord): JournalRecord {
     headers: shared.headers,
     body: shared.body === undefined ? undefined : Uint8Array.from(atob(shared.body), (c) => c.charCodeAt(0)),
     bodyTruncated: shared.cut === true,
+    ...(typeof shared.replica === "string" ? { replica: shared.replica } : {}),
   };
 }
 

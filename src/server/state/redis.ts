@@ -123,6 +123,11 @@ export class RedisState implements SharedState {
   readonly #journalSize: number;
   readonly #journalBatchBytes: number;
   #ticker: ReturnType<typeof setInterval> | undefined;
+  /**
+   * This replica's name on the requests it shares: `HOST:PORT`, its host name and listening
+   * port (set once it listens; the others show it as `replica` in their journals).
+   */
+  name = "";
   #sending = false;
   /** The stream id of the last `POST /__stubtool__/reset` read back; "" while this replica's own is on its way. */
   #lastReset = "0-0";
@@ -216,7 +221,7 @@ export class RedisState implements SharedState {
     const batch: SharedRecord[] = [];
     let bytes = 0;
     for (let k = records.length - 1; k >= 0 && batch.length < this.#journalSize; k--) {
-      const shared = sharedRecord(records[k]);
+      const shared = sharedRecord(records[k], this.name || undefined);
       bytes += shared.target.length + (shared.body?.length ?? 0) + 64;
       for (const name in shared.headers) bytes += name.length + shared.headers[name].length;
       if (bytes > this.#journalBatchBytes && batch.length) break;
