@@ -384,3 +384,15 @@ Deno.test("journal: a record another replica shared keeps its replica's name; ow
   assert.deepEqual([entries[0], entries[2]].map((e) => "replica" in e), [false, false]);
   assert.deepEqual("replica" in sharedRecord(record("/x")), false);
 });
+
+Deno.test("regression: removing records (WireMock's DELETE /__admin/requests/{id}) handed every kept record to onAdd again, so --state re-sent them to the cluster", () => {
+  const journal = new Journal(10);
+  for (const target of ["/a", "/b", "/c"]) journal.add(record(target));
+  const sent: string[] = [];
+  journal.onAdd = (r) => sent.push(r.target);
+  const removed = journal.removeWhere((r) => r.target === "/b");
+  assert.deepEqual(removed.map((r) => r.target), ["/b"]);
+  assert.deepEqual(journal.records().map((r) => r.target), ["/a", "/c"]);
+  assert.deepEqual(sent, []);
+  assert.equal(journal.total, 3);
+});

@@ -299,7 +299,8 @@ export class Journal {
     const gone = new Set(removed);
     const total = this.#total;
     this.clear();
-    for (const record of all) if (!gone.has(record)) this.add(record);
+    // Put back, not added anew: with `--state` a record added is also sent to the other replicas.
+    for (const record of all) if (!gone.has(record)) this.keep(record);
     this.#total = total;
     return removed;
   }
