@@ -231,11 +231,45 @@ export function ensureRedis({ env = process.env, log = console.error } = {}) {
   };
 }
 
+/** What to install when no python3 can import httpx. */
+export const HTTPX_HINT =
+  "install Python's httpx for python3 (Debian/Ubuntu: apt-get install python3-httpx; elsewhere: pip install httpx)";
+
+/** The first python3 (on PATH, else the system's) that can `import httpx`, or undefined. */
+function pythonWithHttpx(env) {
+  const candidates = new Set([which("python3", env.PATH), "/usr/bin/python3"].filter(Boolean));
+  for (const python of candidates) {
+    if (spawnSync(python, ["-c", "import httpx"], { stdio: "ignore" }).status === 0) return python;
+  }
+  return undefined;
+}
+
+/**
+ * A python3 that imports httpx (tests/stream_test.ts streams a stub with it, as a Python
+ * client would): one found, else Debian's python3-httpx installed as wrk is, else one line.
+ */
+export function ensureHttpx({ env = process.env, log = console.error } = {}) {
+  const found = pythonWithHttpx(env);
+  if (found) return { path: found };
+  const apt = aptCommand(env);
+  if (apt && aptInstall(apt, "python3-httpx", log)) {
+    const path = pythonWithHttpx(env);
+    if (path) return { path };
+  }
+  return {
+    error: `no python3 that imports httpx${
+      apt ? " and python3-httpx could not be installed" : ""
+    } (needed by tests/stream_test.ts): ${HTTPX_HINT}`,
+  };
+}
+
 if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const what = process.argv[2];
-  const ensure = { chromium: ensureChromium, wrk: ensureWrk, "redis-server": ensureRedis }[what];
+  const ensure = { chromium: ensureChromium, wrk: ensureWrk, "redis-server": ensureRedis, "python-httpx": ensureHttpx }[
+    what
+  ];
   if (!ensure) {
-    console.error("[ERROR] usage: node scripts/provision.mjs chromium|wrk|redis-server");
+    console.error("[ERROR] usage: node scripts/provision.mjs chromium|wrk|redis-server|python-httpx");
     process.exit(2);
   }
   const result = ensure();

@@ -9,13 +9,13 @@
 //   npm test -- browser node         # only these suites, in this order
 //   node scripts/test.mjs --suites FILE   # suites from a JSON file (the runner's own tests)
 //
-// A suite file is a JSON list of { "name", "command": [program, ...args], "needs"?: ["chromium" | "wrk" | "redis-server"] }.
+// A suite file is a JSON list of { "name", "command": [program, ...args], "needs"?: ["chromium" | "wrk" | "redis-server" | "python-httpx"] }.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensureDeps } from "./ensure_deps.mjs";
-import { ensureChromium, ensureRedis, ensureWrk } from "./provision.mjs";
+import { ensureChromium, ensureHttpx, ensureRedis, ensureWrk } from "./provision.mjs";
 
 const ROOT = fileURLToPath(new URL("../", import.meta.url));
 
@@ -25,8 +25,9 @@ export const SUITES = [
     name: "deno",
     what: "unit, HTTP on both adapters, CLI subprocesses, README blocks, doc examples",
     command: ["deno", "test", "-A", "--doc", "--ignore=tests/browser/"],
-    // tests/state_test.ts and tests/cli_state_test.ts start their own redis-server.
-    needs: ["redis-server"],
+    // tests/state_test.ts and tests/cli_state_test.ts start their own redis-server; tests/stream_test.ts streams with
+    // Python's httpx.
+    needs: ["redis-server", "python-httpx"],
   },
   {
     name: "browser",
@@ -38,7 +39,12 @@ export const SUITES = [
   { name: "bench", what: "benchmark smoke", command: ["deno", "run", "-A", "bench/run.ts", "--smoke"], needs: ["wrk"] },
 ];
 
-const PROVIDERS = { chromium: ensureChromium, wrk: ensureWrk, "redis-server": ensureRedis };
+const PROVIDERS = {
+  chromium: ensureChromium,
+  wrk: ensureWrk,
+  "redis-server": ensureRedis,
+  "python-httpx": ensureHttpx,
+};
 
 function parseArgs(argv) {
   let suites = SUITES;
@@ -111,6 +117,7 @@ async function main() {
       }
       console.log(`[test] ${need}: ${got.path}`);
       if (need === "chromium") suiteEnv.CHROMIUM_PATH = got.path;
+      else if (need === "python-httpx") suiteEnv.HTTPX_PYTHON = got.path;
       // A program found in a folder already on PATH changes nothing (prepending /usr/bin for redis-server would
       // put the system's python3 before a pyenv one); one installed elsewhere goes first.
       else if (!suiteEnv.PATH.split(delimiter).includes(dirname(got.path))) {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { connect } from "node:net";
 import OpenAI from "openai";
-import { post } from "../mod.ts";
+import { get, post } from "../mod.ts";
 import { send, serverTest } from "./_http.ts";
 
 /** A chat completion chunk as OpenAI streams it. */
@@ -197,5 +197,54 @@ serverTest(
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     assert.equal(stats.open, 0, "the stream ends when its client leaves");
+  },
+);
+
+/**
+ * A python3 that imports httpx: `HTTPX_PYTHON` (npm test finds or installs one), else python3
+ * on the PATH or the system's. None is a failure that says what to install, never a skip.
+ */
+async function httpxPython(): Promise<string> {
+  const candidates = [Deno.env.get("HTTPX_PYTHON"), "python3", "/usr/bin/python3"].filter((p): p is string => !!p);
+  for (const python of candidates) {
+    try {
+      const { code } = await new Deno.Command(python, { args: ["-c", "import httpx"], stderr: "null" }).output();
+      if (code === 0) return python;
+    } catch { /* not there */ }
+  }
+  assert.fail(
+    "no python3 that imports httpx: run npm test (it installs python3-httpx) or apt-get install python3-httpx",
+  );
+}
+
+const HTTPX_CLIENT = `
+import sys, time, httpx
+start = time.monotonic()
+with httpx.stream("GET", sys.argv[1], timeout=10) as answer:
+    print(answer.status_code, answer.headers["content-type"], flush=True)
+    for line in answer.iter_lines():
+        line = line.rstrip()  # httpx before 0.24 keeps the line end
+        if line.startswith("data: "):
+            print(f"{time.monotonic() - start:.3f} {line[6:]}", flush=True)
+`;
+
+serverTest(
+  "Python's httpx streams a stub's events as they come (each after its delay, not all at the end)",
+  async (server) => {
+    server.routes(
+      get("/events").stream([{ data: "one" }, { data: { n: 2 }, delayMs: 400 }, { data: "[DONE]", delayMs: 50 }]),
+    );
+    const python = await httpxPython();
+    const { code, stdout, stderr } = await new Deno.Command(python, {
+      args: ["-c", HTTPX_CLIENT, `${server.url}/events`],
+    }).output();
+    const decoder = new TextDecoder();
+    assert.equal(code, 0, decoder.decode(stderr));
+    const [head, ...events] = decoder.decode(stdout).trim().split("\n");
+    assert.equal(head, "200 text/event-stream");
+    assert.deepEqual(events.map((line) => line.slice(line.indexOf(" ") + 1)), ["one", '{"n":2}', "[DONE]"]);
+    const times = events.map((line) => Number(line.slice(0, line.indexOf(" "))));
+    // The first event came before the second was sent: a buffered answer would bring all three at once.
+    assert.ok(times[1] - times[0] >= 0.3, `events at ${times.join(", ")} s`);
   },
 );
