@@ -231,6 +231,9 @@ const WIREMOCK_SERVERS: Server[] = [
 const LOAD_FILES = 1000;
 const LOAD_TARGET_MS = 1000;
 
+/** `stubtool serve` on the fast wire (`--adapter deno`), judged against the Deno.serve floors. */
+const DENO_WIRE = [DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--adapter", "deno"];
+
 const SERVERS: Server[] = [
   {
     name: "deno-bare",
@@ -322,7 +325,15 @@ const SERVERS: Server[] = [
     name: "node-bare kept",
     cmd: [DENO, "run", "-A", "bench/servers/node_bare_kept.mjs", "{port}"],
     readyPath: "/__stubtool__/health",
-    scenarios: [S1],
+    scenarios: [S1, S7],
+  },
+  {
+    // S8's floor on the node:http wire: a bare node:http server proxying with one fetch.
+    name: "node-bare proxy",
+    cmd: [DENO, "run", "-A", "bench/servers/node_bare_proxy.mjs", "{port}", "{upstream}"],
+    upstream: true,
+    readyPath: "/__stubtool__/health",
+    scenarios: [S8],
   },
   {
     // The fast wire (--adapter deno); its floor is deno-bare kept.
@@ -353,6 +364,13 @@ const SERVERS: Server[] = [
     scenarios: [S7],
   },
   {
+    name: "stubtool payments deno wire",
+    cmd: [...DENO_WIRE, "--port", "{port}", "--config", "{config}"],
+    config: "payments",
+    readyPath: "/__stubtool__/health",
+    scenarios: [S7],
+  },
+  {
     name: "deno-bare proxy",
     cmd: [DENO, "run", "-A", "bench/servers/deno_bare_proxy.ts", "{port}", "{upstream}"],
     upstream: true,
@@ -376,6 +394,14 @@ const SERVERS: Server[] = [
   {
     name: "stubtool proxy",
     cmd: [DENO, "run", "-A", "cli.ts", "serve", "--quiet", "--port", "{port}", "--config", "{config}"],
+    config: "proxy",
+    upstream: true,
+    readyPath: "/__stubtool__/health",
+    scenarios: [S8],
+  },
+  {
+    name: "stubtool proxy deno wire",
+    cmd: [...DENO_WIRE, "--port", "{port}", "--config", "{config}"],
     config: "proxy",
     upstream: true,
     readyPath: "/__stubtool__/health",
@@ -778,10 +804,12 @@ function printTable(rows: Row[]): void {
   const table = [header, header.map(() => "---"), ...lines];
   console.log(table.map((cells) => `| ${cells.join(" | ")} |`).join("\n"));
 
-  // deno-bare kept reads requests the way the journal must (all headers, exact body bytes):
-  // a target with a floor is judged against it; the bare ratio is printed beside it.
+  // The bare kept servers read requests the way the journal must (all headers, exact body bytes): a target is judged
+  // against the floor of its own wire (node-bare kept / node-bare proxy for the default node:http wire, deno-bare kept /
+  // deno-bare proxy for --adapter deno); the ratio to the bare Deno.serve baseline is printed beside it.
   const kept = ["deno-bare kept", "S1"];
   const keptS7 = ["deno-bare kept", "S7"];
+  const nodeKept = ["node-bare kept", "S1"];
   type Target = {
     name: string;
     /** Against the bare baseline. */
@@ -794,13 +822,33 @@ function printTable(rows: Row[]): void {
   const rps = (of: string[], to: string[]) => versus("rps", of, to);
   const targets: Target[] = [
     {
-      name: "S1 req/s, stubtool 20 ÷ deno-bare (floor: deno-bare kept)",
+      name: "S1 req/s, stubtool 20 (default wire) ÷ deno-bare (floor: node-bare kept)",
       bare: rps(["stubtool 20", "S1"], bare),
-      floor: rps(["stubtool 20", "S1"], kept),
+      floor: rps(["stubtool 20", "S1"], nodeKept),
       op: "≥",
       goal: 0.95,
     },
-    { name: "S1 p99, stubtool 20 ÷ deno-bare", bare: versus("p99", ["stubtool 20", "S1"], bare), op: "≤", goal: 1.5 },
+    {
+      name: "S1 p99, stubtool 20 (default wire) ÷ deno-bare (floor: node-bare kept)",
+      bare: versus("p99", ["stubtool 20", "S1"], bare),
+      floor: versus("p99", ["stubtool 20", "S1"], nodeKept),
+      op: "≤",
+      goal: 1.5,
+    },
+    {
+      name: "S1 req/s, stubtool 20 deno wire ÷ deno-bare (floor: deno-bare kept)",
+      bare: rps(["stubtool 20 deno wire", "S1"], bare),
+      floor: rps(["stubtool 20 deno wire", "S1"], kept),
+      op: "≥",
+      goal: 0.95,
+    },
+    {
+      name: "S1 p99, stubtool 20 deno wire ÷ deno-bare (floor: deno-bare kept)",
+      bare: versus("p99", ["stubtool 20 deno wire", "S1"], bare),
+      floor: versus("p99", ["stubtool 20 deno wire", "S1"], kept),
+      op: "≤",
+      goal: 1.5,
+    },
     {
       name: "S2 req/s, 10k stubs ÷ 20 stubs",
       bare: rps(["stubtool 10k", "S2"], ["stubtool 20", "S2"]),
@@ -808,8 +856,15 @@ function printTable(rows: Row[]): void {
       goal: 0.95,
     },
     {
-      name: "startup, stubtool 20 ÷ deno-bare",
+      name: "startup, stubtool 20 (default wire) ÷ deno-bare (floor: node-bare kept, the wire's bare server)",
       bare: versus("startupMs", ["stubtool 20", "S1"], bare),
+      floor: versus("startupMs", ["stubtool 20", "S1"], nodeKept),
+      op: "≤",
+      goal: 2,
+    },
+    {
+      name: "startup, stubtool 20 deno wire ÷ deno-bare",
+      bare: versus("startupMs", ["stubtool 20 deno wire", "S1"], bare),
       op: "≤",
       goal: 2,
     },
@@ -838,17 +893,31 @@ function printTable(rows: Row[]): void {
       goal: 0.9,
     })),
     {
-      name: "S7 req/s, stubtool payments ÷ deno-bare json (floor: deno-bare kept)",
+      name: "S7 req/s, stubtool payments (default wire) ÷ deno-bare json (floor: node-bare kept)",
       bare: rps(["stubtool payments", "S7"], ["deno-bare json", "S7"]),
-      floor: rps(["stubtool payments", "S7"], keptS7),
+      floor: rps(["stubtool payments", "S7"], ["node-bare kept", "S7"]),
       op: "≥",
       goal: 0.9,
     },
     {
-      name: "S8 req/s, stubtool proxy ÷ deno-bare proxy (fetch)",
-      bare: rps(["stubtool proxy", "S8"], ["deno-bare proxy", "S8"]),
+      name: "S7 req/s, stubtool payments deno wire ÷ deno-bare json (floor: deno-bare kept)",
+      bare: rps(["stubtool payments deno wire", "S7"], ["deno-bare json", "S7"]),
+      floor: rps(["stubtool payments deno wire", "S7"], keptS7),
       op: "≥",
       goal: 0.9,
+    },
+    {
+      name: "S8 req/s, stubtool proxy (default wire) ÷ deno-bare proxy (floor: node-bare proxy, fetch)",
+      bare: rps(["stubtool proxy", "S8"], ["deno-bare proxy", "S8"]),
+      floor: rps(["stubtool proxy", "S8"], ["node-bare proxy", "S8"]),
+      op: "≥",
+      goal: 0.8,
+    },
+    {
+      name: "S8 req/s, stubtool proxy deno wire ÷ deno-bare proxy (fetch)",
+      bare: rps(["stubtool proxy deno wire", "S8"], ["deno-bare proxy", "S8"]),
+      op: "≥",
+      goal: 0.8,
     },
     // Time per request of the template stub as a multiple of S1's, same server, same run (S1 req/s ÷ S9 req/s).
     {
@@ -878,6 +947,10 @@ function printTable(rows: Row[]): void {
   }
   const floors: [string, number][] = [
     ["S1 req/s, deno-bare kept ÷ deno-bare", rps(kept, bare)],
+    ["S1 req/s, node-bare kept ÷ deno-bare kept (the wires' floors)", rps(nodeKept, kept)],
+    ["S7 req/s, node-bare kept ÷ deno-bare kept", rps(["node-bare kept", "S7"], keptS7)],
+    ["S8 req/s, node-bare proxy ÷ deno-bare proxy", rps(["node-bare proxy", "S8"], ["deno-bare proxy", "S8"])],
+    ["startup, node-bare kept ÷ deno-bare", versus("startupMs", nodeKept, bare)],
     ["S7 req/s, deno-bare kept ÷ deno-bare json", rps(keptS7, ["deno-bare json", "S7"])],
     [
       "S8 req/s, deno-bare proxy identity ÷ deno-bare proxy",
