@@ -238,15 +238,23 @@ Deno.test("wiremock mapping: url is a path and query_string; urlPathPattern / ur
     request: { path_regex: "\\/api\\/v1\\/users\\/[0-9]+" },
   });
   assert.deepEqual(request({ urlPattern: "/api/.*" }), {
-    path: "/{wiremock_path*}",
+    path: "/api/{wiremock_path**}",
     request: { url_regex: "\\/api\\/[\\s\\S]*" },
-  }, "the pattern matches /api/ itself: one segment up");
+  }, "the pattern matches /api/ itself: a catch-all that also takes nothing");
+  assert.deepEqual(request({ urlPattern: "/.*" }), {
+    path: "/{wiremock_path**}",
+    request: { url_regex: "\\/[\\s\\S]*" },
+  }, "a catch-all pattern matches / too");
+  assert.deepEqual(request({ urlPathPattern: "/.*" }), {
+    path: "/{wiremock_path**}",
+    request: { path_regex: "\\/[\\s\\S]*" },
+  });
   assert.deepEqual(request({ urlPathPattern: "/a|/b/c" }), {
     path: "/{wiremock_path*}",
     request: { path_regex: "\\/a|\\/b\\/c" },
   }, "an alternation has no common prefix");
   assert.deepEqual(request({ urlPath: "/trailing/" }), {
-    path: "/{wiremock_path*}",
+    path: "/trailing/{wiremock_path**}",
     request: { path_regex: "\\/trailing\\/" },
   });
 });
@@ -355,16 +363,8 @@ Deno.test("wiremock mapping: equalToJson converts only where stubtool's json rul
 Deno.test("wiremock mapping: the refusals, each with its feature and reason", () => {
   const cases: [Record<string, unknown>, string][] = [
     [
-      { request: { method: "GET" } },
-      "'any URL' is not supported: a mapping without a URL matches every path; a stubtool stub has one path",
-    ],
-    [
       { request: { method: "PURGE", urlPath: "/x" } },
       "'method PURGE' is not supported: stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT or ANY",
-    ],
-    [
-      { request: { method: "GET", urlPathPattern: "/.*" } },
-      `'urlPathPattern' is not supported: the pattern matches "/", where stubtool's catch-all segment {wiremock_path*} needs one character or more`,
     ],
     [
       { request: { method: "GET", urlPath: "/x", headers: { "X-A": { hasExactly: [{ equalTo: "a" }] } } } },

@@ -356,9 +356,8 @@ function convertUrl(
   const urls = ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate"].filter((k) =>
     request[k] !== undefined
   );
-  if (urls.length === 0) {
-    ctx.refuse("any URL", "a mapping without a URL matches every path; a stubtool stub has one path");
-  }
+  // A mapping without a URL matcher matches every path, `/` included.
+  if (urls.length === 0) route.path = `/{${REGEX_REST}**}`;
   if (urls.length > 1) ctx.refuse(urls.join(" + "), "WireMock uses one URL matcher per mapping");
 }
 
@@ -446,7 +445,8 @@ const REGEX_REST = "wiremock_path";
  * A path regex as a stub: the regex's leading literal segments become the stub's `path`,
  * ended by a catch-all (`/api/users/{wiremock_path*}`), so the router looks at the stub only
  * under that prefix; the regex itself (on the path as sent, or path and query) decides.
- * A catch-all takes one character at least: a regex that matches the bare prefix is refused.
+ * `{name*}` takes one character at least; a regex that also matches the bare prefix (`/.*`
+ * matches `/`) gets `{name**}`, which also takes nothing.
  */
 function regexPath(
   feature: string,
@@ -469,25 +469,13 @@ function regexPath(
   if (prefix.split("/").some((segment, i, all) => (i > 0 && i < all.length - 1) && /^\.\.?$/.test(segment))) {
     prefix = "/";
   }
-  // Every path the regex matches starts with the prefix; the catch-all takes what follows
-  // when that is one character or more. A regex that matches the bare prefix moves up a segment.
+  // Every path the regex matches starts with the prefix; the catch-all takes what follows.
   const compiled = compileRegex(source);
   if ("problem" in compiled) {
     ctx.refuse(feature, `the pattern ${compiled.problem}`);
     return;
   }
-  const regex = compiled.regex;
-  while (regex.test(prefix)) {
-    if (prefix === "/") {
-      ctx.refuse(
-        feature,
-        `the pattern matches "/", where stubtool's catch-all segment {${REGEX_REST}*} needs one character or more`,
-      );
-      return;
-    }
-    prefix = prefix.slice(0, prefix.lastIndexOf("/", prefix.length - 2) + 1);
-  }
-  route.path = `${prefix}{${REGEX_REST}*}`;
+  route.path = `${prefix}{${REGEX_REST}${compiled.regex.test(prefix) ? "**" : "*"}}`;
   conditions[field] = source;
 }
 
