@@ -659,3 +659,51 @@ Deno.test("request.body takes no captures and no has_exactly", () => {
     "request.body cannot use has_exactly or includes: a body is one value",
   ]);
 });
+
+// ---------------------------------------------------------------- path_params
+
+serverTest(
+  "path_params: value patterns on {name} captures, tested as sent; a miss says which parameter",
+  async (server) => {
+    server.routes(
+      get("/contacts/{id}").withPathParam("id", "123").body("contact 123"),
+      get("/contacts/{id}/addresses/{a}").withPathParam("id", { regex: "[0-9]+" })
+        .withPathParam("a", { not_regex: "x.*" }).body({ id: "{id}", a: "{a}" }),
+      get("/raw/{name}").withPathParam("name", "a%20b").body("as sent"),
+      get("/files/{rest*}").withPathParam("rest", { regex: "[a-z]+/[a-z]+\\.txt" }).body("a text file"),
+    );
+    assert.equal((await send(server, "GET", "/contacts/123")).json, "contact 123");
+    const miss = await send(server, "GET", "/contacts/124");
+    assert.equal(miss.status, 404);
+    assert.match(miss.text, /path parameter 'id' is '124', stub wants '123'/);
+    assert.deepEqual((await send(server, "GET", "/contacts/7/addresses/home")).json, { id: "7", a: "home" });
+    assert.equal((await send(server, "GET", "/contacts/x7/addresses/home")).status, 404);
+    assert.equal((await send(server, "GET", "/contacts/7/addresses/xhome")).status, 404);
+    assert.equal((await send(server, "GET", "/raw/a%20b")).json, "as sent");
+    assert.equal((await send(server, "GET", "/files/docs/a.txt")).json, "a text file");
+    assert.equal((await send(server, "GET", "/files/docs/a.png")).status, 404);
+  },
+);
+
+Deno.test("path_params: each name must be a placeholder of the path, capture nothing and be one value", () => {
+  const errors = (path_params: unknown) =>
+    validateConfig({ routes: [{ method: "GET", path: "/u/{id}", request: { path_params } }] }).problems.map((p) =>
+      p.message
+    );
+  assert.deepEqual(errors({ id: { regex: "[0-9]+" } }), []);
+  assert.deepEqual(errors({ other: "1" }), [
+    "request.path_params.other: the path has no {other} (its placeholders are {id})",
+  ]);
+  assert.deepEqual(errors({ id: "{x}" }), [
+    "request.path_params.id captures nothing (the path captures {id}): leave out placeholders and named groups",
+  ]);
+  assert.deepEqual(errors({ id: { has_exactly: ["1"] } }), [
+    "request.path_params.id cannot use has_exactly or includes: a path segment is one value",
+  ]);
+  assert.deepEqual(errors({ id: { absent: true } }), [
+    "request.path_params.id cannot be absent: the path always has {id}",
+  ]);
+  assert.deepEqual(errors([]), [
+    "request.path_params must be a mapping of the path's placeholder names to value patterns, got a list",
+  ]);
+});

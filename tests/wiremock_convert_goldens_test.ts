@@ -30,6 +30,7 @@ const KNOWN: Record<string, Record<string, string>> = {
   },
   delays: {},
   responses: { "Content-Length set by the mapping": "stubtool's server sets content-length itself (refused)" },
+  p20_more: {},
 };
 
 /** What differs besides on `--adapter deno` (Deno.serve), by case: it cannot send these (a [WARN] says so). */

@@ -759,3 +759,29 @@ Deno.test("wiremock mapping: basicAuthCredentials is the Authorization header eq
     ["basicAuthCredentials + headers.Authorization"],
   );
 });
+
+Deno.test("wiremock mapping: pathParameters become request.path_params (any value matcher, and/or); a name outside the template is refused", () => {
+  const { routes, warnings } = one({
+    request: {
+      method: "GET",
+      urlPathTemplate: "/contacts/{contactId}/a/{addressId}",
+      pathParameters: {
+        contactId: { equalTo: "123" },
+        addressId: { or: [{ matches: "[0-9]+" }, { equalTo: "home", caseInsensitive: true }] },
+      },
+    },
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes[0].path, "/contacts/{contactId}/a/{addressId}");
+  assert.deepEqual(routes[0].request, {
+    path_params: { contactId: "123", addressId: { any: [{ regex: "[0-9]+" }, { equals_ignore_case: "home" }] } },
+  });
+  const refused = (request: Record<string, unknown>) =>
+    one({ request: { method: "GET", ...request } }).warnings.map((w) => w.message);
+  assert.deepEqual(refused({ urlPathTemplate: "/c/{id}", pathParameters: { other: { equalTo: "1" } } }), [
+    "m.json mappings[0]: 'pathParameters.other' is not supported: the urlPathTemplate has no {other}",
+  ]);
+  assert.deepEqual(refused({ urlPath: "/c/1", pathParameters: { id: { equalTo: "1" } } }), [
+    "m.json mappings[0]: 'pathParameters' is not supported: WireMock reads pathParameters with a urlPathTemplate only",
+  ]);
+});

@@ -69,6 +69,7 @@ function conditionKeys(stub: Stub): Key[] {
       "cookies",
       "query_string",
       "path_regex",
+      "path_params",
       "url_regex",
       "json_equals",
       "json_ignore",

@@ -350,15 +350,38 @@ function convertUrl(
       );
     } else route.path = path;
   }
-  if (request.pathParameters !== undefined) {
-    ctx.refuse("pathParameters", "stubtool has no conditions on path parameters");
-  }
+  if (request.pathParameters !== undefined) pathParameters(request, conditions, ctx);
   const urls = ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate"].filter((k) =>
     request[k] !== undefined
   );
   // A mapping without a URL matcher matches every path, `/` included.
   if (urls.length === 0) route.path = `/{${REGEX_REST}**}`;
   if (urls.length > 1) ctx.refuse(urls.join(" + "), "WireMock uses one URL matcher per mapping");
+}
+
+/**
+ * `pathParameters` (with `urlPathTemplate`): WireMock tests each parameter's text as sent
+ * (`/raw/a%20b` meets `equalTo: "a%20b"`, not `"a b"`), as `request.path_params` does.
+ */
+function pathParameters(request: Record<string, unknown>, conditions: Record<string, unknown>, ctx: Context): void {
+  const template = request.urlPathTemplate;
+  if (typeof template !== "string") {
+    ctx.refuse("pathParameters", "WireMock reads pathParameters with a urlPathTemplate only");
+    return;
+  }
+  const names = [...template.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]);
+  const spec = fieldPatterns("pathParameters", request.pathParameters, ctx);
+  if (!spec) return;
+  for (const [name, pattern] of Object.entries(spec)) {
+    if (!names.includes(name)) ctx.refuse(`pathParameters.${name}`, `the urlPathTemplate has no {${name}}`);
+    else if (JSON.stringify(pattern).includes('"absent":true')) {
+      ctx.refuse(
+        `pathParameters.${name} absent`,
+        "a path parameter is always present; stubtool refuses a stub that can never match",
+      );
+    }
+  }
+  if (Object.keys(spec).length) conditions.path_params = spec;
 }
 
 /** `request.url`: the path and the query string, both as sent. */
@@ -611,7 +634,7 @@ function textPattern(place: string, kind: string, value: string, ci: boolean, ct
  */
 function listPattern(place: string, kind: string, list: unknown, ctx: Context, what: string): unknown {
   const multi = kind === "hasExactly" || kind === "includes";
-  if (!["headers", "queryParameters", "formParameters", "cookies", "bodyPatterns"].includes(what)) {
+  if (!["headers", "queryParameters", "formParameters", "cookies", "bodyPatterns", "pathParameters"].includes(what)) {
     ctx.refuse(`${place} ${kind}`, "stubtool converts and, or, hasExactly and includes on request fields only");
     return undefined;
   }
