@@ -202,12 +202,8 @@ function compileHeaders(headers: unknown, { match, written, errors, patterns }: 
     }
     seen.set(lower, name);
   }
-  match.headers = patterns(
-    headers,
-    "request.headers",
-    true,
-    "a header sent twice arrives as one joined value (a, b); use all, any or contains",
-  );
+  // has_exactly / includes count a header's lines; other patterns read its lines joined by ', '.
+  match.headers = patterns(headers, "request.headers", true);
   written.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 

@@ -628,9 +628,9 @@ function textPattern(place: string, kind: string, value: string, ci: boolean, ct
 
 /**
  * `and` / `or` (on one value; WireMock needs two parts or more) as `{all}` / `{any}`;
- * `hasExactly` / `includes` (on all the values of a repeated query parameter) as
- * `{has_exactly}` / `{includes}`. Headers reach stubtool joined, so those two are refused
- * there; WireMock does not take them on cookies.
+ * `hasExactly` / `includes` (on all the values of a repeated query parameter, form field,
+ * or the lines of a header sent more than once) as `{has_exactly}` / `{includes}`; WireMock
+ * does not take them on cookies.
  */
 function listPattern(place: string, kind: string, list: unknown, ctx: Context, what: string): unknown {
   const multi = kind === "hasExactly" || kind === "includes";
@@ -638,14 +638,7 @@ function listPattern(place: string, kind: string, list: unknown, ctx: Context, w
     ctx.refuse(`${place} ${kind}`, "stubtool converts and, or, hasExactly and includes on request fields only");
     return undefined;
   }
-  if (multi && what === "headers") {
-    ctx.refuse(
-      `${place} ${kind}`,
-      "a header sent twice reaches stubtool as one joined value (a, b), so its lines cannot be counted",
-    );
-    return undefined;
-  }
-  if (multi && what !== "queryParameters" && what !== "formParameters") {
+  if (multi && what !== "queryParameters" && what !== "formParameters" && what !== "headers") {
     ctx.refuse(
       `${place} ${kind}`,
       "WireMock takes hasExactly and includes on query parameters, form parameters and headers only",

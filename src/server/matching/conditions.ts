@@ -173,6 +173,11 @@ function headerCondition(name: string, pattern: ValuePattern): NamedCondition {
     literals,
     names: pattern.names,
     test(view, values, raw) {
+      // has_exactly / includes count the lines of a header sent more than once.
+      if (pattern.multi) {
+        const lines = view.headerValues(name);
+        return lines !== null && matchMulti(pattern.multi, lines);
+      }
       const value = view.header(name);
       if (pattern.absent) return value === null;
       if (value === null) return pattern.missingMatches === true;
@@ -188,6 +193,10 @@ function headerCondition(name: string, pattern: ValuePattern): NamedCondition {
       const value = view.header(name);
       if (pattern.absent) return `header '${name}' must be absent`;
       if (value === null) return `missing header '${name}'`;
+      if (pattern.multi) {
+        const lines = view.headerValues(name) ?? [];
+        return `header '${name}' has ${lines.map(quoteValue).join(", ")}, stub wants ${wants(pattern)}`;
+      }
       return `header '${name}' is ${quoteValue(value)}, stub wants ${wants(pattern)}`;
     },
   };
