@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { get, post, route } from "../mod.ts";
 import { validateConfig } from "../src/stubs/validate.ts";
 import { rawRequest, send, serverTest } from "./_http.ts";
+import { stubServer } from "../mod.ts";
 
 const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { "content-type": "application/json" } });
 
@@ -659,3 +660,105 @@ Deno.test("request.body takes no captures and no has_exactly", () => {
     "request.body cannot use has_exactly or includes: a body is one value",
   ]);
 });
+
+// ---------------------------------------------------------------- path_params
+
+serverTest(
+  "path_params: value patterns on {name} captures, tested as sent; a miss says which parameter",
+  async (server) => {
+    server.routes(
+      get("/contacts/{id}").withPathParam("id", "123").body("contact 123"),
+      get("/contacts/{id}/addresses/{a}").withPathParam("id", { regex: "[0-9]+" })
+        .withPathParam("a", { not_regex: "x.*" }).body({ id: "{id}", a: "{a}" }),
+      get("/raw/{name}").withPathParam("name", "a%20b").body("as sent"),
+      get("/files/{rest*}").withPathParam("rest", { regex: "[a-z]+/[a-z]+\\.txt" }).body("a text file"),
+    );
+    assert.equal((await send(server, "GET", "/contacts/123")).json, "contact 123");
+    const miss = await send(server, "GET", "/contacts/124");
+    assert.equal(miss.status, 404);
+    assert.match(miss.text, /path parameter 'id' is '124', stub wants '123'/);
+    assert.deepEqual((await send(server, "GET", "/contacts/7/addresses/home")).json, { id: "7", a: "home" });
+    assert.equal((await send(server, "GET", "/contacts/x7/addresses/home")).status, 404);
+    assert.equal((await send(server, "GET", "/contacts/7/addresses/xhome")).status, 404);
+    assert.equal((await send(server, "GET", "/raw/a%20b")).json, "as sent");
+    assert.equal((await send(server, "GET", "/files/docs/a.txt")).json, "a text file");
+    assert.equal((await send(server, "GET", "/files/docs/a.png")).status, 404);
+  },
+);
+
+Deno.test("path_params: each name must be a placeholder of the path, capture nothing and be one value", () => {
+  const errors = (path_params: unknown) =>
+    validateConfig({ routes: [{ method: "GET", path: "/u/{id}", request: { path_params } }] }).problems.map((p) =>
+      p.message
+    );
+  assert.deepEqual(errors({ id: { regex: "[0-9]+" } }), []);
+  assert.deepEqual(errors({ other: "1" }), [
+    "request.path_params.other: the path has no {other} (its placeholders are {id})",
+  ]);
+  assert.deepEqual(errors({ id: "{x}" }), [
+    "request.path_params.id captures nothing (the path captures {id}): leave out placeholders and named groups",
+  ]);
+  assert.deepEqual(errors({ id: { has_exactly: ["1"] } }), [
+    "request.path_params.id cannot use has_exactly or includes: a path segment is one value",
+  ]);
+  assert.deepEqual(errors({ id: { absent: true } }), [
+    "request.path_params.id cannot be absent: the path always has {id}",
+  ]);
+  assert.deepEqual(errors([]), [
+    "request.path_params must be a mapping of the path's placeholder names to value patterns, got a list",
+  ]);
+});
+
+// ---------------------------------------------------------------- header lines (P19.4)
+
+for (const adapter of ["node", "deno"] as const) {
+  Deno.test(`[${adapter}] has_exactly / includes on a header count its lines: two lines are not one comma-joined line`, async () => {
+    await using server = await stubServer(0, { adapter });
+    server.routes(
+      get("/exactly").withHeader("x-tag", { has_exactly: ["a", "b"] }).body("exactly"),
+      get("/includes").withHeader("x-tag", { includes: ["a"] }).body("includes"),
+      get("/joined").withHeader("x-tag", "a, b").body("joined"),
+    );
+    const ask = async (path: string, lines: string[]) => {
+      const answer = await rawRequest(
+        server.getPort(),
+        `GET ${path} HTTP/1.1\r\nhost: x\r\n${lines.map((l) => `${l}\r\n`).join("")}connection: close\r\n\r\n`,
+      );
+      return answer.statusLine.split(" ")[1];
+    };
+    // Deno.serve joins the lines before stubtool sees them (a [WARN] says so at load).
+    const lines = adapter === "node";
+    assert.equal(await ask("/exactly", ["X-Tag: b", "x-tag: a"]), lines ? "200" : "404");
+    assert.equal(await ask("/exactly", ["X-Tag: a, b"]), "404");
+    assert.equal(await ask("/exactly", ["X-Tag: a", "X-Tag: b", "X-Tag: c"]), "404");
+    assert.equal(await ask("/includes", ["X-Tag: b", "X-Tag: a"]), lines ? "200" : "404");
+    assert.equal(await ask("/includes", ["X-Tag: a, b"]), "404");
+    assert.equal(await ask("/includes", []), "404");
+    // Other patterns read the lines joined by ', ', as before.
+    assert.equal(await ask("/joined", ["X-Tag: a", "X-Tag: b"]), "200");
+    assert.equal(await ask("/joined", ["X-Tag: a, b"]), "200");
+    const miss = await send(server, "GET", "/exactly", { headers: { "x-tag": "a" } });
+    assert.match(miss.text, /header 'x-tag' has 'a', stub wants/);
+  });
+
+  Deno.test(`[${adapter}] the journal keeps each header line and its name's case as sent (node); Deno.serve keeps neither`, async () => {
+    await using server = await stubServer(0, { adapter });
+    server.routes(get("/j").body("ok"));
+    await rawRequest(
+      server.getPort(),
+      "GET /j HTTP/1.1\r\nHost: x\r\nX-Tag: a\r\nx-TAG: b\r\nX-One: a, b\r\nConnection: close\r\n\r\n",
+    );
+    const [entry] = (await send(server, "GET", "/__stubtool__/requests")).json.requests;
+    assert.equal(entry.headers["x-tag"], "a, b");
+    assert.equal(entry.headers["x-one"], "a, b");
+    if (adapter === "node") {
+      assert.deepEqual(entry.header_lines, [
+        ["Host", "x"],
+        ["X-Tag", "a"],
+        ["x-TAG", "b"],
+        ["X-One", "a, b"],
+        ["Connection", "close"],
+      ]);
+    } else assert.equal(entry.header_lines, undefined);
+  });
+}

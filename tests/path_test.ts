@@ -339,3 +339,23 @@ Deno.test("regression: other routers' ':id' and '*' segments were accepted as li
   assert.deepEqual(parsePathTemplate("/files/a*b").problems, []);
   assert.deepEqual(parsePathTemplate("/a/:").problems, []);
 });
+
+Deno.test("parsePathTemplate: {name**} is a last-segment catch-all that may take nothing; {name*} takes one or more", () => {
+  assert.deepEqual(parsePathTemplate("/{all**}").template?.segments, [
+    { param: true, name: "all", rest: true, orNone: true },
+  ]);
+  const { template } = parsePathTemplate("/api/{rest**}");
+  assert.equal(template?.path, "/api/{rest**}");
+  assert.deepEqual(template?.segments.at(-1), { param: true, name: "rest", rest: true, orNone: true });
+  assert.deepEqual(parsePathTemplate("/api/{rest*}").template?.segments.at(-1), {
+    param: true,
+    name: "rest",
+    rest: true,
+  });
+  assert.deepEqual(parsePathTemplate("/{all**}/x").problems, [
+    "path segment '{all**}' must be the last one: {all**} takes every segment after it",
+  ]);
+  assert.deepEqual(parsePathTemplate("/{all***}").problems, [
+    "path segment '{all***}' is not a placeholder: write a whole segment as {name} (letters, digits, _)",
+  ]);
+});

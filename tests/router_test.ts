@@ -580,3 +580,41 @@ Deno.test("a path-only stub answers its path percent-encoded, and the first decl
     "GET /a/b: trailing slash (stub has none)",
   ]);
 });
+
+Deno.test("a {name**} catch-all also takes nothing: /{all**} answers /, and /api/{rest**} answers /api/ but not /api", () => {
+  const router = routerOf("GET /{all**}", "GET /api/{rest**}");
+  assert.deepEqual(lookup(router, "GET /"), { name: "GET /{all**}", values: [""] });
+  assert.deepEqual(lookup(router, "GET /a"), { name: "GET /{all**}", values: ["a"] });
+  assert.deepEqual(lookup(router, "GET /a/b%20c?x=1"), { name: "GET /{all**}", values: ["a/b c"] });
+  assert.deepEqual(lookup(router, "GET /api/"), { name: "GET /api/{rest**}", values: [""] });
+  assert.deepEqual(lookup(router, "GET /api/x/y"), { name: "GET /api/{rest**}", values: ["x/y"] });
+  assert.deepEqual(lookup(router, "GET /api"), { name: "GET /{all**}", values: ["api"] });
+  // {name*} still needs one character.
+  assert.equal(lookup(routerOf("GET /{all*}"), "GET /"), undefined);
+});
+
+Deno.test("specificity: static, then {name}, then {name*}, then {name**}", () => {
+  const router = routerOf("GET /{all**}", "GET /{rest*}", "GET /{one}", "GET /x");
+  assert.equal(lookup(router, "GET /x")?.name, "GET /x");
+  assert.equal(lookup(router, "GET /y")?.name, "GET /{one}");
+  assert.equal(lookup(router, "GET /y/z")?.name, "GET /{rest*}");
+  assert.equal(lookup(router, "GET /")?.name, "GET /{all**}");
+  // A higher priority beats specificity; a later batch too.
+  const high = new Router<Route>();
+  high.add(routeOf("GET /x", 0));
+  high.add(routeOf({ method: "GET", path: "/{all**}", priority: 1 }, 1, "high catch-all"));
+  assert.equal(lookup(high, "GET /x")?.name, "high catch-all");
+  const later = new Router<Route>();
+  later.add(routeOf("GET /x", 0, "first", 0));
+  later.add(routeOf("GET /{all**}", 0, "later catch-all", 1));
+  assert.equal(lookup(later, "GET /x")?.name, "later catch-all");
+  assert.equal(lookup(later, "GET /")?.name, "later catch-all");
+});
+
+Deno.test("near misses and allowed methods see a {name**} stub at /", () => {
+  const router = routerOf("POST /{all**}");
+  assert.deepEqual(router.methodsFor(viewOf("GET /"), ["GET", "POST"]), ["POST"]);
+  const misses = router.nearMisses(viewOf("GET /"));
+  assert.notEqual(misses, NEED_BODY);
+  assert.deepEqual((misses as { reason: string }[]).map((m) => m.reason), ["method differs (stub is POST)"]);
+});

@@ -238,15 +238,23 @@ Deno.test("wiremock mapping: url is a path and query_string; urlPathPattern / ur
     request: { path_regex: "\\/api\\/v1\\/users\\/[0-9]+" },
   });
   assert.deepEqual(request({ urlPattern: "/api/.*" }), {
-    path: "/{wiremock_path*}",
+    path: "/api/{wiremock_path**}",
     request: { url_regex: "\\/api\\/[\\s\\S]*" },
-  }, "the pattern matches /api/ itself: one segment up");
+  }, "the pattern matches /api/ itself: a catch-all that also takes nothing");
+  assert.deepEqual(request({ urlPattern: "/.*" }), {
+    path: "/{wiremock_path**}",
+    request: { url_regex: "\\/[\\s\\S]*" },
+  }, "a catch-all pattern matches / too");
+  assert.deepEqual(request({ urlPathPattern: "/.*" }), {
+    path: "/{wiremock_path**}",
+    request: { path_regex: "\\/[\\s\\S]*" },
+  });
   assert.deepEqual(request({ urlPathPattern: "/a|/b/c" }), {
     path: "/{wiremock_path*}",
     request: { path_regex: "\\/a|\\/b\\/c" },
   }, "an alternation has no common prefix");
   assert.deepEqual(request({ urlPath: "/trailing/" }), {
-    path: "/{wiremock_path*}",
+    path: "/trailing/{wiremock_path**}",
     request: { path_regex: "\\/trailing\\/" },
   });
 });
@@ -355,20 +363,8 @@ Deno.test("wiremock mapping: equalToJson converts only where stubtool's json rul
 Deno.test("wiremock mapping: the refusals, each with its feature and reason", () => {
   const cases: [Record<string, unknown>, string][] = [
     [
-      { request: { method: "GET" } },
-      "'any URL' is not supported: a mapping without a URL matches every path; a stubtool stub has one path",
-    ],
-    [
       { request: { method: "PURGE", urlPath: "/x" } },
       "'method PURGE' is not supported: stubtool stubs answer DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT or ANY",
-    ],
-    [
-      { request: { method: "GET", urlPathPattern: "/.*" } },
-      `'urlPathPattern' is not supported: the pattern matches "/", where stubtool's catch-all segment {wiremock_path*} needs one character or more`,
-    ],
-    [
-      { request: { method: "GET", urlPath: "/x", headers: { "X-A": { hasExactly: [{ equalTo: "a" }] } } } },
-      "'headers.X-A hasExactly' is not supported: a header sent twice reaches stubtool as one joined value (a, b), so its lines cannot be counted",
     ],
     [
       {
@@ -758,4 +754,42 @@ Deno.test("wiremock mapping: basicAuthCredentials is the Authorization header eq
     features({ basicAuthCredentials: { username: "a", password: "b" }, headers: { Authorization: { absent: true } } }),
     ["basicAuthCredentials + headers.Authorization"],
   );
+});
+
+Deno.test("wiremock mapping: pathParameters become request.path_params (any value matcher, and/or); a name outside the template is refused", () => {
+  const { routes, warnings } = one({
+    request: {
+      method: "GET",
+      urlPathTemplate: "/contacts/{contactId}/a/{addressId}",
+      pathParameters: {
+        contactId: { equalTo: "123" },
+        addressId: { or: [{ matches: "[0-9]+" }, { equalTo: "home", caseInsensitive: true }] },
+      },
+    },
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes[0].path, "/contacts/{contactId}/a/{addressId}");
+  assert.deepEqual(routes[0].request, {
+    path_params: { contactId: "123", addressId: { any: [{ regex: "[0-9]+" }, { equals_ignore_case: "home" }] } },
+  });
+  const refused = (request: Record<string, unknown>) =>
+    one({ request: { method: "GET", ...request } }).warnings.map((w) => w.message);
+  assert.deepEqual(refused({ urlPathTemplate: "/c/{id}", pathParameters: { other: { equalTo: "1" } } }), [
+    "m.json mappings[0]: 'pathParameters.other' is not supported: the urlPathTemplate has no {other}",
+  ]);
+  assert.deepEqual(refused({ urlPath: "/c/1", pathParameters: { id: { equalTo: "1" } } }), [
+    "m.json mappings[0]: 'pathParameters' is not supported: WireMock reads pathParameters with a urlPathTemplate only",
+  ]);
+});
+
+Deno.test("wiremock mapping: hasExactly / includes on a header become has_exactly / includes (a header's lines are counted)", () => {
+  const { routes, warnings } = one({
+    request: {
+      method: "GET",
+      urlPath: "/x",
+      headers: { "X-Tag": { hasExactly: [{ equalTo: "a" }, { matches: "b.*" }] } },
+    },
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes[0].request, { headers: { "x-tag": { has_exactly: ["a", { regex: "b[\\s\\S]*" }] } } });
 });

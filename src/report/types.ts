@@ -208,8 +208,13 @@ export interface JournalEntry {
   duration_ms: number;
   /** The id of the stub that answered. */
   id?: string;
-  /** The request headers, names lower-cased. */
+  /** The request headers, names lower-cased (a header sent on several lines: its values joined by `, `). */
   headers?: Record<string, string>;
+  /**
+   * The header lines as sent, in order, each `[name, value]` with the name in its case (one
+   * entry per line), when the wire keeps them (`--adapter node`, the default; not `Deno.serve`).
+   */
+  header_lines?: [name: string, value: string][];
   /** The request body as text (its first 64 KiB), when it had one that is UTF-8. */
   body?: string;
   /** The request body (its first 64 KiB) in base64, when it is not UTF-8 text. */

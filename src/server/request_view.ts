@@ -181,6 +181,21 @@ export class RequestView {
     return this.#query ??= new QueryParams(this.rawQuery);
   }
 
+  /**
+   * Each line of a request header by lower-case name, in order, or null when it is absent.
+   * A wire that joins the lines (`Deno.serve`) gives their joined value as one line.
+   */
+  headerValues(name: string): string[] | null {
+    const lines = this.#incoming.headerLines?.();
+    if (!lines) {
+      const value = this.header(name);
+      return value === null ? null : [value];
+    }
+    const out: string[] = [];
+    for (let i = 0; i + 1 < lines.length; i += 2) if (lines[i].toLowerCase() === name) out.push(lines[i + 1]);
+    return out.length ? out : null;
+  }
+
   /** One request header by lower-case name (several values joined by `, `), or null. */
   header(name: string): string | null {
     return this.#incoming.header(name);

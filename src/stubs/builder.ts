@@ -319,6 +319,19 @@ export class StubBuilder<P extends string = string> {
   }
 
   /**
+   * Requires the path's `{name}` capture, as sent (percent-escapes kept), to match a value
+   * pattern (`request.path_params`): `.withPathParam("id", { regex: "[0-9]+" })`.
+   */
+  withPathParam(name: string, pattern: ValuePatternSpec): this {
+    const request = this.#request();
+    request.path_params = {
+      ...(request.path_params as Record<string, ValuePatternSpec> | undefined),
+      [name]: pattern,
+    };
+    return this;
+  }
+
+  /**
    * Requires a cookie of the Cookie header (name case-sensitive): a value pattern one of its
    * values must match, or `{ absent: true }` (a missing cookie meets nothing else).
    */

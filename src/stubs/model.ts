@@ -44,6 +44,12 @@ export interface RequestMatch {
   urlRegex?: ValuePattern;
   /** A JSON document the body must equal (its leaves may be `JsonPlaceholder`s, with `json_placeholders`). */
   jsonEquals?: { value: unknown; ignore: readonly JsonIgnore[] };
+  /**
+   * Value patterns on the path's `{name}` / `{name*}` captures, each tested against the
+   * segment(s) as sent (percent-escapes kept): the segment's place in the path, its name, and
+   * whether it is a catch-all (the rest of the path).
+   */
+  pathParams?: [segment: number, name: string, rest: boolean, pattern: ValuePattern][];
   /** JSONPath expressions the body must satisfy: a value pattern, or `present` (found and not null). */
   jsonPath?: [path: string, pattern: ValuePattern | "present" | JsonPathEquals][];
 }

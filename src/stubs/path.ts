@@ -9,9 +9,13 @@ export const RESERVED_PREFIX = "/__stubtool__/";
 
 /**
  * A template segment: literal text, a `{name}` placeholder that captures one segment, or
- * (last only) a `{name*}` catch-all that captures one or more remaining segments.
+ * (last only) a `{name*}` catch-all that captures one or more remaining segments, or a
+ * `{name**}` catch-all (`orNone`) that captures whatever follows, even nothing (so `/{all**}`
+ * also matches `/`, and `/api/{all**}` matches `/api/` but not `/api`).
  */
-export type Segment = { param: false; value: string } | { param: true; name: string; rest?: boolean };
+export type Segment =
+  | { param: false; value: string }
+  | { param: true; name: string; rest?: boolean; orNone?: boolean };
 
 /** A parsed path template. */
 export interface PathTemplate {
@@ -28,8 +32,8 @@ export interface PathTemplate {
 }
 
 const PLACEHOLDER = /^\{([A-Za-z0-9_]+)\}$/;
-/** A catch-all segment: `{name*}`. */
-const CATCH_ALL = /^\{([A-Za-z0-9_]+)\*\}$/;
+/** A catch-all segment: `{name*}` (one or more segments) or `{name**}` (zero or more). */
+const CATCH_ALL = /^\{([A-Za-z0-9_]+)\*(\*?)\}$/;
 /** A `{name}` placeholder anywhere in a string. */
 export const PLACEHOLDER_ANYWHERE = /\{([A-Za-z0-9_]+)\}/g;
 
@@ -65,6 +69,11 @@ const REWRITTEN_BY_URL = /[\\\t\n\r]/;
 export function displaySegment(value: string): string {
   if (!MISREAD_IN_SEGMENT.test(value) && decodeSegment(value) === value) return value;
   return value.replace(ENCODE_IN_SEGMENT, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0"));
+}
+
+/** A placeholder segment as written: `{name}`, `{name*}` or `{name**}`. */
+export function placeholderText(segment: { name: string; rest?: boolean; orNone?: boolean }): string {
+  return `{${segment.name}${segment.orNone ? "**" : segment.rest ? "*" : ""}}`;
 }
 
 /** Is this string the whole of a `{name}` placeholder? Returns the name. */
@@ -191,17 +200,20 @@ export function parseTemplateInFull(raw: string): { template?: PathTemplate; pro
   for (let k = 0; k < segments.length; k++) {
     const piece = segments[k] as string;
     const name = placeholderName(piece);
-    const rest = name === undefined ? CATCH_ALL.exec(piece)?.[1] : undefined;
+    const catchAll = name === undefined ? CATCH_ALL.exec(piece) : null;
+    const rest = catchAll?.[1];
     if (name !== undefined || rest !== undefined) {
       const captured = (name ?? rest)!;
       names ??= new Set();
       if (names.has(captured)) problems.push(`path uses placeholder {${captured}} twice; give each one its own name`);
       names.add(captured);
       if (rest !== undefined && k !== segments.length - 1) {
-        problems.push(`path segment '${piece}' must be the last one: {${rest}*} takes every segment after it`);
+        problems.push(`path segment '${piece}' must be the last one: ${piece} takes every segment after it`);
       }
       segments[count++] = rest === undefined
         ? { param: true, name: captured }
+        : catchAll![2]
+        ? { param: true, name: captured, rest: true, orNone: true }
         : { param: true, name: captured, rest: true };
     } else {
       const segment = literalSegment(piece, problems);
@@ -212,8 +224,7 @@ export function parseTemplateInFull(raw: string): { template?: PathTemplate; pro
   // Without a problem or a `%`, every piece displays as written: the display form is the path itself.
   const path = problems.length === 0 && !pathPart.includes("%")
     ? pathPart
-    : "/" + (segments as Segment[]).map((s) => s.param ? `{${s.name}${s.rest ? "*" : ""}}` : displaySegment(s.value))
-      .join("/");
+    : "/" + (segments as Segment[]).map((s) => s.param ? placeholderText(s) : displaySegment(s.value)).join("/");
   if (path.startsWith(RESERVED_PREFIX) || path === RESERVED_PREFIX.slice(0, -1)) {
     problems.push(`path '${path}' is under ${RESERVED_PREFIX}, which stubtool reserves for itself`);
   }

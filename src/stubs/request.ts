@@ -36,6 +36,7 @@ export const REQUEST_FIELDS = [
   "json_ignore",
   "json_placeholders",
   "json_path",
+  "path_params",
 ] as const;
 /** What `json_ignore` may list. */
 export const JSON_IGNORES: readonly JsonIgnore[] = ["array_order", "extra_fields", "extra_items"];
@@ -126,6 +127,7 @@ export function compileRequest(
     // One order, so captures are claimed (and a name taken twice reported) the same way each time.
     const c: Compiling = { match, written, errors, claim, patterns };
     compileQueryString(request.query_string, c);
+    compilePathParams(request.path_params, segments, c);
     compileRegexes(request.path_regex, request.url_regex, c);
     compileJsonEquals(request.json_equals, request.json_ignore, request.json_placeholders, c);
     compileJsonPath(request.json_path, c);
@@ -144,7 +146,7 @@ function hasConditions(match: RequestMatch): boolean {
   return !!(match.query || match.headers || match.cookies || match.json || match.form ||
     match.bodyContains !== undefined || match.body || match.queryString !== undefined || match.pathRegex ||
     match.urlRegex ||
-    match.jsonEquals || match.jsonPath);
+    match.jsonEquals || match.jsonPath || match.pathParams);
 }
 
 /** The claim of {@link Compiling}: the path's placeholders are taken first. */
@@ -200,12 +202,8 @@ function compileHeaders(headers: unknown, { match, written, errors, patterns }: 
     }
     seen.set(lower, name);
   }
-  match.headers = patterns(
-    headers,
-    "request.headers",
-    true,
-    "a header sent twice arrives as one joined value (a, b); use all, any or contains",
-  );
+  // has_exactly / includes count a header's lines; other patterns read its lines joined by ', '.
+  match.headers = patterns(headers, "request.headers", true);
   written.headers = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), v]));
 }
 
@@ -287,6 +285,49 @@ function plainJson(value: unknown, depth = 0): boolean {
     return Object.values(value).every((v) => plainJson(v, depth + 1));
   }
   return false;
+}
+
+/**
+ * `request.path_params`: a capture-free value pattern per `{name}` (or `{name*}`) of the path,
+ * tested against the segment as sent (percent-escapes kept, as `path_regex` sees the path).
+ */
+function compilePathParams(
+  pathParams: unknown,
+  segments: readonly Segment[],
+  { match, written, errors }: Compiling,
+): void {
+  if (pathParams === undefined) return;
+  const names = segments.flatMap((s) => s.param ? [s.name] : []);
+  if (!isObject(pathParams) || Object.keys(pathParams).length === 0) {
+    errors.push(
+      `request.path_params must be a mapping of the path's placeholder names to value patterns, got ${
+        shown(pathParams)
+      }`,
+    );
+    return;
+  }
+  const list: NonNullable<RequestMatch["pathParams"]> = [];
+  for (const [name, spec] of Object.entries(pathParams)) {
+    const place = `request.path_params.${name}`;
+    const at = segments.findIndex((s) => s.param && s.name === name);
+    if (at === -1) {
+      errors.push(
+        `${place}: the path has no {${name}} (${
+          names.length ? `its placeholders are ${names.map((n) => `{${n}}`).join(", ")}` : "it has no placeholder"
+        })`,
+      );
+      continue;
+    }
+    const { pattern, problem } = compileValuePattern(spec);
+    if (!pattern) errors.push(`${place} ${problem}`);
+    else if (pattern.names.length) {
+      errors.push(`${place} captures nothing (the path captures {${name}}): leave out placeholders and named groups`);
+    } else if (pattern.multi) errors.push(`${place} cannot use has_exactly or includes: a path segment is one value`);
+    else if (pattern.absent) errors.push(`${place} cannot be absent: the path always has {${name}}`);
+    else list.push([at, name, (segments[at] as { rest?: boolean }).rest === true, pattern]);
+  }
+  match.pathParams = list;
+  written.path_params = pathParams;
 }
 
 /** `request.query_string`: the whole query as sent, without `?`. */

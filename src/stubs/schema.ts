@@ -251,6 +251,12 @@ const REQUEST: SchemasOf<typeof REQUEST_FIELDS> = {
     description: "a value pattern the whole body text must match ({absent: true}: an empty body)",
     $ref: "#/$defs/valuePattern",
   },
+  path_params: {
+    type: "object",
+    additionalProperties: { $ref: "#/$defs/valuePattern" },
+    description:
+      "value patterns on the path's {name} captures, each tested against the segment as sent (percent-escapes kept)",
+  },
   query_string: {
     type: "string",
     pattern: "^[^?#\\s][^#\\s]*$|^$",

@@ -16,7 +16,7 @@ import type { Problem } from "./problem.ts";
 
 /** The path shape, placeholder names left out: equal for stubs that match the same paths. */
 function pathShape(stub: Stub): string {
-  return stub.segments.map((s) => !s.param ? `s${s.value}` : s.rest ? "*" : "{}").join("\0");
+  return stub.segments.map((s) => !s.param ? `s${s.value}` : s.orNone ? "**" : s.rest ? "*" : "{}").join("\0");
 }
 
 /** One condition as the check compares them: what it is on, and its pattern. */
@@ -69,6 +69,7 @@ function conditionKeys(stub: Stub): Key[] {
       "cookies",
       "query_string",
       "path_regex",
+      "path_params",
       "url_regex",
       "json_equals",
       "json_ignore",
@@ -125,6 +126,7 @@ class Later {
   readonly statics = new Map<string, Later>();
   param: Later | undefined;
   rest: Later | undefined;
+  restOrNone: Later | undefined;
   readonly ends: [index: number, keys: Key[]][] = [];
 }
 
@@ -136,7 +138,8 @@ function addLater(root: Later, stub: Stub, index: number, keys: Key[]): void {
       let next = node.statics.get(segment.value);
       if (!next) node.statics.set(segment.value, next = new Later());
       node = next;
-    } else if (segment.rest) node = node.rest ??= new Later();
+    } else if (segment.orNone) node = node.restOrNone ??= new Later();
+    else if (segment.rest) node = node.rest ??= new Later();
     else node = node.param ??= new Later();
   }
   node.ends.push([index, keys]);
@@ -167,9 +170,14 @@ function laterCover(root: Later, stub: Stub, keys: readonly Key[], stubs: readon
     // A `{name*}` of the later stub takes whatever is left, unless that is nothing (or one empty segment).
     const last = segments[segments.length - 1];
     const nothingLeft = depth === segments.length ||
-      (depth === segments.length - 1 && !last.param && last.value === "");
+      (depth === segments.length - 1 && (!last.param ? last.value === "" : last.orNone === true));
     if (node.rest && !nothingLeft) {
       const found = fits(node.rest.ends);
+      if (found !== undefined) return found;
+    }
+    // A `{name**}` takes whatever is left, even nothing after the last '/'.
+    if (node.restOrNone && depth < segments.length) {
+      const found = fits(node.restOrNone.ends);
       if (found !== undefined) return found;
     }
     if (depth === segments.length) return fits(node.ends);

@@ -133,6 +133,14 @@ export function denoWireWarnings(stubs: readonly Stub[], place: (index: number) 
         name.toLowerCase() !== "set-cookie"
       )
     );
+    const counted = (stub.match?.headers ?? []).find(([, pattern]) => pattern.multi);
+    if (counted) {
+      warn(
+        `request.headers.${counted[0]} with --adapter deno counts a header sent on two lines as one value, ` +
+          `the lines joined by commas (Deno.serve keeps no header lines apart); --adapter node (the default) ` +
+          `counts each line`,
+      );
+    }
     if (joined.length) {
       warn(
         `headers.${joined[0]} with --adapter deno goes out as one line, its values joined by commas ` +

@@ -350,16 +350,38 @@ function convertUrl(
       );
     } else route.path = path;
   }
-  if (request.pathParameters !== undefined) {
-    ctx.refuse("pathParameters", "stubtool has no conditions on path parameters");
-  }
+  if (request.pathParameters !== undefined) pathParameters(request, conditions, ctx);
   const urls = ["url", "urlPath", "urlPattern", "urlPathPattern", "urlPathTemplate"].filter((k) =>
     request[k] !== undefined
   );
-  if (urls.length === 0) {
-    ctx.refuse("any URL", "a mapping without a URL matches every path; a stubtool stub has one path");
-  }
+  // A mapping without a URL matcher matches every path, `/` included.
+  if (urls.length === 0) route.path = `/{${REGEX_REST}**}`;
   if (urls.length > 1) ctx.refuse(urls.join(" + "), "WireMock uses one URL matcher per mapping");
+}
+
+/**
+ * `pathParameters` (with `urlPathTemplate`): WireMock tests each parameter's text as sent
+ * (`/raw/a%20b` meets `equalTo: "a%20b"`, not `"a b"`), as `request.path_params` does.
+ */
+function pathParameters(request: Record<string, unknown>, conditions: Record<string, unknown>, ctx: Context): void {
+  const template = request.urlPathTemplate;
+  if (typeof template !== "string") {
+    ctx.refuse("pathParameters", "WireMock reads pathParameters with a urlPathTemplate only");
+    return;
+  }
+  const names = [...template.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((m) => m[1]);
+  const spec = fieldPatterns("pathParameters", request.pathParameters, ctx);
+  if (!spec) return;
+  for (const [name, pattern] of Object.entries(spec)) {
+    if (!names.includes(name)) ctx.refuse(`pathParameters.${name}`, `the urlPathTemplate has no {${name}}`);
+    else if (JSON.stringify(pattern).includes('"absent":true')) {
+      ctx.refuse(
+        `pathParameters.${name} absent`,
+        "a path parameter is always present; stubtool refuses a stub that can never match",
+      );
+    }
+  }
+  if (Object.keys(spec).length) conditions.path_params = spec;
 }
 
 /** `request.url`: the path and the query string, both as sent. */
@@ -446,7 +468,8 @@ const REGEX_REST = "wiremock_path";
  * A path regex as a stub: the regex's leading literal segments become the stub's `path`,
  * ended by a catch-all (`/api/users/{wiremock_path*}`), so the router looks at the stub only
  * under that prefix; the regex itself (on the path as sent, or path and query) decides.
- * A catch-all takes one character at least: a regex that matches the bare prefix is refused.
+ * `{name*}` takes one character at least; a regex that also matches the bare prefix (`/.*`
+ * matches `/`) gets `{name**}`, which also takes nothing.
  */
 function regexPath(
   feature: string,
@@ -469,25 +492,13 @@ function regexPath(
   if (prefix.split("/").some((segment, i, all) => (i > 0 && i < all.length - 1) && /^\.\.?$/.test(segment))) {
     prefix = "/";
   }
-  // Every path the regex matches starts with the prefix; the catch-all takes what follows
-  // when that is one character or more. A regex that matches the bare prefix moves up a segment.
+  // Every path the regex matches starts with the prefix; the catch-all takes what follows.
   const compiled = compileRegex(source);
   if ("problem" in compiled) {
     ctx.refuse(feature, `the pattern ${compiled.problem}`);
     return;
   }
-  const regex = compiled.regex;
-  while (regex.test(prefix)) {
-    if (prefix === "/") {
-      ctx.refuse(
-        feature,
-        `the pattern matches "/", where stubtool's catch-all segment {${REGEX_REST}*} needs one character or more`,
-      );
-      return;
-    }
-    prefix = prefix.slice(0, prefix.lastIndexOf("/", prefix.length - 2) + 1);
-  }
-  route.path = `${prefix}{${REGEX_REST}*}`;
+  route.path = `${prefix}{${REGEX_REST}${compiled.regex.test(prefix) ? "**" : "*"}}`;
   conditions[field] = source;
 }
 
@@ -617,24 +628,17 @@ function textPattern(place: string, kind: string, value: string, ci: boolean, ct
 
 /**
  * `and` / `or` (on one value; WireMock needs two parts or more) as `{all}` / `{any}`;
- * `hasExactly` / `includes` (on all the values of a repeated query parameter) as
- * `{has_exactly}` / `{includes}`. Headers reach stubtool joined, so those two are refused
- * there; WireMock does not take them on cookies.
+ * `hasExactly` / `includes` (on all the values of a repeated query parameter, form field,
+ * or the lines of a header sent more than once) as `{has_exactly}` / `{includes}`; WireMock
+ * does not take them on cookies.
  */
 function listPattern(place: string, kind: string, list: unknown, ctx: Context, what: string): unknown {
   const multi = kind === "hasExactly" || kind === "includes";
-  if (!["headers", "queryParameters", "formParameters", "cookies", "bodyPatterns"].includes(what)) {
+  if (!["headers", "queryParameters", "formParameters", "cookies", "bodyPatterns", "pathParameters"].includes(what)) {
     ctx.refuse(`${place} ${kind}`, "stubtool converts and, or, hasExactly and includes on request fields only");
     return undefined;
   }
-  if (multi && what === "headers") {
-    ctx.refuse(
-      `${place} ${kind}`,
-      "a header sent twice reaches stubtool as one joined value (a, b), so its lines cannot be counted",
-    );
-    return undefined;
-  }
-  if (multi && what !== "queryParameters" && what !== "formParameters") {
+  if (multi && what !== "queryParameters" && what !== "formParameters" && what !== "headers") {
     ctx.refuse(
       `${place} ${kind}`,
       "WireMock takes hasExactly and includes on query parameters, form parameters and headers only",

@@ -344,6 +344,13 @@ export function journalEntry(record: JournalRecord): JournalEntry {
     ? { time, method, target, status, id, stub, duration_ms }
     : { time, method, target, status, closest: closest ?? [], duration_ms };
   entry.headers = record.headers ? headerRecord(record.headers) : {};
+  if (record.headerLines) {
+    const lines: [string, string][] = [];
+    for (let i = 0; i + 1 < record.headerLines.length; i += 2) {
+      lines.push([record.headerLines[i], record.headerLines[i + 1]]);
+    }
+    entry.header_lines = lines;
+  }
   if (record.body && record.body.byteLength) {
     const text = textOf(record.body, record.bodyTruncated);
     if (text !== undefined) entry.body = text;

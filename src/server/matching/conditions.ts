@@ -173,6 +173,11 @@ function headerCondition(name: string, pattern: ValuePattern): NamedCondition {
     literals,
     names: pattern.names,
     test(view, values, raw) {
+      // has_exactly / includes count the lines of a header sent more than once.
+      if (pattern.multi) {
+        const lines = view.headerValues(name);
+        return lines !== null && matchMulti(pattern.multi, lines);
+      }
       const value = view.header(name);
       if (pattern.absent) return value === null;
       if (value === null) return pattern.missingMatches === true;
@@ -188,6 +193,10 @@ function headerCondition(name: string, pattern: ValuePattern): NamedCondition {
       const value = view.header(name);
       if (pattern.absent) return `header '${name}' must be absent`;
       if (value === null) return `missing header '${name}'`;
+      if (pattern.multi) {
+        const lines = view.headerValues(name) ?? [];
+        return `header '${name}' has ${lines.map(quoteValue).join(", ")}, stub wants ${wants(pattern)}`;
+      }
       return `header '${name}' is ${quoteValue(value)}, stub wants ${wants(pattern)}`;
     },
   };
@@ -338,6 +347,24 @@ function queryStringCondition(text: string): NamedCondition {
   };
 }
 
+/** `path_params`: a value pattern on the `segment`-th path segment as sent (the rest of the path for a catch-all). */
+function pathParamCondition(segment: number, name: string, rest: boolean, pattern: ValuePattern): NamedCondition {
+  const subject = (view: RequestView): string => {
+    let start = 1;
+    for (let i = 0; i < segment; i++) start = view.pathname.indexOf("/", start) + 1;
+    const end = rest ? -1 : view.pathname.indexOf("/", start);
+    return end === -1 ? view.pathname.slice(start) : view.pathname.slice(start, end);
+  };
+  return {
+    weight: 1,
+    needsBody: false,
+    literals: NONE,
+    names: NONE,
+    test: (view) => pattern.match(subject(view)) !== undefined,
+    reason: (view) => `path parameter '${name}' is ${quoteValue(subject(view))}, stub wants ${wants(pattern)}`,
+  };
+}
+
 /** `path_regex` / `url_regex`: a regex on the path (and query) as sent; its named groups capture. */
 function regexCondition(pattern: ValuePattern, withQuery: boolean): NamedCondition {
   const subject = (view: RequestView) =>
@@ -470,6 +497,9 @@ export function buildConditions(
   if (match?.queryString !== undefined) conditions.push(queryStringCondition(match.queryString));
   if (match?.pathRegex) conditions.push(regexCondition(match.pathRegex, false));
   if (match?.urlRegex) conditions.push(regexCondition(match.urlRegex, true));
+  for (const [segment, name, rest, pattern] of match?.pathParams ?? []) {
+    conditions.push(pathParamCondition(segment, name, rest, pattern));
+  }
   if (match?.query) { for (const [name, pattern] of match.query) conditions.push(queryCondition(name, pattern)); }
   else if (query) {
     for (const name in query) {

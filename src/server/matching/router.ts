@@ -4,7 +4,7 @@
  * Precedence among the stubs whose every condition holds: (1) a scoped stub for the
  * request's scope; (2) higher priority; (3) the later batch, so a stub a test adds always
  * beats the baseline's; (4) path specificity, earliest differing segment first — static,
- * then `{name}`, then `{name*}` — and a specific method before `ANY`; (5) more conditions;
+ * then `{name}`, then `{name*}`, then `{name**}` — and a specific method before `ANY`; (5) more conditions;
  * (6) the first declared.
  *
  * (1) and (2) are layers tried in order. Within a layer, one trie per method (and one for
@@ -19,7 +19,7 @@
  * @module
  */
 
-import { decodeSegment, type Segment } from "../../stubs/path.ts";
+import { decodeSegment, placeholderText, type Segment } from "../../stubs/path.ts";
 import { quoteValue } from "../../stubs/quote.ts";
 import type { RequestView } from "../request_view.ts";
 
@@ -96,12 +96,12 @@ function byRank(a: Routable, b: Routable): number {
   return ranksBefore(a, b) ? -1 : ranksBefore(b, a) ? 1 : 0;
 }
 
-/** 0 static, 1 `{name}`, 2 `{name*}`. */
+/** 0 static, 1 `{name}`, 2 `{name*}`, 3 `{name**}`. */
 function kind(segment: Segment): number {
-  return !segment.param ? 0 : segment.rest ? 2 : 1;
+  return !segment.param ? 0 : segment.orNone ? 3 : segment.rest ? 2 : 1;
 }
 
-/** Is `a`'s path more specific than `b`'s (earliest differing segment: static, then `{name}`, then `{name*}`)? */
+/** Is `a`'s path more specific than `b`'s (earliest differing segment: static, `{name}`, `{name*}`, `{name**}`)? */
 export function moreSpecific(a: Routable, b: Routable): boolean {
   const n = Math.min(a.segments.length, b.segments.length);
   for (let i = 0; i < n; i++) {
@@ -218,6 +218,8 @@ class Node<T extends Routable> {
   param: Node<T> | undefined;
   /** The node of a `{name*}` segment: it ends a path, so it only holds terminals. */
   rest: Node<T> | undefined;
+  /** The node of a `{name**}` segment: like {@link Node.rest}, but it also takes nothing. */
+  restOrNone: Node<T> | undefined;
   terminals: Candidates<T> | undefined;
   /** The latest batch of the stubs ending here or below (-1: none): a walk skips branches that cannot win. */
   maxBatch = -1;
@@ -227,6 +229,7 @@ class Node<T extends Routable> {
     let max = this.terminals?.list[0]?.batch ?? -1;
     if (this.param && this.param.maxBatch > max) max = this.param.maxBatch;
     if (this.rest && this.rest.maxBatch > max) max = this.rest.maxBatch;
+    if (this.restOrNone && this.restOrNone.maxBatch > max) max = this.restOrNone.maxBatch;
     for (const child of this.statics?.values() ?? []) if (child.maxBatch > max) max = child.maxBatch;
     this.maxBatch = max;
   }
@@ -251,7 +254,8 @@ class Layer<T extends Routable> {
         let next: Node<T> | undefined = node.statics?.get(segment.value);
         if (!next) (node.statics ??= new Map()).set(segment.value, next = new Node());
         node = next;
-      } else if (segment.rest) node = node.rest ??= new Node();
+      } else if (segment.orNone) node = node.restOrNone ??= new Node();
+      else if (segment.rest) node = node.rest ??= new Node();
       else node = node.param ??= new Node();
       if (route.batch > node.maxBatch) node.maxBatch = route.batch;
     }
@@ -265,7 +269,13 @@ class Layer<T extends Routable> {
     for (const segment of route.segments) {
       if (!node) return false;
       path.push(node);
-      node = !segment.param ? node.statics?.get(segment.value) : segment.rest ? node.rest : node.param;
+      node = !segment.param
+        ? node.statics?.get(segment.value)
+        : segment.orNone
+        ? node.restOrNone
+        : segment.rest
+        ? node.rest
+        : node.param;
     }
     if (!node?.terminals?.remove(route)) return false;
     path.push(node);
@@ -328,7 +338,7 @@ const NEAR_MISS_VISIT_LIMIT = 2_000;
 /** `segment 3 is 'invoices', stub has 'orders'`. */
 function segmentReason(route: Routable, depth: number, requested: string): string {
   const segment = route.segments[depth];
-  const wants = segment.param ? `'{${segment.name}${segment.rest ? "*" : ""}}'` : quoteValue(segment.value);
+  const wants = segment.param ? `'${placeholderText(segment)}'` : quoteValue(segment.value);
   return `segment ${depth + 1} is ${requested === "" ? "empty" : quoteValue(requested)}, stub has ${wants}`;
 }
 
@@ -362,7 +372,8 @@ class MissSearch<T extends Routable> {
       const child = node.statics?.get(segment);
       if (child && visit(child, depth + 1)) return true;
       if (node.param && segment !== "" && visit(node.param, depth + 1)) return true;
-      if (node.rest && path.slice(depth).join("/") !== "") return onEnd(node.rest);
+      if (node.rest && path.slice(depth).join("/") !== "" && onEnd(node.rest)) return true;
+      if (node.restOrNone) return onEnd(node.restOrNone);
     };
     visit(root, 0);
   }
@@ -531,6 +542,15 @@ export class Router<T extends Routable> {
         values.pop();
         raw.pop();
       }
+    }
+    if (node.restOrNone && worthVisiting(node.restOrNone, search)) {
+      const rest = pathname.slice(start);
+      values.push(decodeSegment(rest));
+      raw.push(rest);
+      const found = this.#terminal(node.restOrNone, view, values, raw, search);
+      if (found) return found;
+      values.pop();
+      raw.pop();
     }
     return undefined;
   }
@@ -704,7 +724,7 @@ function reaches<T extends Routable>(node: Node<T>, pathname: string, start: num
   const child = node.statics?.get(segment);
   if (child && (last ? ends(child) : reaches(child, pathname, end + 1))) return true;
   if (node.param && segment !== "" && (last ? ends(node.param) : reaches(node.param, pathname, end + 1))) return true;
-  return ends(node.rest) && pathname.slice(start) !== "";
+  return (ends(node.rest) && pathname.slice(start) !== "") || ends(node.restOrNone);
 }
 
 /** Splits a request pathname (`/a/b%20c/`) into decoded segments (`["a", "b c", ""]`). */
