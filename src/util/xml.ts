@@ -113,8 +113,9 @@ export function attributes(node: XmlNode): XmlNode[] {
 
 /**
  * A copy of a document as a parser without namespace support reads it (WireMock's XPath
- * without `xPathNamespaces`): element and attribute names are the names as written
- * (`s:Body`), in no namespace, and `xmlns` declarations are ordinary attributes.
+ * without `xPathNamespaces`): every element and attribute is in no namespace, its name as
+ * written (`name()` is `s:Body`) and its local name the part after the colon (`//Body` finds
+ * it, as the JDK's XPath does); `xmlns` declarations are ordinary attributes.
  */
 export function withoutNamespaces(doc: XmlNode): XmlNode {
   const out = new DOMImplementation().createDocument(null, "", null);
@@ -124,7 +125,13 @@ export function withoutNamespaces(doc: XmlNode): XmlNode {
       switch (child.nodeType) {
         case ELEMENT: {
           const element = out.createElement(child.nodeName);
-          for (const attr of attributes(child)) element.setAttribute(attr.nodeName, attr.nodeValue ?? "");
+          // As the JDK reads such a node: the local name is the part after the colon, in no namespace.
+          element.localName = localPart(child.nodeName);
+          for (const attr of attributes(child)) {
+            element.setAttribute(attr.nodeName, attr.nodeValue ?? "");
+            const node = element.getAttributeNode(attr.nodeName);
+            if (node) node.localName = localPart(attr.nodeName);
+          }
           into.appendChild(element);
           copy(child, element);
           break;
@@ -146,6 +153,10 @@ export function withoutNamespaces(doc: XmlNode): XmlNode {
   };
   copy(doc, out);
   return out as unknown as XmlNode;
+}
+
+function localPart(name: string): string {
+  return name.slice(name.indexOf(":") + 1);
 }
 
 /** A node written as XML text (`<b id="7">1</b>`). */
