@@ -157,10 +157,13 @@ serverTest(
     assert.equal(logged.bodyAsBase64, btoa('{"item":"tea"}'));
     assert.equal(logged.headers["x-trace"], "t1");
     const refused = await send(server, "POST", "/__admin/requests/count", {
-      body: JSON.stringify({ urlPath: "/x", bodyPatterns: [{ matchesXPath: "/order/item" }] }),
+      body: JSON.stringify({
+        urlPath: "/x",
+        bodyPatterns: [{ matchesXPath: { expression: "/order/item", absent: true } }],
+      }),
     });
     assert.equal(refused.status, 422);
-    assert.equal(refused.json.errors[0].title, "'bodyPatterns[0] matchesXPath' is not supported by stubtool");
+    assert.equal(refused.json.errors[0].title, "'bodyPatterns[0] matchesXPath absent' is not supported by stubtool");
   },
 );
 

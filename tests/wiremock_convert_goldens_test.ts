@@ -23,6 +23,7 @@ const KNOWN: Record<string, Record<string, string>> = {
   },
   body_json: {},
   body_jsonpath: {},
+  xml: {},
   faults: {
     "MALFORMED_RESPONSE_CHUNK with Connection: close":
       "stubtool's malformed_chunk always sends a broken chunk; WireMock under Connection: close sends a complete close-delimited body",

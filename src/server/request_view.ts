@@ -7,6 +7,7 @@
  */
 
 import type { Incoming } from "./incoming.ts";
+import { parseXml, type XmlNode } from "../util/xml.ts";
 
 /** Decodes one `application/x-www-form-urlencoded` name or value (`+` is a space; a malformed escape stays). */
 export function formDecode(text: string): string {
@@ -109,6 +110,7 @@ export class BodyView {
   #json: { value: unknown } | null | undefined;
   #form: QueryParams | null | undefined;
   #tooDeep: boolean | undefined;
+  #xml: { doc: XmlNode } | { problem: string } | undefined;
 
   constructor(bytes: Uint8Array, complete: boolean, contentType: string | null) {
     this.bytes = bytes;
@@ -130,6 +132,13 @@ export class BodyView {
     } catch {
       return this.#json = null;
     }
+  }
+
+  /** The body parsed as XML (bounded: see `src/util/xml.ts`), or why it is not read as XML; parsed once. */
+  xml(): { doc: XmlNode } | { problem: string } {
+    if (this.#xml !== undefined) return this.#xml;
+    if (this.bytes.byteLength === 0) return this.#xml = { problem: "is empty" };
+    return this.#xml = parseXml(this.text());
   }
 
   /** Is the body JSON-like text nested deeper than {@link MAX_JSON_DEPTH} (so it is not parsed)? */

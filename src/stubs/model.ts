@@ -5,6 +5,8 @@
 
 import type { Segment } from "./path.ts";
 import type { JsonPattern, ValuePattern, ValuePatternSpec } from "./patterns.ts";
+import type { XmlEquals } from "./xml_equal.ts";
+import type { XPathExpression } from "./xpath.ts";
 
 /** HTTP methods a stub may use, sorted as the validator lists them. */
 export const METHODS = ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"] as const;
@@ -52,7 +54,14 @@ export interface RequestMatch {
   pathParams?: [segment: number, name: string, rest: boolean, pattern: ValuePattern][];
   /** JSONPath expressions the body must satisfy: a value pattern, or `present` (found and not null). */
   jsonPath?: [path: string, pattern: ValuePattern | "present" | JsonPathEquals][];
+  /** An XML document the body must equal (WireMock's `equalToXml`). */
+  xmlEquals?: XmlEquals;
+  /** XPath expressions the body (as XML) must satisfy. */
+  xpath?: [expression: XPathExpression, check: XPathCheck][];
 }
+
+/** What an `xpath` entry asks of what it finds: something, a value pattern on one of the values, or an XML document. */
+export type XPathCheck = "present" | ValuePattern | { xmlEquals: XmlEquals };
 
 /** A `json_path` entry `{json_equals, json_ignore?, json_placeholders?}`: the one value found equals the document. */
 export interface JsonPathEquals {

@@ -14,6 +14,7 @@ import { evaluatePath } from "../templating/jsonpath.ts";
 import { isObject } from "../util/json_shape.ts";
 import { STUB_ID } from "../util/ids.ts";
 import { MAX_SCOPE_LENGTH } from "../util/scope_name.ts";
+import { compileXmlConditions } from "./request_xml.ts";
 
 export { MAX_SCOPE_LENGTH };
 
@@ -37,6 +38,11 @@ export const REQUEST_FIELDS = [
   "json_placeholders",
   "json_path",
   "path_params",
+  "xml_equals",
+  "xml_placeholders",
+  "xml_ignore",
+  "xpath",
+  "xpath_namespaces",
 ] as const;
 /** What `json_ignore` may list. */
 export const JSON_IGNORES: readonly JsonIgnore[] = ["array_order", "extra_fields", "extra_items"];
@@ -137,6 +143,7 @@ export function compileRequest(
     compileForm(request.form, c);
     compileBodyContains(request.body_contains, c);
     compileBody(request.body, c);
+    compileXmlConditions(request, match, written, errors);
   }
   return { match: hasConditions(match) ? match : {}, request: written };
 }
@@ -146,7 +153,7 @@ function hasConditions(match: RequestMatch): boolean {
   return !!(match.query || match.headers || match.cookies || match.json || match.form ||
     match.bodyContains !== undefined || match.body || match.queryString !== undefined || match.pathRegex ||
     match.urlRegex ||
-    match.jsonEquals || match.jsonPath || match.pathParams);
+    match.jsonEquals || match.jsonPath || match.pathParams || match.xmlEquals || match.xpath);
 }
 
 /** The claim of {@link Compiling}: the path's placeholders are taken first. */

@@ -15,6 +15,7 @@ import { JSON_IGNORES, MAX_SCOPE_LENGTH, type REQUEST_FIELDS } from "./request.t
 import { STUB_ID } from "../util/ids.ts";
 import { MAX_STREAM_EVENTS } from "./stream_field.ts";
 import { MAX_WEBSOCKET_SENDS } from "./websocket_field.ts";
+import { XML_COMPARISONS } from "./xml_equal.ts";
 import {
   BASE64,
   type CONFIG_FIELDS,
@@ -241,6 +242,26 @@ const STREAM: JsonSchema = {
   },
 };
 
+const XML_PLACEHOLDERS_SCHEMA = {
+  description:
+    "xml_equals values ${xmlunit.ignore}, ${xmlunit.isNumber}, ${xmlunit.matchesRegex(RE)}, ${xmlunit.isDateTime} are placeholders (true), or with these delimiters (regular expressions)",
+  anyOf: [
+    { type: "boolean" },
+    {
+      type: "object",
+      required: ["open", "close"],
+      properties: { open: { type: "string", minLength: 1 }, close: { type: "string", minLength: 1 } },
+      additionalProperties: false,
+    },
+  ],
+};
+
+const XML_IGNORE_SCHEMA = {
+  type: "array",
+  items: { enum: [...XML_COMPARISONS] },
+  description: "XMLUnit comparisons xml_equals leaves out (WireMock's exemptedComparisons, lower-cased)",
+};
+
 const REQUEST: SchemasOf<typeof REQUEST_FIELDS> = {
   headers: PATTERN_MAP("header"),
   cookies: PATTERN_MAP("cookie"),
@@ -299,6 +320,40 @@ const REQUEST: SchemasOf<typeof REQUEST_FIELDS> = {
         },
       ],
     },
+  },
+  xml_equals: {
+    type: "string",
+    minLength: 1,
+    description:
+      "an XML document the request body must equal (WireMock's equalToXml: whitespace, attribute order, prefixes and comments aside)",
+  },
+  xml_placeholders: XML_PLACEHOLDERS_SCHEMA,
+  xml_ignore: XML_IGNORE_SCHEMA,
+  xpath: {
+    type: "object",
+    description:
+      "XPath 1.0 expressions to true (something found), a value pattern on a value found, or {xml_equals, xml_placeholders?, xml_ignore?} (an element found equals the document)",
+    additionalProperties: {
+      anyOf: [
+        { const: true },
+        { $ref: "#/$defs/valuePattern" },
+        {
+          type: "object",
+          required: ["xml_equals"],
+          properties: {
+            xml_equals: { type: "string", minLength: 1 },
+            xml_placeholders: XML_PLACEHOLDERS_SCHEMA,
+            xml_ignore: XML_IGNORE_SCHEMA,
+          },
+          additionalProperties: false,
+        },
+      ],
+    },
+  },
+  xpath_namespaces: {
+    type: "object",
+    description: "prefix → namespace URI for the xpath expressions (without it, names match as written in the body)",
+    additionalProperties: { type: "string", minLength: 1 },
   },
 };
 

@@ -52,10 +52,12 @@ describe("npm package: contents and manifest", () => {
     // node-forge for a self-signed TLS certificate (loaded only then); handlebars and jsonpath-plus for
     // response templates; openapi-sampler and randexp for import openapi and serve --mock (loaded only then);
     // re2js runs every user regex in linear time; decimal.js computes the math helper's exact decimals.
-    // @redis/client joins replicas (loaded only with --state); ws upgrades WebSocket stubs on node:http.
+    // @redis/client joins replicas (loaded only with --state); ws upgrades WebSocket stubs on node:http;
+    // @xmldom/xmldom and xpath read XML bodies for xml_equals and xpath conditions.
     const runtime = [
       "@readme/openapi-parser",
       "@redis/client",
+      "@xmldom/xmldom",
       "ajv",
       "ajv-formats",
       "decimal.js",
@@ -66,6 +68,7 @@ describe("npm package: contents and manifest", () => {
       "randexp",
       "re2js",
       "ws",
+      "xpath",
       "yaml",
     ];
     assert.deepEqual(manifest.dependencies, Object.fromEntries(runtime.map((n) => [n, devManifest.dependencies[n]])));

@@ -18,6 +18,7 @@ import { rankPriorities } from "./ranks.ts";
 import { escapeSupplementary, javaJsonText, parseKeepingNumbers } from "./java_json.ts";
 import { isObject } from "../../util/json_shape.ts";
 import { isJsonMediaType } from "../../util/media.ts";
+import { equalToXmlCondition, matchesXPathCondition } from "./xml.ts";
 
 export { rankPriorities };
 
@@ -691,6 +692,10 @@ function convertBodyPatterns(spec: unknown, conditions: Record<string, unknown>,
       Object.assign(conditions, json);
       return;
     }
+    if (pattern.equalToXml !== undefined || pattern.matchesXPath !== undefined) {
+      convertXmlPattern(place, pattern, conditions, ctx);
+      return;
+    }
     if (pattern.matchesJsonPath !== undefined) {
       const found = jsonPathCondition(place, pattern, ctx);
       if (found === undefined) return;
@@ -728,6 +733,47 @@ function convertBodyPatterns(spec: unknown, conditions: Record<string, unknown>,
       conditions.body = { all: [...all, ...(isObject(value) && Array.isArray(value.all) ? value.all : [value])] };
     }
   });
+}
+
+/** `equalToXml` as `xml_equals` (one per stub); `matchesXPath` as an `xpath` entry (one namespace map per stub). */
+function convertXmlPattern(
+  place: string,
+  pattern: Record<string, unknown>,
+  conditions: Record<string, unknown>,
+  ctx: Context,
+): void {
+  const xml = {
+    refuse: ctx.refuse,
+    valuePattern: (p: string, m: Record<string, unknown>) => valuePattern(p, m, ctx, "bodyPatterns"),
+  };
+  if (pattern.equalToXml !== undefined) {
+    const found = equalToXmlCondition(`${place} equalToXml`, pattern, xml);
+    if (!found) return;
+    if (conditions.xml_equals !== undefined) {
+      ctx.refuse(`${place} equalToXml`, "stubtool takes one xml_equals per stub");
+      return;
+    }
+    Object.assign(conditions, found);
+    return;
+  }
+  const found = matchesXPathCondition(place, pattern, xml);
+  if (!found) return;
+  const [expression, check, namespaces] = found;
+  const paths = (conditions.xpath ??= {}) as Record<string, unknown>;
+  const before = conditions.xpath_namespaces as Record<string, string> | undefined;
+  if (Object.keys(paths).length && JSON.stringify(before) !== JSON.stringify(namespaces)) {
+    ctx.refuse(
+      `${place} matchesXPath xPathNamespaces`,
+      "stubtool reads every xpath of a stub with the same namespaces, and another pattern of this mapping has others",
+    );
+    return;
+  }
+  if (Object.hasOwn(paths, expression)) {
+    ctx.refuse(`${place} matchesXPath`, "the same expression twice: stubtool takes one condition per expression");
+    return;
+  }
+  paths[expression] = check;
+  if (namespaces) conditions.xpath_namespaces = namespaces;
 }
 
 /**

@@ -21,6 +21,10 @@ import {
   wants,
 } from "../../stubs/patterns.ts";
 import { quoteValue } from "../../stubs/quote.ts";
+import { equalXml, equalXmlNode, type XmlEquals } from "../../stubs/xml_equal.ts";
+import { evaluateXPath, nodeText, type XPathExpression } from "../../stubs/xpath.ts";
+import type { XPathCheck } from "../../stubs/model.ts";
+import type { XmlNode } from "../../util/xml.ts";
 import type { Condition, Dimension } from "./router.ts";
 import { MAX_JSON_DEPTH, type QueryParams, type RequestView } from "../request_view.ts";
 
@@ -482,6 +486,60 @@ function jsonPathCondition(path: string, pattern: ValuePattern | "present" | Jso
   return bodyCheck(check);
 }
 
+/** The body as XML, or the reason it is not (`body is not XML: …`). */
+function xmlBody(view: RequestView): XmlNode | string {
+  const parsed = view.body!.xml();
+  return "doc" in parsed ? parsed.doc : `body ${parsed.problem}`;
+}
+
+/** `xml_equals`: the body is this XML document (WireMock's `equalToXml`). */
+function xmlEqualsCondition(spec: XmlEquals): NamedCondition {
+  return bodyCheck((view) => {
+    const doc = xmlBody(view);
+    return typeof doc === "string" ? doc : equalXml(spec, doc);
+  });
+}
+
+/** One `xpath` entry: something found; or one value found that matches the pattern or equals the document. */
+function xpathCondition(expression: XPathExpression, check: XPathCheck): NamedCondition {
+  const { expression: text } = expression;
+  return bodyCheck((view) => {
+    const doc = xmlBody(view);
+    if (typeof doc === "string") return doc;
+    const found = evaluateXPath(expression, doc);
+    if ("value" in found) {
+      if (check === "present") return undefined; // a number, text or boolean is always a result (as WireMock)
+      if (typeof check === "object" && "xmlEquals" in check) {
+        return `body at ${text} is ${quoteValue(found.value)}, stub wants an element`;
+      }
+      if (check.absent) return `body has a value at ${text}, stub wants none`;
+      return check.match(found.value) !== undefined
+        ? undefined
+        : `body at ${text} is ${quoteValue(found.value)}, stub wants ${wants(check)}`;
+    }
+    const { nodes } = found;
+    if (check !== "present" && "absent" in check && check.absent) {
+      return nodes.length ? `body has a value at ${text}, stub wants none` : undefined;
+    }
+    if (nodes.length === 0) return `body has nothing at ${text}`;
+    if (check === "present") return undefined;
+    if ("xmlEquals" in check) {
+      let first: string | undefined;
+      for (const node of nodes) {
+        const reason = equalXmlNode(check.xmlEquals, node);
+        if (reason === undefined) return undefined;
+        first ??= reason;
+      }
+      return `at ${text}: ${first}`;
+    }
+    const texts = nodes.map(nodeText);
+    if (texts.some((t) => check.match(t) !== undefined)) return undefined;
+    return `body at ${text} is ${quoteValue(texts[0])}${
+      texts.length > 1 ? ` (and ${texts.length - 1} more)` : ""
+    }, stub wants ${wants(check)}`;
+  });
+}
+
 /**
  * The conditions of a stub, in capture order (exact query, path and URL regexes, query
  * parameters, headers, cookies, JSON, form, body text, JSON equality, JSONPath).
@@ -515,5 +573,7 @@ export function buildConditions(
   if (match?.body) conditions.push(bodyPatternCondition(match.body));
   if (match?.jsonEquals) conditions.push(jsonEqualsCondition(match.jsonEquals));
   for (const [path, pattern] of match?.jsonPath ?? []) conditions.push(jsonPathCondition(path, pattern));
+  if (match?.xmlEquals) conditions.push(xmlEqualsCondition(match.xmlEquals));
+  for (const [expression, check] of match?.xpath ?? []) conditions.push(xpathCondition(expression, check));
   return conditions;
 }

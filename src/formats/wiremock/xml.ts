@@ -1,0 +1,217 @@
+/**
+ * WireMock's XML body patterns as stubtool conditions: `equalToXml` (+ `enablePlaceholders`,
+ * custom placeholder delimiters, `exemptedComparisons`, `namespaceAwareness: STRICT`) as
+ * `xml_equals` (+ `xml_placeholders`, `xml_ignore`); `matchesXPath` (an expression, or
+ * `{expression, <matcher>}`, with `xPathNamespaces`) as an `xpath` entry (+ `xpath_namespaces`).
+ * What stubtool cannot do as WireMock does is refused with the reason.
+ * @module
+ */
+
+import { javaRegexToJs } from "./regex.ts";
+import { isObject } from "../../util/json_shape.ts";
+import { compileXmlEquals, XML_COMPARISONS, type XmlComparison, type XmlDelimiters } from "../../stubs/xml_equal.ts";
+import { compileXPath, givesText } from "../../stubs/xpath.ts";
+
+/** What the converter of a mapping lends this one. */
+export interface XmlContext {
+  refuse(feature: string, why: string): void;
+  /** One WireMock string matcher (`equalTo`, `contains`, `matches`, …) as a stubtool value pattern, or undefined (refused). */
+  valuePattern(place: string, matcher: Record<string, unknown>): unknown;
+}
+
+const EQUAL_TO_XML_KEYS = [
+  "equalToXml",
+  "enablePlaceholders",
+  "placeholderOpeningDelimiterRegex",
+  "placeholderClosingDelimiterRegex",
+  "exemptedComparisons",
+  "namespaceAwareness",
+  "ignoreOrderOfSameNode",
+];
+
+function shown(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "an object";
+  return typeof value === "string" ? JSON.stringify(value) : String(value);
+}
+
+/** A Java regex as JavaScript (no DOTALL, as `Pattern.compile` without flags), or undefined (refused). */
+function javaRegex(feature: string, source: string, ctx: XmlContext): string | undefined {
+  const js = javaRegexToJs(source, false);
+  if ("problem" in js) {
+    ctx.refuse(feature, `the Java pattern ${shown(source)} uses ${js.problem}`);
+    return undefined;
+  }
+  return js.source;
+}
+
+/**
+ * `equalToXml` and its options as `{xml_equals, xml_placeholders?, xml_ignore?}`; undefined
+ * when refused. `feature` names the place in warnings (`bodyPatterns[0] equalToXml`).
+ */
+export function equalToXmlCondition(
+  feature: string,
+  pattern: Record<string, unknown>,
+  ctx: XmlContext,
+): Record<string, unknown> | undefined {
+  for (const key of Object.keys(pattern)) {
+    if (!EQUAL_TO_XML_KEYS.includes(key)) {
+      ctx.refuse(`${feature} ${key}`, "expected equalToXml with its own options only");
+      return undefined;
+    }
+  }
+  let doc = pattern.equalToXml;
+  if (typeof doc !== "string") {
+    ctx.refuse(feature, `expected the XML document as text, got ${shown(doc)}`);
+    return undefined;
+  }
+  const awareness = pattern.namespaceAwareness;
+  if (awareness !== undefined && awareness !== null && awareness !== "STRICT") {
+    ctx.refuse(
+      `${feature} namespaceAwareness: ${shown(awareness)}`,
+      "stubtool compares namespace URIs as WireMock's default and STRICT do (LEGACY and NONE read prefixes as part of names)",
+    );
+    return undefined;
+  }
+  if (pattern.ignoreOrderOfSameNode === true) {
+    ctx.refuse(
+      `${feature} ignoreOrderOfSameNode`,
+      "stubtool keeps elements of the same name in order (WireMock then sorts them by their text)",
+    );
+    return undefined;
+  }
+  const out: Record<string, unknown> = { xml_equals: doc };
+  if (pattern.enablePlaceholders === true) {
+    const open = pattern.placeholderOpeningDelimiterRegex, close = pattern.placeholderClosingDelimiterRegex;
+    let delimiters: true | XmlDelimiters = true;
+    if (open !== undefined || close !== undefined) {
+      const jsOpen = javaRegex(
+        `${feature} placeholderOpeningDelimiterRegex`,
+        typeof open === "string" ? open : "\\$\\{",
+        ctx,
+      );
+      const jsClose = javaRegex(
+        `${feature} placeholderClosingDelimiterRegex`,
+        typeof close === "string" ? close : "\\}",
+        ctx,
+      );
+      if (jsOpen === undefined || jsClose === undefined) return undefined;
+      delimiters = { open: jsOpen, close: jsClose };
+      if (doc.includes("xmlunit.matchesRegex")) {
+        ctx.refuse(
+          `${feature} matchesRegex`,
+          "stubtool reads ${xmlunit.matchesRegex(…)} with the default delimiters only",
+        );
+        return undefined;
+      }
+    } else {
+      // The regex of ${xmlunit.matchesRegex(RE)} is Java's: written as JavaScript for stubtool.
+      let failed = false;
+      doc = doc.replace(/(\$\{\s*xmlunit\.matchesRegex\()(.*)(\)\s*\})/g, (_, a: string, re: string, b: string) => {
+        const js = failed ? undefined : javaRegex(`${feature} \${xmlunit.matchesRegex(${re})}`, re, ctx);
+        if (js === undefined) failed = true;
+        return a + (js ?? re) + b;
+      });
+      if (failed) return undefined;
+      out.xml_equals = doc;
+    }
+    out.xml_placeholders = delimiters;
+  }
+  let ignore: XmlComparison[] = [];
+  if (pattern.exemptedComparisons !== undefined && pattern.exemptedComparisons !== null) {
+    const list = pattern.exemptedComparisons;
+    const names = Array.isArray(list) ? list.map((v) => typeof v === "string" ? v.toLowerCase() : v) : undefined;
+    if (!names || names.some((n) => !(XML_COMPARISONS as readonly unknown[]).includes(n))) {
+      ctx.refuse(`${feature} exemptedComparisons`, `expected a list of XMLUnit comparison types, got ${shown(list)}`);
+      return undefined;
+    }
+    ignore = [...new Set(names as XmlComparison[])];
+    if (ignore.length) out.xml_ignore = ignore;
+  }
+  const { problem } = compileXmlEquals(
+    out.xml_equals as string,
+    (out.xml_placeholders ?? false) as boolean | XmlDelimiters,
+    ignore,
+  );
+  if (problem) {
+    ctx.refuse(feature, `the expected document ${problem}`);
+    return undefined;
+  }
+  return out;
+}
+
+/**
+ * `matchesXPath` (+ `xPathNamespaces`) as `[expression, check, namespaces?]` for `xpath`;
+ * undefined when refused.
+ */
+export function matchesXPathCondition(
+  place: string,
+  pattern: Record<string, unknown>,
+  ctx: XmlContext,
+): [string, unknown, Record<string, string> | undefined] | undefined {
+  const feature = `${place} matchesXPath`;
+  const extra = Object.keys(pattern).filter((k) => k !== "matchesXPath" && k !== "xPathNamespaces");
+  if (extra.length) {
+    ctx.refuse(`${feature} + ${extra.join(", ")}`, "expected matchesXPath with xPathNamespaces only");
+    return undefined;
+  }
+  let namespaces: Record<string, string> | undefined;
+  const ns = pattern.xPathNamespaces;
+  if (ns !== undefined && ns !== null) {
+    if (!isObject(ns) || Object.values(ns).some((v) => typeof v !== "string" || v === "")) {
+      ctx.refuse(`${feature} xPathNamespaces`, `expected an object of prefix → namespace URI, got ${shown(ns)}`);
+      return undefined;
+    }
+    if (Object.keys(ns).length) namespaces = ns as Record<string, string>;
+  }
+  const spec = pattern.matchesXPath;
+  const expression = typeof spec === "string" ? spec : isObject(spec) ? spec.expression : undefined;
+  if (typeof expression !== "string" || expression.trim() === "") {
+    ctx.refuse(feature, `expected an XPath expression, got ${shown(expression)}`);
+    return undefined;
+  }
+  const { xpath, problem } = compileXPath(expression, namespaces);
+  if (!xpath) {
+    ctx.refuse(feature, `the expression ${shown(expression)} ${problem} (WireMock never matches it)`);
+    return undefined;
+  }
+  if (typeof spec === "string") return [expression, true, namespaces];
+  const { expression: _, ...matcher } = spec as Record<string, unknown>;
+  const kind = Object.keys(matcher).find((k) => k !== "caseInsensitive") ?? "";
+  if (kind === "") return [expression, true, namespaces];
+  if (kind === "equalToXml") {
+    if (xpath.scalar || givesText(expression)) {
+      ctx.refuse(
+        `${feature} equalToXml`,
+        "WireMock parses the text found as a document; stubtool's xpath compares elements with xml_equals",
+      );
+      return undefined;
+    }
+    const xml = equalToXmlCondition(`${feature} equalToXml`, matcher, ctx);
+    return xml && [expression, xml, namespaces];
+  }
+  if (kind === "absent") {
+    ctx.refuse(
+      `${feature} absent`,
+      "WireMock never matches it (nothing found is a miss, and a value found is not absent)",
+    );
+    return undefined;
+  }
+  if (!["equalTo", "contains", "doesNotContain", "matches", "doesNotMatch", "and", "or"].includes(kind)) {
+    ctx.refuse(
+      `${feature} ${kind}`,
+      "stubtool's xpath takes equalTo, contains, doesNotContain, matches, doesNotMatch, and, or and equalToXml",
+    );
+    return undefined;
+  }
+  if (!xpath.scalar && !givesText(expression)) {
+    ctx.refuse(
+      `${feature} ${kind}`,
+      `WireMock compares an element found as its JDK-indented XML text, which stubtool does not reproduce byte for byte; select text() or an attribute (${expression}/text())`,
+    );
+    return undefined;
+  }
+  const value = ctx.valuePattern(feature, matcher);
+  return value === undefined ? undefined : [expression, value, namespaces];
+}

@@ -1,0 +1,120 @@
+/**
+ * `xpath` conditions: XPath 1.0 expressions (the `xpath` library) run on a request body
+ * parsed as XML, as WireMock 3's `matchesXPath`: with `xpath_namespaces` (prefix → URI) the
+ * document is read with namespaces; without, names are matched as written in the body
+ * (`//b` finds `<b>` in a default namespace; `*[name()='s:Body']` finds `<s:Body>`), as a
+ * parser without namespace support reads it.
+ * @module
+ */
+
+// @ts-types="./xpath_types.d.ts"
+import xpath from "xpath";
+import {
+  ATTRIBUTE,
+  CDATA,
+  ELEMENT,
+  parseXml,
+  serializeXml,
+  TEXT,
+  withoutNamespaces,
+  type XmlNode,
+} from "../util/xml.ts";
+
+/** A compiled XPath expression with its namespaces. */
+export interface XPathExpression {
+  /** The expression as written. */
+  readonly expression: string;
+  /** Prefix → namespace URI; undefined: the body is read without namespaces. */
+  readonly namespaces?: Readonly<Record<string, string>>;
+  /** True when the expression gives a number, text or boolean rather than nodes. */
+  readonly scalar: boolean;
+}
+
+/** What an expression found in a body: nodes (maybe none), or the text of a number, string or boolean. */
+export type XPathFound = { nodes: XmlNode[] } | { value: string };
+
+interface Evaluator {
+  evaluate(options: { node: unknown; namespaces?: Record<string, string> }): {
+    toArray?: () => unknown[];
+    stringValue(): string;
+  };
+}
+
+const compiled = new Map<string, Evaluator>();
+const unaware = new WeakMap<XmlNode, XmlNode>();
+
+/** An empty document to try expressions on at load (names, prefixes, functions). */
+const PROBE = (parseXml("<probe/>") as { doc: XmlNode }).doc;
+
+function evaluator(expression: string): Evaluator {
+  let found = compiled.get(expression);
+  if (!found) {
+    found = (xpath as unknown as { parse(e: string): Evaluator }).parse(expression);
+    if (compiled.size < 10_000) compiled.set(expression, found);
+  }
+  return found;
+}
+
+/**
+ * Compiles an expression: a syntax error, an undeclared prefix or an unknown function is a
+ * problem phrased to follow the field's place.
+ */
+export function compileXPath(
+  expression: string,
+  namespaces?: Readonly<Record<string, string>>,
+): { xpath?: XPathExpression; problem?: string } {
+  let result;
+  try {
+    result = evaluator(expression).evaluate({ node: PROBE, namespaces: namespaces ? { ...namespaces } : undefined });
+  } catch (error) {
+    const message = (error as Error).message;
+    const prefix = /Cannot resolve QName (\S+)/.exec(message);
+    if (prefix) {
+      return {
+        problem: namespaces
+          ? `uses the prefix ${prefix[1]}: that xpath_namespaces does not declare`
+          : `uses the prefix ${prefix[1]}: declare it in xpath_namespaces (without them a prefix never resolves)`,
+      };
+    }
+    return { problem: `is not an XPath 1.0 expression stubtool reads: ${message.split("\n")[0]}` };
+  }
+  return { xpath: { expression, namespaces, scalar: typeof result.toArray !== "function" } };
+}
+
+/** Runs an expression on a parsed body (read with namespaces); a failure finds nothing. */
+export function evaluateXPath(compiled: XPathExpression, doc: XmlNode): XPathFound {
+  let node = doc;
+  if (!compiled.namespaces) {
+    let copy = unaware.get(doc);
+    if (!copy) unaware.set(doc, copy = withoutNamespaces(doc));
+    node = copy;
+  }
+  try {
+    const result = evaluator(compiled.expression).evaluate({
+      node,
+      namespaces: compiled.namespaces ? { ...compiled.namespaces } : undefined,
+    });
+    if (typeof result.toArray === "function") return { nodes: result.toArray() as XmlNode[] };
+    return { value: result.stringValue() };
+  } catch {
+    return { nodes: [] };
+  }
+}
+
+/** A node found as text for a value pattern: an attribute's or text's value, an element as XML (`<b id="7">1</b>`). */
+export function nodeText(node: XmlNode): string {
+  if (node.nodeType === ATTRIBUTE || node.nodeType === TEXT || node.nodeType === CDATA) return node.nodeValue ?? "";
+  if (node.nodeType === ELEMENT) return serializeXml(node);
+  return node.nodeValue ?? serializeXml(node);
+}
+
+/**
+ * Whether an expression surely gives text, not elements: it ends in `text()` or an attribute
+ * step, or is a function call (`count(…)`, `string(…)`). WireMock compares an element as its
+ * JDK-indented serialization, which stubtool does not reproduce byte for byte.
+ */
+export function givesText(expression: string): boolean {
+  const e = expression.trim();
+  return /\/text\(\)$/.test(e) || /\/@[\w.*:-]+$/.test(e) || /^@[\w.*:-]+$/.test(e) ||
+    /^[a-z][\w-]*\(.*\)$/s.test(e) && !/^(?:id)\(/.test(e);
+}
