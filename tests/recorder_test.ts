@@ -8,10 +8,13 @@ import {
 } from "../src/server/coverage/recorder.ts";
 import { Route } from "../src/server/matching/route.ts";
 import { get } from "../mod.ts";
+import { checkedStubs } from "../src/server/registry.ts";
 
 /** Routes of `get(path)` stubs, ids `r0`, `r1`, … in declaration order. */
 function routes(...paths: string[]): Route[] {
-  return paths.map((path, order) => new Route(get(path).toStub(), { id: `r${order}`, source: "api", batch: 0, order }));
+  return paths.map((path, order) =>
+    new Route(checkedStubs([get(path).toStub()])[0], { id: `r${order}`, source: "api", batch: 0, order })
+  );
 }
 
 /** Records an unmatched GET of `path` and returns nothing (the report is what is checked). */

@@ -25,7 +25,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { messageOf } from "../../error_message.ts";
 import { parseConfigText } from "../../stubs/config.ts";
-import type { Stub, StubSource } from "../../stubs/model.ts";
+import type { CompiledStub, StubSource } from "../../stubs/model.ts";
 import { type Problem, type RequestPattern, validateConfig } from "../../stubs/validate.ts";
 import { tooLargeMessage } from "../body.ts";
 import { checkPattern } from "./find.ts";
@@ -49,9 +49,9 @@ export interface StubsHost {
   /** The stub with this id. */
   route(id: string): Route | undefined;
   /** Adds a batch; problems (taken ids) keep it out. */
-  add(stubs: readonly Stub[], source: StubSource): { routes?: readonly Route[]; problems: BatchProblem[] };
+  add(stubs: readonly CompiledStub[], source: StubSource): { routes?: readonly Route[]; problems: BatchProblem[] };
   /** Replaces one stub in place. */
-  replaceStub(id: string, stub: Stub): { route?: Route; problems: BatchProblem[] };
+  replaceStub(id: string, stub: CompiledStub): { route?: Route; problems: BatchProblem[] };
   /** Removes the stubs `which` picks; returns their ids. */
   remove(which: (route: Route) => boolean): string[];
   /** Back to the stubs the server started with (`POST /__stubtool__/stubs/reset`). */
