@@ -1,12 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  MAX_SCOPE_LENGTH,
-  MAX_SCOPES,
-  MAX_VIOLATIONS,
-  Recorder,
-  UNMATCHED_PART_MAX,
-} from "../src/server/coverage/recorder.ts";
+import { MAX_SCOPES, MAX_VIOLATIONS, Recorder, UNMATCHED_PART_MAX } from "../src/server/coverage/recorder.ts";
 import { Route } from "../src/server/matching/route.ts";
+import { MAX_SCOPE_LENGTH } from "../src/util/scope_name.ts";
 import { get } from "../mod.ts";
 import { checkedStubs } from "../src/server/registry.ts";
 

@@ -147,7 +147,7 @@ function isJson(text: string): boolean {
 }
 
 /** What `body_file` says over the admin API of a server without `--files-root`. */
-export const NO_FILES = "body_file is not read over the admin API (the server reads no file of its machine): " +
+const NO_FILES = "body_file is not read over the admin API (the server reads no file of its machine): " +
   "send the bytes as body_base64, or use stubtool stubs add FILE, which reads body files on your side and sends " +
   "their bytes; a server started with --files-root DIR reads files inside DIR";
 
