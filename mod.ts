@@ -84,7 +84,6 @@ export type {
   StubMethod,
   StubSource,
 } from "./src/stubs/model.ts";
-export type { Segment } from "./src/stubs/path.ts";
 
 /**
  * Starts a `GET` stub.

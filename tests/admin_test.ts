@@ -7,9 +7,13 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { get, post as postStub, stubServer } from "../mod.ts";
-import { NO_FILES } from "../src/server/admin/admin.ts";
 import { ROOT, startServe } from "./_cli.ts";
 import { ADAPTERS, type Answer, send, serverTest } from "./_http.ts";
+
+/** What `body_file` says over the admin API of a server without `--files-root`. */
+const NO_FILES = "body_file is not read over the admin API (the server reads no file of its machine): " +
+  "send the bytes as body_base64, or use stubtool stubs add FILE, which reads body files on your side and sends " +
+  "their bytes; a server started with --files-root DIR reads files inside DIR";
 
 const JSON_HEADERS = { "content-type": "application/json" };
 const post = (

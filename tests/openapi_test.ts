@@ -7,6 +7,7 @@ import { loadOpenApi } from "../src/cli/loaders/openapi_document.ts";
 import type { Report } from "../src/report/types.ts";
 import { fixture, tempDir } from "./_cli.ts";
 import { get } from "../mod.ts";
+import { checkedStubs } from "../src/server/registry.ts";
 
 async function spec(name: string): Promise<OpenApiSpec> {
   const { spec, problems } = await loadOpenApi(fixture(`openapi/${name}`));
@@ -60,7 +61,7 @@ Deno.test("OpenAPI: a placeholder passes any string rule (format, pattern, enum)
     // A brace that names no capture stays as written: it is judged like any string.
     get("/users/{id}").body({ id: 1, name: "x", role: "{nobody}" }).toStub(),
   ];
-  assert.deepEqual(users.checkStubs(stubs, (i) => `s${i}`).map((p) => p.message), [
+  assert.deepEqual(users.checkStubs(checkedStubs(stubs), (i) => `s${i}`).map((p) => p.message), [
     'GET /users/{id}: body at /role must be one of "admin", "member", got "{nobody}" (spec: GET /users/{userId} 200)',
   ]);
 });
@@ -78,7 +79,7 @@ Deno.test("OpenAPI: matching is structural, literal segments fit templates, HEAD
     get("/users/{id}/invoices").status(418).body({ error: "teapot" }).toStub(), // default
     get("/users/{id}/invoices").status(500).body({ nope: 1 }).toStub(), // default, schema Problem
   ];
-  assert.deepEqual(users.checkStubs(stubs, (i) => `s${i}`).map((p) => `${p.place}: ${p.message}`), [
+  assert.deepEqual(users.checkStubs(checkedStubs(stubs), (i) => `s${i}`).map((p) => `${p.place}: ${p.message}`), [
     "s3: GET /v2/users has no operation in the spec (no such path)",
     "s4: GET /users/{id}/orders/ has no operation in the spec (no such path)",
     "s8: GET /users/{id}/invoices: body lacks the required property 'error' (spec: GET /users/{userId}/invoices default)",
@@ -148,7 +149,7 @@ Deno.test("OpenAPI: partial path templates ({name}.json) and JSON specs", async 
   );
   const files = (await loadOpenApi(file)).spec!;
   const stubs = [get("/files/a.json").toStub(), get("/files/a.txt").toStub(), get("/files/{name}").toStub()];
-  assert.deepEqual(files.checkStubs(stubs, (i) => `s${i}`).map((p) => p.place), ["s1", "s2"]);
+  assert.deepEqual(files.checkStubs(checkedStubs(stubs), (i) => `s${i}`).map((p) => p.place), ["s1", "s2"]);
   const drift = files.drift({
     summary: { total_stubs: 1, matched_stubs: 0, unmatched_requests: 0 },
     stubs: [{ method: "GET", path: "/files/index.json", hit_count: 0 }],

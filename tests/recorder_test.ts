@@ -1,17 +1,15 @@
 import assert from "node:assert/strict";
-import {
-  MAX_SCOPE_LENGTH,
-  MAX_SCOPES,
-  MAX_VIOLATIONS,
-  Recorder,
-  UNMATCHED_PART_MAX,
-} from "../src/server/coverage/recorder.ts";
+import { MAX_SCOPES, MAX_VIOLATIONS, Recorder, UNMATCHED_PART_MAX } from "../src/server/coverage/recorder.ts";
 import { Route } from "../src/server/matching/route.ts";
+import { MAX_SCOPE_LENGTH } from "../src/util/scope_name.ts";
 import { get } from "../mod.ts";
+import { checkedStubs } from "../src/server/registry.ts";
 
 /** Routes of `get(path)` stubs, ids `r0`, `r1`, … in declaration order. */
 function routes(...paths: string[]): Route[] {
-  return paths.map((path, order) => new Route(get(path).toStub(), { id: `r${order}`, source: "api", batch: 0, order }));
+  return paths.map((path, order) =>
+    new Route(checkedStubs([get(path).toStub()])[0], { id: `r${order}`, source: "api", batch: 0, order })
+  );
 }
 
 /** Records an unmatched GET of `path` and returns nothing (the report is what is checked). */

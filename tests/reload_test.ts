@@ -4,22 +4,23 @@ import assert from "node:assert/strict";
 import { get, post } from "../mod.ts";
 import { StubHandler } from "../handler.ts";
 import { describeChanges, diffStubs } from "../src/stubs/reload.ts";
+import { checkedStubs } from "../src/server/registry.ts";
 
 Deno.test("diffStubs: identity is method + path + required query (any order); the n-th duplicate pairs with the n-th", () => {
-  const before = [
+  const before = checkedStubs([
     get("/a").toStub(),
     get("/s?x=1&y=2").toStub(),
     get("/dup").status(201).toStub(),
     get("/dup").status(202).toStub(),
     post("/gone").toStub(),
-  ];
-  const after = [
+  ]);
+  const after = checkedStubs([
     get("/s?y=2&x=1").toStub(), // same identity, query in another order
     get("/dup").status(201).toStub(),
     get("/a").body({ changed: true }).toStub(),
     get("/dup").status(203).toStub(),
     get("/new").toStub(),
-  ];
+  ]);
   assert.deepEqual(diffStubs(before, after), {
     from: [1, 2, 0, 3, undefined],
     added: [4],
@@ -31,7 +32,7 @@ Deno.test("diffStubs: identity is method + path + required query (any order); th
     "+1 -1 ~2 stubs (+GET /new, -POST /gone, ~GET /a, ~GET /dup)",
   );
   assert.equal(describeChanges(diffStubs(before, before), before, before), "+0 -0 ~0 stubs");
-  const many = Array.from({ length: 12 }, (_, i) => get(`/m${i}`).toStub());
+  const many = checkedStubs(Array.from({ length: 12 }, (_, i) => get(`/m${i}`).toStub()));
   assert.match(
     describeChanges(diffStubs([], many), [], many),
     /^\+12 -0 ~0 stubs \(\+GET \/m0, .*, \+GET \/m7, … 4 more\)$/,

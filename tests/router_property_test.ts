@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { get, type StubBuilder } from "../mod.ts";
 import { StubHandler } from "../src/server/handler.ts";
-import { HEADER_VALUE_FORBIDDEN } from "../src/stubs/validate.ts";
+import { HEADER_VALUE_FORBIDDEN } from "../src/stubs/checks.ts";
 import type { Method } from "../src/stubs/model.ts";
 import { validateStub } from "../src/stubs/validate.ts";
 import type { Incoming } from "../src/server/incoming.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type DeclaredStep, MAX_SCENARIO_SCOPES, ScenarioStates, STARTED } from "../src/server/matching/scenarios.ts";
-import { MAX_SCOPE_LENGTH } from "../src/server/coverage/recorder.ts";
+import { MAX_SCOPE_LENGTH } from "../src/util/scope_name.ts";
 
 /** The cart flow of the WireMock session the module's notes come from. */
 const CART: DeclaredStep[] = [

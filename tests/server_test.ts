@@ -3,7 +3,8 @@
  * both runtime adapters.
  */
 import assert from "node:assert/strict";
-import { del, get, head, options, patch, post, put, route, stubServer } from "../mod.ts";
+import { del, get, head, options, patch, post, put, route, type Stub, stubServer } from "../mod.ts";
+import { StubHandler } from "../handler.ts";
 import { send, serverTest } from "./_http.ts";
 import { validateConfig } from "../src/stubs/validate.ts";
 
@@ -817,6 +818,31 @@ serverTest(
       message: "GET /c: id 'alpha' is already used by GET /a (api)",
     });
     assert.equal((await server.stubs()).length, 2, "a refused batch adds nothing");
+  },
+);
+
+serverTest(
+  "routes() refuses a Stub written by hand (it lacks what the validator compiles) and adds nothing; a copy of toStub()'s works",
+  async (server) => {
+    const written: Stub = {
+      method: "GET",
+      path: "/hand",
+      responses: [],
+      isSequence: false,
+      sequenceMode: "repeat-last",
+    };
+    assert.throws(() => server.routes(get("/a"), written), {
+      name: "TypeError",
+      message:
+        "GET /hand: not a stub stubtool checked: make it with a builder (get(…), route(…), .toStub()) or load it from a config",
+    });
+    assert.deepEqual(await server.stubs(), [], "a refused batch adds nothing");
+    assert.throws(() => new StubHandler([written]), {
+      name: "TypeError",
+      message: /^GET \/hand: not a stub stubtool checked/,
+    });
+    server.routes({ ...get("/copy").body({ ok: 1 }).toStub(), id: "copied" });
+    assert.deepEqual((await send(server, "GET", "/copy")).json, { ok: 1 });
   },
 );
 

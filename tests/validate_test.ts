@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { queryLabel, type ResponseFunc, type Stub } from "../src/stubs/model.ts";
+import { type CompiledStub, queryLabel, type ResponseFunc } from "../src/stubs/model.ts";
 import {
   checkJsonValue,
   describe,
@@ -23,7 +23,7 @@ function errorsOf(raw: unknown, options?: ValidateStubOptions): string[] {
 }
 
 /** A stub that must be valid. */
-function stubOf(raw: Record<string, unknown>, options?: ValidateStubOptions): Stub {
+function stubOf(raw: Record<string, unknown>, options?: ValidateStubOptions): CompiledStub {
   const { stub, errors } = validateStub(raw, options);
   assert.deepEqual(errors, []);
   assert.ok(stub);

@@ -10,7 +10,7 @@ import { readFile } from "node:fs/promises";
 import { describeReadError, loadConfigFile } from "../stubs/config.ts";
 import type { RequestLogEntry } from "../server/handler.ts";
 import { inlineStubs } from "../stubs/inline.ts";
-import { type Stub, stubLabel } from "../stubs/model.ts";
+import { type CompiledStub, stubLabel } from "../stubs/model.ts";
 import { escapeControls, escapeJsonControls } from "../report/escape.ts";
 import type { Report } from "../report/types.ts";
 import { hostName, isLoopbackName } from "../server/admin/guard.ts";
@@ -66,11 +66,11 @@ export function logLine(entry: RequestLogEntry): string {
   return escapeControls(`${entry.method} ${entry.target} ${entry.status} [${stub}]${moved} ${entry.ms.toFixed(1)}ms`);
 }
 
-function describeResponse(stub: Stub): string {
+function describeResponse(stub: CompiledStub): string {
   if (stub.responseFunc) return "function";
   if (stub.proxy !== undefined) return `proxy ${stub.proxy}`;
   if (stub.websocket) return "websocket";
-  const delay = (spec: { delay?: Stub["delay"] }) => {
+  const delay = (spec: { delay?: CompiledStub["delay"] }) => {
     const d = spec.delay;
     if (d === undefined) return "";
     if (typeof d === "number") return ` +${d}ms`;
@@ -85,7 +85,7 @@ function describeResponse(stub: Stub): string {
  * A stub's scenario condition for the route table: `[cart: has-item]` (answers in that state),
  * `[cart: Started → has-item]` (and moves it), `[cart: * → Started]` (moves it from any state).
  */
-function scenarioCell(stub: Stub): string {
+function scenarioCell(stub: CompiledStub): string {
   if (stub.scenario === undefined) return "";
   const from = stub.whenState ?? "*";
   return `[${stub.scenario}: ${stub.setState === undefined ? from : `${from} → ${stub.setState}`}]`;
@@ -100,7 +100,7 @@ export const ROUTE_TABLE_ROWS = 40;
  * many more there are and where to see them.
  */
 export function routeTable(
-  stubs: readonly Stub[],
+  stubs: readonly CompiledStub[],
   places: readonly string[] | ((index: number) => string),
   maxRows = ROUTE_TABLE_ROWS,
 ): string[] {
@@ -459,7 +459,7 @@ interface Inputs {
   /** The config file parsed (false: it could not be read or parsed at all). */
   configOk: boolean;
   config: Partial<Config>;
-  configStubs: Stub[];
+  configStubs: CompiledStub[];
   inlineTexts: string[];
   inline: Awaited<ReturnType<typeof inlineStubs>>;
   wiremockDirs: { dir: string; place: string }[];
@@ -575,7 +575,9 @@ function mergedSettings(settings: Settings, config: Partial<Config>, file: strin
 }
 
 /** The stubs in the order the server registers them, and the place each shows in the route table. */
-function servedStubs(inputs: Inputs): { stubs: Stub[]; placeOf: (i: number) => string; mocked: Stub[] } {
+function servedStubs(
+  inputs: Inputs,
+): { stubs: CompiledStub[]; placeOf: (i: number) => string; mocked: CompiledStub[] } {
   const { configStubs, inline, wiremock, openapi } = inputs;
   const configCount = configStubs.length;
   const wiremockStubs = wiremock?.batches.flat() ?? [];
@@ -600,7 +602,7 @@ function serverOptions(
   settings: Settings,
   inputs: Inputs,
   merged: ReturnType<typeof mergedSettings>,
-  mocked: Stub[],
+  mocked: CompiledStub[],
   output: Output,
 ): StubServerOptions {
   return {

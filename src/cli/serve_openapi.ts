@@ -8,7 +8,7 @@
 
 import type { OpenApiConversion } from "../formats/openapi_import.ts";
 import type { OpenApiSpec } from "../report/openapi.ts";
-import type { CheckAnswer, CheckedRequest, Stub } from "../stubs/model.ts";
+import type { CheckAnswer, CheckedRequest, CompiledStub } from "../stubs/model.ts";
 import { acceptedType } from "../util/media.ts";
 import { isObject } from "../util/json_shape.ts";
 import { seededRandom } from "../util/random.ts";
@@ -121,7 +121,7 @@ function preferring(
 /** What `--openapi` adds to serve. */
 export interface OpenApiServe {
   /** The spec's stubs (`--mock`), each with its place (`SPEC paths./pets.get`). */
-  stubs: Stub[];
+  stubs: CompiledStub[];
   places: string[];
   /** The spec's own problems (errors), operations left out and drifts of configured stubs (warnings). */
   problems: Problem[];
@@ -135,7 +135,7 @@ export interface OpenApiServe {
  */
 export async function openApiServe(
   values: ParsedArgs["values"],
-  configured: readonly Stub[],
+  configured: readonly CompiledStub[],
   placeOf: (index: number) => string,
 ): Promise<OpenApiServe | undefined> {
   const file = values.openapi as string | undefined;
@@ -216,7 +216,7 @@ async function mockOperations(
   doc: Record<string, unknown>,
   file: string,
   values: ParsedArgs["values"],
-  configured: readonly Stub[],
+  configured: readonly CompiledStub[],
   result: OpenApiServe,
 ): Promise<MockedOperations> {
   const { openApiToConfig } = await import("../formats/openapi_import.ts");

@@ -22,7 +22,7 @@ import { readFile, realpath, stat } from "node:fs/promises";
 import { describeReadError, loadConfigText } from "../stubs/config.ts";
 import type { StubHandler } from "../server/handler.ts";
 import { inlineStubs } from "../stubs/inline.ts";
-import type { Stub } from "../stubs/model.ts";
+import type { CompiledStub } from "../stubs/model.ts";
 import { describeChanges } from "../stubs/reload.ts";
 import { errorLine, type Output, printProblems, warnLine } from "./output.ts";
 import { wireMockFiles as wireMockFilesOf } from "./loaders/wiremock_folder.ts";
@@ -199,10 +199,10 @@ function followedFiles(file: string, handler: StubHandler): string[] {
  * undefined, after saying the previous stubs stay, when it has errors. Warns about settings a
  * reload cannot change.
  */
-async function loadStubs(text: string, file: string, options: ReloadOptions): Promise<Stub[] | undefined> {
+async function loadStubs(text: string, file: string, options: ReloadOptions): Promise<CompiledStub[] | undefined> {
   const { handler, output, inlineTexts, port } = options;
   const loaded = await loadConfigText(text, file);
-  const configStubs: Stub[] = loaded.config?.routes ?? [];
+  const configStubs: CompiledStub[] = loaded.config?.routes ?? [];
   const count = configStubs.length;
   const inline = await inlineStubs(inlineTexts, {
     stubs: configStubs,

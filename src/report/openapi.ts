@@ -13,7 +13,7 @@
 
 import { messageOf } from "../error_message.ts";
 import { compileRegex, type LinearRegex } from "../util/regex.ts";
-import type { CheckAnswer, CheckedRequest, RequestCheck, ResponseSpec, Stub } from "../stubs/model.ts";
+import type { CheckAnswer, CheckedRequest, CompiledStub, RequestCheck, ResponseSpec } from "../stubs/model.ts";
 import { decodeSegment, PLACEHOLDER_ANYWHERE, placeholderName } from "../stubs/path.ts";
 import type { Report } from "./types.ts";
 import type { Problem } from "../stubs/validate.ts";
@@ -702,7 +702,7 @@ export class OpenApiSpec {
    * entry) the operation does not declare; a JSON body the response schema rejects, with
    * the JSON pointer of each failure. Response functions are checked for method and path only.
    */
-  checkStubs(stubs: readonly Stub[], placeOf: (index: number) => string): Problem[] {
+  checkStubs(stubs: readonly CompiledStub[], placeOf: (index: number) => string): Problem[] {
     const problems: Problem[] = [];
     stubs.forEach((stub, i) => {
       const label = `${stub.method} ${stub.path}`;

@@ -70,7 +70,7 @@ export interface PageExtras {
 }
 
 /** The Content-Security-Policy of the static page: no script, nothing loaded from anywhere. */
-export const STATIC_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; " +
+const STATIC_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:; base-uri 'none'; " +
   "form-action 'none'";
 
 /** The Content-Security-Policy of the live page: only its own nonce-tagged script and style, fetches to itself. */

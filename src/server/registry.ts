@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { Stub, StubSource } from "../stubs/model.ts";
+import { type CompiledStub, isCompiledStub, type Stub, type StubSource } from "../stubs/model.ts";
 import type { StubChanges } from "../stubs/reload.ts";
 import type { Recorder } from "./coverage/recorder.ts";
 import type { Route } from "./matching/route.ts";
@@ -20,6 +20,22 @@ export function batchError(stubs: readonly Stub[], problems: readonly BatchProbl
     problems.map((p) => `${stubs[p.index] ? `${stubs[p.index].method} ${stubs[p.index].path}: ` : ""}${p.message}`)
       .join("; "),
   );
+}
+
+/**
+ * `stubs` as the validator left them (with their compiled parts); a `TypeError` naming each
+ * that it did not make (a `Stub` written by hand), and nothing is added.
+ */
+export function checkedStubs(stubs: readonly Stub[]): readonly CompiledStub[] {
+  const problems = stubs.flatMap((stub, index) =>
+    isCompiledStub(stub) ? [] : [{
+      index,
+      message:
+        "not a stub stubtool checked: make it with a builder (get(…), route(…), .toStub()) or load it from a config",
+    }]
+  );
+  if (problems.length) throw batchError(stubs, problems);
+  return stubs as readonly CompiledStub[];
 }
 
 /** A server's stubs and their counts, changed together. */
@@ -47,7 +63,7 @@ export class StubRegistry {
    * (and adds nothing) when an id is taken.
    */
   add(stubs: readonly Stub[], source: StubSource = "api"): string[] {
-    const { routes, problems } = this.set.add(stubs, source, true);
+    const { routes, problems } = this.set.add(checkedStubs(stubs), source, true);
     if (!routes) throw batchError(stubs, problems);
     this.#published(routes, source);
     return routes.map((r) => r.id);
@@ -57,7 +73,7 @@ export class StubRegistry {
    * {@link StubRegistry.add} that returns problems instead of throwing (the admin API answers 409 with them).
    * @ignore
    */
-  tryAdd(stubs: readonly Stub[], source: StubSource): { routes?: readonly Route[]; problems: BatchProblem[] } {
+  tryAdd(stubs: readonly CompiledStub[], source: StubSource): { routes?: readonly Route[]; problems: BatchProblem[] } {
     const result = this.set.add(stubs, source, true);
     if (result.routes) this.#published(result.routes, source);
     return result;
@@ -68,7 +84,7 @@ export class StubRegistry {
    * config starts fast (do not change their bodies afterwards). Throws a `TypeError` when an id is taken.
    */
   load(stubs: readonly Stub[], source: StubSource): void {
-    const { problems } = this.set.add(stubs, source);
+    const { problems } = this.set.add(checkedStubs(stubs), source);
     if (problems.length) throw batchError(stubs, problems);
   }
 
@@ -94,7 +110,7 @@ export class StubRegistry {
    * Replaces stub `id` in place (hit count and sequence start again); problems when `id` is unknown or taken.
    * @ignore
    */
-  replaceStub(id: string, stub: Stub): { route?: Route; problems: BatchProblem[] } {
+  replaceStub(id: string, stub: CompiledStub): { route?: Route; problems: BatchProblem[] } {
     const old = this.set.get(id);
     const result = this.set.replace(id, stub, true);
     if (result.route && old) this.#recorder.forget([old]);
@@ -114,7 +130,7 @@ export class StubRegistry {
    */
   replaceSource(stubs: readonly Stub[], source: StubSource = "config"): StubChanges {
     const before = this.set.routes.filter((r) => r.source === source);
-    const { changes, problems } = this.set.replaceSource(source, stubs);
+    const { changes, problems } = this.set.replaceSource(source, checkedStubs(stubs));
     if (!changes) throw batchError(stubs, problems);
     const after = this.set.routes.filter((r) => r.source === source);
     this.#recorder.carry(

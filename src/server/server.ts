@@ -11,6 +11,7 @@ import { hostName, isLoopbackName } from "./admin/guard.ts";
 import { DEFAULT_MAX_BODY, type HandlerOptions, StubHandler } from "./handler.ts";
 import { unreadBodyLimit } from "./incoming.ts";
 import { collectWhenIdle } from "./idle.ts";
+import { checkedStubs } from "./registry.ts";
 import type { Stub } from "../stubs/model.ts";
 import type { JournalEntry, JournalSnapshot, Report } from "../report/types.ts";
 import { describe, stubWarnings, unknownField } from "../stubs/validate.ts";
@@ -266,7 +267,7 @@ export class StubServer implements AsyncDisposable {
    * about is said through the `onWarning` option (stderr by default).
    */
   routes(...stubs: Array<StubBuilder | Stub>): string[] {
-    const validated = stubs.map((s) => s instanceof StubBuilder ? s.toStub() : s);
+    const validated = checkedStubs(stubs.map((s) => s instanceof StubBuilder ? s.toStub() : s));
     const others = this.handler.registry.routes.map((route) => route.stub);
     const ids = this.handler.registry.add(validated, "api");
     for (

@@ -14,7 +14,7 @@
  * @module
  */
 
-import type { Stub } from "./model.ts";
+import type { CompiledStub } from "./model.ts";
 import { parseConfigText, parseJson } from "./config.ts";
 import { findShadowedStubs, type Problem, validateStub } from "./validate.ts";
 
@@ -189,7 +189,7 @@ function columnOf(message: string, columns: NonNullable<InlineParts["columns"]>)
  * // "column 1: invalid method 'FETCH' (allowed: DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)"
  * ```
  */
-export async function inlineStub(text: string): Promise<{ stub?: Stub; errors: string[] }> {
+export async function inlineStub(text: string): Promise<{ stub?: CompiledStub; errors: string[] }> {
   const parsed = await parseInlineStub(text);
   if ("error" in parsed) return { errors: [`column ${parsed.error.column}: ${parsed.error.message}`] };
   const { stub, errors } = validateStub(parsed.raw);
@@ -213,14 +213,14 @@ export async function inlineStub(text: string): Promise<{ stub?: Stub; errors: s
  */
 export async function inlineStubs(
   texts: readonly string[],
-  before: { stubs: readonly Stub[]; places: readonly string[] | ((index: number) => string) } = {
+  before: { stubs: readonly CompiledStub[]; places: readonly string[] | ((index: number) => string) } = {
     stubs: [],
     places: [],
   },
-): Promise<{ stubs: Stub[]; problems: Problem[] }> {
+): Promise<{ stubs: CompiledStub[]; problems: Problem[] }> {
   // Without inline stubs there is nothing to check, and `before` may hold thousands.
   if (texts.length === 0) return { stubs: [], problems: [] };
-  const stubs: Stub[] = [];
+  const stubs: CompiledStub[] = [];
   const problems: Problem[] = [];
   for (const [i, text] of texts.entries()) {
     const { stub, errors } = await inlineStub(text);

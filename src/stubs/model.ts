@@ -221,7 +221,10 @@ export interface CallbackSpec {
   delayMs?: number;
 }
 
-/** A validated stub, ready for the router. */
+/**
+ * A validated stub: what it matches and how it answers. Make one with a builder's
+ * `toStub()` (or load a config); the server refuses a `Stub` written by hand.
+ */
 export interface Stub {
   /** The id given (`id:`, `.id()`); the server makes one up when there is none. */
   id?: string;
@@ -245,17 +248,10 @@ export interface Stub {
   head?: false;
   /** Path template without the query part, percent-decoded. */
   path: string;
-  /** The path split into segments (parsed once, at validation). */
-  segments: readonly Segment[];
   /** Required query parameters as written: name → value pattern (literal, `{name}`, `{regex}`, `{absent: true}`). */
   query?: Record<string, ValuePatternSpec>;
   /** The `request:` conditions as written (headers, json, form, body_contains), for the stub's config form. */
   request?: Record<string, unknown>;
-  /**
-   * Every request condition compiled (query included); absent for a stub with none (or whose query is not compiled yet).
-   * @ignore
-   */
-  match?: RequestMatch;
   /** One entry for a plain response, several for a sequence; empty with a response function. */
   responses: ResponseSpec[];
   /** True when `responses` came from `sequence`. */
@@ -293,11 +289,25 @@ export interface Stub {
    * when the request asks for another of the operation's responses (Prism's `Prefer`).
    */
   requestCheck?: RequestCheck;
-  /**
-   * A WebSocket answer (`websocket:` on a GET stub), compiled: the request is upgraded and the session follows these rules.
-   * @ignore
-   */
+}
+
+/**
+ * A stub as the validator leaves it: the {@link Stub} plus the parts compiled from what it
+ * says, which the router and the handler read. Internal: the public entries export only
+ * `Stub`, whose values the validator makes (a `Stub` written by hand is refused).
+ */
+export interface CompiledStub extends Stub {
+  /** The path split into segments (parsed once, at validation). */
+  segments: readonly Segment[];
+  /** Every request condition compiled (query included); absent for a stub with none (or whose query is not compiled yet). */
+  match?: RequestMatch;
+  /** A WebSocket answer (`websocket:` on a GET stub), compiled: the request is upgraded and the session follows these rules. */
   websocket?: WebSocketSpec;
+}
+
+/** Did the validator make `stub` (it carries the compiled parts), or was it written by hand? */
+export function isCompiledStub(stub: Stub): stub is CompiledStub {
+  return Array.isArray((stub as Partial<CompiledStub>).segments);
 }
 
 /** How a query value pattern shows in a label: the text, `/regex/`, or `(absent)`. */

@@ -279,7 +279,7 @@ function compileOperator(
  * upper-cased and then lower-cased — with Java's one-character (simple) case mappings, so
  * `ß` does not equal `SS` and `ﬀ` not `FF`.
  */
-export function equalsIgnoreCase(a: string, b: string): boolean {
+function equalsIgnoreCase(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length;) {
     const ca = a.codePointAt(i)!, cb = b.codePointAt(i)!;

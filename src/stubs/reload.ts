@@ -6,7 +6,7 @@
  */
 
 import { webSocketConfig } from "./websocket_field.ts";
-import { type Stub, stubLabel } from "./model.ts";
+import { type CompiledStub, stubLabel } from "./model.ts";
 
 /** What {@link diffStubs} found. Indexes refer to the old or the new list, as named. */
 export interface StubChanges {
@@ -21,13 +21,13 @@ export interface StubChanges {
 }
 
 /** A stub's identity: method, path and required query (in any order). */
-function identity(stub: Stub): string {
+function identity(stub: CompiledStub): string {
   const query = Object.entries(stub.query ?? {}).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
   return JSON.stringify([stub.method, stub.path, query]);
 }
 
 /** Everything about how a stub answers; two stubs with the same identity and behaviour are unchanged. */
-function behaviour(stub: Stub): string {
+function behaviour(stub: CompiledStub): string {
   return JSON.stringify([stub.responses, stub.isSequence, stub.sequenceMode, stub.delay ?? null]) +
     (stub.responseFunc ? String(stub.responseFunc) : "") +
     (stub.websocket ? JSON.stringify(webSocketConfig(stub.websocket)) : "");
@@ -47,7 +47,7 @@ function behaviour(stub: Stub): string {
  * console.log(diffStubs(before, after)); // { from: [1, undefined], added: [1], removed: [0], changed: [0] }
  * ```
  */
-export function diffStubs(before: readonly Stub[], after: readonly Stub[]): StubChanges {
+export function diffStubs(before: readonly CompiledStub[], after: readonly CompiledStub[]): StubChanges {
   const byIdentity = new Map<string, number[]>();
   before.forEach((stub, i) => {
     const key = identity(stub);
@@ -90,8 +90,8 @@ const SHOWN_NAMES = 8;
  */
 export function describeChanges(
   changes: StubChanges,
-  before: readonly Stub[],
-  after: readonly Stub[],
+  before: readonly CompiledStub[],
+  after: readonly CompiledStub[],
 ): string {
   const names = [
     ...changes.added.map((i) => `+${stubLabel(after[i])}`),

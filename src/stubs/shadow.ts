@@ -10,12 +10,12 @@
  * @module
  */
 
-import { type Stub, stubLabel } from "./model.ts";
+import { type CompiledStub, stubLabel } from "./model.ts";
 import type { ValuePattern } from "./patterns.ts";
 import type { Problem } from "./problem.ts";
 
 /** The path shape, placeholder names left out: equal for stubs that match the same paths. */
-function pathShape(stub: Stub): string {
+function pathShape(stub: CompiledStub): string {
   return stub.segments.map((s) => !s.param ? `s${s.value}` : s.orNone ? "**" : s.rest ? "*" : "{}").join("\0");
 }
 
@@ -39,7 +39,7 @@ function patternKey(on: string, pattern: ValuePattern): Key {
 }
 
 /** A stub's conditions, sorted by what they are on. */
-function conditionKeys(stub: Stub): Key[] {
+function conditionKeys(stub: CompiledStub): Key[] {
   const match = stub.match;
   const keys: Key[] = [];
   if (match?.query) { for (const [name, p] of match.query) keys.push(patternKey(`q ${name}`, p)); }
@@ -109,7 +109,7 @@ function covers(winner: readonly Key[], keys: readonly Key[]): boolean {
 }
 
 /** The query as written, in any key order (capture names kept): tells a duplicate from a shadow. */
-function exactQuery(stub: Stub): string {
+function exactQuery(stub: CompiledStub): string {
   return JSON.stringify(Object.entries(stub.query ?? {}).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0));
 }
 
@@ -131,7 +131,7 @@ class Later {
 }
 
 /** Puts stub `index` of a later batch into `root`. */
-function addLater(root: Later, stub: Stub, index: number, keys: Key[]): void {
+function addLater(root: Later, stub: CompiledStub, index: number, keys: Key[]): void {
   let node = root;
   for (const segment of stub.segments) {
     if (!segment.param) {
@@ -154,7 +154,12 @@ function coversSubset(winner: readonly Key[], keys: readonly Key[]): boolean {
 }
 
 /** A stub of a later batch (in `root`) that matches every request `stub` would, if one is found. */
-function laterCover(root: Later, stub: Stub, keys: readonly Key[], stubs: readonly Stub[]): number | undefined {
+function laterCover(
+  root: Later,
+  stub: CompiledStub,
+  keys: readonly Key[],
+  stubs: readonly CompiledStub[],
+): number | undefined {
   const segments = stub.segments;
   let work = 0;
   const fits = (ends: Later["ends"]): number | undefined => {
@@ -202,7 +207,7 @@ function laterCover(root: Later, stub: Stub, keys: readonly Key[], stubs: readon
  * of stubs.
  */
 export function findShadowedStubs(
-  stubs: readonly Stub[],
+  stubs: readonly CompiledStub[],
   places: readonly string[] | ((index: number) => string),
   batchOf: (index: number) => number = () => 0,
 ): Problem[] {

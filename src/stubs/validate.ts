@@ -6,15 +6,7 @@
  * @module
  */
 
-export {
-  checkHeaders,
-  checkJsonValue,
-  checkMethod,
-  describe,
-  HEADER_NAME,
-  HEADER_VALUE_FORBIDDEN,
-  STUB_METHODS,
-} from "./checks.ts";
+export { checkHeaders, checkJsonValue, checkMethod, describe, HEADER_NAME, STUB_METHODS } from "./checks.ts";
 export { findShadowedStubs } from "./shadow.ts";
 export { denoWireWarnings, stubWarnings } from "./warnings.ts";
 export { didYouMean, unknownField } from "../util/hint.ts";

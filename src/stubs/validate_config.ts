@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type Stub, stubLabel } from "./model.ts";
+import { type CompiledStub, stubLabel } from "./model.ts";
 import { unknownField } from "../util/hint.ts";
 import { describe } from "./checks.ts";
 import type { Problem } from "./problem.ts";
@@ -19,7 +19,7 @@ export type CorsSetting = boolean | { origins: readonly string[] };
 
 /** A validated config file. */
 export interface Config {
-  routes: Stub[];
+  routes: CompiledStub[];
   port?: number;
   /** `cors:`, when the file sets it. */
   cors?: CorsSetting;
@@ -144,10 +144,14 @@ function checkSettings(
 }
 
 /** Checks each route as a stub (problems placed at `routes[i]`); ids unique when `options.uniqueIds`. */
-function checkRoutes(items: unknown[], problems: Problem[], options: ValidateConfigOptions | undefined): Stub[] {
-  const routes: Stub[] = [];
+function checkRoutes(
+  items: unknown[],
+  problems: Problem[],
+  options: ValidateConfigOptions | undefined,
+): CompiledStub[] {
+  const routes: CompiledStub[] = [];
   /** Where each id was first given, when ids must be unique. */
-  const holders = options?.uniqueIds ? new Map<string, [index: number, stub: Stub]>() : undefined;
+  const holders = options?.uniqueIds ? new Map<string, [index: number, stub: CompiledStub]>() : undefined;
   for (let i = 0; i < items.length; i++) {
     const { stub, errors } = validateStub(items[i], options);
     for (const message of errors) problems.push({ level: "error", place: `routes[${i}]`, message });

@@ -6,6 +6,7 @@
  */
 
 import {
+  type CompiledStub,
   type Delay,
   type Dribble,
   type Fault,
@@ -13,7 +14,6 @@ import {
   type ResponseFunc,
   type ResponseSpec,
   type SequenceMode,
-  type Stub,
   type StubMethod,
   type WebSocketSpec,
 } from "./model.ts";
@@ -111,7 +111,7 @@ export interface ValidateStubOptions extends BodyFileOptions {
 export function validateStub(
   raw: unknown,
   options?: ValidateStubOptions,
-): { stub?: Stub; errors: string[] } {
+): { stub?: CompiledStub; errors: string[] } {
   // A template stub may write its status as a template: the response checks see 200 in its place.
   const statusTemplates: (string | undefined)[] = [];
   if (isObject(raw) && raw.template === true) raw = withNumericStatus(raw, statusTemplates);
@@ -422,9 +422,9 @@ function buildStub(
   answer: AnswerPart,
   delivery: DeliveryPart,
   behaviour: ReturnType<typeof checkBehaviour>,
-): Stub {
+): CompiledStub {
   const { responseFunc, proxy, delay } = answer;
-  const stub: Stub = {
+  const stub: CompiledStub = {
     method: request.method!,
     path: request.path,
     segments: request.segments,
@@ -468,7 +468,7 @@ export const PATTERN_FIELDS = ["method", "path", "query_params", "request", "sco
 
 /** A validated request pattern: what it matches, as a stub; `anyPath` when it names no path. */
 export interface RequestPattern {
-  stub: Stub;
+  stub: CompiledStub;
   anyPath: boolean;
 }
 

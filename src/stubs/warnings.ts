@@ -5,14 +5,14 @@
  * @module
  */
 
-import type { ResponseSpec, Stub } from "./model.ts";
+import type { CompiledStub, ResponseSpec } from "./model.ts";
 import { PLACEHOLDER_ANYWHERE } from "./path.ts";
 import { findShadowedStubs } from "./shadow.ts";
 import { unreachableStates } from "./scenario_flow.ts";
 import type { Problem } from "./problem.ts";
 
 /** Every warning about the routes of a config that has no error, placed at `routes[i]`, in a fixed order. */
-export function configWarnings(routes: readonly Stub[]): Problem[] {
+export function configWarnings(routes: readonly CompiledStub[]): Problem[] {
   const place = (i: number) => `routes[${i}]`;
   return [
     ...findShadowedStubs(routes, place),
@@ -37,9 +37,9 @@ export function configWarnings(routes: readonly Stub[]): Problem[] {
  * ```
  */
 export function stubWarnings(
-  stubs: readonly Stub[],
+  stubs: readonly CompiledStub[],
   place: (index: number) => string,
-  others: readonly Stub[] = [],
+  others: readonly CompiledStub[] = [],
 ): Problem[] {
   return [
     ...unreachableWarnings(stubs, place, others),
@@ -50,9 +50,9 @@ export function stubWarnings(
 
 /** Scenario states no stub (of `stubs` or `others`) can reach. */
 function unreachableWarnings(
-  stubs: readonly Stub[],
+  stubs: readonly CompiledStub[],
   place: (index: number) => string,
-  others: readonly Stub[],
+  others: readonly CompiledStub[],
 ): Problem[] {
   return unreachableStates([...stubs, ...others].map(scenarioStep))
     .filter((unreachable) => unreachable.stubIndex < stubs.length)
@@ -60,7 +60,7 @@ function unreachableWarnings(
 }
 
 /** Answers whose body is a string holding JSON (double-encoded on the wire): the first of each stub. */
-function jsonTextWarnings(stubs: readonly Stub[], place: (index: number) => string): Problem[] {
+function jsonTextWarnings(stubs: readonly CompiledStub[], place: (index: number) => string): Problem[] {
   const problems: Problem[] = [];
   stubs.forEach((stub, i) => {
     const entry = stub.responses.findIndex(holdsJsonText);
@@ -76,7 +76,7 @@ function jsonTextWarnings(stubs: readonly Stub[], place: (index: number) => stri
 }
 
 /** Body strings and header values holding a `{name}` that is no capture, or a `{{…}}` outside a template stub. */
-function strayPlaceholderWarnings(stubs: readonly Stub[], place: (index: number) => string): Problem[] {
+function strayPlaceholderWarnings(stubs: readonly CompiledStub[], place: (index: number) => string): Problem[] {
   const problems: Problem[] = [];
   stubs.forEach((stub, i) => {
     // In a template stub {{…}} is rendered and {name} is plain text by design.
@@ -109,7 +109,7 @@ const NODE_SENDS: Record<string, string> = {
  * the standard reason phrase), a header list other than `set-cookie` (it joins the lines).
  * One warning per stub and kind, each naming `--adapter node`, which sends them all.
  */
-export function denoWireWarnings(stubs: readonly Stub[], place: (index: number) => string): Problem[] {
+export function denoWireWarnings(stubs: readonly CompiledStub[], place: (index: number) => string): Problem[] {
   const problems: Problem[] = [];
   stubs.forEach((stub, i) => {
     const warn = (message: string) => problems.push({ level: "warn", place: place(i), message });
@@ -152,7 +152,7 @@ export function denoWireWarnings(stubs: readonly Stub[], place: (index: number) 
 }
 
 /** The names a stub captures: path placeholders, then those of its query and request conditions. */
-function captureNames(stub: Stub): string[] {
+function captureNames(stub: CompiledStub): string[] {
   const names: string[] = [];
   for (const segment of stub.segments) if (segment.param) names.push(segment.name);
   const { match } = stub;
@@ -234,7 +234,7 @@ function holdsJsonText(spec: ResponseSpec): boolean {
 }
 
 /** A stub's place in a scenario, for the reachability check. */
-function scenarioStep(stub: Stub): { scenario: string; whenState?: string; setState?: string } | undefined {
+function scenarioStep(stub: CompiledStub): { scenario: string; whenState?: string; setState?: string } | undefined {
   if (stub.scenario === undefined) return undefined;
   return { scenario: stub.scenario, whenState: stub.whenState, setState: stub.setState };
 }

@@ -10,7 +10,7 @@
 import { wireMockLayout } from "../../server/wiremock/layout.ts";
 import { readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { isAbsolute, join, resolve } from "node:path";
-import type { Stub } from "../../stubs/model.ts";
+import type { CompiledStub } from "../../stubs/model.ts";
 import type { Problem } from "../../stubs/validate.ts";
 import { resolveInside } from "../../util/paths.ts";
 import type { WireMockOptions } from "../../formats/wiremock/mapping.ts";
@@ -119,7 +119,7 @@ export function wireMockFiles(root: string): string[] {
 
 /** Several WireMock folders loaded: one batch of stubs per folder, and every problem. */
 export interface WireMockFolders {
-  batches: Stub[][];
+  batches: CompiledStub[][];
   problems: Problem[];
   /** How many stubs and mapping files in all. */
   stubs: number;

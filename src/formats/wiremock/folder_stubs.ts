@@ -11,7 +11,7 @@
 import { type PlacedMapping, scenarioLosses } from "./scenario_reach.ts";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
-import type { Stub } from "../../stubs/model.ts";
+import type { CompiledStub } from "../../stubs/model.ts";
 import { type Problem, validateStub } from "../../stubs/validate.ts";
 import type { WireMockFolder } from "./folder.ts";
 
@@ -26,7 +26,7 @@ export interface WireMockLoadOptions {
 /** A WireMock folder loaded as stubs. */
 export interface WireMockLoad {
   /** The stubs of the mappings that convert, in load order: one batch. */
-  stubs: Stub[];
+  stubs: CompiledStub[];
   /** One `[WARN]` per feature of each mapping left out, placed `FILE mappings[i]`. */
   problems: Problem[];
   /** How many mapping files were read. */
@@ -79,7 +79,7 @@ export function wireMockFolderStubs(
     }
   }
   const read = (path: string): Uint8Array<ArrayBuffer> => generated.get(path) ?? readFile(path);
-  const stubs: Stub[] = [];
+  const stubs: CompiledStub[] = [];
   const kept: PlacedMapping[] = [];
   const refused: PlacedMapping[] = [...folder.refused];
   folder.routes.forEach((route, i) => {

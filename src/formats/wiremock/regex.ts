@@ -181,25 +181,3 @@ function quantifier(src: string, i: number): Step {
 export function escapeRegex(text: string): string {
   return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
 }
-
-/**
- * Extra characters Java's `String.equalsIgnoreCase` takes as equal to an ASCII letter
- * (it compares the upper- and the lower-case forms of each character).
- */
-const JAVA_FOLDS: Record<string, string> = { i: "\u0130\u0131", k: "\u212A", s: "\u017F" };
-
-/**
- * A regular expression source that matches what Java's `equalsIgnoreCase(text)` accepts, or
- * undefined when the text holds a non-ASCII character (whose case folding is not checked).
- */
-export function caseInsensitiveRegex(text: string): string | undefined {
-  // deno-lint-ignore no-control-regex -- the test is "ASCII or not"
-  if (/[^\x00-\x7f]/.test(text)) return undefined;
-  let out = "";
-  for (const c of text) {
-    const lower = c.toLowerCase();
-    if (lower === c.toUpperCase()) out += escapeRegex(c);
-    else out += `[${lower}${lower.toUpperCase()}${JAVA_FOLDS[lower] ?? ""}]`;
-  }
-  return out;
-}

@@ -25,7 +25,7 @@ import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { messageOf } from "../../error_message.ts";
 import { parseConfigText } from "../../stubs/config.ts";
-import type { Stub, StubSource } from "../../stubs/model.ts";
+import type { CompiledStub, StubSource } from "../../stubs/model.ts";
 import { type Problem, type RequestPattern, validateConfig } from "../../stubs/validate.ts";
 import { tooLargeMessage } from "../body.ts";
 import { checkPattern } from "./find.ts";
@@ -49,9 +49,9 @@ export interface StubsHost {
   /** The stub with this id. */
   route(id: string): Route | undefined;
   /** Adds a batch; problems (taken ids) keep it out. */
-  add(stubs: readonly Stub[], source: StubSource): { routes?: readonly Route[]; problems: BatchProblem[] };
+  add(stubs: readonly CompiledStub[], source: StubSource): { routes?: readonly Route[]; problems: BatchProblem[] };
   /** Replaces one stub in place. */
-  replaceStub(id: string, stub: Stub): { route?: Route; problems: BatchProblem[] };
+  replaceStub(id: string, stub: CompiledStub): { route?: Route; problems: BatchProblem[] };
   /** Removes the stubs `which` picks; returns their ids. */
   remove(which: (route: Route) => boolean): string[];
   /** Back to the stubs the server started with (`POST /__stubtool__/stubs/reset`). */
@@ -147,7 +147,7 @@ function isJson(text: string): boolean {
 }
 
 /** What `body_file` says over the admin API of a server without `--files-root`. */
-export const NO_FILES = "body_file is not read over the admin API (the server reads no file of its machine): " +
+const NO_FILES = "body_file is not read over the admin API (the server reads no file of its machine): " +
   "send the bytes as body_base64, or use stubtool stubs add FILE, which reads body files on your side and sends " +
   "their bytes; a server started with --files-root DIR reads files inside DIR";
 

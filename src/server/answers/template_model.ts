@@ -188,9 +188,3 @@ export function templateModel(source: TemplateRequest): TemplateModel {
   const request = new RequestModel(source);
   return { request, params: source.params, [REQUEST_DOCUMENT]: request };
 }
-
-/** The getters of `request` a template may read, for the test that keeps them in step with {@link MODEL_GETTERS}. */
-export const _REQUEST_GETTERS: readonly string[] = Object.entries(
-  Object.getOwnPropertyDescriptors(RequestModel.prototype),
-)
-  .filter(([, d]) => d.get !== undefined).map(([name]) => name);

@@ -18,8 +18,6 @@ import type { CheckViolation } from "../../stubs/model.ts";
 import type { Route } from "../matching/route.ts";
 import { usableScope } from "../scope.ts";
 
-export { MAX_SCOPE_LENGTH } from "../scope.ts";
-
 /** Default capacity of the unmatched list (`--max-unmatched`). */
 export const DEFAULT_MAX_UNMATCHED = 1000;
 

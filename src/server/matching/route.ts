@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ResponseFunc, Stub, StubSource } from "../../stubs/model.ts";
+import type { CompiledStub, ResponseFunc, StubSource } from "../../stubs/model.ts";
 import type { Delivery } from "../answers/delivery.ts";
 import { stubLabel } from "../../stubs/model.ts";
 import { buildConditions, type NamedCondition } from "./conditions.ts";
@@ -46,7 +46,7 @@ export interface Placement {
 
 /** A registered stub, as the router, the handler and the report see it. */
 export class Route implements Routable {
-  readonly stub: Stub;
+  readonly stub: CompiledStub;
   /** The stub's id: given, or made up by the server. */
   readonly id: string;
   /** `config`, `inline`, `api` or `admin`. */
@@ -77,7 +77,7 @@ export class Route implements Routable {
   #websocket: WebSocketAnswer | undefined;
 
   /** `scenarios` holds the live states a `when_state` stub is checked against. */
-  constructor(stub: Stub, placement: Placement, scenarios?: ScenarioStates) {
+  constructor(stub: CompiledStub, placement: Placement, scenarios?: ScenarioStates) {
     this.stub = stub;
     this.id = placement.id;
     this.source = placement.source;
@@ -121,7 +121,7 @@ export class Route implements Routable {
   }
 
   /** The path, parsed into segments. */
-  get segments(): Stub["segments"] {
+  get segments(): CompiledStub["segments"] {
     return this.stub.segments;
   }
 

@@ -19,7 +19,7 @@
  * @module
  */
 
-import { decodeSegment, placeholderText, type Segment } from "../../stubs/path.ts";
+import { decodeSegment, placeholderText, type Segment, splitRequestPath } from "../../stubs/path.ts";
 import { quoteValue } from "../../stubs/quote.ts";
 import type { RequestView } from "../request_view.ts";
 
@@ -623,7 +623,7 @@ export class Router<T extends Routable> {
    * differs. Bounded work; call it only on a miss. {@link NEED_BODY} as for {@link Router.match}.
    */
   nearMisses(view: RequestView, limit = 3): NearMiss<T>[] | typeof NEED_BODY {
-    const segments = splitPath(view.pathname);
+    const segments = splitRequestPath(view.pathname);
     const misses = new MissSearch<T>(limit);
     const layers = [...(view.scope !== null ? this.#scoped.get(view.scope) ?? [] : []), ...this.#layers];
     const own = triesFor(view.method);
@@ -725,11 +725,4 @@ function reaches<T extends Routable>(node: Node<T>, pathname: string, start: num
   if (child && (last ? ends(child) : reaches(child, pathname, end + 1))) return true;
   if (node.param && segment !== "" && (last ? ends(node.param) : reaches(node.param, pathname, end + 1))) return true;
   return (ends(node.rest) && pathname.slice(start) !== "") || ends(node.restOrNone);
-}
-
-/** Splits a request pathname (`/a/b%20c/`) into decoded segments (`["a", "b c", ""]`). */
-function splitPath(pathname: string): string[] {
-  const raw = pathname.slice(1).split("/");
-  for (let i = 0; i < raw.length; i++) if (raw[i].includes("%")) raw[i] = decodeSegment(raw[i]);
-  return raw;
 }

@@ -7,7 +7,7 @@
  * @module
  */
 
-import type { Stub, StubSource } from "../../stubs/model.ts";
+import type { CompiledStub, StubSource } from "../../stubs/model.ts";
 import { diffStubs, type StubChanges } from "../../stubs/reload.ts";
 import { Route } from "./route.ts";
 import { Router } from "./router.ts";
@@ -21,7 +21,7 @@ export interface BatchProblem {
 }
 
 /** Where a sequence carried over by a reload resumes: the same position, within its (maybe shorter) new sequence. */
-function carryPosition(position: number, stub: Stub): number {
+function carryPosition(position: number, stub: CompiledStub): number {
   const length = stub.responses.length;
   if (!stub.isSequence || length === 0) return 0;
   return stub.sequenceMode === "cycle" ? position % length : Math.min(position, length);
@@ -108,7 +108,7 @@ export class StubSet {
   }
 
   /** Problems that keep a batch out: ids used twice in it, or by a stub the server has. */
-  check(stubs: readonly Stub[], replacing?: Route): BatchProblem[] {
+  check(stubs: readonly CompiledStub[], replacing?: Route): BatchProblem[] {
     const problems: BatchProblem[] = [];
     const seen = new Map<string, number>();
     stubs.forEach((stub, index) => {
@@ -129,7 +129,11 @@ export class StubSet {
    * earlier stubs of the same pattern). Returns the new routes, or the problems (nothing
    * is added then). With `compile`, answers are compiled now rather than on first use.
    */
-  add(stubs: readonly Stub[], source: StubSource, compile = false): { routes?: Route[]; problems: BatchProblem[] } {
+  add(
+    stubs: readonly CompiledStub[],
+    source: StubSource,
+    compile = false,
+  ): { routes?: Route[]; problems: BatchProblem[] } {
     const problems = this.check(stubs);
     if (problems.length) return { problems };
     const batch = this.#nextBatch++;
@@ -206,7 +210,7 @@ export class StubSet {
    * precedence order; its hit count and sequence start again. Returns the new route, or
    * problems (an id in `stub` that belongs to another stub).
    */
-  replace(id: string, stub: Stub, compile = false): { route?: Route; problems: BatchProblem[] } {
+  replace(id: string, stub: CompiledStub, compile = false): { route?: Route; problems: BatchProblem[] } {
     const old = this.#byId.get(id);
     if (!old) return { problems: [{ index: 0, message: `no stub has id '${id}'` }] };
     const route = new Route(
@@ -227,7 +231,10 @@ export class StubSet {
    * keeping the batch's place. Stubs whose identity is unchanged (see `diffStubs`) keep
    * their id, hit count and sequence position. Returns what changed, or problems.
    */
-  replaceSource(source: StubSource, stubs: readonly Stub[]): { changes?: StubChanges; problems: BatchProblem[] } {
+  replaceSource(
+    source: StubSource,
+    stubs: readonly CompiledStub[],
+  ): { changes?: StubChanges; problems: BatchProblem[] } {
     const old = this.#routes.filter((r) => r.source === source);
     const changes = diffStubs(old.map((r) => r.stub), stubs);
     // Ids of the stubs going away are free for the new ones.

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Stub } from "../../stubs/model.ts";
+import type { CompiledStub } from "../../stubs/model.ts";
 import { validateConfig } from "../../stubs/validate.ts";
 import { stubInfo } from "../admin/stub_form.ts";
 import { base64 } from "../journal/journal.ts";
@@ -44,7 +44,7 @@ function noFiles(path: string): never {
 }
 
 /** Stubs back from their wire forms, or the problems (one line each) that kept them out. */
-export function fromWire(forms: readonly unknown[]): { stubs?: Stub[]; problems: string[] } {
+export function fromWire(forms: readonly unknown[]): { stubs?: CompiledStub[]; problems: string[] } {
   const { config, problems } = validateConfig({ routes: forms }, { readFile: noFiles });
   const errors = problems.filter((p) => p.level === "error").map((p) => p.message);
   return config && errors.length === 0 ? { stubs: config.routes, problems: [] } : { problems: errors };

@@ -11,7 +11,7 @@ import { parseKeepingNumbers } from "../../formats/wiremock/java_json.ts";
 import { adminPriority } from "../../formats/wiremock/ranks.ts";
 import { addMatchedHeaders } from "../../formats/wiremock/folder_stubs.ts";
 import { withId } from "../../formats/wiremock/shapes.ts";
-import type { Stub } from "../../stubs/model.ts";
+import type { CompiledStub } from "../../stubs/model.ts";
 import { validateConfig } from "../../stubs/validate.ts";
 import { readInsideRoot } from "../admin/admin.ts";
 import { pacer } from "../../util/pace.ts";
@@ -21,7 +21,7 @@ import { isObject } from "../../util/json_shape.ts";
 
 /** One mapping as admitted: the stub, and the mapping as it will be shown. */
 export interface Admitted {
-  stub: Stub;
+  stub: CompiledStub;
   mapping: Record<string, unknown>;
 }
 
@@ -82,7 +82,7 @@ function validateMapping(
   root: string | undefined,
   route: Record<string, unknown>,
   files: readonly { name: string; source?: string; bytes?: Uint8Array }[],
-): { stub: Stub } | { answer: Answer } {
+): { stub: CompiledStub } | { answer: Answer } {
   const source = files.find((f) => f.source !== undefined);
   if (source && root === undefined) {
     return {
