@@ -34,6 +34,7 @@ export function loadTemplating(): Promise<void> {
   // Literal specifiers, so `deno compile` and the npm build keep them. Handlebars' one-file build:
   // the same code as its package entry, which reads 45 files (the source-map library among them).
   return loading ??= Promise.all([
+    // @ts-ignore: the one-file build ships no types of its own (tsc, for the npm package, says so); typed by the cast
     import("handlebars/dist/handlebars.js") as Promise<{ default: typeof HandlebarsNamespace }>,
     import("jsonpath-plus"),
     import("decimal.js"),
