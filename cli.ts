@@ -13,6 +13,8 @@
  * @module
  */
 
+// First: run as the program, the API below leaves the template engine until a stub needs it.
+import "./src/cli/program.ts";
 import { realpathSync } from "node:fs";
 import process from "node:process";
 import { pathToFileURL } from "node:url";

@@ -16,6 +16,8 @@
  * @module
  */
 
+// Stubs handed over in code are checked synchronously: the template engine is loaded up front.
+import "./src/templating/eager.ts";
 export { StubHandler } from "./src/server/handler.ts";
 export type {
   AnswerBody,

@@ -24,6 +24,8 @@
  * @module
  */
 
+// Stubs built in code are checked synchronously: the template engine is loaded up front.
+import "./src/templating/eager.ts";
 import { route, type StubBuilder } from "./src/stubs/builder.ts";
 
 // Everything a public type names is exported too (Method's METHODS; Stub's parts; PathParams'

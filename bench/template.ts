@@ -8,8 +8,12 @@
  */
 
 import { compileJsonTemplate } from "../src/templating/handlebars.ts";
+import { loadTemplating } from "../src/templating/engine.ts";
 import { templateModel } from "../src/server/answers/template_model.ts";
 import { compileJson, render } from "../src/stubs/placeholders.ts";
+
+// The template engine loads on demand (src/templating/engine.ts): here, before anything compiles.
+await loadTemplating();
 
 const iterations = Number(Deno.args[0] ?? 200_000);
 const body = JSON.stringify({ name: "Ada", owner: { id: 1 }, tags: ["a", "b"] });

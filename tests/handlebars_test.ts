@@ -9,6 +9,10 @@ import {
   TemplateSyntaxError,
 } from "../src/templating/handlebars.ts";
 import { templateModel, type TemplateRequest } from "../src/server/answers/template_model.ts";
+import { loadTemplating } from "../src/templating/engine.ts";
+
+// These call the synchronous checks directly: the template engine they use is loaded first.
+await loadTemplating();
 
 /** A request as the fixture writes it: method, path with query, headers and body. */
 interface FixtureRequest {

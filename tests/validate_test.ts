@@ -10,6 +10,10 @@ import {
   validateStub,
   type ValidateStubOptions,
 } from "../src/stubs/validate.ts";
+import { loadTemplating } from "../src/templating/engine.ts";
+
+// These call the synchronous checks directly: the template engine they use is loaded first.
+await loadTemplating();
 
 const ALLOWED = "(allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
 const STUB_FIELDS =

@@ -4,6 +4,10 @@ import assert from "node:assert/strict";
 import { PRIORITY_BAND } from "../src/formats/wiremock/ranks.ts";
 import { hasIntegralDecimal, mappingsToConfig } from "../src/formats/wiremock/mapping.ts";
 import { javaRegexToJs } from "../src/formats/wiremock/regex.ts";
+import { loadTemplating } from "../src/templating/engine.ts";
+
+// These call the synchronous checks directly: the template engine they use is loaded first.
+await loadTemplating();
 
 const F = "m.json";
 const b64 = (text: string) => btoa(String.fromCharCode(...new TextEncoder().encode(text)));

@@ -8,6 +8,7 @@
  * @module
  */
 
+import { loadTemplating } from "../templating/engine.ts";
 import { copyFile, mkdir, readFile } from "node:fs/promises";
 import { existsSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -31,6 +32,8 @@ export async function importCommand(args: ParsedArgs, ctx: CliContext): Promise<
   if (kind !== "openapi" && args.values["strict-requests"] === true) {
     throw new UsageError("--strict-requests is for import openapi (the other formats say what they require)", "import");
   }
+  // Every format's stubs are converted and checked synchronously (templates, `matchesJsonPath`): the engine loads first.
+  await loadTemplating();
   if (kind === "har") return await importHar(args, ctx);
   if (kind === "openapi") {
     for (const flag of HAR_ONLY) {

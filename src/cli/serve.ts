@@ -5,6 +5,7 @@
  * @module
  */
 
+import { loadTemplating } from "../templating/engine.ts";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { describeReadError, loadConfigFile } from "../stubs/config.ts";
@@ -509,6 +510,8 @@ async function loadInputs(values: ParsedArgs["values"], settings: Settings, sour
   let wiremock: WireMockFolders | undefined;
   if (wiremockDirs.length) {
     const { loadWireMockFolders } = await import("./loaders/wiremock_folder.ts");
+    // Mappings are checked synchronously and may use a template or JSONPath: the engine loads first.
+    await loadTemplating();
     const takenIds = new Set(
       [...configStubs, ...inline.stubs].flatMap((stub) => stub.id === undefined ? [] : [stub.id]),
     );

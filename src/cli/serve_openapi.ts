@@ -6,6 +6,7 @@
  * @module
  */
 
+import { loadTemplating } from "../templating/engine.ts";
 import type { OpenApiConversion } from "../formats/openapi_import.ts";
 import type { OpenApiSpec } from "../report/openapi.ts";
 import type { CheckAnswer, CheckedRequest, CompiledStub } from "../stubs/model.ts";
@@ -219,7 +220,8 @@ async function mockOperations(
   configured: readonly CompiledStub[],
   result: OpenApiServe,
 ): Promise<MockedOperations> {
-  const { openApiToConfig } = await import("../formats/openapi_import.ts");
+  // The operations' stubs are converted and checked synchronously: the template engine loads first.
+  const [{ openApiToConfig }] = await Promise.all([import("../formats/openapi_import.ts"), loadTemplating()]);
   const converted = openApiToConfig(doc, file, { strictRequests: values["strict-requests"] === true });
   for (const { place, message } of [...converted.fixes, ...converted.warnings]) {
     result.problems.push({ level: "warn", place, message: message.slice(place.length + 2) });

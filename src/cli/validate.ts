@@ -4,6 +4,7 @@
  * @module
  */
 
+import { loadTemplating } from "../templating/engine.ts";
 import { loadConfigFile } from "../stubs/config.ts";
 import { type Config, denoWireWarnings } from "../stubs/validate.ts";
 import type { CliContext } from "./context.ts";
@@ -49,6 +50,8 @@ export async function validateCommand(
   ];
   if (dirs.length) {
     const { loadWireMockFolders } = await import("./loaders/wiremock_folder.ts");
+    // Mappings are checked synchronously and may use a template or JSONPath: the engine loads first.
+    await loadTemplating();
     const takenIds = new Set(config.routes.flatMap((stub) => stub.id === undefined ? [] : [stub.id]));
     const loaded = loadWireMockFolders(dirs, {
       takenIds,

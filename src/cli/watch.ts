@@ -17,6 +17,7 @@
  * @module
  */
 
+import { loadTemplating } from "../templating/engine.ts";
 import { messageOf } from "../error_message.ts";
 import { readFile, realpath, stat } from "node:fs/promises";
 import { describeReadError, loadConfigText } from "../stubs/config.ts";
@@ -255,6 +256,8 @@ export function watchWireMock(
     const before = await fingerprints(files);
     if (before === await loadedPrints && files.join("\n") === loadedFiles) return true;
     const { loadWireMockFolders } = await import("./loaders/wiremock_folder.ts");
+    // Mappings are checked synchronously and may use a template or JSONPath: the engine loads first.
+    await loadTemplating();
     const others = handler.registry.routes.filter((r) => r.source !== "wiremock");
     const takenIds = new Set(others.flatMap((r) => r.stub.id === undefined ? [] : [r.stub.id]));
     const loaded = loadWireMockFolders(dirs, { ...options, takenIds });

@@ -18,6 +18,7 @@ import type { Journal, JournalFilter } from "./journal/journal.ts";
 import type { StubRegistry } from "./registry.ts";
 import type { Respond } from "./response.ts";
 import { WireMockAdminMount } from "./wiremock/wiremock_admin.ts";
+import { loadTemplating, templatingLoaded } from "../templating/engine.ts";
 
 /** A mount under a reserved prefix: it owns its paths, and answers them before any stub is looked at. */
 export interface Mount {
@@ -92,5 +93,24 @@ export function serverMounts(server: MountedServer, guard: ReservedGuard): Mount
     setScenarioState: (name, state) => registry.setScenarioState(name, state),
     resetScenarios: () => registry.resetScenarios(),
   }, guard);
-  return [reserved, wiremock];
+  return [reserved, wiremock].map(engineFirst);
+}
+
+/** Methods that only read (a stub list, the report, the dashboard): none carries a stub or a request pattern. */
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * The mount, loading the template engine (src/templating/engine.ts) before the first request that
+ * may carry a stub, a mapping or a request pattern (any method but a read): what it carries is
+ * checked synchronously, and may use a template or JSONPath. A server started without the
+ * engine (the command line's plain config) loads it then, once.
+ */
+function engineFirst(mount: Mount): Mount {
+  return {
+    owns: (pathname) => mount.owns(pathname),
+    answer: (incoming, pathname, rawQuery, respond) =>
+      READS.has(incoming.method) || templatingLoaded()
+        ? mount.answer(incoming, pathname, rawQuery, respond)
+        : loadTemplating().then(() => mount.answer(incoming, pathname, rawQuery, respond)),
+  };
 }

@@ -20,6 +20,7 @@ import { checkPattern } from "./admin/find.ts";
 import { type StubInfo, stubInfo } from "./admin/stub_form.ts";
 import type { ScenarioEntry } from "./matching/scenarios.ts";
 import { checkStoreUrl } from "./state/store_url.ts";
+import { loadTemplating } from "../templating/engine.ts";
 import type { JournalRecord } from "./journal/journal.ts";
 
 /** What {@link StubServer.requests} resolves with. */
@@ -170,7 +171,8 @@ async function joinState(
   handler: StubHandler,
   state: NonNullable<StubServerOptions["state"]>,
 ): Promise<{ name: string }> {
-  const { joinCluster } = await import("./state/redis.ts");
+  // Stubs other replicas add arrive as data and are checked synchronously: the template engine is loaded up front.
+  const [{ joinCluster }] = await Promise.all([import("./state/redis.ts"), loadTemplating()]);
   // Requests journaled before the link exists wait here (none: the server is not listening yet).
   let send: (record: JournalRecord) => void = () => {};
   const journal = handler.shareJournal((record) => send(record));

@@ -13,6 +13,7 @@ import { messageOf } from "../error_message.ts";
 import { dirname, resolve } from "node:path";
 import { duplicateKeyOffsets, mayHaveDuplicateKeys } from "./duplicate_keys.ts";
 import { type Config, type Problem, validateConfig } from "./validate.ts";
+import { withTemplating } from "../templating/engine.ts";
 
 /**
  * `npm:yaml`, loaded on first use: a JSON config never needs it (unless its syntax error
@@ -297,10 +298,13 @@ export async function validateParsedConfig(
   file: string,
 ): Promise<LoadedConfig> {
   // `body_file` paths are relative to the config file's folder.
-  const { config, problems } = validateConfig(parsed.raw, {
-    baseDir: dirname(resolve(file)),
-    uniqueIds: true,
-  });
+  // The template engine loads only when a stub uses it.
+  const { config, problems } = await withTemplating(() =>
+    validateConfig(parsed.raw, {
+      baseDir: dirname(resolve(file)),
+      uniqueIds: true,
+    })
+  );
   const located = problems.length ? await locateProblems(problems, text, file) : problems;
   // Each stub knows its place, so a 404 can say which of the file's stubs came close.
   config?.routes.forEach((stub, i) => stub.place = `routes[${i}] of ${file}`);

@@ -17,6 +17,7 @@
 import type { CompiledStub } from "./model.ts";
 import { parseConfigText, parseJson } from "./config.ts";
 import { findShadowedStubs, type Problem, validateStub } from "./validate.ts";
+import { withTemplating } from "../templating/engine.ts";
 
 /** A raw stub parsed from inline text, with the column where each part starts. */
 export interface InlineParts {
@@ -192,7 +193,7 @@ function columnOf(message: string, columns: NonNullable<InlineParts["columns"]>)
 export async function inlineStub(text: string): Promise<{ stub?: CompiledStub; errors: string[] }> {
   const parsed = await parseInlineStub(text);
   if ("error" in parsed) return { errors: [`column ${parsed.error.column}: ${parsed.error.message}`] };
-  const { stub, errors } = validateStub(parsed.raw);
+  const { stub, errors } = await withTemplating(() => validateStub(parsed.raw));
   const columns = parsed.columns;
   // A stub written as a mapping: its problems are about the whole of it, from its opening brace.
   if (!columns) return { stub, errors: errors.map((message) => `column ${text.indexOf("{") + 1}: ${message}`) };

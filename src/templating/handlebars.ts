@@ -7,8 +7,9 @@
  * @module
  */
 
-import Handlebars from "handlebars";
+import type HandlebarsNamespace from "handlebars";
 import type { HelperOptions } from "handlebars";
+import { engine } from "./engine.ts";
 import {
   BudgetError,
   budgetOf,
@@ -95,31 +96,49 @@ export interface ResponseTemplate {
   render(model: TemplateModel): string;
 }
 
-const env = Handlebars.create();
-for (const name of Object.keys(env.helpers)) {
-  if (!["if", "unless", "each", "with", "lookup", "helperMissing", "blockHelperMissing"].includes(name)) {
-    env.unregisterHelper(name);
-  }
+type Environment = ReturnType<typeof HandlebarsNamespace.create>;
+let env: Environment | undefined;
+
+/** Handlebars' own helpers a template keeps; the rest are WireMock's ({@link HELPERS}). */
+const KEPT_HELPERS = ["if", "unless", "each", "with", "lookup", "helperMissing", "blockHelperMissing"];
+
+/** The Handlebars environment templates compile in, made on first use (the library loads on demand). */
+function handlebarsEnv(): Environment {
+  if (env) return env;
+  const made = engine().handlebars.create();
+  setUp(made);
+  return env = made;
 }
-for (const [name, helper] of Object.entries(HELPERS)) env.registerHelper(name, guarded(name, helper));
-for (const name of Object.keys(env.decorators)) env.unregisterDecorator(name);
-// Every loop runs through `each` (a block over a list too): each iteration counts, and its output is held.
-const each = env.helpers.each as Helper;
-env.registerHelper("each", function (this: unknown, context: unknown, options: HelperOptions) {
-  const budget = budgetOf(options);
-  const fn = options.fn;
-  const counted = Object.assign((item: unknown, more: unknown) => {
-    budget.iterate("each");
-    const before = budget.output;
-    const out = fn(item, more as never);
-    budget.hold(before + out.length, "each");
-    return out;
-  }, fn);
-  return each.call(this, context, { ...options, fn: counted });
-});
+
+/** WireMock's helpers only, without decorators, with a counted `each`. */
+function setUp(env: Environment): void {
+  for (const name of Object.keys(env.helpers)) {
+    if (!KEPT_HELPERS.includes(name)) {
+      env.unregisterHelper(name);
+    }
+  }
+  for (const [name, helper] of Object.entries(HELPERS)) env.registerHelper(name, guarded(name, helper));
+  for (const name of Object.keys(env.decorators)) env.unregisterDecorator(name);
+  // Every loop runs through `each` (a block over a list too): each iteration counts, and its output is held.
+  const each = env.helpers.each as Helper;
+  env.registerHelper("each", function (this: unknown, context: unknown, options: HelperOptions) {
+    const budget = budgetOf(options);
+    const fn = options.fn;
+    const counted = Object.assign((item: unknown, more: unknown) => {
+      budget.iterate("each");
+      const before = budget.output;
+      const out = fn(item, more as never);
+      budget.hold(before + out.length, "each");
+      return out;
+    }, fn);
+    return each.call(this, context, { ...options, fn: counted });
+  });
+}
 
 /** The helpers a template may call: Handlebars' block helpers and WireMock's. */
-export const HELPER_NAMES: readonly string[] = Object.keys(env.helpers).filter((n) => !n.endsWith("Missing")).sort();
+export const HELPER_NAMES: readonly string[] = [
+  ...new Set([...KEPT_HELPERS, ...Object.keys(HELPERS)]),
+].filter((n) => !n.endsWith("Missing")).sort();
 
 const COMPILE_OPTIONS = {
   noEscape: true,
@@ -260,7 +279,7 @@ interface Internals {
  * every helper on each render, most of a small template's time.
  */
 function build(ast: AstNode): (context: unknown) => string {
-  const internals = env as unknown as Internals;
+  const internals = handlebarsEnv() as unknown as Internals;
   const options = { ...COMPILE_OPTIONS, data: true };
   const environment = new internals.Compiler().compile(ast, options);
   const run = internals.template(new internals.JavaScriptCompiler().compile(environment, options, undefined, true));
@@ -303,7 +322,7 @@ export function compileTemplate(source: string): ResponseTemplate {
   const state = { readsBody: false, problems: [] as string[] };
   let run: (context: unknown) => string;
   try {
-    const ast = env.parse(source);
+    const ast = handlebarsEnv().parse(source);
     inspect(ast, state);
     if (state.problems.length > 0) {
       throw new TemplateSyntaxError(state.problems[0], "", state.problems.map((reason) => ({ path: "", reason })));

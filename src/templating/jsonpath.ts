@@ -6,7 +6,7 @@
  * @module
  */
 
-import { JSONPath } from "jsonpath-plus";
+import { engine } from "./engine.ts";
 import { compileRegex, type LinearRegex } from "../util/regex.ts";
 
 /** What a path found: nothing, one value (a definite path), or a list (a path with filters, wildcards or `..`). */
@@ -59,8 +59,9 @@ export function evaluatePath(document: unknown, path: string, maxWork = Infinity
       if (++results > maxWork) throw new JsonPathWorkError(results, maxWork);
     }
     : undefined;
+  const { jsonPath } = engine();
   try {
-    values = JSONPath({
+    values = jsonPath({
       path: expression,
       json: json as object,
       eval: FilterScript,

@@ -9,7 +9,8 @@
 import type { HelperOptions } from "handlebars";
 import { evaluatePath, JsonPathWorkError } from "./jsonpath.ts";
 import { formatDate, offsetDate } from "./date_format.ts";
-import { Decimal } from "decimal.js";
+import type { Decimal } from "decimal.js";
+import { engine } from "./engine.ts";
 
 /** A helper as Handlebars calls it: the positional arguments, then the options. */
 // deno-lint-ignore no-explicit-any
@@ -212,7 +213,14 @@ function empty(value: unknown): boolean {
 // --- math: BigDecimal arithmetic as WireMock's `math` does it --------------------------
 
 /** Exact decimals: results are never rounded by precision (operands are bounded by {@link MAX_MATH_DIGITS}). */
-const Exact = Decimal.clone({ precision: 1e9, rounding: Decimal.ROUND_HALF_UP, toExpNeg: -9e15, toExpPos: 9e15 });
+let exact: typeof Decimal | undefined;
+const Exact = () =>
+  exact ??= engine().decimal.clone({
+    precision: 1e9,
+    rounding: engine().decimal.ROUND_HALF_UP,
+    toExpNeg: -9e15,
+    toExpPos: 9e15,
+  });
 
 /** An operand written longer than this (digits before and after the point, exponent included) is refused. */
 export const MAX_MATH_DIGITS = 10_000;
@@ -262,7 +270,7 @@ function decimalOf(operand: unknown): BigDecimal {
   if (digits + Math.abs(exponent) > MAX_MATH_DIGITS) {
     throw new Error(`an operand is longer than ${MAX_MATH_DIGITS} digits`);
   }
-  return { value: new Exact(source), scale: fraction - exponent };
+  return { value: new (Exact())(source), scale: fraction - exponent };
 }
 
 /** Java's `Double.toString`: at least one decimal, exponent form outside [10⁻³, 10⁷). */
@@ -279,13 +287,13 @@ function javaDouble(value: number): string {
 /** `value / 10^scale` rounded half up to `scale` places, exactly (scaled to whole numbers first). */
 function divide(a: BigDecimal, b: BigDecimal): Decimal {
   const shift = Math.max(0, a.scale, b.scale, -a.scale);
-  const n = a.value.times(new Exact(10).pow(shift + a.scale)).round();
-  const d = b.value.times(new Exact(10).pow(shift)).round();
+  const n = a.value.times(new (Exact())(10).pow(shift + a.scale)).round();
+  const d = b.value.times(new (Exact())(10).pow(shift)).round();
   // a / b to a.scale places = (a·10^(s+a.scale)) / (b·10^s) / 10^a.scale.
   const quotient = n.dividedToIntegerBy(d);
   const rest = n.minus(quotient.times(d)).abs().times(2);
   const rounded = rest.gte(d.abs()) ? quotient.plus(n.isNegative() !== d.isNegative() ? -1 : 1) : quotient;
-  return rounded.dividedBy(new Exact(10).pow(a.scale));
+  return rounded.dividedBy(new (Exact())(10).pow(a.scale));
 }
 
 /**

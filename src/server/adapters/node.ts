@@ -8,14 +8,13 @@
 
 import { messageOf } from "../../error_message.ts";
 import { createServer, type IncomingMessage, type ServerResponse, STATUS_CODES } from "node:http";
-import { createSecureServer } from "node:http2";
 import type { AddressInfo, Socket } from "node:net";
 import { type AnswerBody, DEFAULT_MAX_BODY, errorAnswer, type Respond } from "../handler.ts";
 import { unreadBodyLimit } from "../incoming.ts";
 import { HEAD_FIRST, type ResponseHead } from "../response.ts";
 import { GARBAGE, WIRE_FAULTS, type WireFault } from "../answers/faults.ts";
 import { NodeIncoming, requestTarget } from "./node_incoming.ts";
-import { upgradeListener, upgradesWhileNeeded } from "./node_websocket.ts";
+import { loadWebSockets, upgradeListener, upgradesWhileNeeded } from "./node_websocket.ts";
 import type { Listener, ListenOptions, ServedHandler } from "./types.ts";
 
 /** After the shutdown grace, how long cut-short responses get to reach their clients. */
@@ -246,8 +245,16 @@ export function serve(
   handler: ServedHandler,
   { port, hostname, tls, unreadBodyLimit: limit = unreadBodyLimit(DEFAULT_MAX_BODY) }: ListenOptions,
 ): Promise<Listener> {
-  if (tls) return withReleaseMemory(serveTls(handler, { port, hostname, tls, unreadBodyLimit: limit }));
-  return withReleaseMemory(servePlain(handler, port, hostname, limit));
+  // A server whose stubs answer WebSockets loads `ws` before it listens; node:http2 loads only for TLS.
+  const webSockets = handler.hasWebSocketStubs ? loadWebSockets() : Promise.resolve();
+  if (tls) {
+    return withReleaseMemory(
+      Promise.all([import("node:http2"), webSockets]).then(([{ createSecureServer }]) =>
+        serveTls(createSecureServer, handler, { port, hostname, tls, unreadBodyLimit: limit })
+      ),
+    );
+  }
+  return withReleaseMemory(webSockets.then(() => servePlain(handler, port, hostname, limit)));
 }
 
 /**
@@ -365,6 +372,7 @@ function closeTls(
  * response objects shaped like `node:http`'s.
  */
 function serveTls(
+  createSecureServer: typeof import("node:http2").createSecureServer,
   handler: ServedHandler,
   { port, hostname, tls, unreadBodyLimit: limit }: Required<ListenOptions>,
 ): Promise<Listener> {

@@ -10,12 +10,22 @@
 import type { IncomingMessage } from "node:http";
 import { STATUS_CODES } from "node:http";
 import type { Socket } from "node:net";
-import { type WebSocket, WebSocketServer } from "ws";
+import type { WebSocket, WebSocketServer } from "ws";
 import { messageOf } from "../../error_message.ts";
 import { errorAnswer, type Respond } from "../handler.ts";
 import type { WebSocketSession } from "../incoming.ts";
 import { NodeIncoming, requestTarget } from "./node_incoming.ts";
 import type { ServedHandler } from "./types.ts";
+
+let library: Promise<typeof import("ws")> | undefined;
+
+/**
+ * `ws`, loaded once (it costs every start tens of milliseconds): before the server listens when
+ * its stubs answer WebSockets, when the first such stub is added otherwise.
+ */
+export function loadWebSockets(): Promise<typeof import("ws")> {
+  return library ??= import("ws");
+}
 
 /** Writes a plain HTTP answer on a socket that asked for an upgrade, then closes it. */
 function writeRaw(socket: Socket, status: number, headers: Record<string, string>, body: unknown): void {
@@ -66,8 +76,10 @@ export function upgradesWhileNeeded(
   return () => {
     const wanted = handler.hasWebSocketStubs === true;
     if (wanted === listening) return;
-    if (wanted) server.on("upgrade", listener);
-    else server.off("upgrade", listener);
+    if (wanted) {
+      loadWebSockets().catch(() => {}); // a failed load is answered at the handshake
+      server.on("upgrade", listener);
+    } else server.off("upgrade", listener);
     listening = wanted;
   };
 }
@@ -82,12 +94,16 @@ type UpgradeListener = (req: IncomingMessage, socket: Socket, head: Buffer) => v
 export function upgradeListener(
   handler: ServedHandler,
 ): (req: IncomingMessage, socket: Socket, head: Buffer) => void {
-  const server = new WebSocketServer({
-    noServer: true,
-    maxPayload: handler.websocketLimits?.maxMessage,
-    // Only what a client writes: compression would let a small frame become a large message.
-    perMessageDeflate: false,
-  });
+  let server: Promise<WebSocketServer> | undefined;
+  const handshaker = () =>
+    server ??= loadWebSockets().then(({ WebSocketServer }) =>
+      new WebSocketServer({
+        noServer: true,
+        maxPayload: handler.websocketLimits?.maxMessage,
+        // Only what a client writes: compression would let a small frame become a large message.
+        perMessageDeflate: false,
+      })
+    );
   return (req, socket, head) => {
     socket.on("error", () => {});
     const target = requestTarget(req.url);
@@ -105,7 +121,11 @@ export function upgradeListener(
     const respond: Respond<void> = (answer, body) => {
       if (answer.status === 101 && session) {
         const started = session;
-        return server.handleUpgrade(req, socket, head, (ws) => attach(ws, started));
+        handshaker().then(
+          (server) => server.handleUpgrade(req, socket, head, (ws) => attach(ws, started)),
+          (error) => fail(500, `internal error: ${messageOf(error)}`),
+        );
+        return;
       }
       const headers: Record<string, string> = { ...answer.headers };
       for (const [name, values] of Object.entries(answer.lists ?? {})) headers[name] = values.join(", ");

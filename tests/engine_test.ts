@@ -1,0 +1,106 @@
+// The template engine loads on demand: a config without templates or JSONPath conditions never
+// loads it; one that needs it loads it before its check, so the check passes as it always did.
+// This file imports no entry point (mod.ts loads the engine eagerly): its module state is fresh.
+import assert from "node:assert/strict";
+import { engine, withTemplating } from "../src/templating/engine.ts";
+import { loadConfigText } from "../src/stubs/config.ts";
+import { get, startServe, tempDir } from "./_cli.ts";
+import { join } from "node:path";
+import { readdir, readFile, writeFile } from "node:fs/promises";
+import { ROOT } from "./_cli.ts";
+
+Deno.test("engine: a config without templates leaves it unloaded; one with a template or a JSONPath condition loads it", async () => {
+  const plain = await loadConfigText(
+    'routes:\n  - { method: GET, path: "/users/{id}", template: true, body: { id: "{id}" } }\n',
+    "plain.yaml",
+  );
+  assert.deepEqual(plain.problems, []);
+  assert.throws(() => engine(), /the template engine is not loaded yet/);
+
+  const templated = await loadConfigText(
+    'routes:\n  - { method: GET, path: "/a/{id}", template: true, body: "{{params.id}}-{{math 1 \'+\' 2}}" }\n' +
+      '  - { method: POST, path: /b, request: { json_path: { "$.kind": x } } }\n',
+    "templated.yaml",
+  );
+  assert.deepEqual(templated.problems, []);
+  assert.equal(typeof engine().handlebars.create, "function");
+});
+
+Deno.test("engine: withTemplating runs a check once when the engine is loaded", async () => {
+  // The previous test loaded it: from here on every check runs once.
+  let runs = 0;
+  assert.equal(await withTemplating(() => ++runs), 1);
+  assert.equal(runs, 1);
+});
+
+Deno.test("engine: serve started without templates takes a template stub and a JSONPath stub through the admin API", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "stubs.yaml");
+  await writeFile(file, "routes:\n  - { method: GET, path: /plain, body: plain }\n");
+  const served = await startServe(["--port", "0", "--quiet", "--config", file]);
+  await using _ = served.process;
+  const added = await get(`${served.url}/__stubtool__/stubs`, {
+    method: "POST",
+    body: JSON.stringify([
+      { method: "GET", path: "/t/{id}", template: true, body: "id {{params.id}}, {{math 10 '/' 4}}" },
+      { method: "POST", path: "/j", request: { json_path: { "$.kind": "x" } }, body: "kind x" },
+    ]),
+  });
+  assert.equal(added.status, 201, added.text);
+  assert.deepEqual(await get(`${served.url}/t/7`), { status: 200, text: '"id 7, 3"' });
+  assert.deepEqual(await get(`${served.url}/j`, { method: "POST", body: '{"kind":"x"}' }), {
+    status: 200,
+    text: '"kind x"',
+  });
+  assert.equal((await get(`${served.url}/j`, { method: "POST", body: '{"kind":"y"}' })).status, 404);
+  assert.deepEqual(await get(`${served.url}/plain`), { status: 200, text: '"plain"' });
+});
+
+/**
+ * The npm packages a real `deno run cli.ts serve` evaluated before it said it was ready, read
+ * from the V8 coverage Deno writes for every module it ran (`DENO_COVERAGE_DIR`).
+ */
+async function packagesLoadedByServe(config: string): Promise<Set<string>> {
+  await using dir = await tempDir();
+  const coverage = join(dir.path, "coverage");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", `${ROOT}cli.ts`, "serve", "--port", "0", "--quiet", "--config", config],
+    cwd: ROOT,
+    env: { DENO_COVERAGE_DIR: coverage, NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!/listening on http/.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`serve ended before it was ready: ${out}`);
+    out += value;
+  }
+  child.kill("SIGTERM");
+  await reader.cancel();
+  await child.status;
+  const packages = new Set<string>();
+  for (const name of await readdir(coverage)) {
+    const { url } = JSON.parse(await readFile(join(coverage, name), "utf8"));
+    const found = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
+    if (found) packages.add(found[1]);
+  }
+  return packages;
+}
+
+Deno.test("engine: serve of a plain config loads neither the template engine nor ws; a template config loads the engine before it is ready", async () => {
+  await using dir = await tempDir();
+  const plain = join(dir.path, "plain.json");
+  await writeFile(plain, JSON.stringify({ routes: [{ method: "GET", path: "/users/{id}", body: { id: "{id}" } }] }));
+  const templated = join(dir.path, "templated.json");
+  await writeFile(
+    templated,
+    JSON.stringify({ routes: [{ method: "GET", path: "/t/{id}", template: true, body: "{{params.id}}" }] }),
+  );
+  const lazy = ["handlebars", "jsonpath-plus", "decimal.js", "ws", "yaml"];
+  const [forPlain, forTemplate] = await Promise.all([packagesLoadedByServe(plain), packagesLoadedByServe(templated)]);
+  assert.deepEqual(lazy.filter((name) => forPlain.has(name)), []);
+  assert.deepEqual(lazy.filter((name) => forTemplate.has(name)), ["handlebars", "jsonpath-plus", "decimal.js"]);
+});
