@@ -30,6 +30,11 @@ const KNOWN: Record<string, Record<string, string>> = {
   },
   delays: {},
   responses: { "Content-Length set by the mapping": "stubtool's server sets content-length itself (refused)" },
+  p20_extras: {
+    "nested header texts: ab":
+      "an and with two parts needing text is refused on a header (the joined value could meet them)",
+    "too deep: x": "and / or nested more than 16 levels deep is refused",
+  },
 };
 
 /** What differs besides on `--adapter deno` (Deno.serve), by case: it cannot send these (a [WARN] says so). */

@@ -76,6 +76,12 @@ export interface ValuePattern {
   match(value: string): string[] | undefined;
 }
 
+/**
+ * How many levels of `{all}` / `{any}` (and `{has_exactly}` / `{includes}` around them) one value
+ * pattern may nest: deeper is refused with its place (`all[0] any[1] … nests …`), not walked.
+ */
+export const MAX_PATTERN_DEPTH = 16;
+
 /** `{name}` inside text. */
 const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g;
 const WHOLE_PLACEHOLDER = /^\{([A-Za-z0-9_]+)\}$/;
@@ -85,7 +91,7 @@ const NONE: readonly string[] = [];
  * Compiles a value pattern. Returns the pattern, or a problem phrased to follow the field's
  * place (`must …`), for the validator to report.
  */
-export function compileValuePattern(spec: unknown): { pattern?: ValuePattern; problem?: string } {
+export function compileValuePattern(spec: unknown, depth = 0): { pattern?: ValuePattern; problem?: string } {
   if (typeof spec === "number" || typeof spec === "boolean") spec = String(spec);
   if (typeof spec === "string") return compileText(spec);
   if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {
@@ -105,7 +111,14 @@ export function compileValuePattern(spec: unknown): { pattern?: ValuePattern; pr
   }
   const key = keys[0] as typeof PATTERN_KEYS[number];
   const value = (spec as Record<string, unknown>)[key];
-  if (key === "all" || key === "any" || key === "has_exactly" || key === "includes") return compileList(key, value);
+  if (key === "all" || key === "any" || key === "has_exactly" || key === "includes") {
+    if (depth >= MAX_PATTERN_DEPTH) {
+      return {
+        problem: `nests all, any, has_exactly and includes more than ${MAX_PATTERN_DEPTH} levels deep: flatten it`,
+      };
+    }
+    return compileList(key, value, depth + 1);
+  }
   if (key === "absent") {
     if (value !== true) return { problem: `absent must be true (leave the condition out to allow any value)` };
     return { pattern: ABSENT };
@@ -148,13 +161,18 @@ const ABSENT: ValuePattern = {
 };
 
 /** Each part of a list operator, or the first problem (`all[1] must …`). */
-function compileParts(key: string, value: unknown, multi: boolean): { parts?: ValuePattern[]; problem?: string } {
+function compileParts(
+  key: string,
+  value: unknown,
+  multi: boolean,
+  depth: number,
+): { parts?: ValuePattern[]; problem?: string } {
   if (!Array.isArray(value) || value.length === 0) {
     return { problem: `${key} must be a non-empty list of value patterns, got ${kindOf(value)}` };
   }
   const parts: ValuePattern[] = [];
   for (const [i, item] of value.entries()) {
-    const { pattern, problem } = compileValuePattern(item);
+    const { pattern, problem } = compileValuePattern(item, depth);
     if (!pattern) return { problem: `${key}[${i}] ${problem}` };
     if (pattern.names.length) {
       return { problem: `${key}[${i}] captures nothing: leave out {name} placeholders and named groups` };
@@ -180,9 +198,10 @@ function kindOf(value: unknown): string {
 function compileList(
   key: "all" | "any" | "has_exactly" | "includes",
   value: unknown,
+  depth: number,
 ): { pattern?: ValuePattern; problem?: string } {
   const multi = key === "has_exactly" || key === "includes";
-  const { parts, problem } = compileParts(key, value, multi);
+  const { parts, problem } = compileParts(key, value, multi, depth);
   if (!parts) return { problem };
   const display = `{${key}: [${parts.map((p) => p.display).join(", ")}]}`;
   const listed = parts.map(wants).join(", ");

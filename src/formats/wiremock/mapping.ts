@@ -17,6 +17,7 @@ import { evaluatePath } from "../../templating/jsonpath.ts";
 import { rankPriorities } from "./ranks.ts";
 import { escapeSupplementary, javaJsonText, parseKeepingNumbers } from "./java_json.ts";
 import { isObject } from "../../util/json_shape.ts";
+import { MAX_PATTERN_DEPTH } from "../../stubs/patterns.ts";
 import { isJsonMediaType } from "../../util/media.ts";
 
 export { rankPriorities };
@@ -533,15 +534,20 @@ function fieldPatterns(what: string, spec: unknown, ctx: Context): Record<string
 function joinedMatch(matcher: Record<string, unknown>): boolean {
   if (Array.isArray(matcher.or)) return matcher.or.some((m) => isObject(m) && joinedMatch(m));
   if (Array.isArray(matcher.and)) {
-    // Two parts that need text (contains, matches) could each be met by another line of the joined value.
-    const needing = matcher.and.filter((m) =>
-      isObject(m) && (m.contains !== undefined || m.matches !== undefined || m.caseInsensitive === true)
-    );
+    // Two parts that need text (contains, matches, at any depth) could each be met by another line of the joined value.
+    const needing = matcher.and.filter((m) => isObject(m) && needsText(m));
     return needing.length > 1 || matcher.and.some((m) => isObject(m) && joinedMatch(m));
   }
   if (typeof matcher.equalTo === "string") return matcher.equalTo.includes(", ");
   if (typeof matcher.contains === "string") return matcher.contains.includes(",") || matcher.contains.startsWith(" ");
   return false;
+}
+
+/** Does this matcher (or a part of it, nested to any depth) need text that one line of a header may hold? */
+function needsText(matcher: Record<string, unknown>): boolean {
+  if (matcher.contains !== undefined || matcher.matches !== undefined || matcher.caseInsensitive === true) return true;
+  const parts = Array.isArray(matcher.and) ? matcher.and : Array.isArray(matcher.or) ? matcher.or : [];
+  return parts.some((m) => isObject(m) && needsText(m));
 }
 
 /**
@@ -616,14 +622,14 @@ function textPattern(place: string, kind: string, value: string, ci: boolean, ct
 }
 
 /**
- * `and` / `or` (on one value; WireMock needs two parts or more) as `{all}` / `{any}`;
- * `hasExactly` / `includes` (on all the values of a repeated query parameter) as
- * `{has_exactly}` / `{includes}`. Headers reach stubtool joined, so those two are refused
- * there; WireMock does not take them on cookies.
+ * `and` / `or` (on one value; WireMock needs two parts or more; nested to any depth up to
+ * {@link MAX_PATTERN_DEPTH}) as `{all}` / `{any}`; `hasExactly` / `includes` (on all the values
+ * of a repeated query parameter) as `{has_exactly}` / `{includes}`. Headers reach stubtool
+ * joined, so those two are refused there; WireMock does not take them on cookies.
  */
-function listPattern(place: string, kind: string, list: unknown, ctx: Context, what: string): unknown {
+function listPattern(place: string, kind: string, list: unknown, ctx: Context, what: string, depth = 0): unknown {
   const multi = kind === "hasExactly" || kind === "includes";
-  if (!["headers", "queryParameters", "formParameters", "cookies", "bodyPatterns"].includes(what)) {
+  if (!["headers", "queryParameters", "formParameters", "cookies", "bodyPatterns", "matchesJsonPath"].includes(what)) {
     ctx.refuse(`${place} ${kind}`, "stubtool converts and, or, hasExactly and includes on request fields only");
     return undefined;
   }
@@ -634,11 +640,17 @@ function listPattern(place: string, kind: string, list: unknown, ctx: Context, w
     );
     return undefined;
   }
-  if (multi && what !== "queryParameters" && what !== "formParameters") {
+  if (multi && (depth > 0 || (what !== "queryParameters" && what !== "formParameters"))) {
     ctx.refuse(
       `${place} ${kind}`,
-      "WireMock takes hasExactly and includes on query parameters, form parameters and headers only",
+      depth > 0
+        ? "WireMock takes hasExactly and includes on a whole field, not inside and or or"
+        : "WireMock takes hasExactly and includes on query parameters, form parameters and headers only",
     );
+    return undefined;
+  }
+  if (depth >= MAX_PATTERN_DEPTH) {
+    ctx.refuse(`${place} ${kind}`, `and and or nest more than ${MAX_PATTERN_DEPTH} levels deep: flatten them`);
     return undefined;
   }
   if (!Array.isArray(list) || list.length < (multi ? 1 : 2)) {
@@ -651,15 +663,26 @@ function listPattern(place: string, kind: string, list: unknown, ctx: Context, w
   const parts: unknown[] = [];
   for (const [i, matcher] of list.entries()) {
     const sub = `${place} ${kind}[${i}]`;
-    if (isObject(matcher) && Object.keys(matcher).some((k) => ["and", "or", "hasExactly", "includes"].includes(k))) {
-      ctx.refuse(sub, "stubtool converts one level of and, or, hasExactly and includes");
+    if (isObject(matcher) && Object.keys(matcher).some((k) => k === "hasExactly" || k === "includes")) {
+      ctx.refuse(sub, "WireMock takes hasExactly and includes on a whole field, not inside another matcher");
       return undefined;
     }
     if (multi && isObject(matcher) && matcher.absent !== undefined) {
       ctx.refuse(sub, "absent inside hasExactly or includes has no stubtool equivalent");
       return undefined;
     }
-    const pattern = valuePattern(sub, matcher, ctx);
+    const nested = isObject(matcher) && Object.keys(matcher).length === 1 &&
+      (Object.hasOwn(matcher, "and") || Object.hasOwn(matcher, "or"));
+    const pattern = nested
+      ? listPattern(
+        sub,
+        Object.keys(matcher)[0],
+        (matcher as Record<string, unknown>)[Object.keys(matcher)[0]],
+        ctx,
+        what,
+        depth + 1,
+      )
+      : valuePattern(sub, matcher, ctx);
     if (pattern === undefined) return undefined;
     parts.push(pattern);
   }
@@ -763,7 +786,7 @@ function jsonPathCondition(
     );
     return undefined;
   }
-  const value = valuePattern(`${place} matchesJsonPath`, matcher, ctx);
+  const value = valuePattern(`${place} matchesJsonPath`, matcher, ctx, "matchesJsonPath");
   return value === undefined ? undefined : [expression, value];
 }
 
