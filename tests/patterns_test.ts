@@ -190,11 +190,11 @@ Deno.test("value pattern problems say what to write", () => {
   assert.equal(problem({ absent: false }), "absent must be true (leave the condition out to allow any value)");
   assert.equal(
     problem({ regex: "a", absent: true }),
-    "must be text or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got a mapping with 'regex', 'absent'",
+    "must be text or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, {date: {before|after|equals: DATE}}, got a mapping with 'regex', 'absent'",
   );
   assert.equal(
     problem(null),
-    "must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got null",
+    "must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, {date: {before|after|equals: DATE}}, got null",
   );
   assert.equal(problem({ contains: null }), "contains must be a string, got null");
   assert.match(problem({ not_regex: "[" })!, /^not_regex "\[" is not a valid JavaScript regular expression: /);

@@ -34,6 +34,7 @@ const KNOWN: Record<string, Record<string, string>> = {
     "nested header texts: ab":
       "an and with two parts needing text is refused on a header (the joined value could meet them)",
     "too deep: x": "and / or nested more than 16 levels deep is refused",
+    "date unreadable format: week": "an actualFormat with a letter stubtool does not read (w) is refused",
   },
 };
 

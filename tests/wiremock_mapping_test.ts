@@ -583,6 +583,54 @@ Deno.test("wiremock mapping: and / or nest (16 levels at most) on fields, the bo
   });
 });
 
+Deno.test("wiremock mapping: before / after / equalToDateTime become {date}; the offset and expected truncation apply to now only", () => {
+  const { routes, warnings } = one({
+    request: {
+      method: "GET",
+      urlPath: "/x",
+      queryParameters: {
+        a: { before: "now", expectedOffset: -3, expectedOffsetUnit: "days", truncateExpected: "FIRST_HOUR_OF_DAY" },
+        b: {
+          after: "2026-05-01",
+          truncateExpected: "first day of month",
+          expectedOffset: 1,
+          expectedOffsetUnit: "days",
+        },
+        c: {
+          equalToDateTime: "now +1 months",
+          actualFormat: "dd/MM/yyyy",
+          truncateActual: "first day of month",
+          truncateExpected: "first day of month",
+          applyTruncationLast: true,
+        },
+      },
+    },
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes[0].query_params, {
+    a: { date: { before: "now -3 days", truncate_expected: "first hour of day" } },
+    b: { date: { after: "2026-05-01" } },
+    c: {
+      date: {
+        equals: "now +1 months",
+        format: "dd/MM/yyyy",
+        truncate_expected: "first day of month",
+        truncate_actual: "first day of month",
+        truncate_after_offset: true,
+      },
+    },
+  });
+  const refused = (matcher: Record<string, unknown>) =>
+    refusals({ request: { method: "GET", urlPath: "/x", queryParameters: { d: matcher } } });
+  assert.deepEqual(refused({ before: "now +1 day" }), [
+    `${F} mappings[0]: 'queryParameters.d before' is not supported: "now +1 day": write now, now +N UNIT or now -N UNIT, UNIT one of seconds, minutes, hours, days, months, years`,
+  ]);
+  assert.deepEqual(refused({ after: "2020-01-01", actualFormat: "yyyy-'W'ww" }), [
+    `${F} mappings[0]: 'queryParameters.d after' is not supported: format "yyyy-'W'ww": letter 'w' is not supported`,
+  ]);
+  assert.deepEqual(refused({ after: "2020-01-01", truncateActual: "first week" }).length, 1);
+});
+
 Deno.test("wiremock mapping: a mapping is refused with one warning per unsupported feature", () => {
   assert.deepEqual(
     one({

@@ -10,6 +10,7 @@ import { quoteValue } from "./quote.ts";
 import { compileRegex, escapeRegex, type LinearRegex } from "../util/regex.ts";
 import { pointerStep } from "../util/json_pointer.ts";
 import { plural } from "../util/plural.ts";
+import { compileDatePattern } from "./date_pattern.ts";
 
 /**
  * A value pattern as a config file writes it: text with `{name}` captures, `{regex}`,
@@ -27,11 +28,12 @@ export type ValuePatternSpec =
   | { all: ValuePatternSpec[] }
   | { any: ValuePatternSpec[] }
   | { has_exactly: ValuePatternSpec[] }
-  | { includes: ValuePatternSpec[] };
+  | { includes: ValuePatternSpec[] }
+  | { date: { before?: string; after?: string; equals?: string; format?: string } };
 
 /** How messages list the mapping forms. */
 const ONE_OF =
-  "one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}";
+  "one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, {date: {before|after|equals: DATE}}";
 
 /** The operator keys of a value pattern mapping, in the order messages list them. */
 export const PATTERN_KEYS = [
@@ -45,6 +47,7 @@ export const PATTERN_KEYS = [
   "any",
   "has_exactly",
   "includes",
+  "date",
 ] as const;
 
 /** `{has_exactly}` / `{includes}`: patterns on all the values of a repeated field at once. */
@@ -119,6 +122,7 @@ export function compileValuePattern(spec: unknown, depth = 0): { pattern?: Value
     }
     return compileList(key, value, depth + 1);
   }
+  if (key === "date") return compileDatePattern(value);
   if (key === "absent") {
     if (value !== true) return { problem: `absent must be true (leave the condition out to allow any value)` };
     return { pattern: ABSENT };

@@ -18,6 +18,7 @@ import { rankPriorities } from "./ranks.ts";
 import { escapeSupplementary, javaJsonText, parseKeepingNumbers } from "./java_json.ts";
 import { isObject } from "../../util/json_shape.ts";
 import { MAX_PATTERN_DEPTH } from "../../stubs/patterns.ts";
+import { compileDatePattern, DATE_UNITS, readNowOffset } from "../../stubs/date_pattern.ts";
 import { isJsonMediaType } from "../../util/media.ts";
 
 export { rankPriorities };
@@ -563,6 +564,8 @@ function valuePattern(place: string, matcher: unknown, ctx: Context, what = ""):
   if (keys.length === 1 && ["and", "or", "hasExactly", "includes"].includes(keys[0])) {
     return listPattern(place, keys[0], matcher[keys[0]], ctx, what);
   }
+  const dateKind = keys.find((k) => Object.hasOwn(DATE_MATCHERS, k));
+  if (dateKind !== undefined) return datePattern(place, dateKind, matcher, ctx);
   const kind = keys.find((k) => k !== "caseInsensitive");
   const extra = keys.filter((k) => k !== kind && k !== "caseInsensitive");
   if (kind === undefined || extra.length) {
@@ -590,6 +593,70 @@ function valuePattern(place: string, matcher: unknown, ctx: Context, what = ""):
     return undefined;
   }
   return textPattern(place, kind, value, ci, ctx);
+}
+
+/** WireMock's date matchers and the comparison of stubtool's `{date}` pattern each is. */
+const DATE_MATCHERS: Record<string, string> = { before: "before", after: "after", equalToDateTime: "equals" };
+const DATE_OPTIONS = [
+  "actualFormat",
+  "truncateExpected",
+  "truncateActual",
+  "applyTruncationLast",
+  "expectedOffset",
+  "expectedOffsetUnit",
+];
+
+/**
+ * `before` / `after` / `equalToDateTime` (+ `actualFormat`, `truncateExpected`, `truncateActual`,
+ * `applyTruncationLast`, `expectedOffset` + `expectedOffsetUnit`) as `{date: {…}}`. As in
+ * WireMock, the truncation of the expected date and the offset apply to `now` only: a fixed
+ * date is compared as written.
+ */
+function datePattern(place: string, kind: string, matcher: Record<string, unknown>, ctx: Context): unknown {
+  const extra = Object.keys(matcher).filter((k) => k !== kind && !DATE_OPTIONS.includes(k));
+  if (extra.length) {
+    ctx.refuse(`${place} ${kind} + ${extra.join(", ")}`, "expected one date matcher and its options");
+    return undefined;
+  }
+  const spec = matcher[kind];
+  if (typeof spec !== "string") {
+    ctx.refuse(`${place} ${kind}`, `expected a date-time or now (± an offset) as text, got ${shown(spec)}`);
+    return undefined;
+  }
+  const out: Record<string, unknown> = {};
+  const offset = readNowOffset(spec);
+  let expected = spec;
+  if (offset !== undefined && offset !== "bad") {
+    const { expectedOffset: amount, expectedOffsetUnit: unit } = matcher;
+    if (amount !== undefined && unit !== undefined) {
+      const known = DATE_UNITS.find((u) => typeof unit === "string" && u === unit.toLowerCase());
+      if (!Number.isSafeInteger(amount) || known === undefined) {
+        ctx.refuse(
+          `${place} ${kind} expectedOffset`,
+          `expected a whole number and a unit (${DATE_UNITS.join(", ")}), got ${shown(amount)} ${shown(unit)}`,
+        );
+        return undefined;
+      }
+      expected = `now ${(amount as number) >= 0 ? "+" : ""}${amount} ${known}`;
+    }
+  }
+  out[DATE_MATCHERS[kind]] = expected;
+  if (matcher.actualFormat !== undefined) out.format = matcher.actualFormat;
+  for (const [from, to] of [["truncateExpected", "truncate_expected"], ["truncateActual", "truncate_actual"]]) {
+    const value = matcher[from];
+    if (value === undefined) continue;
+    // WireMock ignores the expected truncation of a fixed date.
+    if (from === "truncateExpected" && (offset === undefined || offset === "bad")) continue;
+    // DateTimeTruncation.fromString: any case, spaces for underscores.
+    out[to] = typeof value === "string" ? value.toLowerCase().replaceAll("_", " ") : value;
+  }
+  if (matcher.applyTruncationLast === true && out.truncate_expected !== undefined) out.truncate_after_offset = true;
+  const { problem } = compileDatePattern(out);
+  if (problem !== undefined) {
+    ctx.refuse(`${place} ${kind}`, problem.replace(/^date\.[a-z_]+:? ?/, "").replace(/^date /, ""));
+    return undefined;
+  }
+  return { date: out };
 }
 
 /** A matcher on text (`equalTo`, `contains`, `matches`, …) as a stubtool value pattern. */
