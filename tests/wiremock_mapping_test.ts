@@ -482,8 +482,8 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
       `'chunkedDribbleDelay' is not supported: expected {numberOfChunks, totalDuration} as whole numbers, got {"numberOfChunks":0,"totalDuration":100}`,
     ],
     [
-      { response: { proxyBaseUrl: "http://up.example", additionalProxyRequestHeaders: { a: "b" } } },
-      "'response.additionalProxyRequestHeaders' is not supported: stubtool's proxy cannot add request headers",
+      { response: { proxyBaseUrl: "http://up.example", additionalProxyRequestHeaders: { a: 1 } } },
+      `'additionalProxyRequestHeaders' is not supported: expected name → text, got {"a":1}`,
     ],
     [
       { response: { transformers: ["my-transformer"] } },
@@ -629,6 +629,29 @@ Deno.test("wiremock mapping: before / after / equalToDateTime become {date}; the
     `${F} mappings[0]: 'queryParameters.d after' is not supported: format "yyyy-'W'ww": letter 'w' is not supported`,
   ]);
   assert.deepEqual(refused({ after: "2020-01-01", truncateActual: "first week" }).length, 1);
+});
+
+Deno.test("wiremock mapping: proxy options become proxy_request; the mapping's headers are added to the answer, its status ignored", () => {
+  const { routes, warnings } = one({
+    response: {
+      status: 299,
+      headers: { "X-From-Stub": ["one", "two"] },
+      proxyBaseUrl: "http://up.example",
+      proxyUrlPrefixToRemove: "/api",
+      additionalProxyRequestHeaders: { "X-Added": "yes" },
+      removeProxyRequestHeaders: ["x-token", "X-Secret"],
+    },
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes[0], {
+    method: "GET",
+    head: false,
+    path: "/x",
+    proxy: "http://up.example",
+    headers: { "X-From-Stub": ["one", "two"] },
+    // WireMock compares the listed names with lower-cased request names: X-Secret removes nothing.
+    proxy_request: { strip_prefix: "/api", add_headers: { "X-Added": "yes" }, remove_headers: ["x-token"] },
+  });
 });
 
 Deno.test("wiremock mapping: a mapping is refused with one warning per unsupported feature", () => {

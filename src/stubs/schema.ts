@@ -352,6 +352,20 @@ const STUB: SchemasOf<typeof STUB_FIELDS> = {
   body_file: BODY_FILE,
   body_base64: BODY_BASE64,
   proxy: UPSTREAM,
+  proxy_request: {
+    type: "object",
+    description: "what a proxy stub changes on the request it passes on",
+    properties: {
+      strip_prefix: { type: "string", pattern: "^/", description: "taken off the start of the path" },
+      add_headers: {
+        type: "object",
+        description: "header lines added beside the client's",
+        additionalProperties: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] },
+      },
+      remove_headers: { type: "array", items: { type: "string" }, description: "client headers not passed on" },
+    },
+    additionalProperties: false,
+  },
   fault: { enum: [...FAULTS], description: "break the answer on purpose" },
   throttle: { type: "integer", minimum: 1, description: "send the body at this many bytes per second" },
   dribble: {

@@ -1001,6 +1001,10 @@ const RESPONSE_KEYS = new Set([
   "statusMessage",
   "fault",
   "chunkedDribbleDelay",
+  // A proxy's options (ignored by WireMock without proxyBaseUrl).
+  "proxyUrlPrefixToRemove",
+  "additionalProxyRequestHeaders",
+  "removeProxyRequestHeaders",
 ]);
 
 const UTF8 = new TextEncoder();
@@ -1027,7 +1031,7 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
   }
   convertStatus(response, route, ctx);
   const headers = convertHeaders(response.headers, template, ctx);
-  if (response.proxyBaseUrl !== undefined) convertProxy(response, route, template, ctx);
+  if (response.proxyBaseUrl !== undefined) convertProxy(response, route, headers, template, ctx);
   else if (headers) route.headers = headers;
   convertBody(response, route, headers, template, ctx);
   // WireMock sends no content type when the mapping sets none; stubtool would add one (JSON,
@@ -1053,9 +1057,6 @@ function refuseResponseKeys(response: Record<string, unknown>, ctx: Context): vo
   for (const key of Object.keys(response)) {
     if (RESPONSE_KEYS.has(key)) continue;
     const why: Record<string, string> = {
-      proxyUrlPrefixToRemove: "stubtool's proxy forwards the whole request path",
-      additionalProxyRequestHeaders: "stubtool's proxy cannot add request headers",
-      removeProxyRequestHeaders: "stubtool's proxy cannot remove request headers",
       transformerParameters: "stubtool templates take no parameters",
     };
     ctx.refuse(`response.${key}`, why[key] ?? "stubtool has no equivalent");
@@ -1078,24 +1079,54 @@ function convertStatus(response: Record<string, unknown>, route: Record<string, 
   } else route.status = status;
 }
 
-/** `proxyBaseUrl`: a stubtool proxy, which passes the upstream's answer on unchanged. */
+/**
+ * `proxyBaseUrl` (+ `proxyUrlPrefixToRemove`, `additionalProxyRequestHeaders`,
+ * `removeProxyRequestHeaders`): a stubtool proxy with `proxy_request`; the mapping's `headers`
+ * are added to the upstream's answer and its `status` ignored, as WireMock does.
+ */
 function convertProxy(
   response: Record<string, unknown>,
   route: Record<string, unknown>,
+  headers: Record<string, string | string[]> | undefined,
   template: boolean,
   ctx: Context,
 ): void {
   if (typeof response.proxyBaseUrl !== "string") {
     ctx.refuse("proxyBaseUrl", `expected a URL, got ${shown(response.proxyBaseUrl)}`);
   } else route.proxy = response.proxyBaseUrl;
-  const beside = ["status", "headers", "body", "jsonBody", "base64Body", "bodyFileName"].filter((k) =>
-    response[k] !== undefined
-  );
+  const beside = ["body", "jsonBody", "base64Body", "bodyFileName"].filter((k) => response[k] !== undefined);
   if (beside.length) {
-    ctx.refuse(`proxyBaseUrl + ${beside.join(", ")}`, "a stubtool proxy passes the upstream's answer on unchanged");
+    ctx.refuse(`proxyBaseUrl + ${beside.join(", ")}`, "a stubtool proxy passes the upstream's body on unchanged");
   }
   if (template) ctx.refuse("proxyBaseUrl (template)", "a stubtool proxy stub is not a template");
   delete route.status;
+  delete route.status_message;
+  if (headers && Object.keys(headers).length) route.headers = headers;
+  const request: Record<string, unknown> = {};
+  const prefix = response.proxyUrlPrefixToRemove;
+  if (prefix !== undefined) {
+    if (typeof prefix !== "string" || !prefix.startsWith("/")) {
+      ctx.refuse("proxyUrlPrefixToRemove", `expected a path starting with /, got ${shown(prefix)}`);
+    } else request.strip_prefix = prefix;
+  }
+  const added = response.additionalProxyRequestHeaders;
+  if (added !== undefined) {
+    if (!isObject(added) || Object.values(added).some((v) => typeof v !== "string")) {
+      ctx.refuse("additionalProxyRequestHeaders", `expected name → text, got ${shown(added)}`);
+    } else if (Object.keys(added).length) request.add_headers = added;
+  }
+  const removed = response.removeProxyRequestHeaders;
+  if (removed !== undefined) {
+    if (!Array.isArray(removed) || removed.some((v) => typeof v !== "string")) {
+      ctx.refuse("removeProxyRequestHeaders", `expected a list of header names, got ${shown(removed)}`);
+    } else {
+      // WireMock compares the listed names with the request's names lower-cased: a name written
+      // with a capital letter removes nothing.
+      const lower = removed.filter((name) => name === name.toLowerCase());
+      if (lower.length) request.remove_headers = lower;
+    }
+  }
+  if (Object.keys(request).length) route.proxy_request = request;
 }
 
 /** WireMock's faults and the stubtool fault that sends the same bytes. */
