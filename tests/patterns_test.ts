@@ -105,6 +105,35 @@ Deno.test("value pattern all / any: every / some part matches one value; a missi
   assert.equal(any.literal, undefined);
 });
 
+Deno.test("value pattern all / any nest to any depth up to 16 levels; deeper is refused with the place", () => {
+  // (a or b) and not z, or exactly "q"
+  const nested = pattern({
+    any: [{ all: [{ any: [{ contains: "a" }, { contains: "b" }] }, { not_contains: "z" }] }, "q"],
+  });
+  assert.deepEqual(nested.match("xa"), []);
+  assert.deepEqual(nested.match("bb"), []);
+  assert.deepEqual(nested.match("q"), []);
+  assert.equal(nested.match("az"), undefined, "the inner all fails on z, and it is not q");
+  assert.equal(nested.match("c"), undefined);
+  assert.equal(nested.missingMatches, false);
+  assert.equal(
+    wants(nested),
+    "a value matching any of a value matching all of a value matching any of text containing 'a', text containing 'b', text not containing 'z', 'q'",
+  );
+  // A missing value meets the nested parts as they meet it.
+  assert.equal(pattern({ any: [{ all: [{ absent: true }, { not_regex: "x" }] }, "a"] }).missingMatches, true);
+  // Inside has_exactly, an all of two parts is one value's test.
+  const exactly = pattern({ has_exactly: [{ all: [{ contains: "a" }, { contains: "b" }] }, "c"] }).multi!;
+  assert.equal(matchMulti(exactly, ["c", "ab"]), true);
+  assert.equal(matchMulti(exactly, ["a", "b"]), false);
+  const deep = (levels: number): unknown => levels === 0 ? "x" : { [levels % 2 ? "all" : "any"]: [deep(levels - 1)] };
+  assert.deepEqual(pattern(deep(16)).match("x"), []);
+  assert.equal(
+    compileValuePattern(deep(17)).problem,
+    "all[0] any[0] all[0] any[0] all[0] any[0] all[0] any[0] all[0] any[0] all[0] any[0] all[0] any[0] all[0] any[0] nests all, any, has_exactly and includes more than 16 levels deep: flatten it",
+  );
+});
+
 Deno.test("value pattern has_exactly / includes: each part matches one of the values; has_exactly counts them", () => {
   const exactly = pattern({ has_exactly: ["a", { regex: "b+" }] }).multi!;
   assert.equal(matchMulti(exactly, ["bb", "a"]), true, "any order");
@@ -161,11 +190,11 @@ Deno.test("value pattern problems say what to write", () => {
   assert.equal(problem({ absent: false }), "absent must be true (leave the condition out to allow any value)");
   assert.equal(
     problem({ regex: "a", absent: true }),
-    "must be text or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got a mapping with 'regex', 'absent'",
+    "must be text or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, {date: {before|after|equals: DATE}}, got a mapping with 'regex', 'absent'",
   );
   assert.equal(
     problem(null),
-    "must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got null",
+    "must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, {date: {before|after|equals: DATE}}, got null",
   );
   assert.equal(problem({ contains: null }), "contains must be a string, got null");
   assert.match(problem({ not_regex: "[" })!, /^not_regex "\[" is not a valid JavaScript regular expression: /);

@@ -17,7 +17,7 @@ await loadTemplating();
 
 const ALLOWED = "(allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
 const STUB_FIELDS =
-  "method, path, status, headers, body, query_params, delay, sequence, sequence_mode, id, scope, priority, request, body_file, body_base64, proxy, fault, throttle, dribble, status_message, scenario, when_state, set_state, template, callbacks, name, head, stream, websocket";
+  "method, path, status, headers, body, query_params, delay, sequence, sequence_mode, id, scope, priority, request, body_file, body_base64, proxy, proxy_request, fault, throttle, dribble, status_message, scenario, when_state, set_state, template, callbacks, name, head, stream, websocket";
 
 /** The errors of a stub that must be invalid (and then yields no stub). */
 function errorsOf(raw: unknown, options?: ValidateStubOptions): string[] {
@@ -467,7 +467,7 @@ Deno.test("validateStub: query_params must be a mapping of strings", () => {
     'query_params must be a mapping of names to values (text, {name}, {regex: …} or {absent: true}), got "q=1"',
   ]);
   assert.deepEqual(errorsOf(get({ query_params: { q: null } })), [
-    "query_params.q must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got null",
+    "query_params.q must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, {date: {before|after|equals: DATE}}, got null",
   ]);
 });
 
@@ -688,7 +688,7 @@ Deno.test("validateStub: returns every problem, in field-check order", () => {
       `invalid method 'FETCH' ${ALLOWED}`,
       "path segment 'x{y}' is not a placeholder: write a whole segment as {name} (letters, digits, _)",
       "path query parameter 'q' appears twice",
-      "query_params.s must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got a list",
+      "query_params.s must be text (with {name} captures) or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, {date: {before|after|equals: DATE}}, got a list",
       'delay must be milliseconds (250), a range ({min: 100, max: 300}) or a lognormal ({median: 100, sigma: 0.5}), got "slow"',
       "status must be an integer from 100 to 599, got 700",
       "headers: 'bad name' is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)",
@@ -1107,7 +1107,7 @@ Deno.test("validateStub: query_string, path_regex, url_regex, json_equals, json_
     "false is the text 'false', as in other patterns",
   );
   assert.deepEqual(errorsOf(get({ request: { headers: { "x-a": { contains: "a", regex: "b" } } } })), [
-    "request.headers.x-a must be text or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, got a mapping with 'contains', 'regex'",
+    "request.headers.x-a must be text or one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, {date: {before|after|equals: DATE}}, got a mapping with 'contains', 'regex'",
   ]);
   const stub = stubOf(get({ request: { path_regex: "/a(?<x>.*)", query_string: "", json_equals: [1] } }));
   assert.deepEqual(stub.request, { path_regex: "/a(?<x>.*)", query_string: "", json_equals: [1] });

@@ -21,6 +21,11 @@ function one(mapping: Record<string, unknown>, options = {}) {
   );
 }
 
+/** `or: [or: [… equalTo x …], equalTo y]`, `levels` deep. */
+function nestedOr(levels: number): Record<string, unknown> {
+  return levels === 0 ? { equalTo: "x" } : { or: [nestedOr(levels - 1), { equalTo: "y" }] };
+}
+
 /** The warning lines of one mapping. */
 function refusals(mapping: Record<string, unknown>): string[] {
   const { routes, warnings } = one(mapping);
@@ -387,14 +392,30 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
       `'queryParameters.a or' is not supported: expected a list of two matchers or more, got [{"equalTo":"a"}]`,
     ],
     [
+      { request: { method: "GET", urlPath: "/x", queryParameters: { a: nestedOr(17) } } },
+      `'queryParameters.a ${
+        "or[0] ".repeat(16)
+      }or' is not supported: and and or nest more than 16 levels deep: flatten them`,
+    ],
+    [
       {
         request: {
           method: "GET",
           urlPath: "/x",
-          queryParameters: { a: { or: [{ equalTo: "a" }, { and: [{ contains: "b" }, { contains: "c" }] }] } },
+          queryParameters: { a: { or: [{ equalTo: "a" }, { includes: [{ equalTo: "b" }] }] } },
         },
       },
-      "'queryParameters.a or[1]' is not supported: stubtool converts one level of and, or, hasExactly and includes",
+      "'queryParameters.a or[1]' is not supported: WireMock takes hasExactly and includes on a whole field, not inside another matcher",
+    ],
+    [
+      {
+        request: {
+          method: "GET",
+          urlPath: "/x",
+          headers: { "X-A": { and: [{ contains: "a" }, { or: [{ equalTo: "b" }, { matches: "c.*" }] }] } },
+        },
+      },
+      "'headers.X-A and' is not supported: a header sent twice reaches stubtool joined by ', ' (WireMock tries each line), so two parts needing text could each be met by another line",
     ],
     [
       { request: { method: "GET", urlPath: "/x", queryParameters: { a: { includes: [{ absent: true }] } } } },
@@ -409,10 +430,10 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
         request: {
           method: "POST",
           urlPath: "/x",
-          bodyPatterns: [{ matchesJsonPath: { expression: "$.a", or: [{ equalTo: "a" }, { equalTo: "b" }] } }],
+          bodyPatterns: [{ matchesJsonPath: { expression: "$.a", includes: [{ equalTo: "a" }] } }],
         },
       },
-      "'bodyPatterns[0] matchesJsonPath or' is not supported: stubtool converts and, or, hasExactly and includes on request fields only",
+      "'bodyPatterns[0] matchesJsonPath includes' is not supported: WireMock takes hasExactly and includes on query parameters, form parameters and headers only",
     ],
     [
       {
@@ -461,8 +482,8 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
       `'chunkedDribbleDelay' is not supported: expected {numberOfChunks, totalDuration} as whole numbers, got {"numberOfChunks":0,"totalDuration":100}`,
     ],
     [
-      { response: { proxyBaseUrl: "http://up.example", additionalProxyRequestHeaders: { a: "b" } } },
-      "'response.additionalProxyRequestHeaders' is not supported: stubtool's proxy cannot add request headers",
+      { response: { proxyBaseUrl: "http://up.example", additionalProxyRequestHeaders: { a: 1 } } },
+      `'additionalProxyRequestHeaders' is not supported: expected name → text, got {"a":1}`,
     ],
     [
       { response: { transformers: ["my-transformer"] } },
@@ -524,6 +545,112 @@ Deno.test("wiremock mapping: and / or become all / any; hasExactly / includes on
   });
   assert.deepEqual(routes[0].request, {
     headers: { "x-a": { all: ["v", { contains: "v" }] }, "x-b": { any: ["1", { absent: true }] } },
+  });
+});
+
+Deno.test("wiremock mapping: and / or nest (16 levels at most) on fields, the body and inside matchesJsonPath", () => {
+  const { routes, warnings } = one({
+    request: {
+      method: "POST",
+      urlPath: "/x",
+      queryParameters: {
+        a: { or: [{ and: [{ contains: "x" }, { doesNotContain: "y" }] }, { equalTo: "z" }] },
+        deep: nestedOr(16),
+      },
+      headers: { "X-A": { and: [{ or: [{ equalTo: "1" }, { equalTo: "2" }] }, { doesNotContain: "bad" }] } },
+      bodyPatterns: [
+        { or: [{ and: [{ contains: "alpha" }, { doesNotContain: "omega" }] }, { matches: "z" }] },
+        {
+          matchesJsonPath: {
+            expression: "$.id",
+            or: [{ equalTo: "7" }, { and: [{ matches: "[0-9]+" }, { absent: true }] }],
+          },
+        },
+      ],
+    },
+  });
+  assert.deepEqual(warnings, []);
+  // deno-lint-ignore no-explicit-any
+  const query = routes[0].query_params as Record<string, any>;
+  assert.deepEqual(query.a, { any: [{ all: [{ contains: "x" }, { not_contains: "y" }] }, "z"] });
+  let deep = query.deep, levels = 0;
+  while (deep.any) [deep, levels] = [deep.any[0], levels + 1];
+  assert.deepEqual([deep, levels], ["x", 16]);
+  assert.deepEqual(routes[0].request, {
+    headers: { "x-a": { all: [{ any: ["1", "2"] }, { not_contains: "bad" }] } },
+    body: { any: [{ all: [{ contains: "alpha" }, { not_contains: "omega" }] }, { regex: "z" }] },
+    json_path: { "$.id": { any: ["7", { all: [{ regex: "[0-9]+" }, { absent: true }] }] } },
+  });
+});
+
+Deno.test("wiremock mapping: before / after / equalToDateTime become {date}; the offset and expected truncation apply to now only", () => {
+  const { routes, warnings } = one({
+    request: {
+      method: "GET",
+      urlPath: "/x",
+      queryParameters: {
+        a: { before: "now", expectedOffset: -3, expectedOffsetUnit: "days", truncateExpected: "FIRST_HOUR_OF_DAY" },
+        b: {
+          after: "2026-05-01",
+          truncateExpected: "first day of month",
+          expectedOffset: 1,
+          expectedOffsetUnit: "days",
+        },
+        c: {
+          equalToDateTime: "now +1 months",
+          actualFormat: "dd/MM/yyyy",
+          truncateActual: "first day of month",
+          truncateExpected: "first day of month",
+          applyTruncationLast: true,
+        },
+      },
+    },
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes[0].query_params, {
+    a: { date: { before: "now -3 days", truncate_expected: "first hour of day" } },
+    b: { date: { after: "2026-05-01" } },
+    c: {
+      date: {
+        equals: "now +1 months",
+        format: "dd/MM/yyyy",
+        truncate_expected: "first day of month",
+        truncate_actual: "first day of month",
+        truncate_after_offset: true,
+      },
+    },
+  });
+  const refused = (matcher: Record<string, unknown>) =>
+    refusals({ request: { method: "GET", urlPath: "/x", queryParameters: { d: matcher } } });
+  assert.deepEqual(refused({ before: "now +1 day" }), [
+    `${F} mappings[0]: 'queryParameters.d before' is not supported: "now +1 day": write now, now +N UNIT or now -N UNIT, UNIT one of seconds, minutes, hours, days, months, years`,
+  ]);
+  assert.deepEqual(refused({ after: "2020-01-01", actualFormat: "yyyy-'W'ww" }), [
+    `${F} mappings[0]: 'queryParameters.d after' is not supported: format "yyyy-'W'ww": letter 'w' is not supported`,
+  ]);
+  assert.deepEqual(refused({ after: "2020-01-01", truncateActual: "first week" }).length, 1);
+});
+
+Deno.test("wiremock mapping: proxy options become proxy_request; the mapping's headers are added to the answer, its status ignored", () => {
+  const { routes, warnings } = one({
+    response: {
+      status: 299,
+      headers: { "X-From-Stub": ["one", "two"] },
+      proxyBaseUrl: "http://up.example",
+      proxyUrlPrefixToRemove: "/api",
+      additionalProxyRequestHeaders: { "X-Added": "yes" },
+      removeProxyRequestHeaders: ["x-token", "X-Secret"],
+    },
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes[0], {
+    method: "GET",
+    head: false,
+    path: "/x",
+    proxy: "http://up.example",
+    headers: { "X-From-Stub": ["one", "two"] },
+    // WireMock compares the listed names with lower-cased request names: X-Secret removes nothing.
+    proxy_request: { strip_prefix: "/api", add_headers: { "X-Added": "yes" }, remove_headers: ["x-token"] },
   });
 });
 

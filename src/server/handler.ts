@@ -531,7 +531,7 @@ export class StubHandler {
         return afterDelay(
           delivery.delay,
           this.#deadlines,
-          () => this.#proxy.answer(answer.url, view, incoming, deliver, route.name),
+          () => this.#proxy.answer(answer.url, view, incoming, deliver, route.name, undefined, answer.adjust),
         );
       case "stream":
         return this.#answerStream(route, match, view, incoming, deliver, log);

@@ -3,6 +3,7 @@
  * @module
  */
 
+import type { ProxyAdjust } from "./proxy_field.ts";
 import type { Segment } from "./path.ts";
 import type { JsonPattern, ValuePattern, ValuePatternSpec } from "./patterns.ts";
 import type { XmlEquals } from "./xml_equal.ts";
@@ -262,6 +263,8 @@ export interface Stub {
   responseFunc?: ResponseFunc;
   /** Passes the request on to this URL (plus the request's path and query) and its answer back. */
   proxy?: string;
+  /** What a proxy stub changes on the way: the path prefix, request headers, headers added to the answer. */
+  proxyAdjust?: ProxyAdjust;
   /** The answer breaks on purpose (a reset, a close before or in the middle of it, bytes that are not HTTP). */
   fault?: Fault;
   /** The body goes out in pieces spread over a time. */

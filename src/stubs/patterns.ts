@@ -10,6 +10,7 @@ import { quoteValue } from "./quote.ts";
 import { compileRegex, escapeRegex, type LinearRegex } from "../util/regex.ts";
 import { pointerStep } from "../util/json_pointer.ts";
 import { plural } from "../util/plural.ts";
+import { compileDatePattern } from "./date_pattern.ts";
 
 /**
  * A value pattern as a config file writes it: text with `{name}` captures, `{regex}`,
@@ -27,11 +28,12 @@ export type ValuePatternSpec =
   | { all: ValuePatternSpec[] }
   | { any: ValuePatternSpec[] }
   | { has_exactly: ValuePatternSpec[] }
-  | { includes: ValuePatternSpec[] };
+  | { includes: ValuePatternSpec[] }
+  | { date: { before?: string; after?: string; equals?: string; format?: string } };
 
 /** How messages list the mapping forms. */
 const ONE_OF =
-  "one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}";
+  "one of {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]}, {includes: [PATTERNS]}, {date: {before|after|equals: DATE}}";
 
 /** The operator keys of a value pattern mapping, in the order messages list them. */
 export const PATTERN_KEYS = [
@@ -45,6 +47,7 @@ export const PATTERN_KEYS = [
   "any",
   "has_exactly",
   "includes",
+  "date",
 ] as const;
 
 /** `{has_exactly}` / `{includes}`: patterns on all the values of a repeated field at once. */
@@ -76,6 +79,12 @@ export interface ValuePattern {
   match(value: string): string[] | undefined;
 }
 
+/**
+ * How many levels of `{all}` / `{any}` (and `{has_exactly}` / `{includes}` around them) one value
+ * pattern may nest: deeper is refused with its place (`all[0] any[1] … nests …`), not walked.
+ */
+export const MAX_PATTERN_DEPTH = 16;
+
 /** `{name}` inside text. */
 const PLACEHOLDER = /\{([A-Za-z0-9_]+)\}/g;
 const WHOLE_PLACEHOLDER = /^\{([A-Za-z0-9_]+)\}$/;
@@ -85,7 +94,7 @@ const NONE: readonly string[] = [];
  * Compiles a value pattern. Returns the pattern, or a problem phrased to follow the field's
  * place (`must …`), for the validator to report.
  */
-export function compileValuePattern(spec: unknown): { pattern?: ValuePattern; problem?: string } {
+export function compileValuePattern(spec: unknown, depth = 0): { pattern?: ValuePattern; problem?: string } {
   if (typeof spec === "number" || typeof spec === "boolean") spec = String(spec);
   if (typeof spec === "string") return compileText(spec);
   if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {
@@ -105,7 +114,15 @@ export function compileValuePattern(spec: unknown): { pattern?: ValuePattern; pr
   }
   const key = keys[0] as typeof PATTERN_KEYS[number];
   const value = (spec as Record<string, unknown>)[key];
-  if (key === "all" || key === "any" || key === "has_exactly" || key === "includes") return compileList(key, value);
+  if (key === "all" || key === "any" || key === "has_exactly" || key === "includes") {
+    if (depth >= MAX_PATTERN_DEPTH) {
+      return {
+        problem: `nests all, any, has_exactly and includes more than ${MAX_PATTERN_DEPTH} levels deep: flatten it`,
+      };
+    }
+    return compileList(key, value, depth + 1);
+  }
+  if (key === "date") return compileDatePattern(value);
   if (key === "absent") {
     if (value !== true) return { problem: `absent must be true (leave the condition out to allow any value)` };
     return { pattern: ABSENT };
@@ -148,13 +165,18 @@ const ABSENT: ValuePattern = {
 };
 
 /** Each part of a list operator, or the first problem (`all[1] must …`). */
-function compileParts(key: string, value: unknown, multi: boolean): { parts?: ValuePattern[]; problem?: string } {
+function compileParts(
+  key: string,
+  value: unknown,
+  multi: boolean,
+  depth: number,
+): { parts?: ValuePattern[]; problem?: string } {
   if (!Array.isArray(value) || value.length === 0) {
     return { problem: `${key} must be a non-empty list of value patterns, got ${kindOf(value)}` };
   }
   const parts: ValuePattern[] = [];
   for (const [i, item] of value.entries()) {
-    const { pattern, problem } = compileValuePattern(item);
+    const { pattern, problem } = compileValuePattern(item, depth);
     if (!pattern) return { problem: `${key}[${i}] ${problem}` };
     if (pattern.names.length) {
       return { problem: `${key}[${i}] captures nothing: leave out {name} placeholders and named groups` };
@@ -180,9 +202,10 @@ function kindOf(value: unknown): string {
 function compileList(
   key: "all" | "any" | "has_exactly" | "includes",
   value: unknown,
+  depth: number,
 ): { pattern?: ValuePattern; problem?: string } {
   const multi = key === "has_exactly" || key === "includes";
-  const { parts, problem } = compileParts(key, value, multi);
+  const { parts, problem } = compileParts(key, value, multi, depth);
   if (!parts) return { problem };
   const display = `{${key}: [${parts.map((p) => p.display).join(", ")}]}`;
   const listed = parts.map(wants).join(", ");

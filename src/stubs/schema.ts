@@ -10,6 +10,7 @@
  * @module
  */
 
+import { TRUNCATIONS } from "./date_pattern.ts";
 import { FAULTS } from "./model.ts";
 import { JSON_IGNORES, MAX_SCOPE_LENGTH, type REQUEST_FIELDS } from "./request.ts";
 import { STUB_ID } from "../util/ids.ts";
@@ -53,9 +54,25 @@ const operator = (key: string, value: JsonSchema = TEXT_LIKE): JsonSchema => ({
 /** The parts of `{all}`, `{any}`, `{has_exactly}`, `{includes}`. */
 const PATTERN_LIST: JsonSchema = { type: "array", minItems: 1, items: { $ref: "#/$defs/valuePattern" } };
 
+/** `{date: {before | after | equals: DATE, …}}`: a value read as a date-time and compared. */
+const DATE_PATTERN: JsonSchema = {
+  type: "object",
+  properties: {
+    before: { type: "string" },
+    after: { type: "string" },
+    equals: { type: "string" },
+    format: { type: "string", description: "a Java DateTimeFormatter pattern (dd/MM/yyyy), epoch or unix" },
+    truncate_expected: { enum: [...TRUNCATIONS] },
+    truncate_actual: { enum: [...TRUNCATIONS] },
+    truncate_after_offset: { type: "boolean" },
+  },
+  oneOf: ["before", "after", "equals"].map((k) => ({ properties: { [k]: { type: "string" } }, required: [k] })),
+  additionalProperties: false,
+};
+
 const VALUE_PATTERN: JsonSchema = {
   description:
-    "text (with {name} captures), {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]} (query, form) or {includes: [PATTERNS]} (query, form)",
+    "text (with {name} captures), {regex: PATTERN}, {absent: true}, {contains: TEXT}, {not_contains: TEXT}, {not_regex: PATTERN}, {equals_ignore_case: TEXT}, {all: [PATTERNS]}, {any: [PATTERNS]}, {has_exactly: [PATTERNS]} (query, form) or {includes: [PATTERNS]} (query, form), {date: {before|after|equals: DATE}}",
   anyOf: [
     TEXT_LIKE,
     operator("regex", { type: "string" }),
@@ -68,6 +85,7 @@ const VALUE_PATTERN: JsonSchema = {
     operator("any", PATTERN_LIST),
     operator("has_exactly", PATTERN_LIST),
     operator("includes", PATTERN_LIST),
+    operator("date", DATE_PATTERN),
   ],
 };
 
@@ -395,6 +413,20 @@ const STUB: SchemasOf<typeof STUB_FIELDS> = {
   body_file: BODY_FILE,
   body_base64: BODY_BASE64,
   proxy: UPSTREAM,
+  proxy_request: {
+    type: "object",
+    description: "what a proxy stub changes on the request it passes on",
+    properties: {
+      strip_prefix: { type: "string", pattern: "^/", description: "taken off the start of the path" },
+      add_headers: {
+        type: "object",
+        description: "header lines added beside the client's",
+        additionalProperties: { anyOf: [{ type: "string" }, { type: "array", items: { type: "string" } }] },
+      },
+      remove_headers: { type: "array", items: { type: "string" }, description: "client headers not passed on" },
+    },
+    additionalProperties: false,
+  },
   fault: { enum: [...FAULTS], description: "break the answer on purpose" },
   throttle: { type: "integer", minimum: 1, description: "send the body at this many bytes per second" },
   dribble: {

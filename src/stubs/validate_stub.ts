@@ -5,6 +5,7 @@
  * @module
  */
 
+import { checkProxyAdjust, type ProxyAdjust } from "./proxy_field.ts";
 import {
   type CompiledStub,
   type Delay,
@@ -53,6 +54,7 @@ export const STUB_FIELDS = [
   "body_file",
   "body_base64",
   "proxy",
+  "proxy_request",
   "fault",
   "throttle",
   "dribble",
@@ -233,6 +235,8 @@ interface AnswerPart {
   sequenceMode: SequenceMode;
   delay?: Delay;
   proxy?: string;
+  /** What a proxy stub changes on the way (`proxy_request`, its `headers`). */
+  proxyAdjust?: ProxyAdjust;
   responseFunc?: unknown;
   websocket?: WebSocketSpec;
 }
@@ -265,6 +269,7 @@ function checkAnswerPart(
   }
 
   let proxy: string | undefined;
+  let proxyAdjust: ProxyAdjust | undefined;
   if (raw.websocket !== undefined) {
     const websocket = checkWebSocket(raw.websocket, "websocket", errors);
     const others = [
@@ -281,14 +286,22 @@ function checkAnswerPart(
     }
     return { responses: [], isSequence: false, sequenceMode: "repeat-last", websocket };
   }
+  if (raw.proxy_request !== undefined && raw.proxy === undefined) {
+    errors.push("proxy_request changes what a proxy stub passes on; add proxy: URL or remove it");
+  }
   if (raw.proxy !== undefined) {
     const problem = checkUpstream(raw.proxy, "proxy");
     if (problem) errors.push(problem);
     else proxy = raw.proxy as string;
-    const answers = [...plainResponseFields(raw), ...(raw.sequence !== undefined ? ["sequence"] : [])];
+    // headers are added to the upstream's answer (as WireMock does); the rest is the upstream's.
+    const answers = [
+      ...plainResponseFields(raw).filter((k) => k !== "headers"),
+      ...(raw.sequence !== undefined ? ["sequence"] : []),
+    ];
     if (answers.length) errors.push(`a proxy stub passes the upstream's answer on; remove ${answers.join(", ")}`);
     checkUnusedResponse(raw, errors, options);
     if (responseFunc !== undefined) errors.push("use either a response function or proxy, not both");
+    proxyAdjust = checkProxyAdjust(raw, errors);
   } else if (responseFunc !== undefined) {
     const hasPlain = plainResponseFields(raw);
     if (typeof responseFunc !== "function") {
@@ -313,7 +326,7 @@ function checkAnswerPart(
       errors.push("sequence_mode only applies to a stub with a sequence; add sequence or remove sequence_mode");
     } else sequenceMode = raw.sequence_mode as SequenceMode;
   }
-  return { responses, isSequence, sequenceMode, delay, proxy, responseFunc };
+  return { responses, isSequence, sequenceMode, delay, proxy, responseFunc, ...(proxyAdjust ? { proxyAdjust } : {}) };
 }
 
 /** Checks a `sequence` and its entries; an entry without its own delay takes the stub's. */
@@ -448,6 +461,7 @@ function buildStub(
   if (proxy) {
     stub.proxy = proxy;
     stub.delay = delay;
+    if (answer.proxyAdjust) stub.proxyAdjust = answer.proxyAdjust;
   }
   if (delivery.fault !== undefined) stub.fault = delivery.fault;
   if (delivery.throttle !== undefined) stub.throttle = delivery.throttle;

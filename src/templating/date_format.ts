@@ -244,3 +244,359 @@ export function offsetDate(date: Date, offset: string): Date {
   }
   return new Date(date.getTime() + amount * UNIT_MS[unit]);
 }
+
+// ---------------------------------------------------------------- reading dates (WireMock's date matchers)
+
+/**
+ * A date-time read from text, exact to the nanosecond: `local` is the wall-clock time counted
+ * in seconds as if it were UTC; `offset` (seconds east of UTC) is there when the text gave
+ * one, and the instant is then `local - offset`.
+ */
+export interface ReadDateTime {
+  local: number;
+  nanos: number;
+  offset?: number;
+}
+
+/** Days from 1970-01-01 to a proleptic Gregorian date (any year). */
+export function daysFromCivil(year: number, month: number, day: number): number {
+  const y = month <= 2 ? year - 1 : year;
+  const era = Math.floor(y / 400);
+  const yoe = y - era * 400;
+  const doy = Math.floor((153 * (month + (month > 2 ? -3 : 9)) + 2) / 5) + day - 1;
+  const doe = yoe * 365 + Math.floor(yoe / 4) - Math.floor(yoe / 100) + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/** The date of a day count from 1970-01-01. */
+export function civilFromDays(days: number): { year: number; month: number; day: number } {
+  const z = days + 719468;
+  const era = Math.floor(z / 146097);
+  const doe = z - era * 146097;
+  const yoe = Math.floor((doe - Math.floor(doe / 1460) + Math.floor(doe / 36524) - Math.floor(doe / 146096)) / 365);
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  return { year: yoe + era * 400 + (month <= 2 ? 1 : 0), month, day };
+}
+
+/** How many days a month has. */
+export function monthLength(year: number, month: number): number {
+  return daysFromCivil(month === 12 ? year + 1 : year, month === 12 ? 1 : month + 1, 1) - daysFromCivil(year, month, 1);
+}
+
+/** The fields one parse found, before they are resolved into a date-time. */
+interface Parsed {
+  year?: number;
+  month?: number;
+  day?: number;
+  hour?: number;
+  hour12?: number;
+  pm?: boolean;
+  minute?: number;
+  second?: number;
+  nanos?: number;
+  offset?: number;
+  weekday?: number;
+}
+
+/** What text read as a date-time gives: each form Java would find in it (zoned, then local), or neither. */
+export interface ReadDate {
+  /** With an offset (Java's `ZonedDateTime`). */
+  zoned?: ReadDateTime;
+  /** Without one (`LocalDateTime`, or a `LocalDate` / `YearMonth` / `Year` at the start of its first day). */
+  local?: ReadDateTime;
+}
+
+function resolve(p: Parsed, strictDay: boolean): { date?: ReadDateTime; time: boolean; zoned: boolean } | undefined {
+  if (p.year === undefined) return undefined;
+  const month = p.month ?? 1;
+  if (month < 1 || month > 12) return undefined;
+  let day = p.day ?? 1;
+  if (day < 1 || day > 31) return undefined;
+  const length = monthLength(p.year, month);
+  if (day > length) {
+    // Java's SMART resolver moves 29–31 to the month's last day; STRICT (ISO formats) refuses.
+    if (strictDay) return undefined;
+    day = length;
+  }
+  const days = daysFromCivil(p.year, month, day);
+  if (p.weekday !== undefined && ((days % 7 + 11) % 7) !== p.weekday) return undefined;
+  let hour = p.hour;
+  if (hour === undefined && p.hour12 !== undefined && p.pm !== undefined) {
+    if (p.hour12 < 1 || p.hour12 > 12) return undefined;
+    hour = (p.hour12 % 12) + (p.pm ? 12 : 0);
+  }
+  const time = hour !== undefined;
+  if (time && (hour! > 23 || (p.minute ?? 0) > 59 || (p.second ?? 0) > 59)) return undefined;
+  const local = days * 86400 + (hour ?? 0) * 3600 + (p.minute ?? 0) * 60 + (p.second ?? 0);
+  return {
+    date: { local, nanos: p.nanos ?? 0, ...(p.offset !== undefined ? { offset: p.offset } : {}) },
+    time,
+    zoned: time && p.offset !== undefined,
+  };
+}
+
+const MONTH_INDEX = (name: string): number | undefined => {
+  const i = MONTHS.findIndex((m) =>
+    m.toLowerCase() === name.toLowerCase() || m.slice(0, 3).toLowerCase() === name.toLowerCase()
+  );
+  return i === -1 ? undefined : i + 1;
+};
+const DAY_INDEX = (name: string): number | undefined => {
+  const i = DAYS.findIndex((d) =>
+    d.toLowerCase() === name.toLowerCase() || d.slice(0, 3).toLowerCase() === name.toLowerCase()
+  );
+  return i === -1 ? undefined : i;
+};
+
+function offsetOf(sign: string, h: string, m = "0", s = "0"): number | undefined {
+  const hours = Number(h), minutes = Number(m), seconds = Number(s);
+  if (hours > 18 || minutes > 59 || seconds > 59) return undefined;
+  return (sign === "-" ? -1 : 1) * (hours * 3600 + minutes * 60 + seconds);
+}
+
+const ISO_DATE = "([+-]\\d{4,9}|\\d{4})-(\\d{2})-(\\d{2})";
+const ISO_TIME = "(\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,9}))?)?";
+const ISO_ZONED = new RegExp(
+  `^${ISO_DATE}T${ISO_TIME}(?:(Z)|([+-])(\\d{2}):(\\d{2})(?::(\\d{2}))?)(?:\\[[^\\]]+\\])?$`,
+);
+const ISO_LOCAL = new RegExp(`^${ISO_DATE}(?:T${ISO_TIME})?$`);
+const RFC_1123 =
+  /^(?:([A-Za-z]{3}), )?(\d{1,2}) ([A-Za-z]{3}) (\d{4}) (\d{2}):(\d{2})(?::(\d{2}))? (?:(GMT)|([+-])(\d{2})(\d{2}))$/;
+const ASCTIME = /^([A-Za-z]{3}) ([A-Za-z]{3}) (?:(\d{2})| (\d)) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/;
+const RFC_1036 = /^([A-Za-z]+), (\d{2})-([A-Za-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) (GMT|UTC)$/;
+
+function isoYear(text: string): number | undefined {
+  // Java's ISO year: four digits, or a sign and more (a '+' is required past 9999).
+  if (/^\d{5,}$/.test(text)) return undefined;
+  return Number(text);
+}
+
+function fraction(digits: string | undefined): number {
+  return digits === undefined ? 0 : Number(digits.padEnd(9, "0"));
+}
+
+/** Java's `ZONED_PARSERS` of WireMock (ISO zoned, RFC 1123, RFC 1036, asctime), then its ISO local forms. */
+function readDefault(text: string): ReadDate {
+  const out: ReadDate = {};
+  let m = ISO_ZONED.exec(text);
+  if (m) {
+    const offset = m[8] ? 0 : offsetOf(m[9], m[10], m[11], m[12]);
+    const year = isoYear(m[1]);
+    if (offset !== undefined && year !== undefined) {
+      out.zoned = resolve({
+        year,
+        month: Number(m[2]),
+        day: Number(m[3]),
+        hour: Number(m[4]),
+        minute: Number(m[5]),
+        second: Number(m[6] ?? 0),
+        nanos: fraction(m[7]),
+        offset,
+      }, true)?.date;
+    }
+  } else if ((m = RFC_1123.exec(text))) {
+    const offset = m[8] ? 0 : offsetOf(m[9], m[10], m[11]);
+    const month = MONTH_INDEX(m[3]);
+    const weekday = m[1] === undefined ? undefined : DAY_INDEX(m[1]);
+    if (offset !== undefined && month !== undefined && (m[1] === undefined || weekday !== undefined)) {
+      out.zoned = resolve({
+        year: Number(m[4]),
+        month,
+        day: Number(m[2]),
+        hour: Number(m[5]),
+        minute: Number(m[6]),
+        second: Number(m[7] ?? 0),
+        offset,
+        weekday,
+      }, false)?.date;
+    }
+  } else if ((m = RFC_1036.exec(text))) {
+    const month = MONTH_INDEX(m[3]);
+    const weekday = DAYS.findIndex((d) => d.toLowerCase() === m![1].toLowerCase());
+    if (month !== undefined && weekday !== -1) {
+      out.zoned = resolve({
+        year: 2000 + Number(m[4]),
+        month,
+        day: Number(m[2]),
+        hour: Number(m[5]),
+        minute: Number(m[6]),
+        second: Number(m[7]),
+        offset: 0,
+        weekday,
+      }, false)?.date;
+    }
+  } else if ((m = ASCTIME.exec(text))) {
+    const month = MONTH_INDEX(m[2]);
+    const weekday = DAY_INDEX(m[1]);
+    if (month !== undefined && weekday !== undefined) {
+      out.zoned = resolve({
+        year: Number(m[8]),
+        month,
+        day: Number(m[3] ?? m[4]),
+        hour: Number(m[5]),
+        minute: Number(m[6]),
+        second: Number(m[7]),
+        offset: 0,
+        weekday,
+      }, false)?.date;
+    }
+  }
+  if ((m = ISO_LOCAL.exec(text))) {
+    const year = isoYear(m[1]);
+    if (year !== undefined) {
+      out.local = resolve({
+        year,
+        month: Number(m[2]),
+        day: Number(m[3]),
+        ...(m[4] !== undefined
+          ? { hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6] ?? 0), nanos: fraction(m[7]) }
+          : {}),
+      }, true)?.date;
+    }
+  } else if ((m = /^([+-]\d{4,9}|\d{4})-(\d{2})$/.exec(text))) {
+    const year = isoYear(m[1]);
+    if (year !== undefined) out.local = resolve({ year, month: Number(m[2]) }, true)?.date;
+  } else if ((m = /^([+-]?\d{4,10})$/.exec(text))) {
+    const year = /^\d{5,}$/.test(m[1]) ? undefined : Number(m[1]);
+    if (year !== undefined) out.local = resolve({ year }, true)?.date;
+  }
+  if (out.zoned === undefined) delete out.zoned;
+  if (out.local === undefined) delete out.local;
+  return out;
+}
+
+/** The pattern letters {@link compileDateReader} reads, as Java's `DateTimeFormatter.ofPattern` means them. */
+const READ_LETTERS = "yMdHhmsSEaXZ";
+
+/**
+ * A reader for text in a Java `DateTimeFormatter` pattern (`dd/MM/yyyy`, `yyyy-MM-dd'T'HH:mm:ssXXX`),
+ * `epoch` (milliseconds) or `unix` (seconds), or WireMock's default forms without a format (ISO
+ * 8601, RFC 1123, RFC 1036, asctime). Throws a `SyntaxError` naming what it cannot read (letters
+ * other than `y M d H h m s S E a X Z`, `h` without `a`).
+ */
+export function compileDateReader(format?: string): (text: string) => ReadDate {
+  if (format === undefined) return readDefault;
+  if (/^(epoch|unix)$/i.test(format)) {
+    const scale = format.toLowerCase() === "unix" ? 1000n : 1n;
+    return (text) => {
+      if (!/^[+-]?\d{1,19}$/.test(text)) return {};
+      const millis = BigInt(text) * scale;
+      const seconds = Number(millis / 1000n - (millis % 1000n < 0n ? 1n : 0n));
+      const nanos = Number(((millis % 1000n) + 1000n) % 1000n) * 1_000_000;
+      return { zoned: { local: seconds, nanos, offset: 0 }, local: { local: seconds, nanos } };
+    };
+  }
+  const tokens = compilePattern(format);
+  let hasA = false, hasH = false;
+  let source = "^";
+  const steps: { letter: string; count: number }[] = [];
+  for (const token of tokens) {
+    if (typeof token === "string") {
+      source += token.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      continue;
+    }
+    const { letter, count } = token;
+    if (!READ_LETTERS.includes(letter)) {
+      throw new SyntaxError(`date format ${JSON.stringify(format)}: letter '${letter}' is not one stubtool reads`);
+    }
+    if (letter === "a") hasA = true;
+    if (letter === "h") hasH = true;
+    steps.push(token);
+    source += readPart(letter, count);
+  }
+  if (hasH && !hasA) {
+    throw new SyntaxError(`date format ${JSON.stringify(format)}: 'h' needs 'a' (AM or PM) to give an hour`);
+  }
+  const regex = new RegExp(source + "$", "i");
+  return (text) => {
+    const m = regex.exec(text);
+    if (!m) return {};
+    const p: Parsed = {};
+    for (const [i, { letter, count }] of steps.entries()) {
+      const v = m[i + 1];
+      switch (letter) {
+        case "y":
+          p.year = count === 2 ? 2000 + Number(v) : Number(v);
+          break;
+        case "M":
+          p.month = count >= 3 ? MONTH_INDEX(v) : Number(v);
+          break;
+        case "d":
+          p.day = Number(v);
+          break;
+        case "H":
+          p.hour = Number(v);
+          break;
+        case "h":
+          p.hour12 = Number(v);
+          break;
+        case "a":
+          p.pm = v.toUpperCase() === "PM";
+          break;
+        case "m":
+          p.minute = Number(v);
+          break;
+        case "s":
+          p.second = Number(v);
+          break;
+        case "S":
+          p.nanos = fraction(v);
+          break;
+        case "E":
+          p.weekday = DAY_INDEX(v);
+          break;
+        case "X":
+        case "Z": {
+          if (v.toUpperCase() === "Z") p.offset = 0;
+          else {
+            const o = /^([+-])(\d{2}):?(\d{2})?$/.exec(v);
+            const offset = o ? offsetOf(o[1], o[2], o[3]) : undefined;
+            if (offset === undefined) return {};
+            p.offset = offset;
+          }
+          break;
+        }
+      }
+    }
+    const resolved = resolve(p, false);
+    if (!resolved) return {};
+    const out: ReadDate = {};
+    if (resolved.zoned) out.zoned = resolved.date;
+    if (resolved.date) {
+      const { offset: _, ...local } = resolved.date;
+      out.local = local;
+    }
+    return out;
+  };
+}
+
+/** The regex group that reads one letter run of a pattern. */
+function readPart(letter: string, count: number): string {
+  switch (letter) {
+    case "y":
+      return count === 2 ? "(\\d{2})" : `(\\d{${Math.max(count, 1)},9})`;
+    case "M":
+      return count >= 4
+        ? `(${MONTHS.join("|")})`
+        : count === 3
+        ? `(${MONTHS.map((m) => m.slice(0, 3)).join("|")})`
+        : count === 2
+        ? "(\\d{2})"
+        : "(\\d{1,2})";
+    case "E":
+      return count >= 4 ? `(${DAYS.join("|")})` : `(${DAYS.map((d) => d.slice(0, 3)).join("|")})`;
+    case "a":
+      return "(AM|PM)";
+    case "S":
+      return `(\\d{${count}})`;
+    case "X":
+      return count === 1 ? "(Z|[+-]\\d{2}(?:\\d{2})?)" : count === 2 ? "(Z|[+-]\\d{4})" : "(Z|[+-]\\d{2}:\\d{2})";
+    case "Z":
+      return count <= 3 ? "([+-]\\d{4})" : "(Z|[+-]\\d{2}:\\d{2})";
+    default:
+      return count === 1 ? "(\\d{1,2})" : `(\\d{${count}})`;
+  }
+}

@@ -17,6 +17,8 @@ import { evaluatePath } from "../../templating/jsonpath.ts";
 import { rankPriorities } from "./ranks.ts";
 import { escapeSupplementary, javaJsonText, parseKeepingNumbers } from "./java_json.ts";
 import { isObject } from "../../util/json_shape.ts";
+import { MAX_PATTERN_DEPTH } from "../../stubs/patterns.ts";
+import { compileDatePattern, DATE_UNITS, readNowOffset } from "../../stubs/date_pattern.ts";
 import { isJsonMediaType } from "../../util/media.ts";
 import { equalToXmlCondition, matchesXPathCondition } from "./xml.ts";
 
@@ -545,15 +547,20 @@ function fieldPatterns(what: string, spec: unknown, ctx: Context): Record<string
 function joinedMatch(matcher: Record<string, unknown>): boolean {
   if (Array.isArray(matcher.or)) return matcher.or.some((m) => isObject(m) && joinedMatch(m));
   if (Array.isArray(matcher.and)) {
-    // Two parts that need text (contains, matches) could each be met by another line of the joined value.
-    const needing = matcher.and.filter((m) =>
-      isObject(m) && (m.contains !== undefined || m.matches !== undefined || m.caseInsensitive === true)
-    );
+    // Two parts that need text (contains, matches, at any depth) could each be met by another line of the joined value.
+    const needing = matcher.and.filter((m) => isObject(m) && needsText(m));
     return needing.length > 1 || matcher.and.some((m) => isObject(m) && joinedMatch(m));
   }
   if (typeof matcher.equalTo === "string") return matcher.equalTo.includes(", ");
   if (typeof matcher.contains === "string") return matcher.contains.includes(",") || matcher.contains.startsWith(" ");
   return false;
+}
+
+/** Does this matcher (or a part of it, nested to any depth) need text that one line of a header may hold? */
+function needsText(matcher: Record<string, unknown>): boolean {
+  if (matcher.contains !== undefined || matcher.matches !== undefined || matcher.caseInsensitive === true) return true;
+  const parts = Array.isArray(matcher.and) ? matcher.and : Array.isArray(matcher.or) ? matcher.or : [];
+  return parts.some((m) => isObject(m) && needsText(m));
 }
 
 /**
@@ -569,6 +576,8 @@ function valuePattern(place: string, matcher: unknown, ctx: Context, what = ""):
   if (keys.length === 1 && ["and", "or", "hasExactly", "includes"].includes(keys[0])) {
     return listPattern(place, keys[0], matcher[keys[0]], ctx, what);
   }
+  const dateKind = keys.find((k) => Object.hasOwn(DATE_MATCHERS, k));
+  if (dateKind !== undefined) return datePattern(place, dateKind, matcher, ctx);
   const kind = keys.find((k) => k !== "caseInsensitive");
   const extra = keys.filter((k) => k !== kind && k !== "caseInsensitive");
   if (kind === undefined || extra.length) {
@@ -596,6 +605,70 @@ function valuePattern(place: string, matcher: unknown, ctx: Context, what = ""):
     return undefined;
   }
   return textPattern(place, kind, value, ci, ctx);
+}
+
+/** WireMock's date matchers and the comparison of stubtool's `{date}` pattern each is. */
+const DATE_MATCHERS: Record<string, string> = { before: "before", after: "after", equalToDateTime: "equals" };
+const DATE_OPTIONS = [
+  "actualFormat",
+  "truncateExpected",
+  "truncateActual",
+  "applyTruncationLast",
+  "expectedOffset",
+  "expectedOffsetUnit",
+];
+
+/**
+ * `before` / `after` / `equalToDateTime` (+ `actualFormat`, `truncateExpected`, `truncateActual`,
+ * `applyTruncationLast`, `expectedOffset` + `expectedOffsetUnit`) as `{date: {…}}`. As in
+ * WireMock, the truncation of the expected date and the offset apply to `now` only: a fixed
+ * date is compared as written.
+ */
+function datePattern(place: string, kind: string, matcher: Record<string, unknown>, ctx: Context): unknown {
+  const extra = Object.keys(matcher).filter((k) => k !== kind && !DATE_OPTIONS.includes(k));
+  if (extra.length) {
+    ctx.refuse(`${place} ${kind} + ${extra.join(", ")}`, "expected one date matcher and its options");
+    return undefined;
+  }
+  const spec = matcher[kind];
+  if (typeof spec !== "string") {
+    ctx.refuse(`${place} ${kind}`, `expected a date-time or now (± an offset) as text, got ${shown(spec)}`);
+    return undefined;
+  }
+  const out: Record<string, unknown> = {};
+  const offset = readNowOffset(spec);
+  let expected = spec;
+  if (offset !== undefined && offset !== "bad") {
+    const { expectedOffset: amount, expectedOffsetUnit: unit } = matcher;
+    if (amount !== undefined && unit !== undefined) {
+      const known = DATE_UNITS.find((u) => typeof unit === "string" && u === unit.toLowerCase());
+      if (!Number.isSafeInteger(amount) || known === undefined) {
+        ctx.refuse(
+          `${place} ${kind} expectedOffset`,
+          `expected a whole number and a unit (${DATE_UNITS.join(", ")}), got ${shown(amount)} ${shown(unit)}`,
+        );
+        return undefined;
+      }
+      expected = `now ${(amount as number) >= 0 ? "+" : ""}${amount} ${known}`;
+    }
+  }
+  out[DATE_MATCHERS[kind]] = expected;
+  if (matcher.actualFormat !== undefined) out.format = matcher.actualFormat;
+  for (const [from, to] of [["truncateExpected", "truncate_expected"], ["truncateActual", "truncate_actual"]]) {
+    const value = matcher[from];
+    if (value === undefined) continue;
+    // WireMock ignores the expected truncation of a fixed date.
+    if (from === "truncateExpected" && (offset === undefined || offset === "bad")) continue;
+    // DateTimeTruncation.fromString: any case, spaces for underscores.
+    out[to] = typeof value === "string" ? value.toLowerCase().replaceAll("_", " ") : value;
+  }
+  if (matcher.applyTruncationLast === true && out.truncate_expected !== undefined) out.truncate_after_offset = true;
+  const { problem } = compileDatePattern(out);
+  if (problem !== undefined) {
+    ctx.refuse(`${place} ${kind}`, problem.replace(/^date\.[a-z_]+:? ?/, "").replace(/^date /, ""));
+    return undefined;
+  }
+  return { date: out };
 }
 
 /** A matcher on text (`equalTo`, `contains`, `matches`, …) as a stubtool value pattern. */
@@ -628,22 +701,31 @@ function textPattern(place: string, kind: string, value: string, ci: boolean, ct
 }
 
 /**
- * `and` / `or` (on one value; WireMock needs two parts or more) as `{all}` / `{any}`;
- * `hasExactly` / `includes` (on all the values of a repeated query parameter, form field,
- * or the lines of a header sent more than once) as `{has_exactly}` / `{includes}`; WireMock
- * does not take them on cookies.
+ * `and` / `or` (on one value; WireMock needs two parts or more; nested to any depth up to
+ * {@link MAX_PATTERN_DEPTH}) as `{all}` / `{any}`; `hasExactly` / `includes` (on all the values
+ * of a repeated query parameter, form field, or the lines of a header sent more than once) as
+ * `{has_exactly}` / `{includes}`; WireMock does not take them on cookies.
  */
-function listPattern(place: string, kind: string, list: unknown, ctx: Context, what: string): unknown {
+function listPattern(place: string, kind: string, list: unknown, ctx: Context, what: string, depth = 0): unknown {
   const multi = kind === "hasExactly" || kind === "includes";
-  if (!["headers", "queryParameters", "formParameters", "cookies", "bodyPatterns", "pathParameters"].includes(what)) {
+  if (
+    !["headers", "queryParameters", "formParameters", "cookies", "bodyPatterns", "pathParameters", "matchesJsonPath"]
+      .includes(what)
+  ) {
     ctx.refuse(`${place} ${kind}`, "stubtool converts and, or, hasExactly and includes on request fields only");
     return undefined;
   }
-  if (multi && what !== "queryParameters" && what !== "formParameters" && what !== "headers") {
+  if (multi && (depth > 0 || (what !== "queryParameters" && what !== "formParameters" && what !== "headers"))) {
     ctx.refuse(
       `${place} ${kind}`,
-      "WireMock takes hasExactly and includes on query parameters, form parameters and headers only",
+      depth > 0
+        ? "WireMock takes hasExactly and includes on a whole field, not inside and or or"
+        : "WireMock takes hasExactly and includes on query parameters, form parameters and headers only",
     );
+    return undefined;
+  }
+  if (depth >= MAX_PATTERN_DEPTH) {
+    ctx.refuse(`${place} ${kind}`, `and and or nest more than ${MAX_PATTERN_DEPTH} levels deep: flatten them`);
     return undefined;
   }
   if (!Array.isArray(list) || list.length < (multi ? 1 : 2)) {
@@ -656,15 +738,26 @@ function listPattern(place: string, kind: string, list: unknown, ctx: Context, w
   const parts: unknown[] = [];
   for (const [i, matcher] of list.entries()) {
     const sub = `${place} ${kind}[${i}]`;
-    if (isObject(matcher) && Object.keys(matcher).some((k) => ["and", "or", "hasExactly", "includes"].includes(k))) {
-      ctx.refuse(sub, "stubtool converts one level of and, or, hasExactly and includes");
+    if (isObject(matcher) && Object.keys(matcher).some((k) => k === "hasExactly" || k === "includes")) {
+      ctx.refuse(sub, "WireMock takes hasExactly and includes on a whole field, not inside another matcher");
       return undefined;
     }
     if (multi && isObject(matcher) && matcher.absent !== undefined) {
       ctx.refuse(sub, "absent inside hasExactly or includes has no stubtool equivalent");
       return undefined;
     }
-    const pattern = valuePattern(sub, matcher, ctx);
+    const nested = isObject(matcher) && Object.keys(matcher).length === 1 &&
+      (Object.hasOwn(matcher, "and") || Object.hasOwn(matcher, "or"));
+    const pattern = nested
+      ? listPattern(
+        sub,
+        Object.keys(matcher)[0],
+        (matcher as Record<string, unknown>)[Object.keys(matcher)[0]],
+        ctx,
+        what,
+        depth + 1,
+      )
+      : valuePattern(sub, matcher, ctx);
     if (pattern === undefined) return undefined;
     parts.push(pattern);
   }
@@ -813,7 +906,7 @@ function jsonPathCondition(
     );
     return undefined;
   }
-  const value = valuePattern(`${place} matchesJsonPath`, matcher, ctx);
+  const value = valuePattern(`${place} matchesJsonPath`, matcher, ctx, "matchesJsonPath");
   return value === undefined ? undefined : [expression, value];
 }
 
@@ -961,6 +1054,10 @@ const RESPONSE_KEYS = new Set([
   "statusMessage",
   "fault",
   "chunkedDribbleDelay",
+  // A proxy's options (ignored by WireMock without proxyBaseUrl).
+  "proxyUrlPrefixToRemove",
+  "additionalProxyRequestHeaders",
+  "removeProxyRequestHeaders",
 ]);
 
 const UTF8 = new TextEncoder();
@@ -987,7 +1084,7 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
   }
   convertStatus(response, route, ctx);
   const headers = convertHeaders(response.headers, template, ctx);
-  if (response.proxyBaseUrl !== undefined) convertProxy(response, route, template, ctx);
+  if (response.proxyBaseUrl !== undefined) convertProxy(response, route, headers, template, ctx);
   else if (headers) route.headers = headers;
   convertBody(response, route, headers, template, ctx);
   // WireMock sends no content type when the mapping sets none; stubtool would add one (JSON,
@@ -1013,9 +1110,6 @@ function refuseResponseKeys(response: Record<string, unknown>, ctx: Context): vo
   for (const key of Object.keys(response)) {
     if (RESPONSE_KEYS.has(key)) continue;
     const why: Record<string, string> = {
-      proxyUrlPrefixToRemove: "stubtool's proxy forwards the whole request path",
-      additionalProxyRequestHeaders: "stubtool's proxy cannot add request headers",
-      removeProxyRequestHeaders: "stubtool's proxy cannot remove request headers",
       transformerParameters: "stubtool templates take no parameters",
     };
     ctx.refuse(`response.${key}`, why[key] ?? "stubtool has no equivalent");
@@ -1038,24 +1132,54 @@ function convertStatus(response: Record<string, unknown>, route: Record<string, 
   } else route.status = status;
 }
 
-/** `proxyBaseUrl`: a stubtool proxy, which passes the upstream's answer on unchanged. */
+/**
+ * `proxyBaseUrl` (+ `proxyUrlPrefixToRemove`, `additionalProxyRequestHeaders`,
+ * `removeProxyRequestHeaders`): a stubtool proxy with `proxy_request`; the mapping's `headers`
+ * are added to the upstream's answer and its `status` ignored, as WireMock does.
+ */
 function convertProxy(
   response: Record<string, unknown>,
   route: Record<string, unknown>,
+  headers: Record<string, string | string[]> | undefined,
   template: boolean,
   ctx: Context,
 ): void {
   if (typeof response.proxyBaseUrl !== "string") {
     ctx.refuse("proxyBaseUrl", `expected a URL, got ${shown(response.proxyBaseUrl)}`);
   } else route.proxy = response.proxyBaseUrl;
-  const beside = ["status", "headers", "body", "jsonBody", "base64Body", "bodyFileName"].filter((k) =>
-    response[k] !== undefined
-  );
+  const beside = ["body", "jsonBody", "base64Body", "bodyFileName"].filter((k) => response[k] !== undefined);
   if (beside.length) {
-    ctx.refuse(`proxyBaseUrl + ${beside.join(", ")}`, "a stubtool proxy passes the upstream's answer on unchanged");
+    ctx.refuse(`proxyBaseUrl + ${beside.join(", ")}`, "a stubtool proxy passes the upstream's body on unchanged");
   }
   if (template) ctx.refuse("proxyBaseUrl (template)", "a stubtool proxy stub is not a template");
   delete route.status;
+  delete route.status_message;
+  if (headers && Object.keys(headers).length) route.headers = headers;
+  const request: Record<string, unknown> = {};
+  const prefix = response.proxyUrlPrefixToRemove;
+  if (prefix !== undefined) {
+    if (typeof prefix !== "string" || !prefix.startsWith("/")) {
+      ctx.refuse("proxyUrlPrefixToRemove", `expected a path starting with /, got ${shown(prefix)}`);
+    } else request.strip_prefix = prefix;
+  }
+  const added = response.additionalProxyRequestHeaders;
+  if (added !== undefined) {
+    if (!isObject(added) || Object.values(added).some((v) => typeof v !== "string")) {
+      ctx.refuse("additionalProxyRequestHeaders", `expected name → text, got ${shown(added)}`);
+    } else if (Object.keys(added).length) request.add_headers = added;
+  }
+  const removed = response.removeProxyRequestHeaders;
+  if (removed !== undefined) {
+    if (!Array.isArray(removed) || removed.some((v) => typeof v !== "string")) {
+      ctx.refuse("removeProxyRequestHeaders", `expected a list of header names, got ${shown(removed)}`);
+    } else {
+      // WireMock compares the listed names with the request's names lower-cased: a name written
+      // with a capital letter removes nothing.
+      const lower = removed.filter((name) => name === name.toLowerCase());
+      if (lower.length) request.remove_headers = lower;
+    }
+  }
+  if (Object.keys(request).length) route.proxy_request = request;
 }
 
 /** WireMock's faults and the stubtool fault that sends the same bytes. */

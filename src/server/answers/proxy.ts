@@ -8,7 +8,21 @@ import type { Deadlines } from "../deadlines.ts";
 import type { Incoming } from "../incoming.ts";
 import { forward, type ForwardTap } from "../proxy/proxy.ts";
 import type { RequestView } from "../request_view.ts";
-import { errorAnswer, type Respond } from "../response.ts";
+import { errorAnswer, type Respond, type ResponseHead } from "../response.ts";
+import type { ProxyAdjust } from "../../stubs/proxy_field.ts";
+
+/** A proxy stub's own headers, added to the upstream's answer as further lines (as WireMock adds them). */
+function addHeaders(head: ResponseHead, lines: readonly [string, string][]): void {
+  for (const [name, value] of lines) {
+    const key = name.toLowerCase();
+    const lists = head.lists ??= {};
+    if (lists[key]) lists[key].push(value);
+    else if (Object.hasOwn(head.headers, key)) {
+      lists[key] = [head.headers[key], value];
+      delete head.headers[key];
+    } else head.headers[key] = value;
+  }
+}
 
 /** Watches every proxied exchange (`stubtool record`): the request's method, target and headers give its tap. */
 export type ProxyTap = (method: string, target: string, headers: Record<string, string>) => ForwardTap | undefined;
@@ -35,17 +49,24 @@ export class ProxyAnswerer {
     respond: Respond<R>,
     stub: string | undefined,
     onStatus?: (status: number | undefined) => void,
+    adjust?: ProxyAdjust,
   ): Promise<R> {
-    const result = await forward(base, incoming, view.pathname, view.rawQuery, {
+    const prefix = adjust?.stripPrefix;
+    const pathname = prefix !== undefined && view.pathname.startsWith(prefix)
+      ? view.pathname.slice(prefix.length)
+      : view.pathname;
+    const result = await forward(base, incoming, pathname, view.rawQuery, {
       timeoutMs: this.#deadlines.handlerTimeout,
       signal: this.#deadlines.signal,
       tap: this.#tap?.(view.method, incoming.target, incoming.headers()),
+      ...(adjust?.addHeaders || adjust?.removeHeaders ? { adjust } : {}),
     });
     if ("message" in result) {
       onStatus?.(undefined);
       return respond(...errorAnswer(result.status, result.message, stub === undefined ? {} : { stub }));
     }
     onStatus?.(result.head.status);
+    if (adjust?.responseHeaders) addHeaders(result.head, adjust.responseHeaders);
     return respond(result.head, result.body);
   }
 }

@@ -5,6 +5,7 @@
  * @module
  */
 
+import type { ProxyAdjust } from "../../stubs/proxy_field.ts";
 import type { CompiledStub, ResponseFunc, StubSource } from "../../stubs/model.ts";
 import type { Delivery } from "../answers/delivery.ts";
 import { stubLabel } from "../../stubs/model.ts";
@@ -26,7 +27,7 @@ export type AnswerSource =
   | { kind: "stream" }
   | { kind: "websocket" }
   | { kind: "function"; fn: ResponseFunc }
-  | { kind: "proxy"; url: URL };
+  | { kind: "proxy"; url: URL; adjust?: ProxyAdjust };
 
 const CANNED: AnswerSource = { kind: "canned" };
 const TEMPLATE: AnswerSource = { kind: "template" };
@@ -96,7 +97,7 @@ export class Route implements Routable {
     this.answer = stub.responseFunc
       ? { kind: "function", fn: stub.responseFunc }
       : stub.proxy !== undefined
-      ? { kind: "proxy", url: new URL(stub.proxy) }
+      ? { kind: "proxy", url: new URL(stub.proxy), ...(stub.proxyAdjust ? { adjust: stub.proxyAdjust } : {}) }
       : stub.websocket
       ? WEBSOCKET
       : stub.responses.some((response) => response.stream)

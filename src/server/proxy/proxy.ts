@@ -37,7 +37,8 @@ export function forward(
 ): Promise<Forwarded | ForwardFailure> {
   const url = upstreamUrl(base, pathname, rawQuery);
   const shown = `${url.origin}${url.pathname}${url.search}`;
-  return fetchCarries(url, incoming)
+  // fetch joins a header's lines: a request with added header lines goes by node:http.
+  return options.adjust === undefined && fetchCarries(url, incoming)
     ? forwardByFetch(url, shown, incoming, options)
     : forwardByNode(url, shown, incoming, options);
 }

@@ -9,6 +9,7 @@ import { messageOf } from "../../error_message.ts";
 import type { Incoming } from "../incoming.ts";
 import type { ResponseHead } from "../response.ts";
 import {
+  adjustedHeaders,
   connectionTokens,
   type Forwarded,
   type ForwardFailure,
@@ -114,7 +115,11 @@ export async function forwardByNode(
       clearTimeout(timer);
       resolve(result);
     };
-    const req = send(url, { method: incoming.method, headers: requestHeaders(incoming), signal: options.signal });
+    const req = send(url, {
+      method: incoming.method,
+      headers: options.adjust ? adjustedHeaders(requestHeaders(incoming), options.adjust) : requestHeaders(incoming),
+      signal: options.signal,
+    });
     const timer = setTimeout(() => {
       settle({
         status: 504,

@@ -86,6 +86,21 @@ export function requestHeaders(incoming: Incoming): Record<string, string> {
   return out;
 }
 
+/** {@link requestHeaders} with a stub's header names left out and its lines added beside the client's. */
+export function adjustedHeaders(
+  headers: Record<string, string>,
+  adjust: NonNullable<ForwardOptions["adjust"]>,
+): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = { ...headers };
+  for (const name of adjust.removeHeaders ?? []) delete out[name];
+  for (const [name, value] of adjust.addHeaders ?? []) {
+    const key = name.toLowerCase();
+    const had = out[key];
+    out[key] = had === undefined ? value : [...(Array.isArray(had) ? had : [had]), value];
+  }
+  return out;
+}
+
 /** {@link requestHeaders} from a header record. */
 function passedOn(all: Record<string, string>): Record<string, string> {
   const drop = connectionTokens(all["connection"] ?? null);
@@ -101,6 +116,8 @@ function passedOn(all: Record<string, string>): Record<string, string> {
 /** How a request is forwarded: the time it may take for the answer's head, shutdown, the recorder. */
 export interface ForwardOptions {
   timeoutMs: number;
+  /** Request header lines to add and names to leave out (a proxy stub's `proxy_request`). */
+  adjust?: { addHeaders?: readonly [string, string][]; removeHeaders?: readonly string[] };
   signal?: AbortSignal;
   tap?: ForwardTap;
 }
