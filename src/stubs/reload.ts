@@ -41,9 +41,11 @@ function behaviour(stub: CompiledStub): string {
  * @example
  * ```ts
  * import { diffStubs } from "./reload.ts";
+ * import type { CompiledStub } from "./model.ts";
  * import { get } from "../../mod.ts";
- * const before = [get("/a").toStub(), get("/b").toStub()];
- * const after = [get("/b").status(201).toStub(), get("/c").toStub()];
+ * // A builder's stub is checked, so compiled (the public type leaves those parts out).
+ * const before = [get("/a").toStub(), get("/b").toStub()] as CompiledStub[];
+ * const after = [get("/b").status(201).toStub(), get("/c").toStub()] as CompiledStub[];
  * console.log(diffStubs(before, after)); // { from: [1, undefined], added: [1], removed: [0], changed: [0] }
  * ```
  */
@@ -82,9 +84,11 @@ const SHOWN_NAMES = 8;
  * @example
  * ```ts
  * import { describeChanges, diffStubs } from "./reload.ts";
+ * import type { CompiledStub } from "./model.ts";
  * import { get } from "../../mod.ts";
- * const before = [get("/a").toStub()];
- * const after = [get("/a").status(500).toStub(), get("/b").toStub()];
+ * // A builder's stub is checked, so compiled (the public type leaves those parts out).
+ * const before = [get("/a").toStub() as CompiledStub];
+ * const after = [get("/a").status(500).toStub(), get("/b").toStub()] as CompiledStub[];
  * console.log(describeChanges(diffStubs(before, after), before, after)); // "+1 -0 ~1 stubs (+GET /b, ~GET /a)"
  * ```
  */
