@@ -52,6 +52,16 @@ export interface RequestMatch {
   pathParams?: [segment: number, name: string, rest: boolean, pattern: ValuePattern][];
   /** JSONPath expressions the body must satisfy: a value pattern, or `present` (found and not null). */
   jsonPath?: [path: string, pattern: ValuePattern | "present" | JsonPathEquals][];
+  /** Patterns on the form fields of a `multipart/*` body (its parts named by `Content-Disposition: form-data`): each must hold. */
+  multipart?: MultipartMatch[];
+}
+
+/** One `request.multipart` entry: what one part (`any`) or every part (`all`) of a multipart body must meet. */
+export interface MultipartMatch {
+  /** True for `match: all` (every part meets it); false for `any` (at least one part does). */
+  every: boolean;
+  /** The part's own conditions (its headers and body; nothing captured), as a request's. */
+  match: RequestMatch;
 }
 
 /** A `json_path` entry `{json_equals, json_ignore?, json_placeholders?}`: the one value found equals the document. */
