@@ -534,7 +534,7 @@ function multipartCondition(patterns: readonly MultipartMatch[]): NamedCondition
         const failing = parts.find((part) => !meets(part, conditions));
         if (failing !== undefined) {
           const failed = conditions.find((c) => !c.test(partView(failing), [], []))!;
-          return `multipart[${i}]: part ${quoteValue(fieldName(failing))} does not: ${
+          return `multipart[${i}] wants every part: part ${quoteValue(fieldName(failing))}: ${
             failed.reason(partView(failing))
           }`;
         }
@@ -543,7 +543,7 @@ function multipartCondition(patterns: readonly MultipartMatch[]): NamedCondition
           const failed = conditions.find((c) => !c.test(partView(part), [], []))!;
           return `${quoteValue(fieldName(part))}: ${failed.reason(partView(part))}`;
         });
-        return `multipart[${i}]: no part matches (${reasons.slice(0, 3).join("; ")}${
+        return `multipart[${i}] wants some part: none matches (${reasons.slice(0, 3).join("; ")}${
           reasons.length > 3 ? `; and ${reasons.length - 3} more` : ""
         })`;
       }
