@@ -774,6 +774,16 @@ function convertMultipart(spec: unknown, conditions: Record<string, unknown>, ct
         if (Object.keys(lower).length) part.headers = lower;
       }
     }
+    if (Array.isArray(pattern.bodyPatterns)) {
+      // A part always has a body (WireMock tests "" there, not null): its absent never matches.
+      pattern.bodyPatterns.forEach((p, j) => {
+        const absent = (m: unknown): boolean =>
+          isObject(m) && (m.absent !== undefined || [m.and, m.or].some((l) => Array.isArray(l) && l.some(absent)));
+        if (absent(p)) {
+          inner.refuse(`bodyPatterns[${j}] absent`, "a part always has a body, which absent never matches");
+        }
+      });
+    }
     if (pattern.bodyPatterns !== undefined) convertBodyPatterns(pattern.bodyPatterns, part, inner);
     parts.push(part);
   });
