@@ -49,14 +49,14 @@ Deno.test("serve --wiremock: GET mappings do not answer HEAD, answers carry Matc
   ]);
   assert.match(
     served.process.stderr,
-    /^\[WARN\] \S+\/mappings\/upload\.json mappings\[0\]: 'multipartPatterns' is not supported: /m,
+    /^\[WARN\] \S+\/mappings\/upload\.json mappings\[0\]: 'customMatcher' is not supported: /m,
   );
 });
 
 Deno.test("serve --wiremock --strict: a mapping left out is an error, exit 1; validate --strict too", async () => {
   const serve = await runCli(["serve", "--port", "0", "--wiremock", EXAMPLE, "--strict"]);
   assert.equal(serve.code, 1);
-  assert.match(serve.stderr, /^\[ERROR\] \S+upload\.json mappings\[0\]: 'multipartPatterns' is not supported/m);
+  assert.match(serve.stderr, /^\[ERROR\] \S+upload\.json mappings\[0\]: 'customMatcher' is not supported/m);
   const validate = await runCli(["validate", "--wiremock", EXAMPLE, "--strict"]);
   assert.equal(validate.code, 1);
   const lenient = await runCli(["validate", "--wiremock", EXAMPLE]);

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { get, post, route } from "../mod.ts";
 import { validateConfig } from "../src/stubs/validate.ts";
 import { rawRequest, send, serverTest } from "./_http.ts";
-import { stubServer } from "../mod.ts";
+import { type StubServer, stubServer } from "../mod.ts";
 
 const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { "content-type": "application/json" } });
 
@@ -659,6 +659,174 @@ Deno.test("request.body takes no captures and no has_exactly", () => {
     "request.body captures nothing: leave out {name} placeholders and named groups",
     "request.body cannot use has_exactly or includes: a body is one value",
   ]);
+});
+
+// ---------------------------------------------------------------- multipart
+
+/** Serves `routes` (config form) on `server`, failing on any validation problem. */
+function serveConfig(server: StubServer, routes: unknown[]): void {
+  const { config, problems } = validateConfig({ routes });
+  assert.deepEqual(problems, []);
+  server.handler.registry.replaceSource(config!.routes, "config");
+}
+
+serverTest(
+  "multipart: a FormData upload sent by fetch meets part patterns on its headers and body (any, all); a miss says which",
+  async (server) => {
+    serveConfig(server, [{
+      method: "POST",
+      path: "/upload",
+      request: {
+        multipart: [
+          {
+            headers: { "Content-Disposition": { contains: 'name="file"' }, "content-type": "text/plain" },
+            body: { contains: "hello" },
+          },
+          { match: "all", body: { not_contains: "secret" } },
+        ],
+      },
+      status: 201,
+      body: { stored: true },
+    }]);
+    const upload = (note: string, file: string, type = "text/plain") => {
+      const form = new FormData();
+      form.append("note", note);
+      form.append("file", new Blob([file], { type }), "a.txt");
+      return fetch(`${server.url}/upload`, { method: "POST", body: form });
+    };
+    const ok = await upload("hi", "hello world");
+    assert.equal(ok.status, 201);
+    assert.deepEqual(await ok.json(), { stored: true });
+    const bye = await upload("hi", "bye");
+    assert.equal(bye.status, 404);
+    assert.equal(
+      (await bye.json()).closest[0].reason,
+      "multipart[0] wants some part: none matches ('note': header 'content-disposition' is 'form-data; name=\"note\"', " +
+        "stub wants text containing 'name=\"file\"'; 'file': body is 'bye', stub wants text containing 'hello')",
+    );
+    const typed = await upload("hi", "hello", "application/octet-stream");
+    assert.equal(typed.status, 404);
+    await typed.body?.cancel();
+    const secret = await upload("secret", "hello");
+    assert.equal(secret.status, 404);
+    assert.equal(
+      (await secret.json()).closest[0].reason,
+      "multipart[1] wants every part: part 'note': body is 'secret', stub wants text not containing 'secret'",
+    );
+    // A form that is not multipart meets no part pattern.
+    const plain = await send(server, "POST", "/upload", {
+      body: "file=hello",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    });
+    assert.equal(plain.status, 404);
+    assert.equal(
+      plain.json.closest[0].reason,
+      "body is not multipart (content-type is 'application/x-www-form-urlencoded')",
+    );
+  },
+);
+
+serverTest(
+  "multipart: a raw multipart/mixed body with a quoted boundary, a preamble and JSON parts; malformed bodies miss and the server goes on",
+  async (server) => {
+    serveConfig(server, [{
+      method: "POST",
+      path: "/batch",
+      request: {
+        multipart: [
+          { json_equals: { op: "add", n: 1 }, json_ignore: ["extra_fields"] },
+          { json_path: { "$.op": { any: ["add", "remove"] } }, match: "all" },
+        ],
+      },
+      headers: { "content-type": "text/plain" },
+      body: "batch ok",
+    }]);
+    const raw = (type: string, body: string) =>
+      rawRequest(
+        server.getPort(),
+        `POST /batch HTTP/1.1\r\nhost: x\r\nconnection: close\r\ncontent-type: ${type}\r\n` +
+          `content-length: ${new TextEncoder().encode(body).byteLength}\r\n\r\n${body}`,
+      );
+    const part = (name: string, json: string) =>
+      `Content-Disposition: form-data; name="${name}"\r\nContent-Type: application/json\r\n\r\n${json}\r\n`;
+    const good = `ignored preamble\r\n--a b\r\n${part("one", '{"op": "add", "n": 1, "x": 2}')}--a b\r\n` +
+      `${part("two", '{"op": "remove"}')}--a b--\r\nignored epilogue`;
+    const ok = await raw('Multipart/Mixed; boundary="a b"', good);
+    assert.equal(ok.statusLine, "HTTP/1.1 200 OK");
+    assert.equal(ok.body, "batch ok");
+    const bad = [
+      // No closing delimiter.
+      [`--a b\r\n${part("one", '{"op": "add", "n": 1}')}`, "part 1 does not end with a --a b line"],
+      // A delimiter-like line inside the data: the JSON is then not a document.
+      [`--a b\r\n${part("one", '{"op": "add", "n": 1}\r\n--a bc')}--a b--`, undefined],
+      // More parts than the bound (10,000).
+      [
+        `--a b\r\n${part("one", '{"op": "add", "n": 1}')}${`--a b\r\n${part("n", "{}")}`.repeat(10_000)}--a b--`,
+        "the body has more than 1000 parts",
+      ],
+    ] as const;
+    for (const [body, problem] of bad) {
+      const answer = await raw('multipart/form-data; boundary="a b"', body);
+      assert.equal(answer.statusLine, "HTTP/1.1 404 Not Found");
+      if (problem) {
+        assert.equal(JSON.parse(answer.body).closest[0].reason, `multipart body is not well formed: ${problem}`);
+      }
+    }
+    const again = await raw('multipart/mixed; boundary="a b"', good);
+    assert.equal(again.statusLine, "HTTP/1.1 200 OK");
+  },
+);
+
+serverTest(
+  "multipart: parts without a form-data name are not seen (as WireMock reads them); all needs at least one part",
+  async (server) => {
+    serveConfig(server, [
+      { method: "POST", path: "/any", request: { multipart: [{ body: "hello" }] }, body: "any" },
+      { method: "POST", path: "/all", request: { multipart: [{ match: "all", body: "hello" }] }, body: "all" },
+    ]);
+    const post = (path: string, body: string) =>
+      send(server, "POST", path, { body, headers: { "content-type": "multipart/mixed; boundary=B" } });
+    const unnamed = "--B\r\nContent-Type: text/plain\r\n\r\nhello\r\n--B--\r\n";
+    assert.equal(
+      (await post("/any", unnamed)).json.closest[0].reason,
+      "multipart body has no form-data part with a name",
+    );
+    assert.equal((await post("/all", "--B--\r\n")).status, 404);
+    const mixed = '--B\r\nContent-Disposition: attachment; name="x"\r\n\r\nbye\r\n--B\r\n' +
+      'Content-Disposition: form-data; name="a"\r\n\r\nhello\r\n--B--\r\n';
+    assert.equal((await post("/all", mixed)).json, "all");
+    assert.equal((await post("/any", mixed)).json, "any");
+  },
+);
+
+Deno.test("multipart: each entry is checked where it is written, with one-line errors", () => {
+  const errors = (multipart: unknown) =>
+    validateConfig({ routes: [{ method: "POST", path: "/u", request: { multipart } }] }).problems.map((p) => p.message);
+  assert.deepEqual(errors([{}, { match: "all", headers: { "x-a": "1" }, body: "b" }]), []);
+  assert.deepEqual(errors({ body: "x" }), [
+    "request.multipart must be a non-empty list of part patterns ({match: any or all, headers, body, …}), got a mapping",
+  ]);
+  assert.deepEqual(errors([]), [
+    "request.multipart must be a non-empty list of part patterns ({match: any or all, headers, body, …}), got a list",
+  ]);
+  assert.deepEqual(errors(["x"]), [
+    'request.multipart[0] must be a mapping of part conditions (match, headers, body, body_contains, json, json_equals, json_ignore, json_placeholders, json_path), got "x"',
+  ]);
+  assert.deepEqual(errors([{ match: "every" }]), [
+    'request.multipart[0].match must be any (at least one part meets it, the default) or all (every part does), got "every"',
+  ]);
+  assert.deepEqual(errors([{ body: "a" }, { headers: { "x-a": { regex: "(" } } }]).length, 1);
+  assert.match(
+    errors([{ body: "a" }, { headers: { "x-a": { regex: "(" } } }])[0],
+    /^request\.multipart\[1\]\.headers\.x-a regex /,
+  );
+  assert.deepEqual(errors([{ json_ignore: ["extra_fields"] }]), [
+    "request.multipart[0].json_ignore relaxes request.multipart[0].json_equals; add json_equals or remove json_ignore",
+  ]);
+  assert.deepEqual(errors([{ headers: { "x-a": "{who}" } }]), [
+    "request.multipart[0] captures nothing: leave out {name} placeholders and named groups",
+  ]);
+  assert.match(errors([{ form: { a: "1" } }])[0], /^request\.multipart\[0\]: unknown part condition 'form'/);
 });
 
 // ---------------------------------------------------------------- path_params

@@ -39,11 +39,6 @@ const KNOWN: Record<string, Record<string, string>> = {
       "the mapping is refused (a header matcher whose text spans ', ' reads the joined value); the case's catch-all answers",
     "and contains a, contains b: one line a, b":
       "the mapping is refused (a header matcher whose text spans ', ' reads the joined value); the case's catch-all answers",
-    "multipart ALL: every part matches": "multipart conditions are not converted yet (refused)",
-    "multipart ANY: part headers in lower case": "multipart conditions are not converted yet (refused)",
-    "multipart ANY: the file part matches": "multipart conditions are not converted yet (refused)",
-    "multipart two patterns both met": "multipart conditions are not converted yet (refused)",
-    "multipart with a quoted boundary and a preamble": "multipart conditions are not converted yet (refused)",
   },
   p20_extras: {
     "nested header texts: ab":

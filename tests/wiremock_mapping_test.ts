@@ -835,6 +835,54 @@ Deno.test("regression: multipartPatterns and customMatcher were dropped silently
   }
 });
 
+Deno.test("wiremock mapping: multipartPatterns become request.multipart (ALL as match: all, headers lower-cased, bodyPatterns as the request's)", () => {
+  const { routes, warnings } = one({
+    request: {
+      method: "POST",
+      urlPath: "/x",
+      multipartPatterns: [
+        {
+          name: "file",
+          matchingType: "ANY",
+          headers: { "Content-Disposition": { contains: 'name="file"' }, "Content-Type": { equalTo: "text/plain" } },
+          bodyPatterns: [{ contains: "hello" }, { matches: "[a-z]+" }],
+        },
+        { matchingType: "ALL", bodyPatterns: [{ equalToJson: { a: 1 }, ignoreExtraElements: true }] },
+        {},
+      ],
+    },
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes[0].request, {
+    multipart: [
+      {
+        headers: { "content-disposition": { contains: 'name="file"' }, "content-type": "text/plain" },
+        body_contains: "hello",
+        body: { regex: "[a-z]+" },
+      },
+      { match: "all", json: { a: 1 } },
+      {},
+    ],
+  });
+});
+
+Deno.test("wiremock mapping: what a multipart pattern cannot say refuses the mapping, placed inside the pattern", () => {
+  const features = (multipartPatterns: unknown) =>
+    one({ request: { method: "POST", urlPath: "/x", multipartPatterns } }).warnings.map((w) => w.feature);
+  assert.deepEqual(features([{ bodyPatterns: [{ binaryEqualTo: "aGk=" }] }]), [
+    "multipartPatterns[0].bodyPatterns[0] binaryEqualTo",
+  ]);
+  assert.deepEqual(features([{ bodyPatterns: [{ or: [{ equalTo: "a" }, { absent: true }] }] }]), [
+    "multipartPatterns[0].bodyPatterns[0] absent",
+  ]);
+  assert.deepEqual(features([{ matchingType: "SOME" }]), ["multipartPatterns[0].matchingType"]);
+  assert.deepEqual(features([{ other: 1 }]), ["multipartPatterns[0].other"]);
+  assert.deepEqual(features([{ headers: { "X-A": { equalTo: "a, b" } } }]), [
+    "multipartPatterns[0].headers.X-A equalTo",
+  ]);
+  assert.deepEqual(features([]), ["multipartPatterns"]);
+});
+
 Deno.test("wiremock mapping: formParameters become request.form (equalTo, matches, absent, negations, and/or, hasExactly)", () => {
   const { routes, warnings } = one({
     request: {

@@ -8,6 +8,7 @@
 
 import type { Incoming } from "./incoming.ts";
 import { parseXml, type XmlNode } from "../util/xml.ts";
+import { multipartBoundary, type MultipartParse, parseMultipart } from "../util/multipart.ts";
 
 /** Decodes one `application/x-www-form-urlencoded` name or value (`+` is a space; a malformed escape stays). */
 export function formDecode(text: string): string {
@@ -109,6 +110,7 @@ export class BodyView {
   #text: string | undefined;
   #json: { value: unknown } | null | undefined;
   #form: QueryParams | null | undefined;
+  #multipart: MultipartParse | null | undefined;
   #tooDeep: boolean | undefined;
   #xml: { doc: XmlNode } | { problem: string } | undefined;
 
@@ -157,6 +159,18 @@ export class BodyView {
     return this.#form = new QueryParams(this.text());
   }
 
+  /**
+   * The body split into parts, parsed on first use, when its content type is `multipart/*`
+   * with a boundary (else null); a body cut at the limit, or one not well formed, gives a problem.
+   */
+  multipart(): MultipartParse | null {
+    if (this.#multipart !== undefined) return this.#multipart;
+    const boundary = multipartBoundary(this.#contentType);
+    if (boundary === undefined) return this.#multipart = null;
+    if (!this.complete) return this.#multipart = { problem: "the body is larger than the body limit" };
+    return this.#multipart = parseMultipart(this.bytes, boundary);
+  }
+
   /** The content type the request declared, or null. */
   get contentType(): string | null {
     return this.#contentType;
@@ -175,10 +189,10 @@ export class RequestView {
   body: BodyView | undefined;
   /** The scope the request carries (`x-stubtool-scope`), when the handler read it. */
   scope: string | null = null;
-  readonly #incoming: Incoming;
+  readonly #incoming: Pick<Incoming, "header" | "headerLines">;
   #query: QueryParams | undefined;
 
-  constructor(incoming: Incoming, method: string, pathname: string, rawQuery: string) {
+  constructor(incoming: Pick<Incoming, "header" | "headerLines">, method: string, pathname: string, rawQuery: string) {
     this.#incoming = incoming;
     this.method = method;
     this.pathname = pathname;

@@ -59,6 +59,16 @@ export interface RequestMatch {
   xmlEquals?: XmlEquals;
   /** XPath expressions the body (as XML) must satisfy. */
   xpath?: [expression: XPathExpression, check: XPathCheck][];
+  /** Patterns on the form fields of a `multipart/*` body (its parts named by `Content-Disposition: form-data`): each must hold. */
+  multipart?: MultipartMatch[];
+}
+
+/** One `request.multipart` entry: what one part (`any`) or every part (`all`) of a multipart body must meet. */
+export interface MultipartMatch {
+  /** True for `match: all` (every part meets it); false for `any` (at least one part does). */
+  every: boolean;
+  /** The part's own conditions (its headers and body; nothing captured), as a request's. */
+  match: RequestMatch;
 }
 
 /** What an `xpath` entry asks of what it finds: something, a value pattern on one of the values, or an XML document. */

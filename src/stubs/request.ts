@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { JsonIgnore, JsonPathEquals, RequestMatch } from "./model.ts";
+import type { JsonIgnore, JsonPathEquals, MultipartMatch, RequestMatch } from "./model.ts";
 import type { Segment } from "./path.ts";
 import { unknownField } from "../util/hint.ts";
 import { compileJsonPattern, compileJsonPlaceholders, compileValuePattern, type ValuePattern } from "./patterns.ts";
@@ -43,6 +43,19 @@ export const REQUEST_FIELDS = [
   "xml_ignore",
   "xpath",
   "xpath_namespaces",
+  "multipart",
+] as const;
+/** The keys of a `request.multipart` entry: how many parts must meet it, and a part's own conditions. */
+export const MULTIPART_FIELDS = [
+  "match",
+  "headers",
+  "body",
+  "body_contains",
+  "json",
+  "json_equals",
+  "json_ignore",
+  "json_placeholders",
+  "json_path",
 ] as const;
 /** What `json_ignore` may list. */
 export const JSON_IGNORES: readonly JsonIgnore[] = ["array_order", "extra_fields", "extra_items"];
@@ -144,6 +157,7 @@ export function compileRequest(
     compileBodyContains(request.body_contains, c);
     compileBody(request.body, c);
     compileXmlConditions(request, match, written, errors);
+    compileMultipart(request.multipart, c);
   }
   return { match: hasConditions(match) ? match : {}, request: written };
 }
@@ -153,7 +167,7 @@ function hasConditions(match: RequestMatch): boolean {
   return !!(match.query || match.headers || match.cookies || match.json || match.form ||
     match.bodyContains !== undefined || match.body || match.queryString !== undefined || match.pathRegex ||
     match.urlRegex ||
-    match.jsonEquals || match.jsonPath || match.pathParams || match.xmlEquals || match.xpath);
+    match.jsonEquals || match.jsonPath || match.pathParams || match.xmlEquals || match.xpath || match.multipart);
 }
 
 /** The claim of {@link Compiling}: the path's placeholders are taken first. */
@@ -280,6 +294,58 @@ function compileBody(body: unknown, { match, written, errors }: Compiling): void
     match.body = pattern;
     written.body = body;
   }
+}
+
+/**
+ * `request.multipart`: a list of part patterns, each `{match?: any | all, headers?, body?,
+ * body_contains?, json?, json_equals?, json_ignore?, json_placeholders?, json_path?}`, compiled
+ * as the conditions of a request of their own (problems placed `request.multipart[i].…`); they
+ * capture nothing.
+ */
+function compileMultipart(multipart: unknown, { match, written, errors }: Compiling): void {
+  if (multipart === undefined) return;
+  if (!Array.isArray(multipart) || multipart.length === 0) {
+    errors.push(
+      `request.multipart must be a non-empty list of part patterns ({match: any or all, headers, body, …}), got ${
+        shown(multipart)
+      }`,
+    );
+    return;
+  }
+  const list: MultipartMatch[] = [];
+  const out: Record<string, unknown>[] = [];
+  multipart.forEach((spec, i) => {
+    const place = `request.multipart[${i}]`;
+    if (!isObject(spec)) {
+      errors.push(`${place} must be a mapping of part conditions (${MULTIPART_FIELDS.join(", ")}), got ${shown(spec)}`);
+      return;
+    }
+    const before = errors.length;
+    for (const key of Object.keys(spec)) {
+      if (!(MULTIPART_FIELDS as readonly string[]).includes(key)) {
+        errors.push(`${place}: ${unknownField("part condition", key, MULTIPART_FIELDS)}`);
+      }
+    }
+    if (spec.match !== undefined && spec.match !== "any" && spec.match !== "all") {
+      errors.push(
+        `${place}.match must be any (at least one part meets it, the default) or all (every part does), got ${
+          shown(spec.match)
+        }`,
+      );
+    }
+    const { match: every, ...conditions } = spec;
+    const problems: string[] = [];
+    const compiled = compileRequest([], undefined, conditions, problems);
+    for (const problem of problems) errors.push(problem.replaceAll("request.", `${place}.`));
+    const captures = (compiled?.match.headers ?? []).some(([, p]) => p.names.length) ||
+      (compiled?.match.jsonNames?.length ?? 0) > 0;
+    if (captures) errors.push(`${place} captures nothing: leave out {name} placeholders and named groups`);
+    if (errors.length > before || !compiled) return;
+    list.push({ every: every === "all", match: compiled.match });
+    out.push({ ...compiled.request, ...every === undefined ? {} : { match: every } });
+  });
+  match.multipart = list;
+  written.multipart = out;
 }
 
 /** A JSON body as `json_equals` takes it: plain JSON values only. */

@@ -12,7 +12,7 @@
 
 import { TRUNCATIONS } from "./date_pattern.ts";
 import { FAULTS } from "./model.ts";
-import { JSON_IGNORES, MAX_SCOPE_LENGTH, type REQUEST_FIELDS } from "./request.ts";
+import { JSON_IGNORES, MAX_SCOPE_LENGTH, type MULTIPART_FIELDS, type REQUEST_FIELDS } from "./request.ts";
 import { STUB_ID } from "../util/ids.ts";
 import { MAX_STREAM_EVENTS } from "./stream_field.ts";
 import { MAX_WEBSOCKET_SENDS } from "./websocket_field.ts";
@@ -372,6 +372,29 @@ const REQUEST: SchemasOf<typeof REQUEST_FIELDS> = {
     type: "object",
     description: "prefix → namespace URI for the xpath expressions (without it, names match as written in the body)",
     additionalProperties: { type: "string", minLength: 1 },
+  },
+  multipart: {}, // set below: a part takes the request's own body conditions
+};
+
+REQUEST.multipart = {
+  type: "array",
+  minItems: 1,
+  description:
+    "patterns on the form fields (parts with Content-Disposition: form-data; name=…) of a multipart/* body; each must hold",
+  items: {
+    type: "object",
+    properties: {
+      match: { enum: ["any", "all"], description: "any (default): at least one part meets it; all: every part does" },
+      headers: PATTERN_MAP("part header"),
+      body: REQUEST.body,
+      body_contains: REQUEST.body_contains,
+      json: REQUEST.json,
+      json_equals: REQUEST.json_equals,
+      json_ignore: REQUEST.json_ignore,
+      json_placeholders: REQUEST.json_placeholders,
+      json_path: REQUEST.json_path,
+    } satisfies SchemasOf<typeof MULTIPART_FIELDS>,
+    additionalProperties: false,
   },
 };
 

@@ -75,6 +75,7 @@ function conditionKeys(stub: CompiledStub): Key[] {
       "json_ignore",
       "json_placeholders",
       "json_path",
+      "multipart",
     ]
   ) {
     const value = stub.request?.[field];

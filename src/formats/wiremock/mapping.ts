@@ -298,8 +298,8 @@ function convertRequest(request: unknown, route: Record<string, unknown>, ctx: C
     if (form && Object.keys(form).length) conditions.form = form;
   }
   if (request.bodyPatterns !== undefined) convertBodyPatterns(request.bodyPatterns, conditions, ctx);
+  if (request.multipartPatterns !== undefined) convertMultipart(request.multipartPatterns, conditions, ctx);
   const none: Record<string, string> = {
-    multipartPatterns: "stubtool has no conditions on multipart parts",
     customMatcher: "a Java extension stubtool cannot run",
   };
   for (const [key, why] of Object.entries(none)) if (request[key] !== undefined) ctx.refuse(key, why);
@@ -867,6 +867,66 @@ function convertXmlPattern(
   }
   paths[expression] = check;
   if (namespaces) conditions.xpath_namespaces = namespaces;
+}
+
+/**
+ * `multipartPatterns` as `request.multipart`: WireMock reads the form fields of any
+ * `multipart/*` body (parts with `Content-Disposition: form-data` and a name); `matchingType`
+ * ALL needs every one to meet the pattern, ANY (the default) one; the part's `headers` and
+ * `bodyPatterns` convert as the request's own (its body read as UTF-8 text). `name` is a label
+ * WireMock does not match on.
+ */
+function convertMultipart(spec: unknown, conditions: Record<string, unknown>, ctx: Context): void {
+  if (!Array.isArray(spec) || spec.length === 0) {
+    ctx.refuse("multipartPatterns", `expected a list of part patterns, got ${shown(spec)}`);
+    return;
+  }
+  const parts: Record<string, unknown>[] = [];
+  spec.forEach((pattern, i) => {
+    const place = `multipartPatterns[${i}]`;
+    if (!isObject(pattern)) {
+      ctx.refuse(place, `expected an object, got ${shown(pattern)}`);
+      return;
+    }
+    const inner: Context = { ...ctx, refuse: (feature, why) => ctx.refuse(`${place}.${feature}`, why) };
+    for (const key of Object.keys(pattern)) {
+      if (!["name", "matchingType", "headers", "bodyPatterns"].includes(key)) {
+        inner.refuse(key, "stubtool has no equivalent");
+      }
+    }
+    const part: Record<string, unknown> = {};
+    const type = pattern.matchingType;
+    if (type === "ALL") part.match = "all";
+    else if (type !== undefined && type !== "ANY") {
+      inner.refuse("matchingType", `expected ALL or ANY, got ${shown(type)}`);
+    }
+    if (pattern.headers !== undefined) {
+      const headers = fieldPatterns("headers", pattern.headers, inner);
+      if (headers) {
+        const lower: Record<string, unknown> = {};
+        for (const [name, value] of Object.entries(headers)) {
+          if (Object.hasOwn(lower, name.toLowerCase())) {
+            inner.refuse(`headers.${name}`, "the same header is listed twice (names differ only in case)");
+          }
+          lower[name.toLowerCase()] = value;
+        }
+        if (Object.keys(lower).length) part.headers = lower;
+      }
+    }
+    if (Array.isArray(pattern.bodyPatterns)) {
+      // A part always has a body (WireMock tests "" there, not null): its absent never matches.
+      pattern.bodyPatterns.forEach((p, j) => {
+        const absent = (m: unknown): boolean =>
+          isObject(m) && (m.absent !== undefined || [m.and, m.or].some((l) => Array.isArray(l) && l.some(absent)));
+        if (absent(p)) {
+          inner.refuse(`bodyPatterns[${j}] absent`, "a part always has a body, which absent never matches");
+        }
+      });
+    }
+    if (pattern.bodyPatterns !== undefined) convertBodyPatterns(pattern.bodyPatterns, part, inner);
+    parts.push(part);
+  });
+  conditions.multipart = parts;
 }
 
 /**

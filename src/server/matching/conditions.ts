@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { JsonPathEquals, RequestMatch } from "../../stubs/model.ts";
+import type { JsonPathEquals, MultipartMatch, RequestMatch } from "../../stubs/model.ts";
 import { evaluatePath, JsonPathWorkError } from "../../templating/jsonpath.ts";
 import {
   compileValuePattern,
@@ -26,7 +26,8 @@ import { evaluateXPath, nodeText, type XPathExpression } from "../../stubs/xpath
 import type { XPathCheck } from "../../stubs/model.ts";
 import type { XmlNode } from "../../util/xml.ts";
 import type { Condition, Dimension } from "./router.ts";
-import { MAX_JSON_DEPTH, type QueryParams, type RequestView } from "../request_view.ts";
+import { BodyView, MAX_JSON_DEPTH, type QueryParams, RequestView } from "../request_view.ts";
+import { formFieldName, type MultipartPart } from "../../util/multipart.ts";
 
 /** A condition with the capture names it fills, in order. */
 export interface NamedCondition extends Condition {
@@ -538,6 +539,78 @@ function xpathCondition(expression: XPathExpression, check: XPathCheck): NamedCo
       texts.length > 1 ? ` (and ${texts.length - 1} more)` : ""
     }, stub wants ${wants(check)}`;
   });
+/** Each form field of a multipart body as a request of its own (its headers, its body), made once per part. */
+const partViews = new WeakMap<MultipartPart, RequestView>();
+
+function partView(part: MultipartPart): RequestView {
+  let view = partViews.get(part);
+  if (view) return view;
+  const header = (name: string): string | null => {
+    const values = part.headers.filter(([n]) => n === name).map(([, v]) => v);
+    return values.length ? values.join(", ") : null;
+  };
+  const lines = part.headers.flatMap(([n, v]) => [n, v]);
+  view = new RequestView({ header, headerLines: () => lines }, "POST", "/", "");
+  view.body = new BodyView(part.body, true, header("content-type"));
+  partViews.set(part, view);
+  return view;
+}
+
+/**
+ * The form fields of a multipart body (parts with `Content-Disposition: form-data` and a
+ * name: the parts WireMock reads), or why there are none to test.
+ */
+function formParts(view: RequestView): MultipartPart[] | string {
+  const parsed = view.body!.multipart();
+  if (parsed === null) {
+    return `body is not multipart (content-type is ${quoteValue(view.body!.contentType ?? "")})`;
+  }
+  if ("problem" in parsed) return `multipart body is not well formed: ${parsed.problem}`;
+  const fields = parsed.parts.filter((part) =>
+    formFieldName(part.headers.find(([name]) => name === "content-disposition")?.[1]) !== undefined
+  );
+  return fields.length ? fields : "multipart body has no form-data part with a name";
+}
+
+/**
+ * `multipart`: each entry met by at least one form field of the body (`any`) or by every one
+ * (`all`), a field meeting an entry when it meets all of the entry's conditions.
+ */
+function multipartCondition(patterns: readonly MultipartMatch[]): NamedCondition {
+  const compiled = patterns.map((p) => ({ every: p.every, conditions: buildConditions(p.match) }));
+  const meets = (part: MultipartPart, conditions: readonly NamedCondition[]) => {
+    const view = partView(part);
+    return conditions.every((c) => c.test(view, [], []));
+  };
+  const check = (view: RequestView): string | undefined => {
+    const parts = formParts(view);
+    if (typeof parts === "string") return parts;
+    for (const [i, { every, conditions }] of compiled.entries()) {
+      if (every) {
+        const failing = parts.find((part) => !meets(part, conditions));
+        if (failing !== undefined) {
+          const failed = conditions.find((c) => !c.test(partView(failing), [], []))!;
+          return `multipart[${i}] wants every part: part ${quoteValue(fieldName(failing))}: ${
+            failed.reason(partView(failing))
+          }`;
+        }
+      } else if (!parts.some((part) => meets(part, conditions))) {
+        const reasons = parts.map((part) => {
+          const failed = conditions.find((c) => !c.test(partView(part), [], []))!;
+          return `${quoteValue(fieldName(part))}: ${failed.reason(partView(part))}`;
+        });
+        return `multipart[${i}] wants some part: none matches (${reasons.slice(0, 3).join("; ")}${
+          reasons.length > 3 ? `; and ${reasons.length - 3} more` : ""
+        })`;
+      }
+    }
+    return undefined;
+  };
+  return { ...bodyCheck(check), weight: patterns.length };
+}
+
+function fieldName(part: MultipartPart): string {
+  return formFieldName(part.headers.find(([name]) => name === "content-disposition")?.[1]) ?? "";
 }
 
 /**
@@ -575,5 +648,6 @@ export function buildConditions(
   for (const [path, pattern] of match?.jsonPath ?? []) conditions.push(jsonPathCondition(path, pattern));
   if (match?.xmlEquals) conditions.push(xmlEqualsCondition(match.xmlEquals));
   for (const [expression, check] of match?.xpath ?? []) conditions.push(xpathCondition(expression, check));
+  if (match?.multipart) conditions.push(multipartCondition(match.multipart));
   return conditions;
 }
