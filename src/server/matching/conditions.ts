@@ -539,6 +539,8 @@ function xpathCondition(expression: XPathExpression, check: XPathCheck): NamedCo
       texts.length > 1 ? ` (and ${texts.length - 1} more)` : ""
     }, stub wants ${wants(check)}`;
   });
+}
+
 /** Each form field of a multipart body as a request of its own (its headers, its body), made once per part. */
 const partViews = new WeakMap<MultipartPart, RequestView>();
 
