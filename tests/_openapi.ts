@@ -110,7 +110,7 @@ export function validatorFor(doc: Json): (pointer: string, value: unknown) => st
     });
   }
   for (const name of ["byte", "binary", "password"]) ajv.addFormat(name, { type: "string", validate: () => true });
-  ajv.addSchema(forAjv(doc, !String(doc.openapi).startsWith("3.1"), false), "spec");
+  ajv.addSchema(forAjv(doc, !String(doc.openapi).startsWith("3.1"), false) as Json, "spec");
   return (pointer, value) => {
     const validate = ajv.compile({
       $ref: "spec#" + pointer.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/]/g, (c) => encodeURIComponent(c)),
@@ -151,7 +151,7 @@ export function exampleValues(doc: Json): Set<string> {
   const found = new Set<string>();
   const add = (value: unknown) => {
     found.add(JSON.stringify(value));
-    if (Array.isArray(value)) for (const item of value) found.add(JSON.stringify(item));
+    if (Array.isArray(value)) { for (const item of value) found.add(JSON.stringify(item)); }
   };
   const walk = (node: unknown, names: boolean) => {
     if (Array.isArray(node)) return node.forEach((item) => walk(item, false));
@@ -482,8 +482,7 @@ export async function exerciseSpec(file: string, options: ExerciseOptions = {}) 
       if (problem && example !== undefined) own.push(`${label}: the spec's ${example} breaks its schema`);
       else if (problem && failsAtSpecExamples(value, examples)) {
         own.push(`${label}: the spec's property examples break its schema (${problem.slice(0, 120)})`);
-      }
-      else if (problem) failures.push(`${label}: ${problem}: ${answer.text.slice(0, 200)}`);
+      } else if (problem) failures.push(`${label}: ${problem}: ${answer.text.slice(0, 200)}`);
       else valid++;
     } else valid++;
 

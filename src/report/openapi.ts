@@ -440,6 +440,7 @@ export class OpenApiSpec {
   readonly warnings: readonly Problem[];
 
   readonly #requestAjv: (() => AjvLike) | undefined;
+  #requestAjvShared: AjvLike | undefined;
 
   /** @internal Use {@link loadOpenApi}. */
   constructor(
@@ -588,7 +589,9 @@ export class OpenApiSpec {
     const item = this.#resolve(paths[path]);
     const operation = isObject(item) ? this.#resolve(item[method]) : undefined;
     if (!isObject(item) || !isObject(operation) || !this.#requestAjv) return undefined;
-    const ajv = this.#requestAjv();
+    // One validator for every operation: each new one would add (and walk) the whole document
+    // again, which made GitHub's 13 MB spec take minutes to start.
+    const ajv = this.#requestAjvShared ??= this.#requestAjv();
     const pointer = `/paths/${pointerToken(path)}`;
     const checks: PartCheck[] = [];
     for (const { parameter, pointer: at } of this.#parametersOf(item, operation, pointer, method).values()) {
@@ -745,9 +748,9 @@ export class OpenApiSpec {
           problems.push({
             level: "warn",
             place: own,
-            message: `the spec's own example breaks its schema: ${
-              messages.map((m) => `body${m}`).join("; ")
-            } (${placeOf(i)} answers it as written: not a drift)`,
+            message: `the spec's own example breaks its schema: ${messages.map((m) => `body${m}`).join("; ")} (${
+              placeOf(i)
+            } answers it as written: not a drift)`,
           });
           return;
         }
@@ -765,7 +768,11 @@ export class OpenApiSpec {
    * media type's `example` or one of its named `examples`, the schema's `example`, first of
    * `examples` or `default`, or a Swagger 2.0 response's `examples` for the type.
    */
-  #ownExample(operation: Operation, found: { key: string; response: Json }, response: ResponseSpec): string | undefined {
+  #ownExample(
+    operation: Operation,
+    found: { key: string; response: Json },
+    response: ResponseSpec,
+  ): string | undefined {
     const header = Object.entries(response.headers ?? {}).find(([name]) => name.toLowerCase() === "content-type")?.[1];
     const contentType = (Array.isArray(header) ? header[0] : header)?.split(";")[0].trim().toLowerCase();
     const content = isObject(found.response.content) ? found.response.content : {};
