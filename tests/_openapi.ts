@@ -116,7 +116,7 @@ export function validatorFor(doc: Json): (pointer: string, value: unknown) => st
       $ref: "spec#" + pointer.replace(/[^A-Za-z0-9\-._~!$&'()*+,;=:@/]/g, (c) => encodeURIComponent(c)),
     });
     if (validate(value)) return undefined;
-    lastErrors.set(value, validate.errors ?? []);
+    if (typeof value === "object" && value !== null) lastErrors.set(value, validate.errors ?? []);
     return ajv.errorsText(validate.errors);
   };
 }
@@ -438,6 +438,9 @@ export async function exerciseSpec(file: string, options: ExerciseOptions = {}) 
     leftOut,
     operations: expected.length + refused.length,
     asked: asked.length,
+    /** What the mock said at start: each operation left out, each fix, each operation whose requests are unchecked. */
+    problems: mocked!.problems,
+    doc: doc!,
   };
 
   async function exerciseOperation({ method, path, status, contentType, schema }: Expected) {
