@@ -712,7 +712,7 @@ const EXAMPLE_TABLE: [spec: string, operations: number, answered: number, faulte
   ["3.0/json/parameters-common.json", 5, 4, 0, []],
   ["3.0/json/parameters-cookies.json", 1, 1, 0, []],
   ["3.0/json/parameters-extreme.json", 1, 1, 1, []],
-  ["3.0/json/parameters-style.json", 25, 18, 0, []],
+  ["3.0/json/parameters-style.json", 25, 16, 0, []], // its two "#" operations are left out, not asked
   ["3.0/json/petstore-expanded.json", 4, 4, 1, []],
   ["3.0/json/petstore-simple-no-tags.json", 2, 0, 0, []],
   ["3.0/json/petstore-simple.json", 2, 0, 0, []],
