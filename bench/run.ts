@@ -10,6 +10,8 @@
  *   deno run -A bench/sse.ts --smoke  # S11 alone: SSE time to first event and events/s (bench/sse.ts)
  *   deno run -A bench/websocket.ts --smoke  # S13 alone: WebSocket messages/s (bench/websocket.ts)
  *   npm run bench -- --only "deno-bare,stubtool openapi checked,stubtool openapi unchecked"   # S12: request checks' cost
+ *   npm run bench -- --smoke --openapi-start   # P21.5 too (GitHub's spec, start and peak RSS; the full bench runs it)
+ *   deno run -A bench/openapi_start.ts         # P21.5 alone (bench/openapi_start.ts)
  *
  * Every server is checked for the right answer before it is loaded; the table gives
  * req/s, p50, p99, errors, RSS after the run and startup time, each as a ratio to the
@@ -20,6 +22,7 @@
 import { parseArgs } from "node:util";
 import { makeConfig, makePaymentsConfig, makeProxyConfig, s1Body, S7_BODY, S7_VERSION, S9_BODY } from "./scenarios.ts";
 import { rssMb, toMs } from "./measure.ts";
+import { measureOpenApiStart, printOpenApiStart } from "./openapi_start.ts";
 import { measureSse, printSse } from "./sse.ts";
 import { measureWebSocket, printWebSocket } from "./websocket.ts";
 import {
@@ -39,6 +42,8 @@ const { values: flags } = parseArgs({
     smoke: { type: "boolean", default: false },
     port: { type: "string", default: "18181" },
     only: { type: "string" },
+    // P21.5: GitHub's spec started with --mock (seconds per start): in the full bench, or asked for.
+    "openapi-start": { type: "boolean", default: false },
   },
 });
 const SMOKE = flags.smoke;
@@ -719,6 +724,9 @@ async function main(): Promise<number> {
   const loads = await wiremockLoads(dir);
   const sse = await measureSse(PORT, ROUNDS, SMOKE);
   const websocket = await measureWebSocket(PORT, ROUNDS, SMOKE);
+  const openapiStart = (!SMOKE && flags.only === undefined) || flags["openapi-start"]
+    ? await measureOpenApiStart(PORT, ROUNDS)
+    : undefined;
   await Deno.remove(dir, { recursive: true });
   printTable(rows);
   printWireMock(rows, loads);
@@ -732,6 +740,7 @@ async function main(): Promise<number> {
   }
   printSse(sse, ROUNDS, SMOKE);
   printWebSocket(websocket, ROUNDS, SMOKE);
+  if (openapiStart) printOpenApiStart(openapiStart);
   console.log(
     `\nS6 a test run's admin traffic (add 20 stubs, ${CYCLE_REQUESTS} requests to them, remove them), ` +
       `${cycles.count} times: ${cycles.cycleMs.toFixed(0)} ms per cycle (median); the same requests to deno-bare: ` +

@@ -4,7 +4,9 @@ import assert from "node:assert/strict";
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Report } from "../src/report/types.ts";
-import { get, lines, runCli, startServe, tempDir } from "./_cli.ts";
+import { readOpenApiDocument } from "../src/cli/loaders/openapi_document.ts";
+import { get, lines, ROOT, runCli, startServe, tempDir } from "./_cli.ts";
+import { at, follow, type Json, token, validatorFor } from "./_openapi.ts";
 
 const DIR = "tests/fixtures/openapi";
 
@@ -175,4 +177,67 @@ Deno.test("regression: import openapi wrote stubs validate refused (status: 204 
     "so it is sent as written; values made per request (ids, times) are for response templates (template: true)",
     `[WARN] ${spec}: \`/paths/users/{userId}/notes/get\` is missing path parameter(s) for \`{userId}\`. (read anyway)`,
   ]);
+});
+
+Deno.test("validate --openapi: a stub answering the spec's own example that breaks its schema is a [WARN] naming that example (the spec's fault); a stub that drifted from the spec stays an [ERROR]", async () => {
+  const spec = `${DIR}/own-examples.yaml`;
+  const both = await runCli(["validate", `${DIR}/own-examples-stubs.yaml`, "--openapi", spec]);
+  assert.equal(both.code, 1);
+  assert.equal(both.stdout, "");
+  assert.deepEqual(lines(both.stderr), [
+    `[WARN] ${spec} paths./repos/{id}.get responses.200 application/json examples.default: the spec's own example ` +
+    `breaks its schema: body at /id must be integer, got "12,"; body at /private must be boolean, got "false," ` +
+    "(routes[0] answers it as written: not a drift)",
+    `[WARN] ${spec} paths./repos.get responses.200 application/json example: the spec's own example breaks its ` +
+    "schema: body must be array, got an object (routes[1] answers it as written: not a drift)",
+    `[ERROR] routes[2]: POST /repos: body at /private must be boolean, got "yes" (spec: POST /repos 201) ` +
+    `(at ${DIR}/own-examples-stubs.yaml:13:5)`,
+  ]);
+
+  // Without the drifted stub, only the spec is at fault: exit 0.
+  await using dir = await tempDir();
+  const stubs = join(dir.path, "stubs.yaml");
+  const text = await readFile(`${DIR}/own-examples-stubs.yaml`, "utf8");
+  await Deno.writeTextFile(stubs, text.slice(0, text.indexOf("  - method: POST")));
+  const own = await runCli(["validate", stubs, "--openapi", spec]);
+  assert.equal(own.code, 0, own.stderr);
+  assert.equal(lines(own.stderr).length, 2);
+  assert.deepEqual(lines(own.stdout), [
+    `[OK] ${stubs} is valid (2 route(s) defined)`,
+    `[OK] every stub agrees with ${spec} (OpenAPI 3.0.3, 3 operation(s)); 2 stub(s) answer the spec's own ` +
+    "examples that break its schema (see the warnings)",
+  ]);
+});
+
+Deno.test("import openapi then validate --openapi on GitHub's spec (13 MB): the spec's own broken examples are [WARN] lines, each checked to break its schema, no [ERROR], exit 0", async () => {
+  const spec = join(ROOT, "node_modules/@octokit/openapi/generated/api.github.com.json");
+  await using dir = await tempDir();
+  const out = join(dir.path, "github.yaml");
+  const imported = await runCli(["import", "openapi", spec, "-o", out]);
+  assert.equal(imported.code, 0, imported.stderr);
+  assert.match(imported.stdout, /^imported 1214 stub\(s\) from 1223 operation\(s\) of .* \(9 operation\(s\) left out/);
+  assert.equal(lines(imported.stderr).length, 9);
+  const validated = await runCli(["validate", out, "--openapi", spec]);
+  assert.equal(validated.code, 0, validated.stderr.slice(0, 2000));
+  const errors = lines(validated.stderr).filter((line) => line.startsWith("[ERROR]"));
+  assert.deepEqual(errors, []);
+  const own = lines(validated.stderr).filter((line) => line.includes(": the spec's own example breaks its schema: "));
+  assert.equal(own.length, 195);
+  assert.deepEqual(lines(validated.stdout), [
+    `[OK] ${out} is valid (1214 route(s) defined)`,
+    `[OK] every stub agrees with ${spec} (OpenAPI 3.0.3, 1223 operation(s)); 195 stub(s) answer the spec's own ` +
+    "examples that break its schema (see the warnings)",
+  ]);
+  // Each example named is the spec's, and breaks its schema by the test's own ajv (not the product's).
+  const { doc } = await readOpenApiDocument(spec);
+  const check = validatorFor(doc!);
+  for (const line of own) {
+    const found = /^\[WARN\] \S+ paths\.(\S+)\.(\w+) responses\.(\d+) (\S+) examples\.(\S+): /.exec(line);
+    assert.ok(found, line);
+    const [, path, method, status, type, name] = found;
+    const response = follow(doc!, `/paths/${token(path)}/${method}/responses/${status}`);
+    const media = `${response}/content/${token(type)}`;
+    const example = at(doc!, follow(doc!, `${media}/examples/${token(name)}`)) as Json;
+    assert.notEqual(check(follow(doc!, `${media}/schema`), example.value), undefined, line);
+  }
 });
