@@ -44,6 +44,7 @@ export function stubInfo(route: Route): StubInfo {
   const stub = route.stub;
   const info: StubInfo = { id: route.id, source: route.source, hit_count: route.hits };
   if (stub.place !== undefined) info.place = stub.place;
+  if (stub.line !== undefined) info.line = stub.line;
   if (stub.name !== undefined) info.name = stub.name;
   info.method = stub.method;
   if (stub.head === false) info.head = false;
