@@ -44,7 +44,7 @@ async function main(): Promise<number> {
     allowPositionals: true,
   });
   const out = positionals[0] ?? `${ROOT}docs/dashboard.png`;
-  // Relative, so the stub table shows `routes[0] of examples/stubs.yaml`, not this machine's path.
+  // Relative, so the stub table shows `examples/stubs.yaml:9`, not this machine's path.
   Deno.chdir(ROOT);
   const { config, problems } = await loadConfigFile("examples/stubs.yaml");
   if (!config) {

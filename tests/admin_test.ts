@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { get, post as postStub, stubServer } from "../mod.ts";
+import { loadConfigText } from "../src/stubs/config.ts";
 import { ROOT, startServe } from "./_cli.ts";
 import { ADAPTERS, type Answer, send, serverTest } from "./_http.ts";
 
@@ -151,6 +152,27 @@ serverTest(
       assert.equal(missing.json.error, "no stub has id 'user'");
     }
     assert.equal((await send(server, "PATCH", "/__stubtool__/stubs/x")).headers.get("allow"), "GET, HEAD, PUT, DELETE");
+  },
+);
+
+serverTest(
+  "GET /__stubtool__/stubs lists a config stub's place and the line its routes entry starts on; a runtime stub has neither",
+  async (server) => {
+    const { config } = await loadConfigText(
+      "routes:\n  # users\n  - {id: users, method: GET, path: /users}\n\n  - id: user\n    method: GET\n    path: /users/{id}\n",
+      "stubs.yaml",
+    );
+    server.handler.registry.replaceSource(config!.routes, "config");
+    await post(server, "/__stubtool__/stubs", { id: "added", method: "GET", path: "/added" });
+    const listed = (await send(server, "GET", "/__stubtool__/stubs")).json.stubs;
+    assert.deepEqual(
+      listed.map((s: Record<string, unknown>) => [s.id, s.source, s.place, s.line]),
+      [
+        ["users", "config", "routes[0] of stubs.yaml", 3],
+        ["user", "config", "routes[1] of stubs.yaml", 5],
+        ["added", "admin", undefined, undefined],
+      ],
+    );
   },
 );
 

@@ -169,9 +169,24 @@ Deno.test("examples/stubs.yaml and examples/stubs.json are valid and define the 
   assert.equal(yaml.config.port, undefined, "the example leaves the port to --port / STUBTOOL_PORT");
   assert.ok(yaml.config.routes.length >= 8);
   // Compiled query patterns hold closures: compare what they are made of.
-  const plain = (routes: unknown[]) => JSON.parse(JSON.stringify(routes.map((r) => ({ ...r as object, place: 0 }))));
+  const plain = (routes: unknown[]) =>
+    JSON.parse(JSON.stringify(routes.map((r) => ({ ...r as object, place: 0, line: 0 }))));
   assert.deepEqual(plain(json.config.routes), plain(yaml.config.routes));
   assert.equal(yaml.config.routes[1].place, `routes[1] of ${ROOT}examples/stubs.yaml`, "each stub knows its place");
+  // …and its line: where its entry starts in each file.
+  const yamlText = await Deno.readTextFile(ROOT + "examples/stubs.yaml");
+  const jsonText = await Deno.readTextFile(ROOT + "examples/stubs.json");
+  for (
+    const [routes, text, start] of [[yaml.config.routes, yamlText, /^ *- /], [
+      json.config.routes,
+      jsonText,
+      /^ *\{/,
+    ]] as const
+  ) {
+    const lines = text.split("\n");
+    for (const stub of routes) assert.match(lines[stub.line! - 1], start, `line ${stub.line} starts an entry`);
+    assert.equal(new Set(routes.map((s) => s.line)).size, routes.length, "one line per entry");
+  }
   // It shows every feature the README points to.
   const routes = yaml.config.routes;
   assert.ok(routes.some((s) => s.path.includes("{")), "placeholders");

@@ -415,3 +415,30 @@ Deno.test("html: a journal entry's detail shows headers, the body pretty-printed
     /no stub; <ul class="closest"><li><a href="#stub-get-user"><code>GET \/users\/\{id\}<\/code><\/a>/,
   );
 });
+
+Deno.test("html: a config stub's source is FILE:LINE (its place in the tooltip), escaped; others show their place or source", () => {
+  const html = renderHtmlReport({
+    ...sample(),
+    stubs: [
+      { id: "a", method: "GET", path: "/a", hit_count: 1 },
+      { id: "b", method: "GET", path: "/b", hit_count: 1 },
+      { id: "c", method: "GET", path: "/c", hit_count: 1 },
+      { id: "d", method: "GET", path: "/d", hit_count: 1 },
+    ],
+  }, {
+    stubs: [
+      { id: "a", source: "config", place: "routes[3] of <x>.yaml", line: 12 },
+      // A line without a config place (not one the server makes) is not glued to another kind of place.
+      { id: "b", source: "inline", place: "--stub[0]", line: 3 },
+      { id: "c", source: "wiremock", place: "m/<u>.json mappings[1]" },
+      { id: "d", source: "admin" },
+    ],
+  });
+  const where = [...html.matchAll(/<td class="where narrow-hide">(.*?)<\/td>/g)].map((m) => m[1]);
+  assert.deepEqual(where, [
+    '<span title="routes[3] of &lt;x&gt;.yaml">&lt;x&gt;.yaml:12</span>',
+    "--stub[0]",
+    "m/&lt;u&gt;.json mappings[1]",
+    "admin",
+  ]);
+});

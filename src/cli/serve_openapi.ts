@@ -274,7 +274,10 @@ function addUnderBasePaths(prefixes: string[], converted: OpenApiConversion, res
     })
   );
   const { config: twins } = validateConfig({ routes: under });
-  result.stubs = [...result.stubs, ...twins?.routes ?? []];
+  // A twin names the operation it mocks, as its original does (`openapi GET /pets of petstore.yaml`).
+  const originals = result.stubs;
+  twins?.routes.forEach((twin, j) => twin.place = originals[j % originals.length]?.place);
+  result.stubs = [...originals, ...twins?.routes ?? []];
   result.places = [...result.places, ...prefixes.flatMap(() => converted.places)];
 }
 

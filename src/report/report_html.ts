@@ -310,11 +310,27 @@ function conditionsShort(request: unknown): string {
   ).join(" · ");
 }
 
+/**
+ * Where a stub came from, in short: `stubs.yaml:7` for a config file's stub (its place is
+ * `routes[1] of stubs.yaml`), else its place (`--stub[0]`, a WireMock file and mapping index,
+ * an OpenAPI operation) or its source (`admin`, `api`).
+ */
+function stubSource(detail: StubDetail): string {
+  const place = detail.place;
+  const file = typeof place === "string" && typeof detail.line === "number"
+    ? /^routes\[\d+\] of (.+)$/s.exec(place)?.[1]
+    : undefined;
+  if (file !== undefined) {
+    return `<span title="${escapeHtml(String(place))}">${escapeHtml(`${file}:${detail.line}`)}</span>`;
+  }
+  return escapeHtml(String(place ?? detail.source ?? ""));
+}
+
 /** Where a stub came from, its scope, scenario and state condition, and its conditions, in a few short lines. */
 function stubWhere(detail: StubDetail | undefined): string {
   if (!detail) return "";
   const code = (text: unknown) => `<code>${escapeHtml(String(text))}</code>`;
-  const lines = [escapeHtml(String(detail.place ?? detail.source ?? ""))];
+  const lines = [stubSource(detail)];
   if (detail.scope !== undefined) lines[0] += ` · scope ${code(detail.scope)}`;
   if (detail.scenario !== undefined) {
     const when = detail.when_state === undefined ? "any state" : code(detail.when_state);
@@ -700,6 +716,7 @@ export const _LIVE_RENDERERS = {
     stubTarget,
     stubAnchor,
     conditionsShort,
+    stubSource,
     stubWhere,
     queryOf,
     plural,

@@ -162,6 +162,8 @@ export interface StubDetail {
   source?: string;
   /** Where it was declared: `routes[1] of stubs.yaml`, `--stub[0]`, `mappings/users.json mappings[2]`. */
   place?: string;
+  /** A config file's stub: the line its `routes:` entry starts on (shown as `stubs.yaml:7`). */
+  line?: number;
   /** Its `x-stubtool-scope`. */
   scope?: string;
   /** Its scenario. */

@@ -9,9 +9,11 @@
  */
 
 import { NESTING_MESSAGE, tooDeep } from "../util/nesting.ts";
+import { isObject } from "../util/json_shape.ts";
 import { messageOf } from "../error_message.ts";
 import { dirname, resolve } from "node:path";
 import { duplicateKeyOffsets, mayHaveDuplicateKeys } from "./duplicate_keys.ts";
+import { jsonRouteOffsets, lineFinder, yamlRouteOffsets } from "./entry_lines.ts";
 import { type Config, type Problem, validateConfig } from "./validate.ts";
 import { withTemplating } from "../templating/engine.ts";
 
@@ -117,7 +119,21 @@ async function parseJsonConfig(text: string, file: string): Promise<ParsedConfig
   const problems = mayHaveDuplicateKeys(text, result.value)
     ? duplicateKeyOffsets(text).map((offset) => syntaxProblem(file, text, offset, DUPLICATE_KEY))
     : [];
-  return problems.length ? { problems } : { raw: result.value, problems };
+  if (problems.length) return { problems };
+  return { raw: result.value, problems, routeLines: jsonRouteLines(text, result.value) };
+}
+
+/**
+ * The line each `routes` entry of a JSON config starts on. Text on one line (a generated
+ * config, as `JSON.stringify` writes it) needs no scan: every entry is on line 1.
+ */
+function jsonRouteLines(text: string, value: unknown): number[] {
+  if (!text.includes("\n")) {
+    const routes = isObject(value) && Array.isArray(value.routes) ? value.routes : [];
+    return routes.map(() => 1);
+  }
+  const at = lineFinder(text);
+  return jsonRouteOffsets(text).map((offset) => at(offset).line);
 }
 
 /**
@@ -126,16 +142,10 @@ async function parseJsonConfig(text: string, file: string): Promise<ParsedConfig
  * and placed later errors past the end of their line.
  */
 function placeFinder(text: string, file: string): (offset: number) => string {
-  const lineStarts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) lineStarts.push(i + 1);
+  const at = lineFinder(text);
   return (offset: number) => {
-    let line = 0;
-    for (let high = lineStarts.length - 1; line < high;) {
-      const mid = (line + high + 1) >> 1;
-      if (lineStarts[mid] <= offset) line = mid;
-      else high = mid - 1;
-    }
-    return `${file}:${line + 1}:${offset - lineStarts[line] + 1}`;
+    const { line, col } = at(offset);
+    return `${file}:${line}:${col}`;
   };
 }
 
@@ -143,6 +153,11 @@ function placeFinder(text: string, file: string): (offset: number) => string {
 export interface ParsedConfig {
   raw?: unknown;
   problems: Problem[];
+  /**
+   * The 1-based line each entry of the document's `routes` list starts on, in order (a
+   * `Stub`'s `line`); an entry that cannot be placed has none. Absent when the text did not parse.
+   */
+  routeLines?: (number | undefined)[];
 }
 
 /**
@@ -177,11 +192,17 @@ export function _yamlHint(line: string, message: string): string | undefined {
 }
 
 async function parseYamlConfig(text: string, file: string): Promise<ParsedConfig> {
-  const { parseDocument, visit, isScalar } = await loadYaml();
+  const yaml = await loadYaml();
+  const { parseDocument, visit, isScalar } = yaml;
   // Merge keys (`<<: *base`) are allowed. Duplicate keys are errors, found below: npm:yaml's
   // own check (uniqueKeys) compares each key with every earlier one, 5.6 s for 30,000 keys.
-  const doc = parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false });
-  const place = placeFinder(text, file);
+  // Source tokens kept for the `-` each routes entry starts at (yamlRouteOffsets).
+  const doc = parseDocument(text, { merge: true, uniqueKeys: false, prettyErrors: false, keepSourceTokens: true });
+  const at = lineFinder(text);
+  const place = (offset: number) => {
+    const { line, col } = at(offset);
+    return `${file}:${line}:${col}`;
+  };
   if (doc.errors.length) {
     // One mistake makes the parser report every token after it (46 errors for one unquoted
     // `{id}`): the first is the one to fix, with a hint when it is a common trap.
@@ -224,7 +245,9 @@ async function parseYamlConfig(text: string, file: string): Promise<ParsedConfig
   }
   try {
     // The default maxAliasCount (100) stays: it stops "billion laughs" alias bombs.
-    return { raw: doc.toJS({ maxAliasCount: 100 }), problems: warnings };
+    const raw = doc.toJS({ maxAliasCount: 100 });
+    const routeLines = yamlRouteOffsets(doc, yaml).map((offset) => offset === undefined ? undefined : at(offset).line);
+    return { raw, problems: warnings, routeLines };
   } catch (error) {
     const message = messageOf(error);
     return { problems: [{ level: "error", place: file, message }, ...warnings] };
@@ -306,8 +329,13 @@ export async function validateParsedConfig(
     })
   );
   const located = problems.length ? await locateProblems(problems, text, file) : problems;
-  // Each stub knows its place, so a 404 can say which of the file's stubs came close.
-  config?.routes.forEach((stub, i) => stub.place = `routes[${i}] of ${file}`);
+  // Each stub knows its place, so a 404 can say which of the file's stubs came close, and
+  // its line, so the dashboard can say `stubs.yaml:12`.
+  config?.routes.forEach((stub, i) => {
+    stub.place = `routes[${i}] of ${file}`;
+    const line = parsed.routeLines?.[i];
+    if (line !== undefined) stub.line = line;
+  });
   return {
     config,
     problems: [...parsed.problems, ...located.map((p) => ({ ...p, place: p.place ?? file }))],

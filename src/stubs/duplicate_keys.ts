@@ -14,8 +14,17 @@ const CLOSE_OBJECT = 0x7d; // }
 const OPEN_ARRAY = 0x5b; // [
 const CLOSE_ARRAY = 0x5d; // ]
 
-/** The offset of the `"` that closes the string opened at `start`. */
-function stringEnd(text: string, start: number): number {
+/**
+ * The offset of the `"` that closes the JSON string opened at `start` (the text's length
+ * when it is not closed).
+ *
+ * @example
+ * ```ts
+ * import { stringEnd } from "./duplicate_keys.ts";
+ * console.log(stringEnd('"a\\"b" x', 0)); // 5
+ * ```
+ */
+export function stringEnd(text: string, start: number): number {
   let end = start;
   for (;;) {
     end = text.indexOf('"', end + 1);

@@ -244,6 +244,12 @@ export interface Stub {
    * Absent for stubs added with `routes()` or over HTTP (their source says enough).
    */
   place?: string;
+  /**
+   * The 1-based line of its config file where its `routes:` entry starts (the entry's `-` in a
+   * YAML list, its `{` in JSON): with `place` `routes[1] of stubs.yaml`, line 7 is
+   * `stubs.yaml:7`, as the dashboard shows it. Set for stubs of config files only.
+   */
+  line?: number;
   /** A display name for the report (a WireMock mapping's `name`, or its file and index). */
   name?: string;
   /** Answer only requests that carry `x-stubtool-scope: <scope>`. */

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Page } from "playwright-core";
 import { del, get, post, type StubServer, stubServer } from "../../mod.ts";
-import { runCli } from "../_cli.ts";
+import { fixture, runCli, startServe } from "../_cli.ts";
 import { loadConfigFile } from "../../src/stubs/config.ts";
 import { launch } from "./_browser.ts";
 
@@ -69,6 +69,21 @@ async function waitFor(page: Page, expression: string, timeoutMs = 10_000): Prom
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${expression}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
+}
+
+/** The first line of each stub row's "Source, scenario, conditions" cell: where the stub came from. */
+function sources(page: Page): Promise<string[]> {
+  return inPage(
+    page,
+    `Array.from(document.querySelectorAll("#stubs-table tbody td.where"), (cell) => {
+      const first = document.createElement("span");
+      for (const node of cell.childNodes) {
+        if (node.nodeName === "BR") break;
+        first.append(node.cloneNode(true));
+      }
+      return ${textOf("first")};
+    })`,
+  );
 }
 
 /** Everything the page shows that a test compares, in one object. */
@@ -481,14 +496,14 @@ Deno.test({
     assert.equal(await request(server, "POST", "/cart/items"), 200);
     await page.goto(`${server.url}/__stubtool__/`);
 
-    await t.step("stub rows show id, place, scenario and state condition, conditions", async () => {
+    await t.step("stub rows show id, source (file:line), scenario and state condition, conditions", async () => {
       assert.deepEqual((await rows(page, "stubs-table")).map((r) => r.slice(1, 5)), [
-        ["create-user", "POST", "/users", `routes[0] of ${file} headers: x-trace`],
-        ["get-user", "GET", "/users/{id}", `routes[1] of ${file}`],
-        ["upload", "PUT", "/files/{name}", `routes[2] of ${file}`],
-        ["add-item", "POST", "/cart/items", `routes[3] of ${file} scenario checkout: in Started → has-items`],
-        ["pay", "POST", "/cart/pay", `routes[4] of ${file} scenario checkout: in has-items → paid`],
-        ["clear", "DELETE", "/cart", `routes[5] of ${file} scenario checkout: in paid → Started`],
+        ["create-user", "POST", "/users", `${file}:2 headers: x-trace`],
+        ["get-user", "GET", "/users/{id}", `${file}:9`],
+        ["upload", "PUT", "/files/{name}", `${file}:12`],
+        ["add-item", "POST", "/cart/items", `${file}:16 scenario checkout: in Started → has-items`],
+        ["pay", "POST", "/cart/pay", `${file}:22 scenario checkout: in has-items → paid`],
+        ["clear", "DELETE", "/cart", `${file}:28 scenario checkout: in paid → Started`],
       ]);
     });
 
@@ -644,5 +659,153 @@ Deno.test({
       ["GET /me", "security", 'no credentials (Bearer, ApiKey header="X-Api-Key")', "2"],
     ]);
     assert.deepEqual(problems, [], "no script errors and no CSP violations");
+  },
+});
+
+Deno.test({
+  name: "dashboard in headless Chromium: each stub's source: FILE:LINE of the config, WireMock file and index, " +
+    "--stub, OpenAPI operation, admin for stubs added at runtime; the same in report --format html",
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn(t) {
+    const dir = await Deno.makeTempDir({ prefix: "stubtool-sources-" });
+    const config = join(dir, "shop.yaml");
+    await Deno.writeTextFile(
+      config,
+      `# The shop's stubs.
+routes:
+  - id: list-users
+    method: GET
+    path: /users
+
+  # one per user, written as a flow mapping
+  - {id: get-user, method: GET, path: "/users/{id}"}
+`,
+    );
+    await Deno.mkdir(join(dir, "wiremock", "mappings"), { recursive: true });
+    const mappings = join(dir, "wiremock", "mappings", "orders.json");
+    await Deno.writeTextFile(
+      mappings,
+      JSON.stringify({
+        mappings: [
+          { id: "0b9a1f3e-0000-4000-8000-000000000001", request: { method: "GET", urlPath: "/orders" }, response: {} },
+          {
+            id: "0b9a1f3e-0000-4000-8000-000000000002",
+            request: { method: "DELETE", urlPath: "/orders" },
+            response: {},
+          },
+        ],
+      }),
+    );
+    const spec = fixture("openapi/petstore.yaml");
+    const served = await startServe([
+      "--port",
+      "0",
+      "--config",
+      config,
+      "--wiremock",
+      join(dir, "wiremock"),
+      "--stub",
+      "GET /inline -> 200",
+      "--openapi",
+      spec,
+      "--mock",
+    ]);
+    await using _server = served.process;
+    await using browser = await launch();
+    const page = await browser.context.newPage();
+    const problems: string[] = [];
+    page.on("pageerror", (error) => problems.push(`pageerror: ${error.message}`));
+    page.on("console", (message) => {
+      if (message.type() === "error") problems.push(`console: ${message.text()}`);
+    });
+    await page.goto(`${served.url}/__stubtool__/`);
+
+    const wiremock = `${mappings} mappings`;
+    // Below every configured stub: the table says so.
+    const pets = (method: string, path: string) => `openapi ${method} ${path} of ${spec} priority -1`;
+    const started = [
+      ["list-users", "GET", "/users", `${config}:3`],
+      ["get-user", "GET", "/users/{id}", `${config}:8`],
+      ["0b9a1f3e-0000-4000-8000-000000000001", "GET", "/orders", `${wiremock}[0]`],
+      ["0b9a1f3e-0000-4000-8000-000000000002", "DELETE", "/orders", `${wiremock}[1]`],
+      ["stub-1", "GET", "/inline", "--stub[0]"],
+      ["listPets", "GET", "/pets", pets("GET", "/pets")],
+      ["createPets", "POST", "/pets", pets("POST", "/pets")],
+      ["showPetById", "GET", "/pets/{petId}", pets("GET", "/pets/{petId}")],
+      // The operations again under the spec's server path: each still names its operation.
+      ["stub-2", "GET", "/v1/pets", pets("GET", "/pets")],
+      ["stub-3", "POST", "/v1/pets", pets("POST", "/pets")],
+      ["stub-4", "GET", "/v1/pets/{petId}", pets("GET", "/pets/{petId}")],
+    ];
+    await t.step(
+      "config stubs show FILE:LINE, WireMock mappings their file and index, --stub and OpenAPI theirs",
+      async () => {
+        assert.deepEqual((await rows(page, "stubs-table")).map((r) => r.slice(1, 5)), started);
+        assert.equal(
+          await inPage(page, `document.querySelector("#stubs-table tbody tr td.where span").title`),
+          `routes[0] of ${config}`,
+          "the place the near-miss explanations use is the source's tooltip",
+        );
+      },
+    );
+
+    await t.step("stubs added at runtime, over both admin APIs, show admin, live", async () => {
+      const added = await fetch(`${served.url}/__stubtool__/stubs`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ id: "added", method: "GET", path: "/added" }),
+      });
+      assert.equal(added.status, 201, await added.text());
+      const mapped = await fetch(`${served.url}/__admin/mappings`, {
+        method: "POST",
+        body: JSON.stringify({
+          id: "0b9a1f3e-0000-4000-8000-000000000003",
+          request: { method: "GET", urlPath: "/mapped" },
+          response: { status: 200 },
+        }),
+      });
+      assert.equal(mapped.status, 201, await mapped.text());
+      await waitFor(page, `document.querySelectorAll("#stubs-table tbody tr").length === ${started.length + 2}`);
+      assert.deepEqual((await rows(page, "stubs-table")).slice(0, -1).map((r) => r.slice(1, 5)), [
+        ...started,
+        ["added", "GET", "/added", "admin"],
+      ]);
+      assert.deepEqual((await sources(page)).slice(-2), ["admin", "admin"]);
+    });
+
+    await t.step("the filter box finds a stub by its file:line", async () => {
+      await page.fill("#stubs-filter", "shop.yaml:8");
+      assert.deepEqual(
+        await inPage(
+          page,
+          `Array.from(document.querySelectorAll("#stubs-table tbody tr")).filter((tr) => !tr.hidden)` +
+            `.map((tr) => tr.children[1].textContent)`,
+        ),
+        ["get-user"],
+      );
+    });
+
+    await t.step("report --format html shows the same sources", async () => {
+      const file = join(dir, "report.html");
+      const { code, stderr } = await runCli(["report", "--url", served.url, "--format", "html", "--output", file]);
+      assert.equal(code, 0, stderr);
+      const report = await browser.context.newPage();
+      await report.goto(pathToFileURL(file).href);
+      assert.deepEqual(await sources(report), [...await sources(page)]);
+      assert.deepEqual((await sources(report)).slice(0, 5), [
+        `${config}:3`,
+        `${config}:8`,
+        `${wiremock}[0]`,
+        `${wiremock}[1]`,
+        "--stub[0]",
+      ]);
+    });
+
+    await t.step("no console error, no CSP violation", () => {
+      assert.deepEqual(problems, []);
+      return Promise.resolve();
+    });
+    await Deno.remove(dir, { recursive: true });
   },
 });

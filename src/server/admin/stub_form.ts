@@ -14,8 +14,12 @@ import { webSocketConfig } from "../../stubs/websocket_field.ts";
 export interface StubInfo {
   /** The stub's id. */
   id: string;
-  /** `config`, `inline`, `api` or `admin`. */
+  /** `config`, `inline`, `api`, `admin` or `wiremock`. */
   source: string;
+  /** Where it was declared (`routes[1] of stubs.yaml`, `--stub[0]`); a config file's stub also has its `line`. */
+  place?: string;
+  /** A config file's stub: the 1-based line its `routes` entry starts on. */
+  line?: number;
   /** Requests it answered since start or the last reset. */
   hit_count: number;
   /** The config fields (`method`, `path`, `status`, …). */
@@ -44,6 +48,7 @@ export function stubInfo(route: Route): StubInfo {
   const stub = route.stub;
   const info: StubInfo = { id: route.id, source: route.source, hit_count: route.hits };
   if (stub.place !== undefined) info.place = stub.place;
+  if (stub.line !== undefined) info.line = stub.line;
   if (stub.name !== undefined) info.name = stub.name;
   info.method = stub.method;
   if (stub.head === false) info.head = false;
