@@ -23,6 +23,17 @@ import type { SharedState, StateHealth, StateOp, StepAnswer, StepAsk, TallyBatch
 export const MAX_PENDING = 10_000;
 /** How often a replica sends what it counted (hits, transitions, unmatched requests) to the others. */
 export const TALLY_EVERY_MS = 50;
+/**
+ * Requests journaled here that still go with the next batch of counts (within 50 ms): up to
+ * 2,000 requests/s, each is on the others a moment after it was served.
+ */
+export const JOURNAL_QUICK = 100;
+/**
+ * Past {@link JOURNAL_QUICK} waiting, the journaled requests go this often, the newest
+ * `--journal-size` of them: a replica under load converts and sends at most about
+ * `--journal-size` × 4 records a second, however many requests it serves.
+ */
+export const JOURNAL_BUSY_EVERY_MS = 250;
 /** Unmatched requests kept for one batch while the store is away; more are counted as lost. */
 const MAX_TALLY_UNMATCHED = 1_000;
 /** Batches of counts the store keeps for replicas that join later (older ones are trimmed). */
@@ -111,8 +122,13 @@ export class RedisState implements SharedState {
   readonly #sequences: string;
   /** The stream of counted batches (hits, transitions, unmatched requests), trimmed to {@link RECORDS_KEPT}. */
   readonly #records: string;
-  /** Hits counted here since the last batch, by `[id, scope]` as JSON: `[hits, moves]`. */
-  #hits = new Map<string, [number, number]>();
+  /**
+   * Hits counted here since the last batch, by scope and stub id. The entries stay from batch
+   * to batch (zeroed when sent, dropped after a batch without a hit), so counting a request
+   * allocates nothing.
+   */
+  readonly #hits = new Map<string | null, Map<string, { hits: number; moves: number }>>();
+  #hitsWaiting = false;
   #unmatchedOut: { request: UnmatchedRequest; scope: string | null }[] = [];
   #lastRecord = "0-0";
   /** The stream of journaled requests' batches, trimmed to {@link JOURNAL_BATCHES_KEPT}. */
@@ -120,6 +136,8 @@ export class RedisState implements SharedState {
   #lastJournal = "0-0";
   /** Requests journaled here since the last batch, the newest `--journal-size` of them. */
   #journalOut: JournalRecord[] = [];
+  /** When the last batch of journaled requests went (`performance.now()`). */
+  #journalSent = 0;
   readonly #journalSize: number;
   readonly #journalBatchBytes: number;
   #ticker: ReturnType<typeof setInterval> | undefined;
@@ -183,15 +201,39 @@ export class RedisState implements SharedState {
     this.#ticker = setInterval(() => void this.#sendTally(), TALLY_EVERY_MS);
   }
 
-  /** See {@link SharedState.counted}: a Map update, sent in the next batch. */
+  /** See {@link SharedState.counted}: a counter bumped in place, sent in the next batch. */
   readonly counted = (id: string, scope: string | null, moved: boolean): void => {
-    const key = JSON.stringify([id, scope]);
-    const counts = this.#hits.get(key);
-    if (counts) {
-      counts[0]++;
-      if (moved) counts[1]++;
-    } else this.#hits.set(key, [1, moved ? 1 : 0]);
+    this.#count(id, scope, 1, moved ? 1 : 0);
   };
+
+  #count(id: string, scope: string | null, hits: number, moves: number): void {
+    let byId = this.#hits.get(scope);
+    if (byId === undefined) this.#hits.set(scope, byId = new Map());
+    const counts = byId.get(id);
+    if (counts === undefined) byId.set(id, { hits, moves });
+    else {
+      counts.hits += hits;
+      counts.moves += moves;
+    }
+    this.#hitsWaiting = true;
+  }
+
+  /** The hits counted since the last batch, zeroed here; entries without a hit since the batch before go. */
+  #takeHits(): TallyBatch["hits"] {
+    const taken: TallyBatch["hits"] = [];
+    for (const [scope, byId] of this.#hits) {
+      for (const [id, counts] of byId) {
+        if (counts.hits === 0) byId.delete(id);
+        else {
+          taken.push([id, scope, counts.hits, counts.moves]);
+          counts.hits = counts.moves = 0;
+        }
+      }
+      if (byId.size === 0) this.#hits.delete(scope);
+    }
+    this.#hitsWaiting = false;
+    return taken;
+  }
 
   /** See {@link SharedState.unmatched}. */
   readonly unmatched = (request: UnmatchedRequest, scope: string | null): void => {
@@ -230,22 +272,28 @@ export class RedisState implements SharedState {
     return batch.reverse();
   }
 
-  /** Sends what was counted since the last batch in one `XADD`; kept for the next one when the store is away. */
-  async #sendTally(): Promise<void> {
+  /**
+   * Sends what was counted since the last batch in one `XADD`, with the journaled requests
+   * when few wait or {@link JOURNAL_BUSY_EVERY_MS} passed (`all`: whatever waits); kept for
+   * the next one when the store is away.
+   */
+  async #sendTally(all = false): Promise<void> {
     if (this.#sending) return;
-    if (this.#hits.size === 0 && this.#unmatchedOut.length === 0 && this.#journalOut.length === 0) return;
+    const now = performance.now();
+    const waiting = this.#journalOut.length;
+    const journalDue = waiting > 0 &&
+      (all || waiting <= JOURNAL_QUICK || now - this.#journalSent >= JOURNAL_BUSY_EVERY_MS);
+    if (!this.#hitsWaiting && this.#unmatchedOut.length === 0 && !journalDue) return;
     if (!this.#up.writer || this.#degraded) return;
     this.#sending = true;
-    const hits = this.#hits;
     const unmatched = this.#unmatchedOut;
-    const journaled = this.#journalOut;
-    this.#hits = new Map();
+    const journaled = journalDue ? this.#journalOut : [];
     this.#unmatchedOut = [];
-    this.#journalOut = [];
-    const batch: TallyBatch = {
-      hits: [...hits].map(([key, [count, moves]]) => [...(JSON.parse(key) as [string, string | null]), count, moves]),
-      unmatched,
-    };
+    if (journalDue) {
+      this.#journalOut = [];
+      this.#journalSent = now;
+    }
+    const batch: TallyBatch = { hits: this.#hitsWaiting ? this.#takeHits() : [], unmatched };
     try {
       // `seen`: the last change this replica had read; a batch that had not seen the latest reset is dropped.
       const fields = { from: this.#self, seen: this.#lastId, batch: JSON.stringify(batch) };
@@ -266,10 +314,7 @@ export class RedisState implements SharedState {
       // Journaled requests not written are not kept for later: each replica still has them in its own journal.
       this.#lost += journaled.length;
       // Not written: back into the next batch (the unmatched ones up to the bound, the rest counted as lost).
-      for (const [key, [count, moves]] of hits) {
-        const counts = this.#hits.get(key) ?? [0, 0];
-        this.#hits.set(key, [counts[0] + count, counts[1] + moves]);
-      }
+      for (const [id, scope, count, moves] of batch.hits) this.#count(id, scope, count, moves);
       for (const entry of unmatched) this.unmatched(entry.request, entry.scope);
     } finally {
       this.#sending = false;
@@ -279,7 +324,8 @@ export class RedisState implements SharedState {
   publish(op: StateOp): void {
     if (op.op === "reset") {
       // What was counted before a reset is not sent after it, nor added when it arrives after it.
-      this.#hits = new Map();
+      this.#hits.clear();
+      this.#hitsWaiting = false;
       this.#unmatchedOut = [];
       this.#journalOut = [];
       if (!this.#applying) this.#lastReset = "";
@@ -348,7 +394,7 @@ export class RedisState implements SharedState {
     clearInterval(this.#ticker);
     await Promise.race([this.#drain(), new Promise((resolve) => setTimeout(resolve, 1_000))]);
     let unsent = this.#unmatchedOut.length;
-    for (const [count] of this.#hits.values()) unsent += count;
+    for (const byId of this.#hits.values()) for (const { hits } of byId.values()) unsent += hits;
     this.#lost += this.#pending.length + unsent;
     this.#pending.length = 0;
     this.#writer.destroy();
@@ -359,7 +405,7 @@ export class RedisState implements SharedState {
   async #drain(): Promise<void> {
     if (this.#up.writer && !this.#degraded) {
       while (this.#sending) await new Promise((resolve) => setTimeout(resolve, 5));
-      await this.#sendTally();
+      await this.#sendTally(true);
     }
     while (this.#pending.length && this.#up.writer) {
       await this.#flush();
