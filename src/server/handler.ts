@@ -238,14 +238,12 @@ export class StubHandler {
   }
 
   /**
-   * Shares the journal (`serve --state`): `send` gets each request journaled here; returns
-   * the journal's bounds, or undefined when it is off (nothing to share).
+   * The journal to share (`serve --state`: the link reads this replica's own requests from it
+   * at each batch), or undefined when it is off (nothing to share).
    * @ignore
    */
-  shareJournal(send: (record: JournalRecord) => void): { size: number; bytes: number } | undefined {
-    if (!this.#journal) return undefined;
-    this.#journal.onAdd = send;
-    return { size: this.#journal.capacity, bytes: this.#journal.maxBytes };
+  get sharedJournal(): Journal | undefined {
+    return this.#journal;
   }
 
   /**

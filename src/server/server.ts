@@ -19,7 +19,6 @@ import { checkPattern } from "./admin/find.ts";
 import { type StubInfo, stubInfo } from "./admin/stub_form.ts";
 import type { ScenarioEntry } from "./matching/scenarios.ts";
 import { checkStoreUrl } from "./state/store_url.ts";
-import type { JournalRecord } from "./journal/journal.ts";
 
 /** What {@link StubServer.requests} resolves with. */
 export interface FoundRequests {
@@ -170,9 +169,6 @@ async function joinState(
   state: NonNullable<StubServerOptions["state"]>,
 ): Promise<{ name: string }> {
   const { joinCluster } = await import("./state/redis.ts");
-  // Requests journaled before the link exists wait here (none: the server is not listening yet).
-  let send: (record: JournalRecord) => void = () => {};
-  const journal = handler.shareJournal((record) => send(record));
   const link = await joinCluster({
     apply: (op) => op.op === "reset" ? (handler.reset(), undefined) : handler.registry.applyShared(op),
     tally: (batch) => handler.registry.tally(batch),
@@ -181,9 +177,8 @@ async function joinState(
     url: state.url,
     cluster: state.cluster ?? "stubtool",
     log: state.log ?? ((line) => console.error(line)),
-    journal,
+    journal: handler.sharedJournal,
   });
-  send = link.journaled;
   handler.registry.share(link);
   return link;
 }

@@ -16,7 +16,7 @@
 import { createClient } from "@redis/client";
 import { redactStoreUrl } from "./store_url.ts";
 import type { UnmatchedRequest } from "../../report/types.ts";
-import { type JournalRecord, type SharedRecord, sharedRecord } from "../journal/journal.ts";
+import { type Journal, type JournalRecord, type SharedRecord, sharedRecord } from "../journal/journal.ts";
 import type { SharedState, StateHealth, StateOp, StepAnswer, StepAsk, TallyBatch } from "./state.ts";
 
 /** Most changes kept while the store is away; more are counted as lost. */
@@ -96,8 +96,11 @@ export interface JoinOptions {
   cluster: string;
   /** Gets one line per event worth telling (`[WARN]` lines, the store coming back). */
   log: (line: string) => void;
-  /** The journal's bounds (`--journal-size`, `--journal-bytes`); absent when it is off (nothing journaled is shared). */
-  journal?: { size: number; bytes: number };
+  /**
+   * The journal this replica shares: its bounds (`--journal-size`, `--journal-bytes`) and its
+   * own requests since a mark, read at each batch; absent when it is off (nothing journaled is shared).
+   */
+  journal?: Pick<Journal, "capacity" | "maxBytes" | "ownMark" | "ownSince">;
 }
 
 type Client = ReturnType<typeof createClient>;
@@ -134,8 +137,9 @@ export class RedisState implements SharedState {
   /** The stream of journaled requests' batches, trimmed to {@link JOURNAL_BATCHES_KEPT}. */
   readonly #journal: string;
   #lastJournal = "0-0";
-  /** Requests journaled here since the last batch, the newest `--journal-size` of them. */
-  #journalOut: JournalRecord[] = [];
+  readonly #journalShared: JoinOptions["journal"];
+  /** The journal's {@link Journal.ownMark} when the last batch of journaled requests went. */
+  #journalMark = 0;
   /** When the last batch of journaled requests went (`performance.now()`). */
   #journalSent = 0;
   readonly #journalSize: number;
@@ -173,8 +177,10 @@ export class RedisState implements SharedState {
     this.#sequences = `stubtool:{${options.cluster}}:sequences`;
     this.#records = `stubtool:{${options.cluster}}:records`;
     this.#journal = `stubtool:{${options.cluster}}:journal`;
-    this.#journalSize = options.journal?.size ?? 0;
-    this.#journalBatchBytes = Math.max(1, Math.floor((options.journal?.bytes ?? 0) / JOURNAL_BATCHES_KEPT));
+    this.#journalShared = options.journal;
+    this.#journalSize = options.journal?.capacity ?? 0;
+    this.#journalMark = options.journal?.ownMark ?? 0;
+    this.#journalBatchBytes = Math.max(1, Math.floor((options.journal?.maxBytes ?? 0) / JOURNAL_BATCHES_KEPT));
     const settings = {
       url: options.url,
       disableOfflineQueue: true,
@@ -245,25 +251,14 @@ export class RedisState implements SharedState {
   };
 
   /**
-   * Keeps a request this replica journaled for the next batch (an array push; the newest
-   * `--journal-size` wait, older ones would have left every journal anyway).
-   */
-  readonly journaled = (record: JournalRecord): void => {
-    if (this.#journalSize === 0) return;
-    const out = this.#journalOut;
-    out.push(record);
-    if (out.length >= 2 * this.#journalSize) out.splice(0, out.length - this.#journalSize);
-  };
-
-  /**
-   * The waiting journaled requests as one batch: the newest that fit in 1/64 of the journal's
-   * bytes (at least one), oldest first.
+   * The requests journaled here since the last batch as one batch (`records`: newest first):
+   * the newest that fit in 1/64 of the journal's bytes (at least one), oldest first.
    */
   #journalBatch(records: JournalRecord[]): SharedRecord[] {
     const batch: SharedRecord[] = [];
     let bytes = 0;
-    for (let k = records.length - 1; k >= 0 && batch.length < this.#journalSize; k--) {
-      const shared = sharedRecord(records[k], this.name || undefined);
+    for (const record of records) {
+      const shared = sharedRecord(record, this.name || undefined);
       bytes += shared.target.length + (shared.body?.length ?? 0) + 64;
       for (const name in shared.headers) bytes += name.length + shared.headers[name].length;
       if (bytes > this.#journalBatchBytes && batch.length) break;
@@ -280,17 +275,20 @@ export class RedisState implements SharedState {
   async #sendTally(all = false): Promise<void> {
     if (this.#sending) return;
     const now = performance.now();
-    const waiting = this.#journalOut.length;
+    const mark = this.#journalShared?.ownMark ?? 0;
+    const waiting = mark - this.#journalMark;
     const journalDue = waiting > 0 &&
       (all || waiting <= JOURNAL_QUICK || now - this.#journalSent >= JOURNAL_BUSY_EVERY_MS);
     if (!this.#hitsWaiting && this.#unmatchedOut.length === 0 && !journalDue) return;
     if (!this.#up.writer || this.#degraded) return;
     this.#sending = true;
     const unmatched = this.#unmatchedOut;
-    const journaled = journalDue ? this.#journalOut : [];
     this.#unmatchedOut = [];
+    let journaled: JournalRecord[] = [];
     if (journalDue) {
-      this.#journalOut = [];
+      // Read from the journal now, the newest first: a request cost nothing when it was served.
+      journaled = this.#journalShared!.ownSince(this.#journalMark, this.#journalSize);
+      this.#journalMark = mark;
       this.#journalSent = now;
     }
     const batch: TallyBatch = { hits: this.#hitsWaiting ? this.#takeHits() : [], unmatched };
@@ -327,7 +325,7 @@ export class RedisState implements SharedState {
       this.#hits.clear();
       this.#hitsWaiting = false;
       this.#unmatchedOut = [];
-      this.#journalOut = [];
+      this.#journalMark = this.#journalShared?.ownMark ?? 0;
       if (!this.#applying) this.#lastReset = "";
     }
     if (this.#applying || this.#closed) return;
