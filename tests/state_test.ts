@@ -392,6 +392,26 @@ Deno.test("a request sent to replica A is found by requests/find on B and counte
   for (const server of [a, b, c]) assert.deepEqual((await send(server, "GET", "/__stubtool__/requests")).json.total, 0);
 });
 
+Deno.test("a burst of 300 requests to A (more than go within 50 ms) reaches B's and C's journals whole, each request once, in A's order", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, { stubs: [route("/burst/{n}").body({ ok: true }).toStub()] });
+  const [a, b, c] = cluster.servers;
+  let next = 0;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (next < 300) assert.equal((await send(a, "GET", `/burst/${next++}`)).status, 200);
+  }));
+  const order = (await send(a, "GET", "/__stubtool__/requests")).json.requests.map((r: { target: string }) => r.target);
+  assert.equal(order.length, 300);
+  for (const server of [b, c]) {
+    await eventually(async () => (await send(server, "GET", "/__stubtool__/requests")).json.total >= 300, 3_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const journal = (await send(server, "GET", "/__stubtool__/requests")).json;
+    assert.equal(journal.total, 300);
+    assert.deepEqual(journal.requests.map((r: { target: string }) => r.target), order);
+  }
+  assert.equal((await send(a, "GET", "/__stubtool__/requests")).json.total, 300);
+});
+
 Deno.test("the shared journal keeps the bounds of each replica's: --journal-size entries and --journal-bytes", async () => {
   await using redis = await new RedisServer().start();
   await using cluster = await replicas(redis, { journalSize: 5, journalBytes: 64 * 1024 });
