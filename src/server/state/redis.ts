@@ -25,15 +25,16 @@ export const MAX_PENDING = 10_000;
 export const TALLY_EVERY_MS = 50;
 /**
  * Requests journaled here that still go with the next batch of counts (within 50 ms): up to
- * 2,000 requests/s, each is on the others a moment after it was served.
+ * 500 requests/s, each is on the others a moment after it was served.
  */
-export const JOURNAL_QUICK = 100;
+export const JOURNAL_QUICK = 25;
 /**
  * Past {@link JOURNAL_QUICK} waiting, the journaled requests go this often, the newest
- * `--journal-size` of them: a replica under load converts and sends at most about
- * `--journal-size` × 4 records a second, however many requests it serves.
+ * `--journal-size` of those still in this replica's journal: a replica under load converts
+ * and sends about `--journal-size` records a second however many requests it serves, so a
+ * plain stub's request costs next to nothing (P22.4).
  */
-export const JOURNAL_BUSY_EVERY_MS = 250;
+export const JOURNAL_BUSY_EVERY_MS = 1_000;
 /** Unmatched requests kept for one batch while the store is away; more are counted as lost. */
 const MAX_TALLY_UNMATCHED = 1_000;
 /** Batches of counts the store keeps for replicas that join later (older ones are trimmed). */
