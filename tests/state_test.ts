@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { get as route, post, type StubServer, stubServer, type StubServerOptions } from "../mod.ts";
 import { get } from "./_cli.ts";
 import { send } from "./_http.ts";
+import { createClient } from "@redis/client";
 import { eventually, RedisServer } from "./_redis.ts";
 
 function assertIncludes(text: string, part: string): void {
@@ -252,6 +253,30 @@ Deno.test("a flow walked one request per replica sees each step the previous rep
   assert.equal((await send(c, "POST", "/__stubtool__/reset")).status, 204);
   await eventually(async () => (await send(a, "GET", "/order")).json === "open", 1_000);
   assert.deepEqual((await send(b, "POST", "/pay")).json, "paid");
+});
+
+Deno.test("regression: a request whose stub needs a state the store holds but this replica had not heard of yet answered 404 (16 flows over 3 replicas: most steps failed)", async () => {
+  await using redis = await new RedisServer().start();
+  const cluster = crypto.randomUUID();
+  await using server = await stubServer(0, {
+    stubs: [route("/cart").inScenario("cart").whenState("has-item").body("has-item").toStub()],
+    state: { url: redis.url, cluster },
+  });
+  // Another replica's move, in the store but not yet on this replica's stream.
+  const client = createClient({ url: redis.url });
+  await client.connect();
+  try {
+    await client.hSet(`stubtool:{${cluster}}:scenarios`, JSON.stringify(["w1", "cart"]), "has-item");
+    await client.hSet(`stubtool:{${cluster}}:scenarios`, JSON.stringify([null, "cart"]), "has-item");
+  } finally {
+    client.destroy();
+  }
+  const scoped = await send(server, "GET", "/cart", { headers: { "x-stubtool-scope": "w1" } });
+  assert.deepEqual([scoped.status, scoped.json], [200, "has-item"]);
+  assert.deepEqual((await send(server, "GET", "/cart")).json, "has-item");
+  // Another scope is still in Started; a path no stub has is still a 404.
+  assert.equal((await send(server, "GET", "/cart", { headers: { "x-stubtool-scope": "w2" } })).status, 404);
+  assert.equal((await send(server, "GET", "/nowhere")).status, 404);
 });
 
 Deno.test("scoped scenario states are shared per scope: each scope takes its own transition once", async () => {

@@ -372,6 +372,17 @@ export class RedisState implements SharedState {
     }
   };
 
+  /** See {@link SharedState.states}. */
+  readonly states = async (names: string[], scope: string | null): Promise<string[] | undefined> => {
+    if (this.#closed || this.#degraded || !this.#up.writer || names.length === 0) return undefined;
+    try {
+      const states = await this.#writer.hmGet(this.#scenarios, names.map((name) => JSON.stringify([scope, name])));
+      return states.map((state) => state === null ? "Started" : String(state));
+    } catch {
+      return undefined;
+    }
+  };
+
   warn(message: string): void {
     if (this.#warned.has(message)) return;
     this.#warned.add(message);
