@@ -9,6 +9,7 @@
  *   npm run bench -- --smoke --only "deno-bare,stubtool 20 +500 batches"   # S10: 500 batches of 20 stubs
  *   deno run -A bench/sse.ts --smoke  # S11 alone: SSE time to first event and events/s (bench/sse.ts)
  *   deno run -A bench/websocket.ts --smoke  # S13 alone: WebSocket messages/s (bench/websocket.ts)
+ *   deno run -A bench/replicas.ts --smoke   # S14 alone: S1 and a scenario flow, 3 replicas --state vs 1 (bench/replicas.ts)
  *   npm run bench -- --only "deno-bare,stubtool openapi checked,stubtool openapi unchecked"   # S12: request checks' cost
  *
  * Every server is checked for the right answer before it is loaded; the table gives
@@ -22,6 +23,7 @@ import { makeConfig, makePaymentsConfig, makeProxyConfig, s1Body, S7_BODY, S7_VE
 import { rssMb, toMs } from "./measure.ts";
 import { measureSse, printSse } from "./sse.ts";
 import { measureWebSocket, printWebSocket } from "./websocket.ts";
+import { measureReplicas, printReplicas, startRedis } from "./replicas.ts";
 import {
   makeConfigMappings,
   makePaymentsMappings,
@@ -515,25 +517,6 @@ async function waitUntilReady(url: string): Promise<void> {
   }
 }
 
-/** Starts a redis-server without persistence for `serve --state` (on the PATH: `npm test` provisions it). */
-async function startRedis(): Promise<Deno.ChildProcess> {
-  const port = String(PORT + 2);
-  const child = new Deno.Command("redis-server", {
-    args: ["--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  const deadline = performance.now() + 10_000;
-  for (;;) {
-    try {
-      (await Deno.connect({ hostname: "127.0.0.1", port: PORT + 2 })).close();
-      return child;
-    } catch { /* not listening yet */ }
-    if (performance.now() > deadline) throw new Error(`redis-server did not listen on port ${port} in 10 s`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** Requests per S6 cycle, sent 32 at a time. */
 const CYCLE_REQUESTS = 1000;
 
@@ -658,7 +641,7 @@ async function main(): Promise<number> {
     stderr: "null",
   }).spawn();
   await waitUntilReady(`${UPSTREAM}/users/1`);
-  const redis = servers.some((s) => s.redis) ? await startRedis() : undefined;
+  const redis = servers.some((s) => s.redis) ? await startRedis(PORT + 2) : undefined;
 
   const rows: Row[] = [];
   const began = performance.now();
@@ -693,6 +676,7 @@ async function main(): Promise<number> {
   const loads = await wiremockLoads(dir);
   const sse = await measureSse(PORT, ROUNDS, SMOKE);
   const websocket = await measureWebSocket(PORT, ROUNDS, SMOKE);
+  const replicas = await measureReplicas(PORT, ROUNDS, DURATION, WARMUP);
   await Deno.remove(dir, { recursive: true });
   printTable(rows);
   printWireMock(rows, loads);
@@ -706,6 +690,7 @@ async function main(): Promise<number> {
   }
   printSse(sse, ROUNDS, SMOKE);
   printWebSocket(websocket, ROUNDS, SMOKE);
+  printReplicas(replicas, ROUNDS, DURATION);
   console.log(
     `\nS6 a test run's admin traffic (add 20 stubs, ${CYCLE_REQUESTS} requests to them, remove them), ` +
       `${cycles.count} times: ${cycles.cycleMs.toFixed(0)} ms per cycle (median); the same requests to deno-bare: ` +
