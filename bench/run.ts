@@ -9,6 +9,7 @@
  *   npm run bench -- --smoke --only "deno-bare,stubtool 20 +500 batches"   # S10: 500 batches of 20 stubs
  *   deno run -A bench/sse.ts --smoke  # S11 alone: SSE time to first event and events/s (bench/sse.ts)
  *   deno run -A bench/websocket.ts --smoke  # S13 alone: WebSocket messages/s (bench/websocket.ts)
+ *   deno run -A bench/replicas.ts --smoke   # S14 alone: S1 and a scenario flow, 3 replicas --state vs 1 (bench/replicas.ts)
  *   npm run bench -- --only "deno-bare,stubtool openapi checked,stubtool openapi unchecked"   # S12: request checks' cost
  *   npm run bench -- --smoke --openapi-start   # P21.5 too (GitHub's spec, start and peak RSS; the full bench runs it)
  *   deno run -A bench/openapi_start.ts         # P21.5 alone (bench/openapi_start.ts)
@@ -25,6 +26,7 @@ import { rssMb, toMs } from "./measure.ts";
 import { measureOpenApiStart, printOpenApiStart } from "./openapi_start.ts";
 import { measureSse, printSse } from "./sse.ts";
 import { measureWebSocket, printWebSocket } from "./websocket.ts";
+import { measureReplicas, printReplicas, startRedis } from "./replicas.ts";
 import {
   makeConfigMappings,
   makePaymentsMappings,
@@ -546,25 +548,6 @@ async function waitUntilReady(url: string): Promise<void> {
   }
 }
 
-/** Starts a redis-server without persistence for `serve --state` (on the PATH: `npm test` provisions it). */
-async function startRedis(): Promise<Deno.ChildProcess> {
-  const port = String(PORT + 2);
-  const child = new Deno.Command("redis-server", {
-    args: ["--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-    stdout: "null",
-    stderr: "null",
-  }).spawn();
-  const deadline = performance.now() + 10_000;
-  for (;;) {
-    try {
-      (await Deno.connect({ hostname: "127.0.0.1", port: PORT + 2 })).close();
-      return child;
-    } catch { /* not listening yet */ }
-    if (performance.now() > deadline) throw new Error(`redis-server did not listen on port ${port} in 10 s`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
-
 /** Requests per S6 cycle, sent 32 at a time. */
 const CYCLE_REQUESTS = 1000;
 
@@ -689,7 +672,7 @@ async function main(): Promise<number> {
     stderr: "null",
   }).spawn();
   await waitUntilReady(`${UPSTREAM}/users/1`);
-  const redis = servers.some((s) => s.redis) ? await startRedis() : undefined;
+  const redis = servers.some((s) => s.redis) ? await startRedis(PORT + 2) : undefined;
 
   const rows: Row[] = [];
   const began = performance.now();
@@ -727,6 +710,7 @@ async function main(): Promise<number> {
   const openapiStart = (!SMOKE && flags.only === undefined) || flags["openapi-start"]
     ? await measureOpenApiStart(PORT, ROUNDS)
     : undefined;
+  const replicas = await measureReplicas(PORT, ROUNDS, DURATION, WARMUP);
   await Deno.remove(dir, { recursive: true });
   printTable(rows);
   printWireMock(rows, loads);
@@ -741,6 +725,7 @@ async function main(): Promise<number> {
   printSse(sse, ROUNDS, SMOKE);
   printWebSocket(websocket, ROUNDS, SMOKE);
   if (openapiStart) printOpenApiStart(openapiStart);
+  printReplicas(replicas, ROUNDS, DURATION);
   console.log(
     `\nS6 a test run's admin traffic (add 20 stubs, ${CYCLE_REQUESTS} requests to them, remove them), ` +
       `${cycles.count} times: ${cycles.cycleMs.toFixed(0)} ms per cycle (median); the same requests to deno-bare: ` +

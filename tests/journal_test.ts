@@ -388,14 +388,35 @@ Deno.test("journal: a record another replica shared keeps its replica's name; ow
   assert.deepEqual("replica" in sharedRecord(record("/x")), false);
 });
 
-Deno.test("regression: removing records (WireMock's DELETE /__admin/requests/{id}) handed every kept record to onAdd again, so --state re-sent them to the cluster", () => {
+Deno.test("regression: removing records (WireMock's DELETE /__admin/requests/{id}) put every kept record back as new, so --state re-sent them to the cluster", () => {
   const journal = new Journal(10);
-  for (const target of ["/a", "/b", "/c"]) journal.add(record(target));
-  const sent: string[] = [];
-  journal.onAdd = (r) => sent.push(r.target);
+  for (const target of ["/a", "/b"]) journal.add(record(target));
+  const mark = journal.ownMark;
+  journal.add(record("/c"));
   const removed = journal.removeWhere((r) => r.target === "/b");
   assert.deepEqual(removed.map((r) => r.target), ["/b"]);
   assert.deepEqual(journal.records().map((r) => r.target), ["/a", "/c"]);
-  assert.deepEqual(sent, []);
+  // Only /c, journaled after the mark, is new: /a was sent before the removal.
+  assert.deepEqual(journal.ownSince(mark, 10).map((r) => r.target), ["/c"]);
   assert.equal(journal.total, 3);
+});
+
+Deno.test("ownSince gives this process's requests journaled after a mark, newest first, within the limit; another replica's are left out", () => {
+  const journal = new Journal(5);
+  assert.deepEqual(journal.ownSince(journal.ownMark, 10), []);
+  journal.add(record("/old"));
+  const mark = journal.ownMark;
+  journal.add(record("/1"));
+  journal.keep(record("/there", { replica: "host-b:1" }));
+  journal.add(record("/2"));
+  journal.add(record("/3"));
+  assert.deepEqual(journal.ownSince(mark, 10).map((r) => r.target), ["/3", "/2", "/1"]);
+  assert.deepEqual(journal.ownSince(mark, 2).map((r) => r.target), ["/3", "/2"]);
+  assert.deepEqual(journal.ownSince(journal.ownMark, 10), []);
+  // Past the journal's bound the oldest are gone from it, and so from what is shared.
+  for (const target of ["/4", "/5", "/6"]) journal.add(record(target));
+  assert.deepEqual(journal.ownSince(mark, 10).map((r) => r.target), ["/6", "/5", "/4", "/3", "/2"]);
+  // A cleared journal (reset) has nothing left to share.
+  journal.clear();
+  assert.deepEqual(journal.ownSince(mark, 10), []);
 });

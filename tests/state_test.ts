@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { get as route, post, type StubServer, stubServer, type StubServerOptions } from "../mod.ts";
 import { get } from "./_cli.ts";
 import { send } from "./_http.ts";
+import { createClient } from "@redis/client";
 import { eventually, RedisServer } from "./_redis.ts";
 
 function assertIncludes(text: string, part: string): void {
@@ -254,6 +255,30 @@ Deno.test("a flow walked one request per replica sees each step the previous rep
   assert.deepEqual((await send(b, "POST", "/pay")).json, "paid");
 });
 
+Deno.test("regression: a request whose stub needs a state the store holds but this replica had not heard of yet answered 404 (16 flows over 3 replicas: most steps failed)", async () => {
+  await using redis = await new RedisServer().start();
+  const cluster = crypto.randomUUID();
+  await using server = await stubServer(0, {
+    stubs: [route("/cart").inScenario("cart").whenState("has-item").body("has-item").toStub()],
+    state: { url: redis.url, cluster },
+  });
+  // Another replica's move, in the store but not yet on this replica's stream.
+  const client = createClient({ url: redis.url });
+  await client.connect();
+  try {
+    await client.hSet(`stubtool:{${cluster}}:scenarios`, JSON.stringify(["w1", "cart"]), "has-item");
+    await client.hSet(`stubtool:{${cluster}}:scenarios`, JSON.stringify([null, "cart"]), "has-item");
+  } finally {
+    client.destroy();
+  }
+  const scoped = await send(server, "GET", "/cart", { headers: { "x-stubtool-scope": "w1" } });
+  assert.deepEqual([scoped.status, scoped.json], [200, "has-item"]);
+  assert.deepEqual((await send(server, "GET", "/cart")).json, "has-item");
+  // Another scope is still in Started; a path no stub has is still a 404.
+  assert.equal((await send(server, "GET", "/cart", { headers: { "x-stubtool-scope": "w2" } })).status, 404);
+  assert.equal((await send(server, "GET", "/nowhere")).status, 404);
+});
+
 Deno.test("scoped scenario states are shared per scope: each scope takes its own transition once", async () => {
   await using redis = await new RedisServer().start();
   await using cluster = await replicas(redis, { stubs: CHECKOUT });
@@ -390,6 +415,26 @@ Deno.test("a request sent to replica A is found by requests/find on B and counte
   assert.equal((await send(c, "POST", "/__stubtool__/reset")).status, 204);
   await new Promise((resolve) => setTimeout(resolve, 200));
   for (const server of [a, b, c]) assert.deepEqual((await send(server, "GET", "/__stubtool__/requests")).json.total, 0);
+});
+
+Deno.test("a burst of 300 requests to A (more than go within 50 ms) reaches B's and C's journals whole, each request once, in A's order", async () => {
+  await using redis = await new RedisServer().start();
+  await using cluster = await replicas(redis, { stubs: [route("/burst/{n}").body({ ok: true }).toStub()] });
+  const [a, b, c] = cluster.servers;
+  let next = 0;
+  await Promise.all(Array.from({ length: 16 }, async () => {
+    while (next < 300) assert.equal((await send(a, "GET", `/burst/${next++}`)).status, 200);
+  }));
+  const order = (await send(a, "GET", "/__stubtool__/requests")).json.requests.map((r: { target: string }) => r.target);
+  assert.equal(order.length, 300);
+  for (const server of [b, c]) {
+    await eventually(async () => (await send(server, "GET", "/__stubtool__/requests")).json.total >= 300, 3_000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const journal = (await send(server, "GET", "/__stubtool__/requests")).json;
+    assert.equal(journal.total, 300);
+    assert.deepEqual(journal.requests.map((r: { target: string }) => r.target), order);
+  }
+  assert.equal((await send(a, "GET", "/__stubtool__/requests")).json.total, 300);
 });
 
 Deno.test("the shared journal keeps the bounds of each replica's: --journal-size entries and --journal-bytes", async () => {

@@ -238,14 +238,12 @@ export class StubHandler {
   }
 
   /**
-   * Shares the journal (`serve --state`): `send` gets each request journaled here; returns
-   * the journal's bounds, or undefined when it is off (nothing to share).
+   * The journal to share (`serve --state`: the link reads this replica's own requests from it
+   * at each batch), or undefined when it is off (nothing to share).
    * @ignore
    */
-  shareJournal(send: (record: JournalRecord) => void): { size: number; bytes: number } | undefined {
-    if (!this.#journal) return undefined;
-    this.#journal.onAdd = send;
-    return { size: this.#journal.capacity, bytes: this.#journal.maxBytes };
+  get sharedJournal(): Journal | undefined {
+    return this.#journal;
   }
 
   /**
@@ -394,7 +392,14 @@ export class StubHandler {
         failed ? respond(...failed) : this.#dispatch(view, incoming, respond, log, attempt)
       );
     }
-    if (!match) return this.#unmatched.answer(view, incoming, respond, log);
+    if (!match) {
+      // With shared state, this replica's scenario states may lag the store's (another replica
+      // just moved one): match once more against the store's before answering 404.
+      if (attempt === 0 && this.registry.shared.states && this.registry.set.hasScenarios) {
+        return this.#storeStates(view, incoming, respond, log);
+      }
+      return this.#unmatched.answer(view, incoming, respond, log);
+    }
     const route = match.route;
     const stub = route.stub;
     // A plain stub never waits on the store: only scenario and sequence stubs take a step there.
@@ -403,6 +408,22 @@ export class StubHandler {
       if (ask) return this.#sharedStep(route, match, ask, view, incoming, respond, log, attempt);
     }
     return this.#chosen(route, match, view, incoming, respond, log);
+  }
+
+  /** Takes the store's states of every scenario (in the request's scope), then matches again (once). */
+  async #storeStates<R>(
+    view: RequestView,
+    incoming: Incoming,
+    respond: Respond<R>,
+    log: LogState | undefined,
+  ): Promise<R> {
+    const scenarios = this.registry.set.scenarios;
+    const names = scenarios.list(view.scope ?? undefined).map((entry) => entry.name).filter((name, i, all) =>
+      all.indexOf(name) === i
+    );
+    const states = await this.registry.shared.states!(names, view.scope);
+    states?.forEach((state, i) => scenarios.set(names[i], state, view.scope));
+    return this.#dispatch(view, incoming, respond, log, 1);
   }
 
   /**

@@ -21,7 +21,6 @@ import { type StubInfo, stubInfo } from "./admin/stub_form.ts";
 import type { ScenarioEntry } from "./matching/scenarios.ts";
 import { checkStoreUrl } from "./state/store_url.ts";
 import { loadTemplating } from "../templating/engine.ts";
-import type { JournalRecord } from "./journal/journal.ts";
 
 /** What {@link StubServer.requests} resolves with. */
 export interface FoundRequests {
@@ -173,9 +172,6 @@ async function joinState(
 ): Promise<{ name: string }> {
   // Stubs other replicas add arrive as data and are checked synchronously: the template engine is loaded up front.
   const [{ joinCluster }] = await Promise.all([import("./state/redis.ts"), loadTemplating()]);
-  // Requests journaled before the link exists wait here (none: the server is not listening yet).
-  let send: (record: JournalRecord) => void = () => {};
-  const journal = handler.shareJournal((record) => send(record));
   const link = await joinCluster({
     apply: (op) => op.op === "reset" ? (handler.reset(), undefined) : handler.registry.applyShared(op),
     tally: (batch) => handler.registry.tally(batch),
@@ -184,9 +180,8 @@ async function joinState(
     url: state.url,
     cluster: state.cluster ?? "stubtool",
     log: state.log ?? ((line) => console.error(line)),
-    journal,
+    journal: handler.sharedJournal,
   });
-  send = link.journaled;
   handler.registry.share(link);
   return link;
 }

@@ -155,10 +155,13 @@ export class Journal {
   /** Counts changes (requests added, clears). */
   version = 0;
   /**
-   * Gets each request this process journals (`serve --state` sends them to the other
-   * replicas); unset in a single process.
+   * Each kept record's place among the requests this process journaled (from 1), 0 for one
+   * another replica journaled: `serve --state` reads the new ones of its own at each batch
+   * ({@link Journal.ownSince}), so sharing the journal costs a request nothing.
    */
-  onAdd: ((record: JournalRecord) => void) | undefined = undefined;
+  #seqs: number[] = [];
+  /** Requests this process journaled since start. */
+  #ownSeq = 0;
 
   constructor(capacity: number = DEFAULT_JOURNAL_SIZE, maxBytes: number = DEFAULT_JOURNAL_BYTES) {
     if (!Number.isSafeInteger(capacity) || capacity < 0) {
@@ -173,12 +176,40 @@ export class Journal {
 
   /** Records one finished request; the oldest fall out to keep within both bounds. */
   add(record: JournalRecord): void {
-    this.keep(record);
-    this.onAdd?.(record);
+    this.#keep(record, ++this.#ownSeq);
   }
 
   /** Records a request another replica journaled (`serve --state`), within the same bounds; not sent on. */
   keep(record: JournalRecord): void {
+    this.#keep(record, 0);
+  }
+
+  /**
+   * The mark of the newest request this process journaled: pass it to {@link Journal.ownSince}
+   * later to get the ones journaled after it.
+   */
+  get ownMark(): number {
+    return this.#ownSeq;
+  }
+
+  /**
+   * The requests this process journaled after `mark` that are still kept, newest first, at
+   * most `limit` (those another replica journaled are left out). Reads only the kept records,
+   * newest first, and stops at the first one of `mark` or before.
+   */
+  ownSince(mark: number, limit: number): JournalRecord[] {
+    const out: JournalRecord[] = [];
+    for (let k = this.#size - 1; k >= 0 && out.length < limit; k--) {
+      const i = (this.#head + k) % this.capacity;
+      const seq = this.#seqs[i];
+      if (seq === 0) continue;
+      if (seq <= mark) break;
+      out.push(this.#record(i));
+    }
+    return out;
+  }
+
+  #keep(record: JournalRecord, seq: number): void {
     this.#total++;
     this.version++;
     if (this.capacity === 0) return;
@@ -214,6 +245,7 @@ export class Journal {
     this.#clientIps[i] = record.clientIp;
     this.#headerLines[i] = record.headerLines;
     this.#replicas[i] = record.replica;
+    this.#seqs[i] = seq;
     this.#costs[i] = size;
     this.#size++;
     this.#bytes += size;
@@ -265,27 +297,32 @@ export class Journal {
     const out: JournalRecord[] = [];
     for (let k = 0; k < this.#size; k++) {
       const i = (this.#head + k) % this.capacity;
-      out.push({
-        method: this.#methods[i],
-        target: targetText(this.#targets[i]),
-        time: this.#times[i],
-        status: this.#statuses[i],
-        ms: this.#ms[i],
-        stub: this.#stubs[i],
-        id: this.#ids[i],
-        closest: this.#closest[i],
-        scope: this.#scopes[i],
-        headers: this.#headers[i],
-        body: this.#bodies[i],
-        bodyTruncated: this.#cut[i],
-        ...(this.#messages[i] ? { message: this.#messages[i] } : {}),
-        uuid: this.#uuids[i] ??= crypto.randomUUID(),
-        clientIp: this.#clientIps[i],
-        headerLines: this.#headerLines[i],
-        ...(this.#replicas[i] === undefined ? {} : { replica: this.#replicas[i] }),
-      });
+      out.push(this.#record(i, this.#uuids[i] ??= crypto.randomUUID()));
     }
     return out;
+  }
+
+  /** The record in slot `i` (its UUID when it has been given one). */
+  #record(i: number, uuid = this.#uuids[i]): JournalRecord {
+    return {
+      method: this.#methods[i],
+      target: targetText(this.#targets[i]),
+      time: this.#times[i],
+      status: this.#statuses[i],
+      ms: this.#ms[i],
+      stub: this.#stubs[i],
+      id: this.#ids[i],
+      closest: this.#closest[i],
+      scope: this.#scopes[i],
+      headers: this.#headers[i],
+      body: this.#bodies[i],
+      bodyTruncated: this.#cut[i],
+      ...(this.#messages[i] ? { message: this.#messages[i] } : {}),
+      uuid,
+      clientIp: this.#clientIps[i],
+      headerLines: this.#headerLines[i],
+      ...(this.#replicas[i] === undefined ? {} : { replica: this.#replicas[i] }),
+    };
   }
 
   /**
@@ -297,10 +334,11 @@ export class Journal {
     const removed = all.filter(which);
     if (removed.length === 0) return removed;
     const gone = new Set(removed);
+    const seqs = all.map((_, k) => this.#seqs[(this.#head + k) % this.capacity]);
     const total = this.#total;
     this.clear();
-    // Put back, not added anew: with `--state` a record added is also sent to the other replicas.
-    for (const record of all) if (!gone.has(record)) this.keep(record);
+    // Put back with their places: with `--state`, the ones already sent are not sent again.
+    all.forEach((record, k) => gone.has(record) || this.#keep(record, seqs[k]));
     this.#total = total;
     return removed;
   }

@@ -16,13 +16,25 @@
 import { createClient } from "@redis/client";
 import { redactStoreUrl } from "./store_url.ts";
 import type { UnmatchedRequest } from "../../report/types.ts";
-import { type JournalRecord, type SharedRecord, sharedRecord } from "../journal/journal.ts";
+import { type Journal, type JournalRecord, type SharedRecord, sharedRecord } from "../journal/journal.ts";
 import type { SharedState, StateHealth, StateOp, StepAnswer, StepAsk, TallyBatch } from "./state.ts";
 
 /** Most changes kept while the store is away; more are counted as lost. */
 export const MAX_PENDING = 10_000;
 /** How often a replica sends what it counted (hits, transitions, unmatched requests) to the others. */
 export const TALLY_EVERY_MS = 50;
+/**
+ * Requests journaled here that still go with the next batch of counts (within 50 ms): up to
+ * 500 requests/s, each is on the others a moment after it was served.
+ */
+export const JOURNAL_QUICK = 25;
+/**
+ * Past {@link JOURNAL_QUICK} waiting, the journaled requests go this often, the newest
+ * `--journal-size` of those still in this replica's journal: a replica under load converts
+ * and sends about `--journal-size` records a second however many requests it serves, so a
+ * plain stub's request costs next to nothing (P22.4).
+ */
+export const JOURNAL_BUSY_EVERY_MS = 1_000;
 /** Unmatched requests kept for one batch while the store is away; more are counted as lost. */
 const MAX_TALLY_UNMATCHED = 1_000;
 /** Batches of counts the store keeps for replicas that join later (older ones are trimmed). */
@@ -85,8 +97,11 @@ export interface JoinOptions {
   cluster: string;
   /** Gets one line per event worth telling (`[WARN]` lines, the store coming back). */
   log: (line: string) => void;
-  /** The journal's bounds (`--journal-size`, `--journal-bytes`); absent when it is off (nothing journaled is shared). */
-  journal?: { size: number; bytes: number };
+  /**
+   * The journal this replica shares: its bounds (`--journal-size`, `--journal-bytes`) and its
+   * own requests since a mark, read at each batch; absent when it is off (nothing journaled is shared).
+   */
+  journal?: Pick<Journal, "capacity" | "maxBytes" | "ownMark" | "ownSince">;
 }
 
 type Client = ReturnType<typeof createClient>;
@@ -111,15 +126,23 @@ export class RedisState implements SharedState {
   readonly #sequences: string;
   /** The stream of counted batches (hits, transitions, unmatched requests), trimmed to {@link RECORDS_KEPT}. */
   readonly #records: string;
-  /** Hits counted here since the last batch, by `[id, scope]` as JSON: `[hits, moves]`. */
-  #hits = new Map<string, [number, number]>();
+  /**
+   * Hits counted here since the last batch, by scope and stub id. The entries stay from batch
+   * to batch (zeroed when sent, dropped after a batch without a hit), so counting a request
+   * allocates nothing.
+   */
+  readonly #hits = new Map<string | null, Map<string, { hits: number; moves: number }>>();
+  #hitsWaiting = false;
   #unmatchedOut: { request: UnmatchedRequest; scope: string | null }[] = [];
   #lastRecord = "0-0";
   /** The stream of journaled requests' batches, trimmed to {@link JOURNAL_BATCHES_KEPT}. */
   readonly #journal: string;
   #lastJournal = "0-0";
-  /** Requests journaled here since the last batch, the newest `--journal-size` of them. */
-  #journalOut: JournalRecord[] = [];
+  readonly #journalShared: JoinOptions["journal"];
+  /** The journal's {@link Journal.ownMark} when the last batch of journaled requests went. */
+  #journalMark = 0;
+  /** When the last batch of journaled requests went (`performance.now()`). */
+  #journalSent = 0;
   readonly #journalSize: number;
   readonly #journalBatchBytes: number;
   #ticker: ReturnType<typeof setInterval> | undefined;
@@ -155,8 +178,10 @@ export class RedisState implements SharedState {
     this.#sequences = `stubtool:{${options.cluster}}:sequences`;
     this.#records = `stubtool:{${options.cluster}}:records`;
     this.#journal = `stubtool:{${options.cluster}}:journal`;
-    this.#journalSize = options.journal?.size ?? 0;
-    this.#journalBatchBytes = Math.max(1, Math.floor((options.journal?.bytes ?? 0) / JOURNAL_BATCHES_KEPT));
+    this.#journalShared = options.journal;
+    this.#journalSize = options.journal?.capacity ?? 0;
+    this.#journalMark = options.journal?.ownMark ?? 0;
+    this.#journalBatchBytes = Math.max(1, Math.floor((options.journal?.maxBytes ?? 0) / JOURNAL_BATCHES_KEPT));
     const settings = {
       url: options.url,
       disableOfflineQueue: true,
@@ -183,15 +208,39 @@ export class RedisState implements SharedState {
     this.#ticker = setInterval(() => void this.#sendTally(), TALLY_EVERY_MS);
   }
 
-  /** See {@link SharedState.counted}: a Map update, sent in the next batch. */
+  /** See {@link SharedState.counted}: a counter bumped in place, sent in the next batch. */
   readonly counted = (id: string, scope: string | null, moved: boolean): void => {
-    const key = JSON.stringify([id, scope]);
-    const counts = this.#hits.get(key);
-    if (counts) {
-      counts[0]++;
-      if (moved) counts[1]++;
-    } else this.#hits.set(key, [1, moved ? 1 : 0]);
+    this.#count(id, scope, 1, moved ? 1 : 0);
   };
+
+  #count(id: string, scope: string | null, hits: number, moves: number): void {
+    let byId = this.#hits.get(scope);
+    if (byId === undefined) this.#hits.set(scope, byId = new Map());
+    const counts = byId.get(id);
+    if (counts === undefined) byId.set(id, { hits, moves });
+    else {
+      counts.hits += hits;
+      counts.moves += moves;
+    }
+    this.#hitsWaiting = true;
+  }
+
+  /** The hits counted since the last batch, zeroed here; entries without a hit since the batch before go. */
+  #takeHits(): TallyBatch["hits"] {
+    const taken: TallyBatch["hits"] = [];
+    for (const [scope, byId] of this.#hits) {
+      for (const [id, counts] of byId) {
+        if (counts.hits === 0) byId.delete(id);
+        else {
+          taken.push([id, scope, counts.hits, counts.moves]);
+          counts.hits = counts.moves = 0;
+        }
+      }
+      if (byId.size === 0) this.#hits.delete(scope);
+    }
+    this.#hitsWaiting = false;
+    return taken;
+  }
 
   /** See {@link SharedState.unmatched}. */
   readonly unmatched = (request: UnmatchedRequest, scope: string | null): void => {
@@ -203,25 +252,14 @@ export class RedisState implements SharedState {
   };
 
   /**
-   * Keeps a request this replica journaled for the next batch (an array push; the newest
-   * `--journal-size` wait, older ones would have left every journal anyway).
-   */
-  readonly journaled = (record: JournalRecord): void => {
-    if (this.#journalSize === 0) return;
-    const out = this.#journalOut;
-    out.push(record);
-    if (out.length >= 2 * this.#journalSize) out.splice(0, out.length - this.#journalSize);
-  };
-
-  /**
-   * The waiting journaled requests as one batch: the newest that fit in 1/64 of the journal's
-   * bytes (at least one), oldest first.
+   * The requests journaled here since the last batch as one batch (`records`: newest first):
+   * the newest that fit in 1/64 of the journal's bytes (at least one), oldest first.
    */
   #journalBatch(records: JournalRecord[]): SharedRecord[] {
     const batch: SharedRecord[] = [];
     let bytes = 0;
-    for (let k = records.length - 1; k >= 0 && batch.length < this.#journalSize; k--) {
-      const shared = sharedRecord(records[k], this.name || undefined);
+    for (const record of records) {
+      const shared = sharedRecord(record, this.name || undefined);
       bytes += shared.target.length + (shared.body?.length ?? 0) + 64;
       for (const name in shared.headers) bytes += name.length + shared.headers[name].length;
       if (bytes > this.#journalBatchBytes && batch.length) break;
@@ -230,22 +268,31 @@ export class RedisState implements SharedState {
     return batch.reverse();
   }
 
-  /** Sends what was counted since the last batch in one `XADD`; kept for the next one when the store is away. */
-  async #sendTally(): Promise<void> {
+  /**
+   * Sends what was counted since the last batch in one `XADD`, with the journaled requests
+   * when few wait or {@link JOURNAL_BUSY_EVERY_MS} passed (`all`: whatever waits); kept for
+   * the next one when the store is away.
+   */
+  async #sendTally(all = false): Promise<void> {
     if (this.#sending) return;
-    if (this.#hits.size === 0 && this.#unmatchedOut.length === 0 && this.#journalOut.length === 0) return;
+    const now = performance.now();
+    const mark = this.#journalShared?.ownMark ?? 0;
+    const waiting = mark - this.#journalMark;
+    const journalDue = waiting > 0 &&
+      (all || waiting <= JOURNAL_QUICK || now - this.#journalSent >= JOURNAL_BUSY_EVERY_MS);
+    if (!this.#hitsWaiting && this.#unmatchedOut.length === 0 && !journalDue) return;
     if (!this.#up.writer || this.#degraded) return;
     this.#sending = true;
-    const hits = this.#hits;
     const unmatched = this.#unmatchedOut;
-    const journaled = this.#journalOut;
-    this.#hits = new Map();
     this.#unmatchedOut = [];
-    this.#journalOut = [];
-    const batch: TallyBatch = {
-      hits: [...hits].map(([key, [count, moves]]) => [...(JSON.parse(key) as [string, string | null]), count, moves]),
-      unmatched,
-    };
+    let journaled: JournalRecord[] = [];
+    if (journalDue) {
+      // Read from the journal now, the newest first: a request cost nothing when it was served.
+      journaled = this.#journalShared!.ownSince(this.#journalMark, this.#journalSize);
+      this.#journalMark = mark;
+      this.#journalSent = now;
+    }
+    const batch: TallyBatch = { hits: this.#hitsWaiting ? this.#takeHits() : [], unmatched };
     try {
       // `seen`: the last change this replica had read; a batch that had not seen the latest reset is dropped.
       const fields = { from: this.#self, seen: this.#lastId, batch: JSON.stringify(batch) };
@@ -266,10 +313,7 @@ export class RedisState implements SharedState {
       // Journaled requests not written are not kept for later: each replica still has them in its own journal.
       this.#lost += journaled.length;
       // Not written: back into the next batch (the unmatched ones up to the bound, the rest counted as lost).
-      for (const [key, [count, moves]] of hits) {
-        const counts = this.#hits.get(key) ?? [0, 0];
-        this.#hits.set(key, [counts[0] + count, counts[1] + moves]);
-      }
+      for (const [id, scope, count, moves] of batch.hits) this.#count(id, scope, count, moves);
       for (const entry of unmatched) this.unmatched(entry.request, entry.scope);
     } finally {
       this.#sending = false;
@@ -279,9 +323,10 @@ export class RedisState implements SharedState {
   publish(op: StateOp): void {
     if (op.op === "reset") {
       // What was counted before a reset is not sent after it, nor added when it arrives after it.
-      this.#hits = new Map();
+      this.#hits.clear();
+      this.#hitsWaiting = false;
       this.#unmatchedOut = [];
-      this.#journalOut = [];
+      this.#journalMark = this.#journalShared?.ownMark ?? 0;
       if (!this.#applying) this.#lastReset = "";
     }
     if (this.#applying || this.#closed) return;
@@ -327,6 +372,17 @@ export class RedisState implements SharedState {
     }
   };
 
+  /** See {@link SharedState.states}. */
+  readonly states = async (names: string[], scope: string | null): Promise<string[] | undefined> => {
+    if (this.#closed || this.#degraded || !this.#up.writer || names.length === 0) return undefined;
+    try {
+      const states = await this.#writer.hmGet(this.#scenarios, names.map((name) => JSON.stringify([scope, name])));
+      return states.map((state) => state === null ? "Started" : String(state));
+    } catch {
+      return undefined;
+    }
+  };
+
   warn(message: string): void {
     if (this.#warned.has(message)) return;
     this.#warned.add(message);
@@ -348,7 +404,7 @@ export class RedisState implements SharedState {
     clearInterval(this.#ticker);
     await Promise.race([this.#drain(), new Promise((resolve) => setTimeout(resolve, 1_000))]);
     let unsent = this.#unmatchedOut.length;
-    for (const [count] of this.#hits.values()) unsent += count;
+    for (const byId of this.#hits.values()) for (const { hits } of byId.values()) unsent += hits;
     this.#lost += this.#pending.length + unsent;
     this.#pending.length = 0;
     this.#writer.destroy();
@@ -359,7 +415,7 @@ export class RedisState implements SharedState {
   async #drain(): Promise<void> {
     if (this.#up.writer && !this.#degraded) {
       while (this.#sending) await new Promise((resolve) => setTimeout(resolve, 5));
-      await this.#sendTally();
+      await this.#sendTally(true);
     }
     while (this.#pending.length && this.#up.writer) {
       await this.#flush();

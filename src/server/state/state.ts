@@ -70,6 +70,12 @@ export interface SharedState {
    * then steps on its own, and counts it as lost). Absent in a single process.
    */
   readonly step?: (ask: StepAsk) => Promise<StepAnswer | undefined>;
+  /**
+   * The states the store holds for scenarios `names` in `scope` (one round trip), asked by a
+   * request that matched no stub against this replica's states, which may lag the store's;
+   * resolves undefined while the store is away. Absent in a single process.
+   */
+  readonly states?: (names: string[], scope: string | null) => Promise<string[] | undefined>;
   /** Tells the other replicas about `op`; returns at once (written in the background, in order). */
   publish(op: StateOp): void;
   /** Counts a hit for the cluster's report (sent in the next batch, within 50 ms). Absent in a single process. */
