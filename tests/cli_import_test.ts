@@ -50,7 +50,7 @@ Deno.test("import wiremock: a folder becomes a config that validates, body files
   assert.equal(code, 0, stderr);
   const more = join(root, "mappings", "more.json");
   assert.deepEqual(lines(stderr), [
-    `[WARN] ${more} mappings[0]: 'pathParameters' is not supported: stubtool has no conditions on path parameters`,
+    `[WARN] ${more} mappings[0]: 'pathParameters' is not supported: WireMock reads pathParameters with a urlPathTemplate only`,
     `[WARN] ${more} mappings[2]: 'bodyFileName' is not supported: "../secret.txt" leaves __files ('..')`,
     `[WARN] ${more} mappings[3]: 'bodyFileName' is not supported: "link.txt" is a symbolic link that leaves __files`,
   ]);
