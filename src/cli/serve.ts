@@ -25,6 +25,7 @@ import {
 import { checkUpstream, type Config, denoWireWarnings, type Problem } from "../stubs/validate.ts";
 import { VERSION } from "../version.ts";
 import { checkStoreUrl, redactStoreUrl } from "../server/state/store_url.ts";
+import { loadWireMockAdmin } from "../server/wiremock/lazy.ts";
 import type { WireMockFolders } from "./loaders/wiremock_folder.ts";
 import type { CliContext } from "./context.ts";
 import { checkOutputPath, describeWriteError, writeFileAtomic } from "./files.ts";
@@ -511,7 +512,8 @@ async function loadInputs(values: ParsedArgs["values"], settings: Settings, sour
   if (wiremockDirs.length) {
     const { loadWireMockFolders } = await import("./loaders/wiremock_folder.ts");
     // Mappings are checked synchronously and may use a template or JSONPath: the engine loads first.
-    await loadTemplating();
+    // A WireMock folder's clients talk to /__admin/: its room loads now, not on their first request.
+    await Promise.all([loadTemplating(), loadWireMockAdmin()]);
     const takenIds = new Set(
       [...configStubs, ...inline.stubs].flatMap((stub) => stub.id === undefined ? [] : [stub.id]),
     );

@@ -1,6 +1,7 @@
 /**
  * The mounts under reserved prefixes, built for one handler: `/__stubtool__/` (endpoints.ts)
- * and `/__admin/` (wiremock_admin.ts, WireMock's admin API). Each owns its paths and answers
+ * and `/__admin/` (wiremock_admin.ts, WireMock's admin API, loaded on the first request that
+ * reaches it: wiremock/lazy.ts). Each owns its paths and answers
  * them before any stub is looked at; both pass the same guard.
  * @module
  */
@@ -17,7 +18,8 @@ import type { Incoming } from "./incoming.ts";
 import type { Journal, JournalFilter } from "./journal/journal.ts";
 import type { StubRegistry } from "./registry.ts";
 import type { Respond } from "./response.ts";
-import { WireMockAdminMount } from "./wiremock/wiremock_admin.ts";
+import type { WireMockAdminHost } from "./wiremock/wiremock_admin.ts";
+import { isWireMockAdminPath, loadWireMockAdmin, wireMockAdminLoaded } from "./wiremock/lazy.ts";
 import { loadTemplating, templatingLoaded } from "../templating/engine.ts";
 
 /** A mount under a reserved prefix: it owns its paths, and answers them before any stub is looked at. */
@@ -78,7 +80,7 @@ export function serverMounts(server: MountedServer, guard: ReservedGuard): Mount
       return state && JSON.stringify({ status: state.store === "connected" ? "ok" : "degraded", state });
     },
   }, guard);
-  const wiremock = new WireMockAdminMount({
+  const wiremock = wireMockAdminMount({
     ...stubs,
     reset: () => server.reset(),
     clearJournal: () => journal?.clear(),
@@ -94,6 +96,26 @@ export function serverMounts(server: MountedServer, guard: ReservedGuard): Mount
     resetScenarios: () => registry.resetScenarios(),
   }, guard);
   return [reserved, wiremock].map(engineFirst);
+}
+
+/**
+ * The `/__admin/` mount, made when a request first reaches it: the first such request waits
+ * for the room to load (wiremock/lazy.ts); the uptime it reports still counts from here.
+ */
+function wireMockAdminMount(host: WireMockAdminHost, guard: ReservedGuard): Mount {
+  const started = Date.now();
+  let mount: Mount | undefined;
+  const made = (room: NonNullable<ReturnType<typeof wireMockAdminLoaded>>) =>
+    mount ??= new room.WireMockAdminMount(host, guard, started);
+  return {
+    owns: isWireMockAdminPath,
+    answer: (incoming, pathname, rawQuery, respond) => {
+      const room = wireMockAdminLoaded();
+      return room
+        ? made(room).answer(incoming, pathname, rawQuery, respond)
+        : loadWireMockAdmin().then((loaded) => made(loaded).answer(incoming, pathname, rawQuery, respond));
+    },
+  };
 }
 
 /** Methods that only read (a stub list, the report, the dashboard): none carries a stub or a request pattern. */

@@ -55,6 +55,7 @@ import { isObject } from "../../util/json_shape.ts";
 import { PRIORITY_BAND } from "../../formats/wiremock/ranks.ts";
 import { metadataTest } from "./wiremock_journal.ts";
 import { saveMappings } from "./wiremock_save.ts";
+import { isWireMockAdminPath, WIREMOCK_ADMIN_PREFIX } from "./lazy.ts";
 
 /** A request to a WireMock admin endpoint, as its task sees it. */
 interface WireMockCall {
@@ -65,8 +66,7 @@ interface WireMockCall {
 /** One endpoint's task: the request and the path's parameters (as written) in, WireMock's answer out. */
 type WireMockTask = (call: WireMockCall, params: Record<string, string>) => Answer | Promise<Answer>;
 
-/** Where the WireMock admin API is. */
-export const WIREMOCK_ADMIN_PREFIX = "/__admin/";
+export { WIREMOCK_ADMIN_PREFIX };
 
 /** What the WireMock admin endpoints ask of the server. */
 export interface WireMockAdminHost extends StubsHost {
@@ -94,14 +94,16 @@ export interface WireMockAdminHost extends StubsHost {
 export class WireMockAdminMount {
   readonly #host: WireMockAdminHost;
   readonly #guard: ReservedGuard;
-  readonly #started = Date.now();
+  readonly #started: number;
   readonly #journal: WireMockJournal;
   /** The mappings added here, by id, with the route each became (a route replaced elsewhere drops it). */
   readonly #mappings = new Map<string, { route: Route; mapping: Record<string, unknown> }>();
   /** WireMock's global settings as set over `/__admin/settings` (kept and shown; none changes an answer). */
   #settings: Record<string, unknown> = { proxyPassThrough: true };
 
-  constructor(host: WireMockAdminHost, guard: ReservedGuard) {
+  /** `started`: when the server started (`/__admin/health`'s uptime counts from it). */
+  constructor(host: WireMockAdminHost, guard: ReservedGuard, started = Date.now()) {
+    this.#started = started;
     this.#host = host;
     this.#guard = guard;
     this.#journal = new WireMockJournal(host, (route) => this.#mappingOf(route));
@@ -109,7 +111,7 @@ export class WireMockAdminMount {
 
   /** Is `pathname` this mount's (`/__admin/…`, or `/__admin` itself)? */
   owns(pathname: string): boolean {
-    return pathname.startsWith(WIREMOCK_ADMIN_PREFIX) || pathname === "/__admin";
+    return isWireMockAdminPath(pathname);
   }
 
   /** Answers a request under `/__admin/`, or the guard's refusal. Never throws. */
