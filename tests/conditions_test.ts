@@ -6,8 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { get, post, route } from "../mod.ts";
-import { validateConfig } from "../src/stubs/validate.ts";
+import { denoWireWarnings, validateConfig } from "../src/stubs/validate.ts";
 import { rawRequest, send, serverTest } from "./_http.ts";
+import { runCli } from "./_cli.ts";
 import { type StubServer, stubServer } from "../mod.ts";
 
 const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { "content-type": "application/json" } });
@@ -878,6 +879,48 @@ Deno.test("path_params: each name must be a placeholder of the path, capture not
 });
 
 // ---------------------------------------------------------------- header lines (P19.4)
+
+Deno.test("validate with STUBTOOL_ADAPTER=deno prints the header-lines [WARN] at the stub's place; the default wire none", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/stubs.yaml`;
+    await Deno.writeTextFile(
+      file,
+      "routes:\n  - {method: GET, path: /a, request: {headers: {x-tag: {contains: a}}}}\n",
+    );
+    const deno = await runCli(["validate", file], { env: { STUBTOOL_ADAPTER: "deno" } });
+    assert.match(
+      deno.stderr,
+      /^\[WARN\] .*routes\[0\].*: request\.headers\.x-tag with --adapter deno reads a header sent on several lines as one value/m,
+    );
+    const node = await runCli(["validate", file]);
+    assert.doesNotMatch(node.stdout + node.stderr, /WARN/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--adapter deno warns for each stub with a header pattern that reads lines (not for absent alone)", () => {
+  const { config } = validateConfig({
+    routes: [
+      { method: "GET", path: "/a", request: { headers: { "x-debug": { absent: true }, "x-tag": "a" } } },
+      { method: "GET", path: "/b", request: { headers: { "x-tag": { has_exactly: ["a", "b"] } } } },
+      { method: "GET", path: "/c", request: { headers: { "x-debug": { absent: true } } } },
+      { method: "GET", path: "/d" },
+    ],
+  });
+  const deno = "with --adapter deno";
+  const joined = "a header sent on several lines as one value, the lines joined by commas " +
+    "(Deno.serve keeps no header lines apart); --adapter node (the default)";
+  assert.deepEqual(denoWireWarnings(config!.routes, (i) => `routes[${i}]`), [
+    {
+      level: "warn",
+      place: "routes[0]",
+      message: `request.headers.x-tag ${deno} reads ${joined} tests each line (the header matches when one line does)`,
+    },
+    { level: "warn", place: "routes[1]", message: `request.headers.x-tag ${deno} counts ${joined} counts each line` },
+  ]);
+});
 
 for (const adapter of ["node", "deno"] as const) {
   Deno.test(`[${adapter}] has_exactly / includes on a header count its lines: two lines are not one comma-joined line`, async () => {
