@@ -6,8 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { get, post, route } from "../mod.ts";
-import { validateConfig } from "../src/stubs/validate.ts";
+import { denoWireWarnings, validateConfig } from "../src/stubs/validate.ts";
 import { rawRequest, send, serverTest } from "./_http.ts";
+import { runCli } from "./_cli.ts";
 import { type StubServer, stubServer } from "../mod.ts";
 
 const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { "content-type": "application/json" } });
@@ -879,6 +880,48 @@ Deno.test("path_params: each name must be a placeholder of the path, capture not
 
 // ---------------------------------------------------------------- header lines (P19.4)
 
+Deno.test("validate with STUBTOOL_ADAPTER=deno prints the header-lines [WARN] at the stub's place; the default wire none", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const file = `${dir}/stubs.yaml`;
+    await Deno.writeTextFile(
+      file,
+      "routes:\n  - {method: GET, path: /a, request: {headers: {x-tag: {contains: a}}}}\n",
+    );
+    const deno = await runCli(["validate", file], { env: { STUBTOOL_ADAPTER: "deno" } });
+    assert.match(
+      deno.stderr,
+      /^\[WARN\] .*routes\[0\].*: request\.headers\.x-tag with --adapter deno reads a header sent on several lines as one value/m,
+    );
+    const node = await runCli(["validate", file]);
+    assert.doesNotMatch(node.stdout + node.stderr, /WARN/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("--adapter deno warns for each stub with a header pattern that reads lines (not for absent alone)", () => {
+  const { config } = validateConfig({
+    routes: [
+      { method: "GET", path: "/a", request: { headers: { "x-debug": { absent: true }, "x-tag": "a" } } },
+      { method: "GET", path: "/b", request: { headers: { "x-tag": { has_exactly: ["a", "b"] } } } },
+      { method: "GET", path: "/c", request: { headers: { "x-debug": { absent: true } } } },
+      { method: "GET", path: "/d" },
+    ],
+  });
+  const deno = "with --adapter deno";
+  const joined = "a header sent on several lines as one value, the lines joined by commas " +
+    "(Deno.serve keeps no header lines apart); --adapter node (the default)";
+  assert.deepEqual(denoWireWarnings(config!.routes, (i) => `routes[${i}]`), [
+    {
+      level: "warn",
+      place: "routes[0]",
+      message: `request.headers.x-tag ${deno} reads ${joined} tests each line (the header matches when one line does)`,
+    },
+    { level: "warn", place: "routes[1]", message: `request.headers.x-tag ${deno} counts ${joined} counts each line` },
+  ]);
+});
+
 for (const adapter of ["node", "deno"] as const) {
   Deno.test(`[${adapter}] has_exactly / includes on a header count its lines: two lines are not one comma-joined line`, async () => {
     await using server = await stubServer(0, { adapter });
@@ -902,11 +945,86 @@ for (const adapter of ["node", "deno"] as const) {
     assert.equal(await ask("/includes", ["X-Tag: b", "X-Tag: a"]), lines ? "200" : "404");
     assert.equal(await ask("/includes", ["X-Tag: a, b"]), "404");
     assert.equal(await ask("/includes", []), "404");
-    // Other patterns read the lines joined by ', ', as before.
-    assert.equal(await ask("/joined", ["X-Tag: a", "X-Tag: b"]), "200");
+    // Other patterns test each line (node): no line is 'a, b'; Deno.serve gives the joined value.
+    assert.equal(await ask("/joined", ["X-Tag: a", "X-Tag: b"]), lines ? "404" : "200");
     assert.equal(await ask("/joined", ["X-Tag: a, b"]), "200");
     const miss = await send(server, "GET", "/exactly", { headers: { "x-tag": "a" } });
     assert.match(miss.text, /header 'x-tag' has 'a', stub wants/);
+  });
+
+  Deno.test(`[${adapter}] a header sent on two lines matches when one line does (node), negations too; one comma-joined line is one value`, async () => {
+    await using server = await stubServer(0, { adapter });
+    server.routes(
+      get("/eq").withHeader("x-tag", "a").body("eq"),
+      get("/cap").withHeader("x-tag", "v{n}").body("{n}"),
+      get("/contains").withHeader("x-tag", { contains: "a" }).body("contains"),
+      get("/space").withHeader("x-tag", { contains: " a" }).body("space"),
+      get("/regex").withHeader("x-tag", { regex: "a[0-9]" }).body("regex"),
+      get("/not-contains").withHeader("x-tag", { not_contains: "a" }).body("not_contains"),
+      get("/not-regex").withHeader("x-tag", { not_regex: "a.*" }).body("not_regex"),
+      get("/absent").withHeader("x-tag", { absent: true }).body("absent"),
+      get("/all").withHeader("x-tag", { all: [{ contains: "a" }, { contains: "b" }] }).body("all"),
+      get("/from").withHeader("from", "b").body("from"),
+    );
+    const ask = async (path: string, lines: string[]) => {
+      const answer = await rawRequest(
+        server.getPort(),
+        `GET ${path} HTTP/1.1\r\nhost: x\r\n${lines.map((l) => `${l}\r\n`).join("")}connection: close\r\n\r\n`,
+      );
+      return answer.statusLine.split(" ")[1] === "200" ? JSON.parse(answer.body) : "404";
+    };
+    const node = adapter === "node";
+    // On Deno.serve the two lines arrive as one value 'a, b' (a [WARN] says so at load).
+    const cases: [string, string[], string, string][] = [
+      ["/eq", ["X-Tag: b", "X-Tag: a"], "eq", "404"],
+      ["/eq", ["X-Tag: a", "X-Tag: b"], "eq", "404"],
+      ["/eq", ["X-Tag: b, a"], "404", "404"],
+      ["/eq", ["X-Tag: b", "X-Tag: c"], "404", "404"],
+      ["/cap", ["X-Tag: x", "X-Tag: v7"], "7", "404"],
+      ["/contains", ["X-Tag: b", "X-Tag: xa"], "contains", "contains"],
+      ["/contains", ["X-Tag: b", "X-Tag: c"], "404", "404"],
+      ["/space", ["X-Tag: x", "X-Tag: a"], "404", "space"],
+      ["/space", ["X-Tag: x, a"], "space", "space"],
+      ["/regex", ["X-Tag: b", "X-Tag: a1"], "regex", "404"],
+      ["/regex", ["X-Tag: a1, b"], "404", "404"],
+      ["/not-contains", ["X-Tag: a", "X-Tag: b"], "not_contains", "404"],
+      ["/not-contains", ["X-Tag: a", "X-Tag: xa"], "404", "404"],
+      ["/not-contains", ["X-Tag: a, b"], "404", "404"],
+      ["/not-contains", [], "not_contains", "not_contains"],
+      ["/not-regex", ["X-Tag: a1", "X-Tag: b"], "not_regex", "404"],
+      ["/not-regex", ["X-Tag: a1", "X-Tag: a2"], "404", "404"],
+      ["/not-regex", ["X-Tag: b, a"], "not_regex", "not_regex"],
+      ["/absent", ["X-Tag: a", "X-Tag: b"], "404", "404"],
+      ["/all", ["X-Tag: a", "X-Tag: b"], "404", "all"],
+      ["/all", ["X-Tag: ab", "X-Tag: c"], "all", "all"],
+      // node:http keeps only the first From line in its header object; each line is still tested.
+      ["/from", ["From: a", "From: b"], "from", "404"],
+    ];
+    const seen = [];
+    for (const [path, lines] of cases) seen.push(await ask(path, lines));
+    assert.deepEqual(seen, cases.map(([, , onNode, onDeno]) => node ? onNode : onDeno));
+    const miss = await rawRequest(
+      server.getPort(),
+      "GET /eq HTTP/1.1\r\nhost: x\r\nX-Tag: b\r\nX-Tag: c\r\nconnection: close\r\n\r\n",
+    );
+    assert.match(
+      miss.body,
+      node ? /header 'x-tag' has 'b', 'c' \(2 lines\), stub wants 'a'/ : /header 'x-tag' is 'b, c'/,
+    );
+  });
+
+  Deno.test(`[${adapter}] the literal-header index finds a stub by one line of a header sent on two lines`, async () => {
+    await using server = await stubServer(0, { adapter });
+    // Enough stubs on the same header for the router to index them by its literal.
+    server.routes(
+      ...["a", "b", "c", "d", "e", "f", "g", "h", "i"].map((v) => get("/i").withHeader("x-env", v).body(v)),
+    );
+    const answer = await rawRequest(
+      server.getPort(),
+      "GET /i HTTP/1.1\r\nhost: x\r\nX-Env: zz\r\nX-Env: c\r\nconnection: close\r\n\r\n",
+    );
+    assert.equal(answer.statusLine.split(" ")[1], adapter === "node" ? "200" : "404");
+    if (adapter === "node") assert.equal(answer.body, '"c"');
   });
 
   Deno.test(`[${adapter}] the journal keeps each header line and its name's case as sent (node); Deno.serve keeps neither`, async () => {

@@ -52,6 +52,12 @@ export interface Incoming {
    */
   headerLines?(): readonly string[] | undefined;
   /**
+   * Does some header come on more than one line? Asked before {@link Incoming.headerLines} are
+   * walked, so that a request whose headers each come once costs nothing more; a wire
+   * without it has its lines walked whenever a header pattern asks.
+   */
+  repeatsHeaders?(): boolean;
+  /**
    * Present when the adapter can turn this request into a WebSocket (it asked for one):
    * the handler calls it with the session, then answers 101, and the adapter upgrades.
    */

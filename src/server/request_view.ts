@@ -189,10 +189,16 @@ export class RequestView {
   body: BodyView | undefined;
   /** The scope the request carries (`x-stubtool-scope`), when the handler read it. */
   scope: string | null = null;
-  readonly #incoming: Pick<Incoming, "header" | "headerLines">;
+  readonly #incoming: Pick<Incoming, "header" | "headerLines" | "repeatsHeaders">;
   #query: QueryParams | undefined;
+  #repeated: Map<string, string[]> | null | undefined;
 
-  constructor(incoming: Pick<Incoming, "header" | "headerLines">, method: string, pathname: string, rawQuery: string) {
+  constructor(
+    incoming: Pick<Incoming, "header" | "headerLines" | "repeatsHeaders">,
+    method: string,
+    pathname: string,
+    rawQuery: string,
+  ) {
     this.#incoming = incoming;
     this.method = method;
     this.pathname = pathname;
@@ -219,8 +225,40 @@ export class RequestView {
     return out.length ? out : null;
   }
 
+  /**
+   * The lines of a request header sent on more than one line, by lower-case name, in order;
+   * undefined when it came on one line (or none), or the wire joins the lines (`Deno.serve`).
+   * A request whose headers each come once costs one check (the wire's
+   * {@link Incoming.repeatsHeaders}), never a walk over its lines.
+   */
+  repeatedHeader(name: string): readonly string[] | undefined {
+    if (this.#repeated === undefined) {
+      const repeats = this.#incoming.repeatsHeaders?.() ?? this.#incoming.headerLines !== undefined;
+      const lines = repeats ? this.#incoming.headerLines?.() : undefined;
+      this.#repeated = lines ? repeatedLines(lines) : null;
+    }
+    return this.#repeated?.get(name);
+  }
+
   /** One request header by lower-case name (several values joined by `, `), or null. */
   header(name: string): string | null {
     return this.#incoming.header(name);
   }
+}
+
+/** The headers among `[name, value, …]` lines that come on more than one line: lower-case name → their values. */
+function repeatedLines(lines: readonly string[]): Map<string, string[]> | null {
+  const all = new Map<string, string[]>();
+  let repeated = false;
+  for (let i = 0; i + 1 < lines.length; i += 2) {
+    const name = lines[i].toLowerCase();
+    const list = all.get(name);
+    if (list) {
+      list.push(lines[i + 1]);
+      repeated = true;
+    } else all.set(name, [lines[i + 1]]);
+  }
+  if (!repeated) return null;
+  for (const [name, list] of all) if (list.length < 2) all.delete(name);
+  return all;
 }

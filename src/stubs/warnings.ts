@@ -106,7 +106,8 @@ const NODE_SENDS: Record<string, string> = {
 /**
  * What `--adapter deno` (Deno.serve) cannot send as the stubs say: a fault that needs the
  * socket (it sends the status line and headers, then closes), a `status_message` (it sends
- * the standard reason phrase), a header list other than `set-cookie` (it joins the lines).
+ * the standard reason phrase), a header list other than `set-cookie` (it joins the lines), a
+ * request header pattern (it reads a header sent on several lines as one joined value).
  * One warning per stub and kind, each naming `--adapter node`, which sends them all.
  */
 export function denoWireWarnings(stubs: readonly CompiledStub[], place: (index: number) => string): Problem[] {
@@ -133,12 +134,16 @@ export function denoWireWarnings(stubs: readonly CompiledStub[], place: (index: 
         name.toLowerCase() !== "set-cookie"
       )
     );
-    const counted = (stub.match?.headers ?? []).find(([, pattern]) => pattern.multi);
-    if (counted) {
+    // Every header pattern but absent can decide otherwise on one joined value than on its lines.
+    const tested = (stub.match?.headers ?? []).find(([, pattern]) => !pattern.absent);
+    if (tested) {
+      const [name, pattern] = tested;
       warn(
-        `request.headers.${counted[0]} with --adapter deno counts a header sent on two lines as one value, ` +
-          `the lines joined by commas (Deno.serve keeps no header lines apart); --adapter node (the default) ` +
-          `counts each line`,
+        `request.headers.${name} with --adapter deno ${pattern.multi ? "counts" : "reads"} a header sent on ` +
+          `several lines as one value, the lines joined by commas (Deno.serve keeps no header lines apart); ` +
+          `--adapter node (the default) ${
+            pattern.multi ? "counts each line" : "tests each line (the header matches when one line does)"
+          }`,
       );
     }
     if (joined.length) {

@@ -525,42 +525,9 @@ function fieldPatterns(what: string, spec: unknown, ctx: Context): Record<string
   for (const [name, matcher] of Object.entries(spec)) {
     const pattern = valuePattern(`${what}.${name}`, matcher, ctx, what);
     if (pattern === undefined) continue;
-    if (what === "headers" && joinedMatch(matcher as Record<string, unknown>)) {
-      const kind = Object.keys(matcher as object)[0];
-      ctx.refuse(
-        `${what}.${name} ${kind}`,
-        kind === "and"
-          ? "a header sent twice reaches stubtool joined by ', ' (WireMock tries each line), so two parts needing text could each be met by another line"
-          : "the text holds a comma: a header sent twice reaches stubtool joined by ', ' (WireMock tries each line), so the joined text could match where no line does",
-      );
-      continue;
-    }
     out[name] = pattern;
   }
   return out;
-}
-
-/**
- * Could a header sent on two lines (`a` and `b`), which stubtool reads as `a, b`, meet this
- * literal matcher where neither line does? Only when its text spans the `, ` between them.
- */
-function joinedMatch(matcher: Record<string, unknown>): boolean {
-  if (Array.isArray(matcher.or)) return matcher.or.some((m) => isObject(m) && joinedMatch(m));
-  if (Array.isArray(matcher.and)) {
-    // Two parts that need text (contains, matches, at any depth) could each be met by another line of the joined value.
-    const needing = matcher.and.filter((m) => isObject(m) && needsText(m));
-    return needing.length > 1 || matcher.and.some((m) => isObject(m) && joinedMatch(m));
-  }
-  if (typeof matcher.equalTo === "string") return matcher.equalTo.includes(", ");
-  if (typeof matcher.contains === "string") return matcher.contains.includes(",") || matcher.contains.startsWith(" ");
-  return false;
-}
-
-/** Does this matcher (or a part of it, nested to any depth) need text that one line of a header may hold? */
-function needsText(matcher: Record<string, unknown>): boolean {
-  if (matcher.contains !== undefined || matcher.matches !== undefined || matcher.caseInsensitive === true) return true;
-  const parts = Array.isArray(matcher.and) ? matcher.and : Array.isArray(matcher.or) ? matcher.or : [];
-  return parts.some((m) => isObject(m) && needsText(m));
 }
 
 /**

@@ -47,6 +47,7 @@ export class NodeIncoming implements Incoming {
   upgrade?: (session: WebSocketSession) => void;
   readonly #req: IncomingMessage;
   #body: ChunkedBody | undefined;
+  #repeats: boolean | undefined;
 
   constructor(req: IncomingMessage, target: string) {
     this.#req = req;
@@ -73,6 +74,16 @@ export class NodeIncoming implements Incoming {
 
   headerLines(): readonly string[] {
     return this.#req.rawHeaders;
+  }
+
+  repeatsHeaders(): boolean {
+    if (this.#repeats === undefined) {
+      // Node's header object has one key per name: fewer keys than lines means a name came twice.
+      let names = 0;
+      for (const _ in this.#req.headers) names++;
+      this.#repeats = names * 2 !== this.#req.rawHeaders.length;
+    }
+    return this.#repeats;
   }
 
   hasBody(): boolean {

@@ -51,9 +51,10 @@ function queryDimension(name: string): Dimension {
 }
 
 function headerDimension(name: string): Dimension {
+  // A header sent on several lines is looked up by each line (a literal matches one line).
   return dimension(`h ${name}`, false, (view) => {
     const value = view.header(name);
-    return value === null ? NO_KEYS : [value];
+    return value === null ? NO_KEYS : view.repeatedHeader(name) ?? [value];
   });
 }
 
@@ -186,25 +187,35 @@ function headerCondition(name: string, pattern: ValuePattern): NamedCondition {
       const value = view.header(name);
       if (pattern.absent) return value === null;
       if (value === null) return pattern.missingMatches === true;
-      const found = pattern.match(value);
-      if (!found) return false;
-      for (const v of found) {
-        values.push(v);
-        raw.push(v);
-      }
-      return true;
+      // A header sent on several lines matches when one line does (the first one fills the captures).
+      const lines = view.repeatedHeader(name);
+      if (lines === undefined) return take(pattern.match(value), values, raw);
+      for (const line of lines) if (take(pattern.match(line), values, raw)) return true;
+      return false;
     },
     reason(view) {
       const value = view.header(name);
       if (pattern.absent) return `header '${name}' must be absent`;
       if (value === null) return `missing header '${name}'`;
-      if (pattern.multi) {
-        const lines = view.headerValues(name) ?? [];
-        return `header '${name}' has ${lines.map(quoteValue).join(", ")}, stub wants ${wants(pattern)}`;
+      const lines = pattern.multi ? view.headerValues(name) ?? [] : view.repeatedHeader(name);
+      if (lines !== undefined) {
+        return `header '${name}' has ${lines.map(quoteValue).join(", ")}${
+          pattern.multi ? "" : ` (${lines.length} lines)`
+        }, stub wants ${wants(pattern)}`;
       }
       return `header '${name}' is ${quoteValue(value)}, stub wants ${wants(pattern)}`;
     },
   };
+}
+
+/** Pushes what a match captured (a header's captures are the same as sent and decoded); false for no match. */
+function take(found: string[] | undefined, values: string[], raw: string[]): boolean {
+  if (!found) return false;
+  for (const v of found) {
+    values.push(v);
+    raw.push(v);
+  }
+  return true;
 }
 
 /**
