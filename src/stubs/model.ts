@@ -129,6 +129,8 @@ export interface ResponseSpec {
   statusMessage?: string;
   /** Response headers; absent when the response sets none. */
   headers?: HeaderMap;
+  /** A template stub's `template_parameters`, read by its templates as `parameters.NAME`. */
+  templateParameters?: Readonly<Record<string, unknown>>;
   /** Absent (`hasBody: false`) means an empty response body. */
   body?: unknown;
   /** Whether there is a body: `null` is one (JSON `null`), a missing `body` is not. */
@@ -300,6 +302,8 @@ export interface Stub {
    * templates, rendered per request (`{{request.path}}`, `{{params.id}}`, `{{now}}`).
    */
   template?: boolean;
+  /** A template stub's `template_parameters`: data its templates read as `parameters.NAME` (WireMock's `transformerParameters`). */
+  templateParameters?: Readonly<Record<string, unknown>>;
   /** Requests the server sends after the stub's answer (webhooks). */
   callbacks?: CallbackSpec[];
   /**

@@ -469,6 +469,10 @@ const STUB: SchemasOf<typeof STUB_FIELDS> = {
   name: { ...NAME, description: "a display name for the report (set for WireMock mappings)" },
   head: { const: false, description: "false: a GET stub does not answer HEAD requests (as in WireMock)" },
   template: { type: "boolean", description: "render body strings, header values and a string status as Handlebars" },
+  template_parameters: {
+    type: "object",
+    description: "data a template stub's templates read as {{parameters.NAME}} (WireMock's transformerParameters)",
+  },
   stream: { $ref: "#/$defs/stream" },
   websocket: WEBSOCKET,
   callbacks: {

@@ -78,6 +78,8 @@ export const MODEL_GETTERS: readonly string[] = [
 export interface TemplateModel {
   request: object;
   params: Readonly<Record<string, string>>;
+  /** The stub's `template_parameters` (WireMock's `transformerParameters`), when it has some. */
+  parameters?: Readonly<Record<string, unknown>>;
   /** The request body as `jsonPath` reads it, so a body is parsed once however often templates query it. */
   [REQUEST_DOCUMENT]?: RequestDocument;
   /** What rendering this response may still spend (made on first render when absent). */

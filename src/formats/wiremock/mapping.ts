@@ -1114,6 +1114,7 @@ const RESPONSE_KEYS = new Set([
   "statusMessage",
   "fault",
   "chunkedDribbleDelay",
+  "transformerParameters",
   // A proxy's options (ignored by WireMock without proxyBaseUrl).
   "proxyUrlPrefixToRemove",
   "additionalProxyRequestHeaders",
@@ -1163,16 +1164,35 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
   convertDelay(response, route, ctx);
   convertDribble(response.chunkedDribbleDelay, route, ctx);
   if (template) route.template = true;
+  if (template && response.transformerParameters !== undefined) convertParameters(response, route, ctx);
+}
+
+/**
+ * `transformerParameters` (read by WireMock's templates as `parameters.NAME`) as
+ * `template_parameters`. Numbers must print as Java prints them (Jackson reads them as Integer,
+ * Long or Double): whole numbers written without a fraction, and short decimals.
+ */
+function convertParameters(response: Record<string, unknown>, route: Record<string, unknown>, ctx: Context): void {
+  const parameters = response.transformerParameters;
+  if (!isObject(parameters)) {
+    ctx.refuse("transformerParameters", `expected an object, got ${shown(parameters)}`);
+    return;
+  }
+  if (contains(parameters, javaPrintsOtherwise) || (ctx.decimals && contains(parameters, Number.isInteger))) {
+    ctx.refuse(
+      "transformerParameters (numbers)",
+      "Java prints this number differently from JavaScript (a large whole number, a decimal in E notation, or 1.0)",
+    );
+    return;
+  }
+  route.template_parameters = parameters;
 }
 
 /** Response keys stubtool has no equivalent for, each refused with the reason. */
 function refuseResponseKeys(response: Record<string, unknown>, ctx: Context): void {
   for (const key of Object.keys(response)) {
     if (RESPONSE_KEYS.has(key)) continue;
-    const why: Record<string, string> = {
-      transformerParameters: "stubtool templates take no parameters",
-    };
-    ctx.refuse(`response.${key}`, why[key] ?? "stubtool has no equivalent");
+    ctx.refuse(`response.${key}`, "stubtool has no equivalent");
   }
 }
 
@@ -1398,12 +1418,7 @@ function jacksonJson(
   value: unknown,
   decimals: boolean,
 ): { text: string } | { feature: string; problem: string } {
-  const bad = (v: unknown) =>
-    typeof v === "number" &&
-    (Number.isInteger(v)
-      ? !Number.isSafeInteger(v)
-      : Math.abs(v) < 1e-3 || Math.abs(v) >= 1e7 || String(v).replace(/^-?0?\.?|\.|e.*$/g, "").length > 15);
-  if (contains(value, bad)) {
+  if (contains(value, javaPrintsOtherwise)) {
     return {
       feature: "numbers",
       problem: "Java writes this number differently from JavaScript (a large whole number, or a decimal in E notation)",
@@ -1416,6 +1431,14 @@ function jacksonJson(
     };
   }
   return { text: escapeSupplementary(JSON.stringify(value)) };
+}
+
+/** Whether Java (Jackson, `Double.toString`) writes this number otherwise than JavaScript. */
+function javaPrintsOtherwise(v: unknown): boolean {
+  return typeof v === "number" &&
+    (Number.isInteger(v)
+      ? !Number.isSafeInteger(v)
+      : Math.abs(v) < 1e-3 || Math.abs(v) >= 1e7 || String(v).replace(/^-?0?\.?|\.|e.*$/g, "").length > 15);
 }
 
 /** A `jsonBody` parsed again with its numbers as written, in WireMock's bytes. */
