@@ -87,7 +87,19 @@ export type JsonIgnore = "array_order" | "extra_fields" | "extra_items";
  * per request: `median` milliseconds times `e` to the power of `sigma` times a standard
  * normal draw (WireMock's `lognormal` delay distribution).
  */
-export type Delay = number | { min: number; max: number } | { median: number; sigma: number };
+export type Delay = number | { min: number; max: number } | LognormalDelay;
+
+/**
+ * A lognormal delay (WireMock's `lognormal`): `median · e^(sigma · z)`; with `max`, a draw
+ * above it is drawn again (ten times at most) and then capped at `max` (WireMock 3's
+ * `maxValue`); `plus` milliseconds are added to the draw (WireMock's fixed delay beside it).
+ */
+export interface LognormalDelay {
+  median: number;
+  sigma: number;
+  max?: number;
+  plus?: number;
+}
 
 /** The faults a stub can answer with (`fault:`); see `src/server/answers/faults.ts` for the bytes of each. */
 export const FAULTS: readonly Fault[] = [

@@ -130,7 +130,8 @@ const BODY_FILE: JsonSchema = {
 };
 const BODY_BASE64: JsonSchema = { type: "string", pattern: BASE64.source, description: "a binary body, base64" };
 const DELAY: JsonSchema = {
-  description: "milliseconds, {min, max} drawn uniformly per request, or a lognormal {median, sigma} drawn per request",
+  description:
+    "milliseconds, {min, max} drawn uniformly per request, or a lognormal {median, sigma, max?, plus?} drawn per request",
   anyOf: [
     { type: "number", minimum: 0, maximum: MAX_DELAY_MS },
     {
@@ -147,6 +148,13 @@ const DELAY: JsonSchema = {
       properties: {
         median: { type: "number", minimum: 0, maximum: MAX_DELAY_MS },
         sigma: { type: "number", minimum: 0, maximum: 10 },
+        max: {
+          type: "number",
+          minimum: 0,
+          maximum: MAX_DELAY_MS,
+          description: "a draw above it is drawn again (10 times at most), then capped; not below median",
+        },
+        plus: { type: "number", minimum: 0, maximum: MAX_DELAY_MS, description: "milliseconds added to the draw" },
       },
       required: ["median", "sigma"],
       additionalProperties: false,

@@ -1462,40 +1462,48 @@ export function hasIntegralDecimal(text: string): boolean {
   return false;
 }
 
+/**
+ * `fixedDelayMilliseconds` and `delayDistribution` as one `delay`. WireMock adds the two: a
+ * uniform range moves by the fixed delay, a lognormal gets it as `plus`. A lognormal's
+ * `maxValue` (WireMock 3: a draw above it is drawn again, ten times at most, then capped) is `max`.
+ */
 function convertDelay(response: Record<string, unknown>, route: Record<string, unknown>, ctx: Context): void {
   const fixed = response.fixedDelayMilliseconds;
   const distribution = response.delayDistribution;
-  if (fixed !== undefined && distribution !== undefined) {
-    ctx.refuse("fixedDelayMilliseconds + delayDistribution", "WireMock adds the two; stubtool has one delay");
-    return;
-  }
+  let plus = 0;
   if (fixed !== undefined) {
     if (typeof fixed !== "number" || !Number.isInteger(fixed) || fixed < 0) {
       ctx.refuse("fixedDelayMilliseconds", `expected a whole number of milliseconds, got ${shown(fixed)}`);
-    } else if (fixed > 0) route.delay = fixed;
-  }
-  if (distribution !== undefined) {
-    if (
-      isObject(distribution) && distribution.type === "uniform" && Number.isInteger(distribution.lower) &&
-      Number.isInteger(distribution.upper) && (distribution.lower as number) >= 0 &&
-      (distribution.upper as number) >= (distribution.lower as number)
-    ) {
-      route.delay = { min: distribution.lower, max: distribution.upper };
-    } else if (
-      isObject(distribution) && distribution.type === "lognormal" && typeof distribution.median === "number" &&
-      distribution.median >= 0 && typeof distribution.sigma === "number" && distribution.sigma >= 0 &&
-      distribution.maxValue === undefined
-    ) {
-      route.delay = { median: distribution.median, sigma: distribution.sigma };
-    } else {
-      const type = isObject(distribution) ? String(distribution.type) : shown(distribution);
-      ctx.refuse(
-        `delayDistribution ${type}`,
-        isObject(distribution) && distribution.maxValue !== undefined
-          ? "stubtool's lognormal delay has no maxValue"
-          : "stubtool draws a delay uniformly between min and max, or lognormal from median and sigma",
-      );
+      return;
     }
+    plus = fixed;
+    if (distribution === undefined && fixed > 0) route.delay = fixed;
+  }
+  if (distribution === undefined) return;
+  if (
+    isObject(distribution) && distribution.type === "uniform" && Number.isInteger(distribution.lower) &&
+    Number.isInteger(distribution.upper) && (distribution.lower as number) >= 0 &&
+    (distribution.upper as number) >= (distribution.lower as number)
+  ) {
+    route.delay = { min: (distribution.lower as number) + plus, max: (distribution.upper as number) + plus };
+  } else if (
+    isObject(distribution) && distribution.type === "lognormal" && typeof distribution.median === "number" &&
+    distribution.median >= 0 && typeof distribution.sigma === "number" && distribution.sigma >= 0 &&
+    (distribution.maxValue === undefined ||
+      (typeof distribution.maxValue === "number" && distribution.maxValue >= distribution.median))
+  ) {
+    const delay: Record<string, number> = { median: distribution.median, sigma: distribution.sigma };
+    if (distribution.maxValue !== undefined) delay.max = distribution.maxValue as number;
+    if (plus > 0) delay.plus = plus;
+    route.delay = delay;
+  } else {
+    const type = isObject(distribution) ? String(distribution.type) : shown(distribution);
+    ctx.refuse(
+      `delayDistribution ${type}`,
+      isObject(distribution) && distribution.maxValue !== undefined
+        ? "a maxValue must be a number not below the median (WireMock refuses the mapping too)"
+        : "stubtool draws a delay uniformly between min and max, or lognormal from median and sigma",
+    );
   }
 }
 
