@@ -37,6 +37,8 @@ export interface RequestMatch {
   form?: [name: string, pattern: ValuePattern][];
   /** Text the body must contain. */
   bodyContains?: string;
+  /** The body's bytes must be exactly these (`body_base64`). */
+  bodyBytes?: Uint8Array<ArrayBuffer>;
   /** A value pattern the whole body text must match (`{absent: true}`: an empty body). */
   body?: ValuePattern;
   /** The query string as sent (without `?`) must be exactly this; `""`: no query (a bare `?` too). */

@@ -294,6 +294,11 @@ const REQUEST: SchemasOf<typeof REQUEST_FIELDS> = {
   json: { description: "a JSON pattern the request body must contain" },
   form: PATTERN_MAP("form field"),
   body_contains: { type: "string", minLength: 1, description: "text the request body must contain" },
+  body_base64: {
+    type: "string",
+    pattern: BASE64.source,
+    description: 'the request body\'s exact bytes, base64 ("": an empty body)',
+  },
   body: {
     description: "a value pattern the whole body text must match ({absent: true}: an empty body)",
     $ref: "#/$defs/valuePattern",

@@ -11,6 +11,7 @@ import { unknownField } from "../util/hint.ts";
 import { checkHeaders, checkJsonValue, describe } from "./checks.ts";
 import { type BodyFileOptions, readBodyFile } from "./body_file.ts";
 import { isObject } from "../util/json_shape.ts";
+import { BASE64, decodeBase64 } from "../util/base64.ts";
 import { checkStream } from "./stream_field.ts";
 
 /** The longest delay in milliseconds. */
@@ -199,7 +200,7 @@ function withoutContentType(headers: unknown): Record<string, unknown> {
 }
 
 /** What `body_base64` may hold. */
-export const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+export { BASE64 };
 
 /**
  * A `body_file` (read now, relative to `options.baseDir`) or `body_base64` body: its bytes,
@@ -223,15 +224,10 @@ function binaryBody(
       errors.push(`${prefix}body_base64 must be base64 text (A-Z a-z 0-9 + /, = padding), got ${describe(text)}`);
       return undefined;
     }
-    try {
-      const binary = atob(text.replace(/\s+/g, ""));
-      const bytes = new Uint8Array(binary.length);
-      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-      return { bytes, headers: typedAs("application/octet-stream") };
-    } catch {
-      errors.push(`${prefix}body_base64 is not valid base64 (its length or padding is wrong)`);
-      return undefined;
-    }
+    const bytes = decodeBase64(text);
+    if (bytes) return { bytes, headers: typedAs("application/octet-stream") };
+    errors.push(`${prefix}body_base64 is not valid base64 (its length or padding is wrong)`);
+    return undefined;
   }
   if (raw.body_file === undefined) return undefined;
   const file = raw.body_file;

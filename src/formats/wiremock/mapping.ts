@@ -765,7 +765,12 @@ function listPattern(place: string, kind: string, list: unknown, ctx: Context, w
   return { [key]: parts };
 }
 
-function convertBodyPatterns(spec: unknown, conditions: Record<string, unknown>, ctx: Context): void {
+function convertBodyPatterns(
+  spec: unknown,
+  conditions: Record<string, unknown>,
+  ctx: Context,
+  inPart = false,
+): void {
   if (!Array.isArray(spec)) {
     ctx.refuse("bodyPatterns", `expected a list, got ${shown(spec)}`);
     return;
@@ -811,7 +816,17 @@ function convertBodyPatterns(spec: unknown, conditions: Record<string, unknown>,
       return;
     }
     if (keys.includes("binaryEqualTo")) {
-      ctx.refuse(`${place} binaryEqualTo`, "stubtool's body conditions compare the body as UTF-8 text");
+      // WireMock decodes it with Java's strict base64 decoder (no white space); the body's bytes must equal it.
+      const text = pattern.binaryEqualTo;
+      if (inPart) ctx.refuse(`${place} binaryEqualTo`, "stubtool's multipart conditions read a part as text");
+      else if (
+        keys.length !== 1 || typeof text !== "string" ||
+        !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text)
+      ) {
+        ctx.refuse(`${place} binaryEqualTo`, `expected base64 text alone, got ${shown(pattern)}`);
+      } else if (conditions.body_base64 !== undefined) {
+        ctx.refuse(`${place} binaryEqualTo`, "two binaryEqualTo: stubtool takes one body_base64 per stub");
+      } else conditions.body_base64 = text;
       return;
     }
     // equalTo (+ caseInsensitive), contains, doesNotContain, matches, doesNotMatch, absent, and, or:
@@ -923,7 +938,7 @@ function convertMultipart(spec: unknown, conditions: Record<string, unknown>, ct
         }
       });
     }
-    if (pattern.bodyPatterns !== undefined) convertBodyPatterns(pattern.bodyPatterns, part, inner);
+    if (pattern.bodyPatterns !== undefined) convertBodyPatterns(pattern.bodyPatterns, part, inner, true);
     parts.push(part);
   });
   conditions.multipart = parts;
