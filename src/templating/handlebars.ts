@@ -23,6 +23,7 @@ import {
   text,
 } from "./template_helpers.ts";
 import { checkDateFormat, checkTimeZone, offsetDate } from "./date_format.ts";
+import { checkXPathCall, XPATH_HELPERS } from "./xpath_helper.ts";
 import { escapeJsonString } from "../util/json_string.ts";
 import { unknownField } from "../util/hint.ts";
 
@@ -119,7 +120,9 @@ function setUp(env: Environment): void {
       env.unregisterHelper(name);
     }
   }
-  for (const [name, helper] of Object.entries(HELPERS)) env.registerHelper(name, guarded(name, helper));
+  for (const [name, helper] of Object.entries({ ...HELPERS, ...XPATH_HELPERS })) {
+    env.registerHelper(name, guarded(name, helper));
+  }
   for (const name of Object.keys(env.decorators)) env.unregisterDecorator(name);
   // Every loop runs through `each` (a block over a list too): each iteration counts, and its output is held.
   const each = env.helpers.each as Helper;
@@ -139,7 +142,7 @@ function setUp(env: Environment): void {
 
 /** The helpers a template may call: Handlebars' block helpers and WireMock's. */
 export const HELPER_NAMES: readonly string[] = [
-  ...new Set([...KEPT_HELPERS, ...Object.keys(HELPERS)]),
+  ...new Set([...KEPT_HELPERS, ...Object.keys(HELPERS), ...Object.keys(XPATH_HELPERS)]),
 ].filter((n) => !n.endsWith("Missing")).sort();
 
 const COMPILE_OPTIONS = {
@@ -201,6 +204,9 @@ function checkCall(name: string, node: AstNode): void {
       }
     } else if (name === "jsonPath" && node.params.length !== 2) {
       throw new Error("write {{jsonPath request.body '$.path'}}");
+    } else if (name in XPATH_HELPERS) {
+      const expression = literal(node.params[1]);
+      checkXPathCall(name, node.params.length, typeof expression === "string" ? expression : undefined);
     }
   } catch (e) {
     throw new SyntaxError(`${where(node)}${name}: ${(e as Error).message}`);

@@ -20,7 +20,7 @@ import { isObject } from "../../util/json_shape.ts";
 import { MAX_PATTERN_DEPTH } from "../../stubs/patterns.ts";
 import { compileDatePattern, DATE_UNITS, readNowOffset } from "../../stubs/date_pattern.ts";
 import { isJsonMediaType } from "../../util/media.ts";
-import { equalToXmlCondition, matchesXPathCondition } from "./xml.ts";
+import { equalToXmlCondition, matchesXPathCondition, xPathHelperProblems } from "./xml.ts";
 
 export { rankPriorities };
 
@@ -1180,6 +1180,17 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
   convertDribble(response.chunkedDribbleDelay, route, ctx);
   if (template) route.template = true;
   if (template && response.transformerParameters !== undefined) convertParameters(response, route, ctx);
+  if (template) {
+    // WireMock 3's xPath / soapXPath helpers in the body and header values.
+    const texts: string[] = [];
+    const collect = (value: unknown): void => {
+      if (typeof value === "string") texts.push(value);
+      else if (Array.isArray(value)) value.forEach(collect);
+      else if (isObject(value)) Object.values(value).forEach(collect);
+    };
+    collect([response.body, response.jsonBody, response.headers]);
+    for (const { feature, problem } of texts.flatMap(xPathHelperProblems)) ctx.refuse(feature, problem);
+  }
 }
 
 /**
