@@ -40,6 +40,10 @@ const KNOWN: Record<string, Record<string, string>> = {
     "and contains a, contains b: one line a, b":
       "the mapping is refused (a header matcher whose text spans ', ' reads the joined value); the case's catch-all answers",
   },
+  p20_answers: {
+    "xPath selecting an element":
+      "the mapping is refused (WireMock renders an element as the JDK's indented XML text); stubtool's 404 answers",
+  },
   p20_extras: {
     "nested header texts: ab":
       "an and with two parts needing text is refused on a header (the joined value could meet them)",
