@@ -601,3 +601,44 @@ Deno.test("template_parameters: a mapping of plain data, only in a template stub
     `template_parameters.deep${".d".repeat(32)} nests deeper than 32 levels`,
   ]);
 });
+
+serverTest(
+  "xPath / soapXPath: text, attributes, scalars, the first of several nodes, each over a list, a body that is not XML",
+  async (server) => {
+    server.routes(
+      post("/x").template().header("content-type", "text/plain").body(
+        "name={{xPath request.body '/order/customer/name/text()'}} id={{xPath request.body '/order/@id'}} " +
+          "none=[{{xPath request.body '/order/nope/text()'}}] count={{xPath request.body 'count(//item)'}} " +
+          "sum={{xPath request.body 'sum(//item/@qty)'}} many={{xPath request.body '//item/text()'}} " +
+          "each={{#each (xPath request.body '//item/@qty')}}{{this}};{{/each}}",
+      ),
+      post("/soap").template().header("content-type", "text/plain").body(
+        "{{soapXPath request.body '/getUser/id/text()'}}",
+      ),
+    );
+    const order =
+      '<order id="o-7"><customer><name>Ann &amp; Bo</name></customer><item qty="2">pen</item><item qty="3.5">ink</item></order>';
+    assert.equal(
+      (await send(server, "POST", "/x", { body: order })).text,
+      "name=Ann & Bo id=o-7 none=[] count=2 sum=5.5 many=pen each=2;3.5;",
+    );
+    assert.equal(
+      (await send(server, "POST", "/x", { body: "not xml" })).text.split(" ")[0],
+      "name=[ERROR:",
+    );
+    const soap = '<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><getUser><id>42</id>' +
+      "</getUser></s:Body></s:Envelope>";
+    assert.equal((await send(server, "POST", "/soap", { body: soap })).text, "42");
+  },
+);
+
+Deno.test("xPath: a literal expression that is not XPath, or a call without two arguments, fails at load", () => {
+  const check = (body: string) =>
+    validateConfig({ routes: [{ method: "POST", path: "/x", template: true, body }] }).problems.map((p) => p.message);
+  assert.match(
+    check("{{xPath request.body '/a['}}")[0],
+    /xPath: the expression "\/a\[" is not an XPath 1\.0 expression/,
+  );
+  assert.match(check("{{xPath request.body}}")[0], /xPath: write the XML, then the expression/);
+  assert.deepEqual(check("{{xPath request.body '/a/@b'}}"), []);
+});

@@ -1027,3 +1027,30 @@ Deno.test("wiremock mapping: hasExactly / includes on a header become has_exactl
   assert.deepEqual(warnings, []);
   assert.deepEqual(routes[0].request, { headers: { "x-tag": { has_exactly: ["a", { regex: "b[\\s\\S]*" }] } } });
 });
+
+Deno.test("wiremock mapping: binaryEqualTo becomes request.body_base64; xPath helpers convert on text, refused on elements", () => {
+  const binary = one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [{ binaryEqualTo: "AAECA/8=" }] } });
+  assert.deepEqual([binary.routes[0].request, binary.warnings], [{ body_base64: "AAECA/8=" }, []]);
+  assert.deepEqual(
+    one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [{ binaryEqualTo: "AA E=" }] } }).warnings.map((w) =>
+      w.feature
+    ),
+    ["bodyPatterns[0] binaryEqualTo"],
+  );
+  const template = (body: string) =>
+    one({ response: { body, transformers: ["response-template"] } }).warnings.map((w) => w.message);
+  assert.deepEqual(
+    template(
+      "{{xPath request.body '/a/b/text()'}} {{soapXPath request.body '/a/@id'}} {{xPath request.body 'count(//a)'}}",
+    ),
+    [],
+  );
+  assert.deepEqual(template("{{xPath request.body '/a/b'}}"), [
+    `${F} mappings[0]: 'xPath "/a/b"' is not supported: it may select elements, which WireMock renders as the JDK's indented XML text (not reproduced byte for byte); select text() or an attribute (/a/b/text())`,
+  ]);
+  assert.deepEqual(template("{{xPath request.body request.query.e}}"), [
+    `${F} mappings[0]: 'xPath (template)' is not supported: stubtool converts a call whose expression is written as text ('…'), so it can tell what it selects`,
+  ]);
+  // Outside {{…}} the word is text.
+  assert.deepEqual(template("use xPath '/a' here {{request.path}}"), []);
+});
