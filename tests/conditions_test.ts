@@ -1048,3 +1048,40 @@ for (const adapter of ["node", "deno"] as const) {
     } else assert.equal(entry.header_lines, undefined);
   });
 }
+
+serverTest(
+  "request.body_base64: the body's exact bytes match (not UTF-8 text); one byte more, other bytes or a body for '' miss",
+  async (server) => {
+    const { config, problems } = validateConfig({
+      routes: [
+        { method: "POST", path: "/bin", request: { body_base64: "AAECA/8=" }, body: "bytes" },
+        { method: "POST", path: "/empty", request: { body_base64: "" }, body: "empty" },
+      ],
+    });
+    assert.deepEqual(problems, []);
+    server.routes(...config!.routes);
+    const bytes = (...b: number[]) => new Uint8Array(b);
+    assert.equal((await send(server, "POST", "/bin", { body: bytes(0, 1, 2, 3, 255) })).text, '"bytes"');
+    const longer = await send(server, "POST", "/bin", { body: bytes(0, 1, 2, 3, 255, 0) });
+    assert.equal(longer.status, 404);
+    assert.match(longer.text, /body is 6 bytes, stub wants exactly 5 \(body_base64\)/);
+    const other = await send(server, "POST", "/bin", { body: bytes(0, 1, 2, 3, 254) });
+    assert.equal(other.status, 404);
+    assert.match(other.text, /body differs from body_base64 at byte 4/);
+    assert.equal((await send(server, "POST", "/empty")).text, '"empty"');
+    assert.equal((await send(server, "POST", "/empty", { body: "x" })).status, 404);
+  },
+);
+
+Deno.test("request.body_base64 must be base64 text", () => {
+  const check = (value: unknown) =>
+    validateConfig({ routes: [{ method: "POST", path: "/b", request: { body_base64: value } }] }).problems.map((p) =>
+      p.message
+    );
+  assert.deepEqual(check("A"), [
+    'request.body_base64 must be base64 text (A-Z a-z 0-9 + /, = padding; the exact body bytes), got "A"',
+  ]);
+  assert.deepEqual(check(7), [
+    "request.body_base64 must be base64 text (A-Z a-z 0-9 + /, = padding; the exact body bytes), got 7",
+  ]);
+});

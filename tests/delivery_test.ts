@@ -139,6 +139,28 @@ Deno.test("a lognormal delay is median · e^(sigma · z): half the draws below t
   );
 });
 
+Deno.test("a lognormal delay with max draws again above it (ten times at most), then caps; plus is added after", () => {
+  // Uniform draws for Box–Muller: (0.99, 0) gives z ≈ 3.03 (far above), (0.5, 0) gives z ≈ 1.18.
+  const from = (draws: number[]) => () => draws.shift()!;
+  const high = [0.99, 0];
+  const mid = [0.5, 0];
+  const z = (u: number) => Math.sqrt(-2 * Math.log(1 - u));
+  // One draw above max, the second below: the second is taken.
+  assert.equal(
+    delayMs({ median: 100, sigma: 0.5, max: 200 }, from([...high, ...mid])),
+    100 * Math.exp(0.5 * z(0.5)),
+  );
+  // Eleven draws above max: capped at max after the tenth redraw (a twelfth draw is never made).
+  const eleven = Array.from({ length: 11 }, () => high).flat();
+  assert.equal(delayMs({ median: 100, sigma: 0.5, max: 200 }, from([...eleven, ...mid])), 200);
+  // plus is added after the cap.
+  assert.equal(delayMs({ median: 100, sigma: 0.5, max: 200, plus: 50 }, from(eleven)), 250);
+  assert.equal(delayMs({ median: 100, sigma: 0, plus: 25 }), 125);
+  const random = seeded(7);
+  const draws = Array.from({ length: 5_000 }, () => delayMs({ median: 60, sigma: 0.5, max: 70, plus: 100 }, random));
+  assert.ok(draws.every((d) => d > 100 && d <= 170), `${Math.min(...draws)}..${Math.max(...draws)}`);
+});
+
 Deno.test("status_message, dribble and a lognormal delay are checked", () => {
   const check = (raw: Record<string, unknown>) =>
     validateConfig({ routes: [{ method: "GET", path: "/a", ...raw }] }).problems.map((p) => p.message);
@@ -152,4 +174,12 @@ Deno.test("status_message, dribble and a lognormal delay are checked", () => {
   assert.deepEqual(check({ dribble: { chunks: 2, ms: 10, x: 1 } })[0].startsWith("dribble: unknown field 'x'"), true);
   assert.deepEqual(check({ delay: { median: 10, sigma: -1 } }), ["delay.sigma must be a number from 0 to 10, got -1"]);
   assert.deepEqual(check({ delay: { median: 10 } }), ["delay.sigma must be a number from 0 to 10, got undefined"]);
+  assert.deepEqual(check({ delay: { median: 10, sigma: 1, max: 5 } }), [
+    "delay.max (5) must not be less than the median (10): it caps the draws above it",
+  ]);
+  assert.deepEqual(check({ delay: { median: 10, sigma: 1, plus: -1 } }), [
+    "delay.plus must be milliseconds from 0 to 2147483647, got -1",
+  ]);
+  assert.ok(check({ delay: { median: 10, sigma: 1, cap: 5 } })[0].startsWith("delay: unknown field 'cap'"));
+  assert.deepEqual(check({ delay: { median: 10, sigma: 1, max: 10, plus: 0 } }), []);
 });

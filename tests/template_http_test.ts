@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { get, post } from "../mod.ts";
 import { send, serverTest } from "./_http.ts";
 import { runCli, tempDir } from "./_cli.ts";
+import { validateConfig } from "../src/stubs/validate.ts";
 
 serverTest(
   "a template reads the request model: method, url, path, segments, query, headers, cookies, body, json, params",
@@ -551,4 +552,93 @@ Deno.test("validate lists every broken template of a stub, with did-you-mean for
     `[ERROR] routes[1]: status must be an integer from 100 to 599, got "201"; write it without quotes (status: 201), ` +
       `or render it with {{…}} (at ${config}:13:5)`,
   );
+});
+
+serverTest(
+  "template_parameters are read as parameters.NAME (text, numbers, true/false, lists, mappings; a missing one is empty)",
+  async (server) => {
+    const { config, problems } = validateConfig({
+      routes: [{
+        method: "GET",
+        path: "/p",
+        template: true,
+        template_parameters: {
+          greeting: "hello",
+          count: 3,
+          ratio: 1.5,
+          on: false,
+          nested: { flag: "yes" },
+          list: ["x", "y"],
+        },
+        headers: { "content-type": "text/plain", "x-greeting": "{{parameters.greeting}}" },
+        body:
+          "{{parameters.greeting}} {{parameters.count}} {{parameters.ratio}} {{parameters.on}} {{parameters.nested.flag}} " +
+          "{{parameters.list.[1]}} [{{parameters.missing}}] {{#if parameters.on}}on{{else}}off{{/if}} {{math parameters.count '+' 2}}",
+      }],
+    });
+    assert.deepEqual(problems, []);
+    server.routes(...config!.routes);
+    const answer = await send(server, "GET", "/p");
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.get("x-greeting"), "hello");
+    assert.equal(answer.text, "hello 3 1.5 false yes y [] off 5");
+  },
+);
+
+Deno.test("template_parameters: a mapping of plain data, only in a template stub", () => {
+  const check = (raw: Record<string, unknown>) =>
+    validateConfig({ routes: [{ method: "GET", path: "/p", body: "x", ...raw }] }).problems.map((p) => p.message);
+  assert.deepEqual(check({ template: true, template_parameters: { a: [1, { b: null }] } }), []);
+  assert.deepEqual(check({ template_parameters: { a: 1 } }), [
+    "template_parameters are read by templates (parameters.NAME); add template: true or remove them",
+  ]);
+  assert.deepEqual(check({ template: true, template_parameters: ["a"] }), [
+    'template_parameters must be a mapping of names to values (read as {{parameters.NAME}}), got ["a"]',
+  ]);
+  let deep: unknown = "end";
+  for (let i = 0; i < 40; i++) deep = { d: deep };
+  assert.deepEqual(check({ template: true, template_parameters: { deep } }), [
+    `template_parameters.deep${".d".repeat(32)} nests deeper than 32 levels`,
+  ]);
+});
+
+serverTest(
+  "xPath / soapXPath: text, attributes, scalars, the first of several nodes, each over a list, a body that is not XML",
+  async (server) => {
+    server.routes(
+      post("/x").template().header("content-type", "text/plain").body(
+        "name={{xPath request.body '/order/customer/name/text()'}} id={{xPath request.body '/order/@id'}} " +
+          "none=[{{xPath request.body '/order/nope/text()'}}] count={{xPath request.body 'count(//item)'}} " +
+          "sum={{xPath request.body 'sum(//item/@qty)'}} many={{xPath request.body '//item/text()'}} " +
+          "each={{#each (xPath request.body '//item/@qty')}}{{this}};{{/each}}",
+      ),
+      post("/soap").template().header("content-type", "text/plain").body(
+        "{{soapXPath request.body '/getUser/id/text()'}}",
+      ),
+    );
+    const order =
+      '<order id="o-7"><customer><name>Ann &amp; Bo</name></customer><item qty="2">pen</item><item qty="3.5">ink</item></order>';
+    assert.equal(
+      (await send(server, "POST", "/x", { body: order })).text,
+      "name=Ann & Bo id=o-7 none=[] count=2 sum=5.5 many=pen each=2;3.5;",
+    );
+    assert.equal(
+      (await send(server, "POST", "/x", { body: "not xml" })).text.split(" ")[0],
+      "name=[ERROR:",
+    );
+    const soap = '<s:Envelope xmlns:s="http://schemas.xmlsoap.org/soap/envelope/"><s:Body><getUser><id>42</id>' +
+      "</getUser></s:Body></s:Envelope>";
+    assert.equal((await send(server, "POST", "/soap", { body: soap })).text, "42");
+  },
+);
+
+Deno.test("xPath: a literal expression that is not XPath, or a call without two arguments, fails at load", () => {
+  const check = (body: string) =>
+    validateConfig({ routes: [{ method: "POST", path: "/x", template: true, body }] }).problems.map((p) => p.message);
+  assert.match(
+    check("{{xPath request.body '/a['}}")[0],
+    /xPath: the expression "\/a\[" is not an XPath 1\.0 expression/,
+  );
+  assert.match(check("{{xPath request.body}}")[0], /xPath: write the XML, then the expression/);
+  assert.deepEqual(check("{{xPath request.body '/a/@b'}}"), []);
 });

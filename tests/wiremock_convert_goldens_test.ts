@@ -31,6 +31,10 @@ const KNOWN: Record<string, Record<string, string>> = {
   delays: {},
   responses: { "Content-Length set by the mapping": "stubtool's server sets content-length itself (refused)" },
   p20_more: {},
+  p20_answers: {
+    "xPath selecting an element":
+      "the mapping is refused (WireMock renders an element as the JDK's indented XML text); stubtool's 404 answers",
+  },
   p20_extras: {
     "too deep: x": "and / or nested more than 16 levels deep is refused",
     "date unreadable format: week": "an actualFormat with a letter stubtool does not read (w) is refused",

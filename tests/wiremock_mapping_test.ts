@@ -185,6 +185,30 @@ Deno.test("wiremock mapping: statusMessage, the four faults, a lognormal delay a
     { median: 40, sigma: 0.1 },
   );
   assert.deepEqual(
+    one({ response: { delayDistribution: { type: "lognormal", median: 40, sigma: 0.1, maxValue: 90 } } }).routes[0]
+      .delay,
+    { median: 40, sigma: 0.1, max: 90 },
+  );
+  // WireMock adds a fixed delay to a distributed one: a uniform range moves, a lognormal gets plus.
+  const fixedAnd = (distribution: unknown) =>
+    one({ response: { fixedDelayMilliseconds: 100, delayDistribution: distribution } });
+  assert.deepEqual(
+    [
+      fixedAnd({ type: "uniform", lower: 50, upper: 60 }).routes[0].delay,
+      fixedAnd({ type: "uniform", lower: 50, upper: 60 }).warnings,
+    ],
+    [{ min: 150, max: 160 }, []],
+  );
+  assert.deepEqual(
+    fixedAnd({ type: "lognormal", median: 60, sigma: 0.1, maxValue: 65 }).routes[0].delay,
+    { median: 60, sigma: 0.1, max: 65, plus: 100 },
+  );
+  assert.deepEqual(
+    one({ response: { fixedDelayMilliseconds: 0, delayDistribution: { type: "lognormal", median: 60, sigma: 0.1 } } })
+      .routes[0].delay,
+    { median: 60, sigma: 0.1 },
+  );
+  assert.deepEqual(
     one({ response: { chunkedDribbleDelay: { numberOfChunks: 4, totalDuration: 200 } } }).routes[0].dribble,
     { chunks: 4, ms: 200 },
   );
@@ -452,8 +476,8 @@ Deno.test("wiremock mapping: the refusals, each with its feature and reason", ()
       `'fault "EXPLODE"' is not supported: WireMock has no such fault`,
     ],
     [
-      { response: { delayDistribution: { type: "lognormal", median: 40, sigma: 0.1, maxValue: 90 } } },
-      "'delayDistribution lognormal' is not supported: stubtool's lognormal delay has no maxValue",
+      { response: { delayDistribution: { type: "lognormal", median: 40, sigma: 0.1, maxValue: 30 } } },
+      "'delayDistribution lognormal' is not supported: a maxValue must be a number not below the median (WireMock refuses the mapping too)",
     ],
     [
       { response: { chunkedDribbleDelay: { numberOfChunks: 0, totalDuration: 100 } } },
@@ -636,9 +660,43 @@ Deno.test("wiremock mapping: a mapping is refused with one warning per unsupport
   assert.deepEqual(
     one({
       request: { method: "GET", urlPath: "/x", queryParameters: { a: { and: [] } }, cookies: [] },
-      response: { transformerParameters: { a: 1 } },
+      response: { responseShaper: { a: 1 } },
     }).warnings.map((w) => w.feature),
-    ["queryParameters.a and", "cookies", "response.transformerParameters"],
+    ["queryParameters.a and", "cookies", "response.responseShaper"],
+  );
+});
+
+Deno.test("wiremock mapping: transformerParameters of a template become template_parameters; numbers Java prints otherwise are refused", () => {
+  const parameters = { greeting: "hello", count: 3, ratio: 1.5, on: false, nested: { list: ["x", null] } };
+  const { routes, warnings } = one({
+    response: {
+      body: "{{parameters.greeting}}",
+      transformers: ["response-template"],
+      transformerParameters: parameters,
+    },
+  });
+  assert.deepEqual(warnings, []);
+  assert.deepEqual(routes[0].template_parameters, parameters);
+  assert.equal(routes[0].template, true);
+  // Without the transformer WireMock never reads them: nothing to carry.
+  assert.equal(
+    one({ response: { body: "x", transformerParameters: { a: 1 } } }).routes[0].template_parameters,
+    undefined,
+  );
+  const refused = (value: unknown) =>
+    one({ response: { body: "x", transformers: ["response-template"], transformerParameters: value } }).warnings.map((
+      w,
+    ) => w.feature);
+  assert.deepEqual(refused({ big: 1e7 + 0.5 }), ["transformerParameters (numbers)"]);
+  assert.deepEqual(refused({ tiny: 0.0001 }), ["transformerParameters (numbers)"]);
+  assert.deepEqual(refused({ huge: 2 ** 60 }), ["transformerParameters (numbers)"]);
+  assert.deepEqual(refused(["a"]), ["transformerParameters"]);
+  // A file writing a whole number as 1.0 (Java prints 1.0) refuses whole numbers.
+  const file =
+    '{"response": {"body": "x", "transformers": ["response-template"], "transformerParameters": {"n": 1.0}}}';
+  assert.deepEqual(
+    mappingsToConfig(JSON.parse(file), F, { source: file }).warnings.map((w) => w.feature),
+    ["transformerParameters (numbers)"],
   );
 });
 
@@ -954,4 +1012,31 @@ Deno.test("wiremock mapping: hasExactly / includes on a header become has_exactl
   });
   assert.deepEqual(warnings, []);
   assert.deepEqual(routes[0].request, { headers: { "x-tag": { has_exactly: ["a", { regex: "b[\\s\\S]*" }] } } });
+});
+
+Deno.test("wiremock mapping: binaryEqualTo becomes request.body_base64; xPath helpers convert on text, refused on elements", () => {
+  const binary = one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [{ binaryEqualTo: "AAECA/8=" }] } });
+  assert.deepEqual([binary.routes[0].request, binary.warnings], [{ body_base64: "AAECA/8=" }, []]);
+  assert.deepEqual(
+    one({ request: { method: "POST", urlPath: "/x", bodyPatterns: [{ binaryEqualTo: "AA E=" }] } }).warnings.map((w) =>
+      w.feature
+    ),
+    ["bodyPatterns[0] binaryEqualTo"],
+  );
+  const template = (body: string) =>
+    one({ response: { body, transformers: ["response-template"] } }).warnings.map((w) => w.message);
+  assert.deepEqual(
+    template(
+      "{{xPath request.body '/a/b/text()'}} {{soapXPath request.body '/a/@id'}} {{xPath request.body 'count(//a)'}}",
+    ),
+    [],
+  );
+  assert.deepEqual(template("{{xPath request.body '/a/b'}}"), [
+    `${F} mappings[0]: 'xPath "/a/b"' is not supported: it may select elements, which WireMock renders as the JDK's indented XML text (not reproduced byte for byte); select text() or an attribute (/a/b/text())`,
+  ]);
+  assert.deepEqual(template("{{xPath request.body request.query.e}}"), [
+    `${F} mappings[0]: 'xPath (template)' is not supported: stubtool converts a call whose expression is written as text ('…'), so it can tell what it selects`,
+  ]);
+  // Outside {{…}} the word is text.
+  assert.deepEqual(template("use xPath '/a' here {{request.path}}"), []);
 });

@@ -76,7 +76,7 @@ function describeResponse(stub: CompiledStub): string {
     const d = spec.delay;
     if (d === undefined) return "";
     if (typeof d === "number") return ` +${d}ms`;
-    return "min" in d ? ` +${d.min}-${d.max}ms` : ` +~${d.median}ms`;
+    return "min" in d ? ` +${d.min}-${d.max}ms` : ` +~${d.median + (d.plus ?? 0)}ms`;
   };
   if (!stub.isSequence) return `${stub.responses[0].status}${delay(stub.responses[0])}`;
   const steps = stub.responses.map((r) => `${r.status}${delay(r)}`).join(", ");

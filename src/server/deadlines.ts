@@ -13,15 +13,25 @@ export const DEFAULT_HANDLER_TIMEOUT_MS = 30_000;
 /** How a bounded run ended: with the function's value, its error, or the deadline. */
 export type Outcome = { value: unknown } | { error: unknown } | { timeout: true };
 
+/** How often a lognormal draw above `max` is drawn again before it is capped (as WireMock 3 does). */
+const LOGNORMAL_REDRAWS = 10;
+
 /**
  * The milliseconds a stub's delay stands for: fixed, drawn uniformly from its range, or drawn
  * from its lognormal (`median · e^(sigma · z)`, `z` a standard normal draw, as WireMock draws
- * it), never more than the longest timer. `random` gives numbers in [0, 1) (a seeded one in tests).
+ * it; above `max` drawn again up to ten times, then capped at `max`; `plus` added), never more
+ * than the longest timer. `random` gives numbers in [0, 1) (a seeded one in tests).
  */
 export function delayMs(delay: Delay, random: () => number = Math.random): number {
   if (typeof delay === "number") return delay;
   if ("min" in delay) return delay.min + random() * (delay.max - delay.min);
-  return Math.min(MAX_DELAY_MS, delay.median * Math.exp(delay.sigma * standardNormal(random)));
+  const draw = () => delay.median * Math.exp(delay.sigma * standardNormal(random));
+  let ms = draw();
+  if (delay.max !== undefined) {
+    for (let i = 0; ms > delay.max && i < LOGNORMAL_REDRAWS; i++) ms = draw();
+    ms = Math.min(ms, delay.max);
+  }
+  return Math.min(MAX_DELAY_MS, ms + (delay.plus ?? 0));
 }
 
 /** A standard normal draw (Box–Muller) from uniform draws in [0, 1). */

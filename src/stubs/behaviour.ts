@@ -14,11 +14,14 @@ import {
 } from "../templating/handlebars.ts";
 import type { ResponseSpec, WebSocketSend, WebSocketSpec } from "./model.ts";
 import { checkScenarioFields, type ScenarioStep } from "./scenario_flow.ts";
+import { isObject } from "../util/json_shape.ts";
 
 /** The checked behaviour fields of one stub. */
 export interface Behaviour {
   step?: ScenarioStep;
   template?: boolean;
+  /** `template_parameters`: data the templates read as `parameters.NAME`, frozen. */
+  parameters?: Readonly<Record<string, unknown>>;
   callbacks?: CallbackSpec[];
 }
 
@@ -38,6 +41,13 @@ export function checkBehaviour(raw: Record<string, unknown>, errors: string[]): 
       errors.push(`template must be true or false, got ${JSON.stringify(raw.template)}`);
     } else if (raw.template) behaviour.template = true;
   }
+  if (raw.template_parameters !== undefined) {
+    const parameters = checkTemplateParameters(raw.template_parameters);
+    if (typeof parameters === "string") errors.push(parameters);
+    else if (!behaviour.template) {
+      errors.push("template_parameters are read by templates (parameters.NAME); add template: true or remove them");
+    } else behaviour.parameters = parameters;
+  }
   if (raw.callbacks !== undefined) {
     const { callbacks, problems } = validateCallbacks(raw.callbacks);
     for (const problem of problems) errors.push(`${problem.place}: ${problem.message}`);
@@ -47,6 +57,43 @@ export function checkBehaviour(raw: Record<string, unknown>, errors: string[]): 
     }
   }
   return behaviour;
+}
+
+/** How deep `template_parameters` may nest (a bound on what a template walks). */
+const MAX_PARAMETER_DEPTH = 32;
+
+/**
+ * Checks `template_parameters`: a mapping of plain data (text, numbers, true/false, null,
+ * lists and mappings of them); the frozen copy, or the problem.
+ */
+function checkTemplateParameters(value: unknown): Readonly<Record<string, unknown>> | string {
+  if (!isObject(value)) {
+    return `template_parameters must be a mapping of names to values (read as {{parameters.NAME}}), got ${
+      JSON.stringify(value) ?? String(value)
+    }`;
+  }
+  const copy = (item: unknown, place: string, depth: number): unknown => {
+    if (depth > MAX_PARAMETER_DEPTH) throw new Error(`${place} nests deeper than ${MAX_PARAMETER_DEPTH} levels`);
+    if (item === null || typeof item === "string" || typeof item === "boolean") return item;
+    if (typeof item === "number") {
+      if (Number.isFinite(item)) return item;
+      throw new Error(`${place} must be a finite number, got ${item}`);
+    }
+    if (Array.isArray(item)) return Object.freeze(item.map((v, i) => copy(v, `${place}[${i}]`, depth + 1)));
+    if (isObject(item)) {
+      const out: Record<string, unknown> = {};
+      for (const [k, v] of Object.entries(item)) {
+        Object.defineProperty(out, k, { value: copy(v, `${place}.${k}`, depth + 1), enumerable: true });
+      }
+      return Object.freeze(out);
+    }
+    throw new Error(`${place} must be text, a number, true/false, null, a list or a mapping, got ${typeof item}`);
+  };
+  try {
+    return copy(value, "template_parameters", 0) as Readonly<Record<string, unknown>>;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 /** Compiles a template stub's response templates, so a broken one is a load error with its place. */

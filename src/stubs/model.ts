@@ -37,6 +37,8 @@ export interface RequestMatch {
   form?: [name: string, pattern: ValuePattern][];
   /** Text the body must contain. */
   bodyContains?: string;
+  /** The body's bytes must be exactly these (`body_base64`). */
+  bodyBytes?: Uint8Array<ArrayBuffer>;
   /** A value pattern the whole body text must match (`{absent: true}`: an empty body). */
   body?: ValuePattern;
   /** The query string as sent (without `?`) must be exactly this; `""`: no query (a bare `?` too). */
@@ -87,7 +89,19 @@ export type JsonIgnore = "array_order" | "extra_fields" | "extra_items";
  * per request: `median` milliseconds times `e` to the power of `sigma` times a standard
  * normal draw (WireMock's `lognormal` delay distribution).
  */
-export type Delay = number | { min: number; max: number } | { median: number; sigma: number };
+export type Delay = number | { min: number; max: number } | LognormalDelay;
+
+/**
+ * A lognormal delay (WireMock's `lognormal`): `median · e^(sigma · z)`; with `max`, a draw
+ * above it is drawn again (ten times at most) and then capped at `max` (WireMock 3's
+ * `maxValue`); `plus` milliseconds are added to the draw (WireMock's fixed delay beside it).
+ */
+export interface LognormalDelay {
+  median: number;
+  sigma: number;
+  max?: number;
+  plus?: number;
+}
 
 /** The faults a stub can answer with (`fault:`); see `src/server/answers/faults.ts` for the bytes of each. */
 export const FAULTS: readonly Fault[] = [
@@ -129,6 +143,8 @@ export interface ResponseSpec {
   statusMessage?: string;
   /** Response headers; absent when the response sets none. */
   headers?: HeaderMap;
+  /** A template stub's `template_parameters`, read by its templates as `parameters.NAME`. */
+  templateParameters?: Readonly<Record<string, unknown>>;
   /** Absent (`hasBody: false`) means an empty response body. */
   body?: unknown;
   /** Whether there is a body: `null` is one (JSON `null`), a missing `body` is not. */
@@ -300,6 +316,8 @@ export interface Stub {
    * templates, rendered per request (`{{request.path}}`, `{{params.id}}`, `{{now}}`).
    */
   template?: boolean;
+  /** A template stub's `template_parameters`: data its templates read as `parameters.NAME` (WireMock's `transformerParameters`). */
+  templateParameters?: Readonly<Record<string, unknown>>;
   /** Requests the server sends after the stub's answer (webhooks). */
   callbacks?: CallbackSpec[];
   /**

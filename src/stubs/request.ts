@@ -15,6 +15,7 @@ import { isObject } from "../util/json_shape.ts";
 import { STUB_ID } from "../util/ids.ts";
 import { MAX_SCOPE_LENGTH } from "../util/scope_name.ts";
 import { compileXmlConditions } from "./request_xml.ts";
+import { decodeBase64 } from "../util/base64.ts";
 
 export { MAX_SCOPE_LENGTH };
 
@@ -30,6 +31,7 @@ export const REQUEST_FIELDS = [
   "form",
   "body_contains",
   "body",
+  "body_base64",
   "query_string",
   "path_regex",
   "url_regex",
@@ -156,6 +158,7 @@ export function compileRequest(
     compileForm(request.form, c);
     compileBodyContains(request.body_contains, c);
     compileBody(request.body, c);
+    compileBodyBase64(request.body_base64, c);
     compileXmlConditions(request, match, written, errors);
     compileMultipart(request.multipart, c);
   }
@@ -165,7 +168,8 @@ export function compileRequest(
 /** Does a compiled match hold any condition? */
 function hasConditions(match: RequestMatch): boolean {
   return !!(match.query || match.headers || match.cookies || match.json || match.form ||
-    match.bodyContains !== undefined || match.body || match.queryString !== undefined || match.pathRegex ||
+    match.bodyContains !== undefined || match.body || match.bodyBytes || match.queryString !== undefined ||
+    match.pathRegex ||
     match.urlRegex ||
     match.jsonEquals || match.jsonPath || match.pathParams || match.xmlEquals || match.xpath || match.multipart);
 }
@@ -280,6 +284,20 @@ function compileBodyContains(contains: unknown, { match, written, errors }: Comp
   }
   match.bodyContains = contains;
   written.body_contains = contains;
+}
+
+/** `request.body_base64`: the body's exact bytes, as base64 (`""`: an empty body). */
+function compileBodyBase64(text: unknown, { match, written, errors }: Compiling): void {
+  if (text === undefined) return;
+  const bytes = typeof text === "string" ? decodeBase64(text) : undefined;
+  if (!bytes) {
+    errors.push(
+      `request.body_base64 must be base64 text (A-Z a-z 0-9 + /, = padding; the exact body bytes), got ${shown(text)}`,
+    );
+    return;
+  }
+  match.bodyBytes = bytes;
+  written.body_base64 = text;
 }
 
 /** `request.body`: a value pattern on the whole body as text, capturing nothing. */

@@ -130,7 +130,8 @@ const BODY_FILE: JsonSchema = {
 };
 const BODY_BASE64: JsonSchema = { type: "string", pattern: BASE64.source, description: "a binary body, base64" };
 const DELAY: JsonSchema = {
-  description: "milliseconds, {min, max} drawn uniformly per request, or a lognormal {median, sigma} drawn per request",
+  description:
+    "milliseconds, {min, max} drawn uniformly per request, or a lognormal {median, sigma, max?, plus?} drawn per request",
   anyOf: [
     { type: "number", minimum: 0, maximum: MAX_DELAY_MS },
     {
@@ -147,6 +148,13 @@ const DELAY: JsonSchema = {
       properties: {
         median: { type: "number", minimum: 0, maximum: MAX_DELAY_MS },
         sigma: { type: "number", minimum: 0, maximum: 10 },
+        max: {
+          type: "number",
+          minimum: 0,
+          maximum: MAX_DELAY_MS,
+          description: "a draw above it is drawn again (10 times at most), then capped; not below median",
+        },
+        plus: { type: "number", minimum: 0, maximum: MAX_DELAY_MS, description: "milliseconds added to the draw" },
       },
       required: ["median", "sigma"],
       additionalProperties: false,
@@ -286,6 +294,11 @@ const REQUEST: SchemasOf<typeof REQUEST_FIELDS> = {
   json: { description: "a JSON pattern the request body must contain" },
   form: PATTERN_MAP("form field"),
   body_contains: { type: "string", minLength: 1, description: "text the request body must contain" },
+  body_base64: {
+    type: "string",
+    pattern: BASE64.source,
+    description: 'the request body\'s exact bytes, base64 ("": an empty body)',
+  },
   body: {
     description: "a value pattern the whole body text must match ({absent: true}: an empty body)",
     $ref: "#/$defs/valuePattern",
@@ -469,6 +482,10 @@ const STUB: SchemasOf<typeof STUB_FIELDS> = {
   name: { ...NAME, description: "a display name for the report (set for WireMock mappings)" },
   head: { const: false, description: "false: a GET stub does not answer HEAD requests (as in WireMock)" },
   template: { type: "boolean", description: "render body strings, header values and a string status as Handlebars" },
+  template_parameters: {
+    type: "object",
+    description: "data a template stub's templates read as {{parameters.NAME}} (WireMock's transformerParameters)",
+  },
   stream: { $ref: "#/$defs/stream" },
   websocket: WEBSOCKET,
   callbacks: {

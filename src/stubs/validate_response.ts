@@ -11,6 +11,7 @@ import { unknownField } from "../util/hint.ts";
 import { checkHeaders, checkJsonValue, describe } from "./checks.ts";
 import { type BodyFileOptions, readBodyFile } from "./body_file.ts";
 import { isObject } from "../util/json_shape.ts";
+import { BASE64, decodeBase64 } from "../util/base64.ts";
 import { checkStream } from "./stream_field.ts";
 
 /** The longest delay in milliseconds. */
@@ -32,7 +33,7 @@ export function checkStatus(value: unknown, field = "status"): string | undefine
   }
 }
 
-/** Checks a delay: milliseconds, `{min, max}` milliseconds, or a lognormal `{median, sigma}`. */
+/** Checks a delay: milliseconds, `{min, max}` milliseconds, or a lognormal `{median, sigma, max?, plus?}`. */
 export function checkDelay(value: unknown, field = "delay"): string | undefined {
   const isMs = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_DELAY_MS;
   if (typeof value === "number") {
@@ -58,17 +59,26 @@ export function checkDelay(value: unknown, field = "delay"): string | undefined 
 /** The largest lognormal `sigma`: e^(4·10) already spans 17 orders of magnitude. */
 const MAX_SIGMA = 10;
 
-/** Checks a lognormal delay: `median` milliseconds, `sigma` (the spread of its logarithm). */
+/** Checks a lognormal delay: `median` milliseconds, `sigma` (the spread of its logarithm), `max` and `plus` milliseconds. */
 function checkLognormal(value: Record<string, unknown>, field: string): string | undefined {
+  const keys = ["median", "sigma", "max", "plus"];
   for (const key of Object.keys(value)) {
-    if (key !== "median" && key !== "sigma") return `${field}: ${unknownField("field", key, ["median", "sigma"])}`;
+    if (!keys.includes(key)) return `${field}: ${unknownField("field", key, keys)}`;
   }
-  const { median, sigma } = value;
-  if (typeof median !== "number" || !Number.isFinite(median) || median < 0 || median > MAX_DELAY_MS) {
-    return `${field}.median must be milliseconds from 0 to ${MAX_DELAY_MS}, got ${describe(median)}`;
-  }
+  const { median, sigma, max, plus } = value;
+  const isMs = (v: unknown) => typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= MAX_DELAY_MS;
+  if (!isMs(median)) return `${field}.median must be milliseconds from 0 to ${MAX_DELAY_MS}, got ${describe(median)}`;
   if (typeof sigma !== "number" || !Number.isFinite(sigma) || sigma < 0 || sigma > MAX_SIGMA) {
     return `${field}.sigma must be a number from 0 to ${MAX_SIGMA}, got ${describe(sigma)}`;
+  }
+  if (max !== undefined) {
+    if (!isMs(max)) return `${field}.max must be milliseconds from 0 to ${MAX_DELAY_MS}, got ${describe(max)}`;
+    if ((max as number) < (median as number)) {
+      return `${field}.max (${max}) must not be less than the median (${median}): it caps the draws above it`;
+    }
+  }
+  if (plus !== undefined && !isMs(plus)) {
+    return `${field}.plus must be milliseconds from 0 to ${MAX_DELAY_MS}, got ${describe(plus)}`;
   }
 }
 
@@ -190,7 +200,7 @@ function withoutContentType(headers: unknown): Record<string, unknown> {
 }
 
 /** What `body_base64` may hold. */
-export const BASE64 = /^[A-Za-z0-9+/\s]*={0,2}\s*$/;
+export { BASE64 };
 
 /**
  * A `body_file` (read now, relative to `options.baseDir`) or `body_base64` body: its bytes,
@@ -214,15 +224,10 @@ function binaryBody(
       errors.push(`${prefix}body_base64 must be base64 text (A-Z a-z 0-9 + /, = padding), got ${describe(text)}`);
       return undefined;
     }
-    try {
-      const binary = atob(text.replace(/\s+/g, ""));
-      const bytes = new Uint8Array(binary.length);
-      for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
-      return { bytes, headers: typedAs("application/octet-stream") };
-    } catch {
-      errors.push(`${prefix}body_base64 is not valid base64 (its length or padding is wrong)`);
-      return undefined;
-    }
+    const bytes = decodeBase64(text);
+    if (bytes) return { bytes, headers: typedAs("application/octet-stream") };
+    errors.push(`${prefix}body_base64 is not valid base64 (its length or padding is wrong)`);
+    return undefined;
   }
   if (raw.body_file === undefined) return undefined;
   const file = raw.body_file;

@@ -63,6 +63,7 @@ export const STUB_FIELDS = [
   "when_state",
   "set_state",
   "template",
+  "template_parameters",
   "callbacks",
   "name",
   "head",
@@ -139,6 +140,7 @@ export function validateStub(
     }
     answer.responses.forEach((response, i) => {
       if (statusTemplates[i] !== undefined) response.statusTemplate = statusTemplates[i];
+      if (behaviour.parameters) response.templateParameters = behaviour.parameters;
     });
     checkResponseTemplates(answer.responses, answer.isSequence, errors);
     if (answer.websocket) checkWebSocketTemplates(answer.websocket, errors);
@@ -472,6 +474,7 @@ function buildStub(
     if (behaviour.step.setState !== undefined) stub.setState = behaviour.step.setState;
   }
   if (behaviour.template) stub.template = true;
+  if (behaviour.parameters) stub.templateParameters = behaviour.parameters;
   if (behaviour.callbacks) stub.callbacks = behaviour.callbacks;
   if (answer.websocket) stub.websocket = answer.websocket;
   return stub;

@@ -23,6 +23,7 @@ import {
   text,
 } from "./template_helpers.ts";
 import { checkDateFormat, checkTimeZone, offsetDate } from "./date_format.ts";
+import { checkXPathCall, XPATH_HELPERS } from "./xpath_helper.ts";
 import { escapeJsonString } from "../util/json_string.ts";
 import { unknownField } from "../util/hint.ts";
 
@@ -78,6 +79,8 @@ export const MODEL_GETTERS: readonly string[] = [
 export interface TemplateModel {
   request: object;
   params: Readonly<Record<string, string>>;
+  /** The stub's `template_parameters` (WireMock's `transformerParameters`), when it has some. */
+  parameters?: Readonly<Record<string, unknown>>;
   /** The request body as `jsonPath` reads it, so a body is parsed once however often templates query it. */
   [REQUEST_DOCUMENT]?: RequestDocument;
   /** What rendering this response may still spend (made on first render when absent). */
@@ -117,7 +120,9 @@ function setUp(env: Environment): void {
       env.unregisterHelper(name);
     }
   }
-  for (const [name, helper] of Object.entries(HELPERS)) env.registerHelper(name, guarded(name, helper));
+  for (const [name, helper] of Object.entries({ ...HELPERS, ...XPATH_HELPERS })) {
+    env.registerHelper(name, guarded(name, helper));
+  }
   for (const name of Object.keys(env.decorators)) env.unregisterDecorator(name);
   // Every loop runs through `each` (a block over a list too): each iteration counts, and its output is held.
   const each = env.helpers.each as Helper;
@@ -137,7 +142,7 @@ function setUp(env: Environment): void {
 
 /** The helpers a template may call: Handlebars' block helpers and WireMock's. */
 export const HELPER_NAMES: readonly string[] = [
-  ...new Set([...KEPT_HELPERS, ...Object.keys(HELPERS)]),
+  ...new Set([...KEPT_HELPERS, ...Object.keys(HELPERS), ...Object.keys(XPATH_HELPERS)]),
 ].filter((n) => !n.endsWith("Missing")).sort();
 
 const COMPILE_OPTIONS = {
@@ -199,6 +204,9 @@ function checkCall(name: string, node: AstNode): void {
       }
     } else if (name === "jsonPath" && node.params.length !== 2) {
       throw new Error("write {{jsonPath request.body '$.path'}}");
+    } else if (name in XPATH_HELPERS) {
+      const expression = literal(node.params[1]);
+      checkXPathCall(name, node.params.length, typeof expression === "string" ? expression : undefined);
     }
   } catch (e) {
     throw new SyntaxError(`${where(node)}${name}: ${(e as Error).message}`);

@@ -20,7 +20,7 @@ import { isObject } from "../../util/json_shape.ts";
 import { MAX_PATTERN_DEPTH } from "../../stubs/patterns.ts";
 import { compileDatePattern, DATE_UNITS, readNowOffset } from "../../stubs/date_pattern.ts";
 import { isJsonMediaType } from "../../util/media.ts";
-import { equalToXmlCondition, matchesXPathCondition } from "./xml.ts";
+import { equalToXmlCondition, matchesXPathCondition, xPathHelperProblems } from "./xml.ts";
 
 export { rankPriorities };
 
@@ -732,7 +732,12 @@ function listPattern(place: string, kind: string, list: unknown, ctx: Context, w
   return { [key]: parts };
 }
 
-function convertBodyPatterns(spec: unknown, conditions: Record<string, unknown>, ctx: Context): void {
+function convertBodyPatterns(
+  spec: unknown,
+  conditions: Record<string, unknown>,
+  ctx: Context,
+  inPart = false,
+): void {
   if (!Array.isArray(spec)) {
     ctx.refuse("bodyPatterns", `expected a list, got ${shown(spec)}`);
     return;
@@ -778,7 +783,17 @@ function convertBodyPatterns(spec: unknown, conditions: Record<string, unknown>,
       return;
     }
     if (keys.includes("binaryEqualTo")) {
-      ctx.refuse(`${place} binaryEqualTo`, "stubtool's body conditions compare the body as UTF-8 text");
+      // WireMock decodes it with Java's strict base64 decoder (no white space); the body's bytes must equal it.
+      const text = pattern.binaryEqualTo;
+      if (inPart) ctx.refuse(`${place} binaryEqualTo`, "stubtool's multipart conditions read a part as text");
+      else if (
+        keys.length !== 1 || typeof text !== "string" ||
+        !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text)
+      ) {
+        ctx.refuse(`${place} binaryEqualTo`, `expected base64 text alone, got ${shown(pattern)}`);
+      } else if (conditions.body_base64 !== undefined) {
+        ctx.refuse(`${place} binaryEqualTo`, "two binaryEqualTo: stubtool takes one body_base64 per stub");
+      } else conditions.body_base64 = text;
       return;
     }
     // equalTo (+ caseInsensitive), contains, doesNotContain, matches, doesNotMatch, absent, and, or:
@@ -890,7 +905,7 @@ function convertMultipart(spec: unknown, conditions: Record<string, unknown>, ct
         }
       });
     }
-    if (pattern.bodyPatterns !== undefined) convertBodyPatterns(pattern.bodyPatterns, part, inner);
+    if (pattern.bodyPatterns !== undefined) convertBodyPatterns(pattern.bodyPatterns, part, inner, true);
     parts.push(part);
   });
   conditions.multipart = parts;
@@ -1081,6 +1096,7 @@ const RESPONSE_KEYS = new Set([
   "statusMessage",
   "fault",
   "chunkedDribbleDelay",
+  "transformerParameters",
   // A proxy's options (ignored by WireMock without proxyBaseUrl).
   "proxyUrlPrefixToRemove",
   "additionalProxyRequestHeaders",
@@ -1130,16 +1146,46 @@ function convertResponse(response: unknown, route: Record<string, unknown>, temp
   convertDelay(response, route, ctx);
   convertDribble(response.chunkedDribbleDelay, route, ctx);
   if (template) route.template = true;
+  if (template && response.transformerParameters !== undefined) convertParameters(response, route, ctx);
+  if (template) {
+    // WireMock 3's xPath / soapXPath helpers in the body and header values.
+    const texts: string[] = [];
+    const collect = (value: unknown): void => {
+      if (typeof value === "string") texts.push(value);
+      else if (Array.isArray(value)) value.forEach(collect);
+      else if (isObject(value)) Object.values(value).forEach(collect);
+    };
+    collect([response.body, response.jsonBody, response.headers]);
+    for (const { feature, problem } of texts.flatMap(xPathHelperProblems)) ctx.refuse(feature, problem);
+  }
+}
+
+/**
+ * `transformerParameters` (read by WireMock's templates as `parameters.NAME`) as
+ * `template_parameters`. Numbers must print as Java prints them (Jackson reads them as Integer,
+ * Long or Double): whole numbers written without a fraction, and short decimals.
+ */
+function convertParameters(response: Record<string, unknown>, route: Record<string, unknown>, ctx: Context): void {
+  const parameters = response.transformerParameters;
+  if (!isObject(parameters)) {
+    ctx.refuse("transformerParameters", `expected an object, got ${shown(parameters)}`);
+    return;
+  }
+  if (contains(parameters, javaPrintsOtherwise) || (ctx.decimals && contains(parameters, Number.isInteger))) {
+    ctx.refuse(
+      "transformerParameters (numbers)",
+      "Java prints this number differently from JavaScript (a large whole number, a decimal in E notation, or 1.0)",
+    );
+    return;
+  }
+  route.template_parameters = parameters;
 }
 
 /** Response keys stubtool has no equivalent for, each refused with the reason. */
 function refuseResponseKeys(response: Record<string, unknown>, ctx: Context): void {
   for (const key of Object.keys(response)) {
     if (RESPONSE_KEYS.has(key)) continue;
-    const why: Record<string, string> = {
-      transformerParameters: "stubtool templates take no parameters",
-    };
-    ctx.refuse(`response.${key}`, why[key] ?? "stubtool has no equivalent");
+    ctx.refuse(`response.${key}`, "stubtool has no equivalent");
   }
 }
 
@@ -1365,12 +1411,7 @@ function jacksonJson(
   value: unknown,
   decimals: boolean,
 ): { text: string } | { feature: string; problem: string } {
-  const bad = (v: unknown) =>
-    typeof v === "number" &&
-    (Number.isInteger(v)
-      ? !Number.isSafeInteger(v)
-      : Math.abs(v) < 1e-3 || Math.abs(v) >= 1e7 || String(v).replace(/^-?0?\.?|\.|e.*$/g, "").length > 15);
-  if (contains(value, bad)) {
+  if (contains(value, javaPrintsOtherwise)) {
     return {
       feature: "numbers",
       problem: "Java writes this number differently from JavaScript (a large whole number, or a decimal in E notation)",
@@ -1383,6 +1424,14 @@ function jacksonJson(
     };
   }
   return { text: escapeSupplementary(JSON.stringify(value)) };
+}
+
+/** Whether Java (Jackson, `Double.toString`) writes this number otherwise than JavaScript. */
+function javaPrintsOtherwise(v: unknown): boolean {
+  return typeof v === "number" &&
+    (Number.isInteger(v)
+      ? !Number.isSafeInteger(v)
+      : Math.abs(v) < 1e-3 || Math.abs(v) >= 1e7 || String(v).replace(/^-?0?\.?|\.|e.*$/g, "").length > 15);
 }
 
 /** A `jsonBody` parsed again with its numbers as written, in WireMock's bytes. */
@@ -1406,40 +1455,48 @@ export function hasIntegralDecimal(text: string): boolean {
   return false;
 }
 
+/**
+ * `fixedDelayMilliseconds` and `delayDistribution` as one `delay`. WireMock adds the two: a
+ * uniform range moves by the fixed delay, a lognormal gets it as `plus`. A lognormal's
+ * `maxValue` (WireMock 3: a draw above it is drawn again, ten times at most, then capped) is `max`.
+ */
 function convertDelay(response: Record<string, unknown>, route: Record<string, unknown>, ctx: Context): void {
   const fixed = response.fixedDelayMilliseconds;
   const distribution = response.delayDistribution;
-  if (fixed !== undefined && distribution !== undefined) {
-    ctx.refuse("fixedDelayMilliseconds + delayDistribution", "WireMock adds the two; stubtool has one delay");
-    return;
-  }
+  let plus = 0;
   if (fixed !== undefined) {
     if (typeof fixed !== "number" || !Number.isInteger(fixed) || fixed < 0) {
       ctx.refuse("fixedDelayMilliseconds", `expected a whole number of milliseconds, got ${shown(fixed)}`);
-    } else if (fixed > 0) route.delay = fixed;
-  }
-  if (distribution !== undefined) {
-    if (
-      isObject(distribution) && distribution.type === "uniform" && Number.isInteger(distribution.lower) &&
-      Number.isInteger(distribution.upper) && (distribution.lower as number) >= 0 &&
-      (distribution.upper as number) >= (distribution.lower as number)
-    ) {
-      route.delay = { min: distribution.lower, max: distribution.upper };
-    } else if (
-      isObject(distribution) && distribution.type === "lognormal" && typeof distribution.median === "number" &&
-      distribution.median >= 0 && typeof distribution.sigma === "number" && distribution.sigma >= 0 &&
-      distribution.maxValue === undefined
-    ) {
-      route.delay = { median: distribution.median, sigma: distribution.sigma };
-    } else {
-      const type = isObject(distribution) ? String(distribution.type) : shown(distribution);
-      ctx.refuse(
-        `delayDistribution ${type}`,
-        isObject(distribution) && distribution.maxValue !== undefined
-          ? "stubtool's lognormal delay has no maxValue"
-          : "stubtool draws a delay uniformly between min and max, or lognormal from median and sigma",
-      );
+      return;
     }
+    plus = fixed;
+    if (distribution === undefined && fixed > 0) route.delay = fixed;
+  }
+  if (distribution === undefined) return;
+  if (
+    isObject(distribution) && distribution.type === "uniform" && Number.isInteger(distribution.lower) &&
+    Number.isInteger(distribution.upper) && (distribution.lower as number) >= 0 &&
+    (distribution.upper as number) >= (distribution.lower as number)
+  ) {
+    route.delay = { min: (distribution.lower as number) + plus, max: (distribution.upper as number) + plus };
+  } else if (
+    isObject(distribution) && distribution.type === "lognormal" && typeof distribution.median === "number" &&
+    distribution.median >= 0 && typeof distribution.sigma === "number" && distribution.sigma >= 0 &&
+    (distribution.maxValue === undefined ||
+      (typeof distribution.maxValue === "number" && distribution.maxValue >= distribution.median))
+  ) {
+    const delay: Record<string, number> = { median: distribution.median, sigma: distribution.sigma };
+    if (distribution.maxValue !== undefined) delay.max = distribution.maxValue as number;
+    if (plus > 0) delay.plus = plus;
+    route.delay = delay;
+  } else {
+    const type = isObject(distribution) ? String(distribution.type) : shown(distribution);
+    ctx.refuse(
+      `delayDistribution ${type}`,
+      isObject(distribution) && distribution.maxValue !== undefined
+        ? "a maxValue must be a number not below the median (WireMock refuses the mapping too)"
+        : "stubtool draws a delay uniformly between min and max, or lognormal from median and sigma",
+    );
   }
 }
 

@@ -215,3 +215,42 @@ export function matchesXPathCondition(
   const value = ctx.valuePattern(feature, matcher);
   return value === undefined ? undefined : [expression, value, namespaces];
 }
+
+/** An `xPath` / `soapXPath` call in a template, with its expression when written as text. */
+const XPATH_CALL = /\b(xPath|soapXPath)\b(?:\s+(?:[^\s'"(){}]+|\([^()]*\))\s+(?:'([^']*)'|"([^"]*)"))?/g;
+
+/**
+ * The problems of WireMock 3's `xPath` / `soapXPath` helpers in a template's text (body, header
+ * values): each call needs a literal expression that gives text, an attribute or a number,
+ * string or boolean. An expression that may give elements is refused: WireMock renders an
+ * element as the JDK's indented XML text, which stubtool does not reproduce byte for byte.
+ */
+export function xPathHelperProblems(template: string): { feature: string; problem: string }[] {
+  const problems: { feature: string; problem: string }[] = [];
+  for (const match of template.matchAll(XPATH_CALL)) {
+    const [, name] = match;
+    // Only calls inside {{…}}: an even count of "{{" minus "}}" before it means plain text.
+    const before = template.slice(0, match.index);
+    if ((before.match(/\{\{/g)?.length ?? 0) <= (before.match(/\}\}/g)?.length ?? 0)) continue;
+    const written = match[2] ?? match[3];
+    if (written === undefined) {
+      problems.push({
+        feature: `${name} (template)`,
+        problem: "stubtool converts a call whose expression is written as text ('…'), so it can tell what it selects",
+      });
+      continue;
+    }
+    const expression = (name === "soapXPath" ? "/Envelope/Body/" : "") + written;
+    const { xpath, problem } = compileXPath(expression);
+    if (!xpath) {
+      problems.push({ feature: `${name} ${shown(written)}`, problem: `the expression ${problem}` });
+    } else if (!xpath.scalar && !givesText(expression)) {
+      problems.push({
+        feature: `${name} ${shown(written)}`,
+        problem:
+          `it may select elements, which WireMock renders as the JDK's indented XML text (not reproduced byte for byte); select text() or an attribute (${written}/text())`,
+      });
+    }
+  }
+  return problems;
+}

@@ -65,6 +65,7 @@ export function stubInfo(route: Route): StubInfo {
   if (stub.whenState !== undefined) info.when_state = stub.whenState;
   if (stub.setState !== undefined) info.set_state = stub.setState;
   if (stub.template) info.template = true;
+  if (stub.templateParameters) info.template_parameters = stub.templateParameters;
   if (stub.callbacks) {
     info.callbacks = stub.callbacks.map((c) => ({
       method: c.method,

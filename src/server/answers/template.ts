@@ -48,10 +48,13 @@ export class TemplateResponse {
   readonly #encode: boolean;
   /** The first header is the `content-type` added for the body, dropped with it for a body-less status. */
   readonly #addedType: boolean;
+  /** The stub's `template_parameters`, read as `parameters.NAME`. */
+  readonly #parameters: Readonly<Record<string, unknown>> | undefined;
 
   /** Compiles `spec`'s templates; throws a `SyntaxError` for a broken one (validation has caught them before). */
   constructor(spec: ResponseSpec) {
     this.delay = spec.delay;
+    this.#parameters = spec.templateParameters;
     this.#status = compileStatusTemplate(spec.statusTemplate ?? spec.status);
     this.#statusText = spec.statusMessage;
     const contentType = findHeader(spec.headers, "content-type");
@@ -82,6 +85,7 @@ export class TemplateResponse {
 
   /** The answer for one request; throws {@link TemplateError} or {@link HeaderValueError}. */
   render(model: Parameters<ResponseTemplate["render"]>[0]): [ResponseHead, AnswerBody] {
+    if (this.#parameters) model.parameters = this.#parameters;
     const status = this.#status.render(model);
     const head: ResponseHead = { status, headers: Object.create(null) };
     if (this.#statusText !== undefined) head.statusText = this.#statusText;

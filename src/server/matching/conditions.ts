@@ -347,6 +347,23 @@ function bodyPatternCondition(pattern: ValuePattern): NamedCondition {
   });
 }
 
+/** `body_base64`: the body's bytes are exactly these (a body cut at the size limit is longer). */
+function bodyBytesCondition(expected: Uint8Array): NamedCondition {
+  return bodyCheck((view) => {
+    const body = view.body!;
+    const bytes = body.bytes;
+    if (!body.complete || bytes.length !== expected.length) {
+      return `body is ${
+        body.complete ? "" : "over "
+      }${bytes.length} bytes, stub wants exactly ${expected.length} (body_base64)`;
+    }
+    for (let i = 0; i < bytes.length; i++) {
+      if (bytes[i] !== expected[i]) return `body differs from body_base64 at byte ${i}`;
+    }
+    return undefined;
+  });
+}
+
 /** `query_string`: the query as sent, exactly (indexed: many `url` stubs share a path and differ by query). */
 function queryStringCondition(text: string): NamedCondition {
   return {
@@ -657,6 +674,7 @@ export function buildConditions(
   if (match?.form) { for (const [name, pattern] of match.form) conditions.push(formCondition(name, pattern)); }
   if (match?.bodyContains !== undefined) conditions.push(containsCondition(match.bodyContains));
   if (match?.body) conditions.push(bodyPatternCondition(match.body));
+  if (match?.bodyBytes) conditions.push(bodyBytesCondition(match.bodyBytes));
   if (match?.jsonEquals) conditions.push(jsonEqualsCondition(match.jsonEquals));
   for (const [path, pattern] of match?.jsonPath ?? []) conditions.push(jsonPathCondition(path, pattern));
   if (match?.xmlEquals) conditions.push(xmlEqualsCondition(match.xmlEquals));
