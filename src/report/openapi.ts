@@ -342,8 +342,7 @@ type PartCheck = (request: CheckedRequest, out: Violation[]) => void;
  * when required; undefined for a parameter not checked.
  */
 function parameterCheck(
-  ajv: AjvLike,
-  exactAjv: AjvLike,
+  compile: (pointer: string, exact: boolean) => ValidateFn,
   parameter: Json,
   pointer: string,
   captureOf: Record<string, string>,
@@ -352,11 +351,9 @@ function parameterCheck(
   const where = parameter.in as string;
   if (where === "header" && IGNORED_REQUEST_HEADERS.has(name.toLowerCase())) return undefined;
   if (where !== "path" && where !== "query" && where !== "header") return undefined;
-  const wrapper = { type: "object", properties: { v: { $ref: `${SPEC_KEY}${fragment(`${pointer}/schema`)}` } } };
-  const validate = isObject(parameter.schema) ? ajv.compile(wrapper) : undefined;
+  const validate = isObject(parameter.schema) ? compile(`${pointer}/schema`, false) : undefined;
   // The same schema without coercion, compiled the first time a text fails the coercing one.
-  let exact: ValidateFn | undefined;
-  const readable = (text: string) => textReadings(text).some((v) => (exact ??= exactAjv.compile(wrapper))({ v }));
+  const readable = (text: string) => textReadings(text).some((v) => compile(`${pointer}/schema`, true)({ v }));
   const required = parameter.required === true || where === "path";
   return (request, out) => {
     const values = where === "query"
@@ -455,6 +452,8 @@ export class OpenApiSpec {
   readonly #bases: string[][];
   readonly #ajv: AjvLike;
   readonly #validators = new Map<string, ValidateFn | string>();
+  /** Parameter validators by `coerced POINTER` / `exact POINTER`: shared parameters compile once. */
+  readonly #parameterValidators = new Map<string, ValidateFn>();
 
   /** What the checks cannot cover in this document, as `[WARN]` lines to print once. */
   readonly warnings: readonly Problem[];
@@ -614,8 +613,19 @@ export class OpenApiSpec {
     const ajv = this.#requestAjvShared ??= this.#requestAjv();
     const pointer = `/paths/${pointerToken(path)}`;
     const checks: PartCheck[] = [];
+    // A parameter the operations share (`#/components/parameters/owner`) is compiled once.
+    const compile = (at: string, exact: boolean) => {
+      const key = `${exact ? "exact" : "coerced"} ${at}`;
+      let validate = this.#parameterValidators.get(key);
+      if (validate === undefined) {
+        const wrapper = { type: "object", properties: { v: { $ref: `${SPEC_KEY}${fragment(at)}` } } };
+        validate = (exact ? this.#ajv : ajv).compile(wrapper);
+        this.#parameterValidators.set(key, validate);
+      }
+      return validate;
+    };
     for (const { parameter, pointer: at } of this.#parametersOf(item, operation, pointer, method).values()) {
-      const check = parameterCheck(ajv, this.#ajv, parameter, at, captureOf);
+      const check = parameterCheck(compile, parameter, at, captureOf);
       if (check) checks.push(check);
     }
     const bodyCheck = this.#bodyCheck(operation, `${pointer}/${method}`);
