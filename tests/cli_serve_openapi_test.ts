@@ -183,6 +183,24 @@ Deno.test("serve --openapi SPEC --mock reads Swagger 2.0, and so does serve --op
 
 const PETS_2 = join(ROOT, "tests/fixtures/openapi/pets-2.0.yaml");
 
+Deno.test("serve --openapi SPEC (no --mock): a stub answering the spec's own example that breaks its schema is the same [WARN] validate --openapi prints, not counted as a drift", async () => {
+  const spec = join(ROOT, "tests/fixtures/openapi/own-examples.yaml");
+  const stubs = join(ROOT, "tests/fixtures/openapi/own-examples-stubs.yaml");
+  const served = await startServe(["--port", "0", "--config", stubs, "--openapi", spec]);
+  await using _ = served.process;
+  const validated = await runCli(["validate", stubs, "--openapi", spec]);
+  const own = lines(validated.stderr).filter((line) => line.includes(": the spec's own example breaks its schema: "));
+  assert.equal(own.length, 2);
+  assert.deepEqual(lines(served.process.stderr), [
+    ...own,
+    '[WARN] routes[2]: POST /repos: body at /private must be boolean, got "yes" (spec: POST /repos 201)',
+  ]);
+  assert.match(
+    served.process.stdout,
+    /^openapi: .*own-examples\.yaml \(OpenAPI 3\.0\.3, 3 operation\(s\)\); 3 configured stub\(s\) checked: 1 drift\(s\), see the warnings; 2 answer the spec's own examples that break its schema \(see the warnings\)$/m,
+  );
+});
+
 Deno.test("regression: serve --openapi SPEC --mock answered 404 under the spec's base path (servers: .../v1, Swagger basePath: /v1); both /v1/pets/1 and /pets/1 answer now", async () => {
   for (const spec of [join(ROOT, "tests/fixtures/openapi/petstore.yaml"), PETS_2]) {
     const served = await startServe(["--port", "0", "--quiet", "--openapi", spec, "--mock"]);

@@ -266,3 +266,47 @@ Deno.test("regression: a pattern schema with minLength: 100000000 had randexp bu
   );
   assert.match(String(small.routes[0].body), /^a{3,}$/);
 });
+
+Deno.test("regression: Box's allOf samples broke their schemas (an annotation branch's example made created_by a list, {nullable: false} made tags [], a required property never described was left out); each sample now passes", () => {
+  const components = {
+    schemas: {
+      User: { type: "object", required: ["id"], properties: { id: { type: "string", example: "33" } } },
+    },
+  };
+  const schema = {
+    type: "object",
+    required: ["created_by", "tags", "shared_link", "merged"],
+    properties: {
+      created_by: {
+        allOf: [{ $ref: "#/components/schemas/User" }, { description: "the creator" }, { example: [{ id: 1 }] }],
+      },
+      tags: {
+        allOf: [{ type: "array", items: { type: "string" }, minItems: 1, example: ["approved"] }, { nullable: false }],
+      },
+      shared_link: {
+        allOf: [
+          { type: "object", required: ["url", "accessed"], properties: { url: { type: "string", example: "u" } } },
+          {},
+          { nullable: true },
+        ],
+      },
+      // A required name another branch describes is that branch's to sample.
+      merged: {
+        allOf: [
+          { type: "object", required: ["name"], properties: { id: { type: "integer", example: 7 } } },
+          { type: "object", properties: { name: { type: "string", example: "n" } } },
+        ],
+      },
+      hidden: { allOf: [{ $ref: "#/components/schemas/User" }, { writeOnly: true }] },
+    },
+  };
+  const doc = spec({ "/a": answering({ schema }) }, { components });
+  const before = structuredClone(doc);
+  assert.deepEqual(bodyOf(doc), {
+    created_by: { id: "33" },
+    tags: ["approved"],
+    shared_link: { url: "u", accessed: null },
+    merged: { id: 7, name: "n" },
+  });
+  assert.deepEqual(doc, before);
+});

@@ -194,3 +194,61 @@ Deno.test("loadOpenApi: a missing, broken, foreign, Swagger 1.2, OpenAPI 4 or in
   assert.equal(problems.length, 1);
   assert.match(`${problems[0].place}: ${problems[0].message}`, /broken\.yaml:3:\d+: .+/);
 });
+
+Deno.test('OpenAPI request check: a path parameter of oneOf [integer, string] took no number ("0" matched both branches once coerced); each text is read as each type', async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "workflows.json");
+  const parameter = (name: string, schema: unknown) => ({ name, in: "path", required: true, schema });
+  await writeFile(
+    file,
+    JSON.stringify({
+      openapi: "3.0.3",
+      info: { title: "workflows", version: "1" },
+      paths: {
+        "/workflows/{id}": {
+          get: {
+            parameters: [parameter("id", { oneOf: [{ type: "integer" }, { type: "string" }] })],
+            responses: { "200": { description: "a workflow" } },
+          },
+        },
+        "/runs/{id}": {
+          get: {
+            parameters: [
+              parameter("id", { oneOf: [{ type: "integer", minimum: 0 }, { type: "string", pattern: "^[a-z]+$" }] }),
+            ],
+            responses: { "200": { description: "a run" } },
+          },
+        },
+        "/names/{id}": {
+          get: {
+            // Two string branches a digit string fits both ways: truly ambiguous, so refused.
+            parameters: [parameter("id", { oneOf: [{ type: "string" }, { type: "string", pattern: "^\\d+$" }] })],
+            responses: { "200": { description: "a name" } },
+          },
+        },
+      },
+    }),
+  );
+  const spec = (await loadOpenApi(file)).spec!;
+  const status = (path: string, id: string) => {
+    const check = spec.requestCheck(path, "get", { id: "id" })!;
+    const request = { params: { id }, query: () => undefined, header: () => null };
+    return check.check(request)?.status ?? 200;
+  };
+  assert.deepEqual(["0", "42", "-7", "main.yml", ""].map((id) => status("/workflows/{id}", id)), [
+    200,
+    200,
+    200,
+    200,
+    200,
+  ]);
+  assert.deepEqual(["0", "5", "abc", "-1", "Abc", "1.5"].map((id) => status("/runs/{id}", id)), [
+    200,
+    200,
+    200,
+    422,
+    422,
+    422,
+  ]);
+  assert.deepEqual(["abc", "123"].map((id) => status("/names/{id}", id)), [200, 422]);
+});

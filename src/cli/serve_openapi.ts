@@ -154,12 +154,17 @@ export async function openApiServe(
   const spec = await compileOpenApi(file, doc);
   result.problems.push(...spec.warnings);
   if (mocked) answerAsTheSpec(spec, result, mocked, values, file);
-  const drift = spec.checkStubs(configured, placeOf);
-  result.problems.push(...drift.map((problem) => ({ ...problem, level: "warn" as const })));
+  // As `validate --openapi` words it: a drift is an error there; a stub answering the spec's own
+  // example that breaks its schema is the spec's fault, a warning at that example either way.
+  const checked = spec.checkStubs(configured, placeOf);
+  result.problems.push(...checked.map((problem) => ({ ...problem, level: "warn" as const })));
+  const drifts = checked.filter((problem) => problem.level === "error").length;
+  const broken = checked.length - drifts;
   let summary = mocked ? mocked.summary : `OpenAPI ${spec.version}, ${spec.operations.length} operation(s))`;
   if (configured.length) {
     summary += `; ${configured.length} configured stub(s) checked: ` +
-      (drift.length ? `${drift.length} drift(s), see the warnings` : "no drift");
+      (drifts ? `${drifts} drift(s), see the warnings` : "no drift") +
+      (broken ? `; ${broken} answer the spec's own examples that break its schema (see the warnings)` : "");
   }
   result.banner.push(`openapi: ${file} (${summary}`);
   return result;

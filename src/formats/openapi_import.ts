@@ -15,6 +15,7 @@ import { STUB_ID } from "../util/ids.ts";
 import { PLACEHOLDER_ANYWHERE } from "../stubs/path.ts";
 import { NULL_BODY_STATUSES, validateConfig } from "../stubs/validate.ts";
 import { refusedRefIn } from "./openapi_refs.ts";
+import { prepareForSampling } from "./openapi_sampling.ts";
 import { isObject } from "../util/json_shape.ts";
 import { acceptedType, isExactJsonMediaType } from "../util/media.ts";
 import { generateValue, MAX_SAMPLE_VALUES, patternSample, SAMPLE_DEPTH } from "./openapi_dynamic.ts";
@@ -167,6 +168,7 @@ class Converter {
     // A copy: the caller's document stays as it was.
     this.#doc = structuredClone(doc);
     addPatternExamples(this.#doc);
+    prepareForSampling(this.#doc, (value) => this.resolve(value));
     this.#file = file;
     this.#options = options;
     this.#swagger = doc.swagger !== undefined;

@@ -317,15 +317,32 @@ function describeValue(value: unknown): string {
   return text.length > 40 ? `${text.slice(0, 39)}…` : text;
 }
 
+/** A JSON number as JSON writes it (no `0x10`, no spaces, no `Infinity`). */
+const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
+
+/**
+ * The values a parameter's text can stand for: itself, and the number, boolean or null it
+ * spells (`"0"` → `0`, `"true"` → `true`, `""` → `null`), as ajv's coercion reads them.
+ */
+function textReadings(text: string): unknown[] {
+  const readings: unknown[] = [text];
+  if (JSON_NUMBER.test(text)) readings.push(Number(text));
+  if (text === "true" || text === "false") readings.push(text === "true");
+  if (text === "") readings.push(null);
+  return readings;
+}
+
 /** One part of a request check: it adds the request's violations to `out` (throws {@link InvalidJson}). */
 type PartCheck = (request: CheckedRequest, out: Violation[]) => void;
 
 /**
  * The check of one path, query or header parameter (at `pointer`) against its schema, read as
- * its schema's type, and of its presence when required; undefined for a parameter not checked.
+ * its schema's type (`ajv` coerces), else as any value its text spells, checked exactly
+ * (`exactAjv`: a `oneOf` of integer and string takes `"0"` as the integer), and of its presence
+ * when required; undefined for a parameter not checked.
  */
 function parameterCheck(
-  ajv: AjvLike,
+  compile: (pointer: string, exact: boolean) => ValidateFn,
   parameter: Json,
   pointer: string,
   captureOf: Record<string, string>,
@@ -334,12 +351,9 @@ function parameterCheck(
   const where = parameter.in as string;
   if (where === "header" && IGNORED_REQUEST_HEADERS.has(name.toLowerCase())) return undefined;
   if (where !== "path" && where !== "query" && where !== "header") return undefined;
-  const validate = isObject(parameter.schema)
-    ? ajv.compile({
-      type: "object",
-      properties: { v: { $ref: `${SPEC_KEY}${fragment(`${pointer}/schema`)}` } },
-    })
-    : undefined;
+  const validate = isObject(parameter.schema) ? compile(`${pointer}/schema`, false) : undefined;
+  // The same schema without coercion, compiled the first time a text fails the coercing one.
+  const readable = (text: string) => textReadings(text).some((v) => compile(`${pointer}/schema`, true)({ v }));
   const required = parameter.required === true || where === "path";
   return (request, out) => {
     const values = where === "query"
@@ -361,8 +375,11 @@ function parameterCheck(
       return;
     }
     if (!validate) return;
-    const data = { v: Array.isArray(values) && values.length === 1 ? values[0] : values };
-    if (validate(data)) return;
+    const value = Array.isArray(values) && values.length === 1 ? values[0] : values;
+    if (validate({ v: value })) return;
+    // Coercion reads "0" as the integer 0 in one `oneOf` branch and leaves it "0" in another, so
+    // both match; Prism takes the text when one reading of it (as text, number, boolean, null) fits.
+    if (typeof value === "string" && readable(value)) return;
     for (const e of validate.errors ?? []) {
       const rest = e.instancePath.replace(/^\/v/, "").split("/").filter((s) => s !== "");
       out.push({ location: [where, name, ...rest], severity: "Error", code: e.keyword, message: e.message ?? "" });
@@ -435,6 +452,8 @@ export class OpenApiSpec {
   readonly #bases: string[][];
   readonly #ajv: AjvLike;
   readonly #validators = new Map<string, ValidateFn | string>();
+  /** Parameter validators by `coerced POINTER` / `exact POINTER`: shared parameters compile once. */
+  readonly #parameterValidators = new Map<string, ValidateFn>();
 
   /** What the checks cannot cover in this document, as `[WARN]` lines to print once. */
   readonly warnings: readonly Problem[];
@@ -594,8 +613,19 @@ export class OpenApiSpec {
     const ajv = this.#requestAjvShared ??= this.#requestAjv();
     const pointer = `/paths/${pointerToken(path)}`;
     const checks: PartCheck[] = [];
+    // A parameter the operations share (`#/components/parameters/owner`) is compiled once.
+    const compile = (at: string, exact: boolean) => {
+      const key = `${exact ? "exact" : "coerced"} ${at}`;
+      let validate = this.#parameterValidators.get(key);
+      if (validate === undefined) {
+        const wrapper = { type: "object", properties: { v: { $ref: `${SPEC_KEY}${fragment(at)}` } } };
+        validate = (exact ? this.#ajv : ajv).compile(wrapper);
+        this.#parameterValidators.set(key, validate);
+      }
+      return validate;
+    };
     for (const { parameter, pointer: at } of this.#parametersOf(item, operation, pointer, method).values()) {
-      const check = parameterCheck(ajv, parameter, at, captureOf);
+      const check = parameterCheck(compile, parameter, at, captureOf);
       if (check) checks.push(check);
     }
     const bodyCheck = this.#bodyCheck(operation, `${pointer}/${method}`);

@@ -123,6 +123,9 @@ async function specParserOptions(spec: string, reads: SpecReads): Promise<Record
 /** A parsed JSON object. */
 type Json = Record<string, unknown>;
 
+/** What the spec parser reads: a file, or a document parsed already. */
+type SpecSource = Parameters<typeof import("@readme/openapi-parser")["bundle"]>[0];
+
 /** The spec parser's rules that concern one operation or component, not the document: warnings, not errors. */
 const LENIENT_RULES = [
   "array-without-items",
@@ -161,11 +164,20 @@ export async function readOpenApiDocument(
   // Files inside the spec's folder only, no network, YAML aliases bounded (P23.6).
   const parserOptions = await specParserOptions(file, reads) as ParserOptions;
   try {
-    const unsupported = versionProblem(await parser.parse(file, parserOptions) as unknown);
+    const parsed = await parser.parse(file, parserOptions) as unknown;
+    const unsupported = versionProblem(parsed);
     if (unsupported !== undefined) return fail(unsupported);
-    const checked = await validateSpec(parser, file, parserOptions);
+    // A self-contained document (GitHub's 13 MB) is neither read and parsed again nor bundled:
+    // bundling changes nothing in it. The validator gets a copy (it dereferences in place).
+    const whole = isObject(parsed) && selfContained(parsed);
+    const checked = await validateSpec(
+      parser,
+      file,
+      whole ? structuredClone(parsed) as SpecSource : file,
+      parserOptions,
+    );
     if ("invalid" in checked) return { problems: checked.invalid };
-    const doc = await parser.bundle(file, parserOptions) as unknown as Json;
+    const doc = whole ? parsed as Json : await parser.bundle(file, parserOptions) as unknown as Json;
     return {
       doc,
       problems: [
@@ -183,6 +195,20 @@ export async function readOpenApiDocument(
   }
 }
 
+/**
+ * Whether a parsed document needs no bundling: every `$ref` in it points inside it (`#/…`) and
+ * no `$id` (which the bundler strips when nothing refers to it) appears anywhere.
+ */
+function selfContained(node: unknown): boolean {
+  if (Array.isArray(node)) return node.every(selfContained);
+  if (!isObject(node)) return true;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === "$id") return false;
+    if (key === "$ref" && typeof value === "string" ? !value.startsWith("#") : !selfContained(value)) return false;
+  }
+  return true;
+}
+
 /** Why a parsed document is not one stubtool reads (no version, Swagger 1.2, OpenAPI 4), or undefined. */
 function versionProblem(raw: unknown): string | undefined {
   if (isObject(raw) && raw.swagger !== undefined) {
@@ -196,17 +222,18 @@ function versionProblem(raw: unknown): string | undefined {
 }
 
 /**
- * The document validated: its first errors when invalid, else the warnings of the rules
+ * The document (`source`: the file `file`, or its parsed copy) validated: its first errors when invalid, else the warnings of the rules
  * about one operation (an undeclared path parameter, a duplicate operationId), read anyway.
  */
 async function validateSpec(
   parser: typeof import("@readme/openapi-parser"),
   file: string,
+  source: SpecSource,
   parserOptions: ParserOptions,
 ): Promise<{ invalid: Problem[] } | { lenient: Problem[] }> {
   // Those rules warn: the rest of a real spec still serves, and what the stubs cannot carry is left out by name.
   const rules = Object.fromEntries(LENIENT_RULES.map((rule) => [rule, "warning" as const]));
-  const checked = await parser.validate(file, {
+  const checked = await parser.validate(source, {
     ...parserOptions,
     validate: { rules: { openapi: rules, swagger: rules } },
   });
