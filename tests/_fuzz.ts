@@ -15,9 +15,13 @@ export type FuzzOutcome =
   | { ok: false; error: string }
   | { ok: false; hang: true; error: string };
 
+/** How long a worker may take to load (its graph is type-checked as it starts). */
+const START_MS = 120_000;
+
 /** One worker running cases one at a time. Dispose it to stop the worker. */
 export class FuzzRunner implements Disposable {
   #worker: Worker | undefined;
+  #ready: Promise<Worker | undefined> | undefined;
   #next = 0;
   readonly #timeoutMs: number;
 
@@ -25,19 +29,37 @@ export class FuzzRunner implements Disposable {
     this.#timeoutMs = timeoutMs;
   }
 
-  #start(): Worker {
-    return this.#worker ??= new Worker(new URL("./_fuzz_worker.ts", import.meta.url).href, { type: "module" });
+  /**
+   * The worker, once it has loaded: a case's time limit starts then, so a slow start (type
+   * checking the worker's graph on a loaded machine) is not taken for a hang. A worker that
+   * does not load within {@link START_MS} fails the case.
+   */
+  #start(): Promise<Worker | undefined> {
+    return this.#ready ??= new Promise((resolve) => {
+      const worker = this.#worker = new Worker(new URL("./_fuzz_worker.ts", import.meta.url).href, { type: "module" });
+      const timer = setTimeout(() => resolve(undefined), START_MS);
+      const onReady = (event: MessageEvent<{ ready?: true }>) => {
+        if (!event.data.ready) return;
+        clearTimeout(timer);
+        worker.removeEventListener("message", onReady);
+        resolve(worker);
+      };
+      worker.addEventListener("message", onReady);
+    });
   }
 
   /** Runs `input` through `target`; never rejects. `timeoutMs` overrides the runner's limit. */
-  run(target: FuzzTarget, input: string, file?: string, timeoutMs = this.#timeoutMs): Promise<FuzzOutcome> {
-    const worker = this.#start();
+  async run(target: FuzzTarget, input: string, file?: string, timeoutMs = this.#timeoutMs): Promise<FuzzOutcome> {
+    const worker = await this.#start();
+    if (!worker) {
+      this[Symbol.dispose]();
+      return { ok: false, error: `the fuzz worker did not load within ${START_MS} ms` };
+    }
     const id = this.#next++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         worker.removeEventListener("message", onMessage);
-        worker.terminate();
-        this.#worker = undefined;
+        this[Symbol.dispose]();
         resolve({ ok: false, hang: true, error: `no answer within ${timeoutMs} ms` });
       }, timeoutMs);
       const onMessage = (event: MessageEvent<{ id: number } & FuzzOutcome>) => {
@@ -55,5 +77,6 @@ export class FuzzRunner implements Disposable {
   [Symbol.dispose](): void {
     this.#worker?.terminate();
     this.#worker = undefined;
+    this.#ready = undefined;
   }
 }

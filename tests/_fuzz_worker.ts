@@ -189,3 +189,6 @@ self.onmessage = async (event: MessageEvent<FuzzCase>) => {
     });
   }
 };
+
+// Loaded (and type-checked): the runner starts timing cases from here, not from the spawn.
+self.postMessage({ ready: true });

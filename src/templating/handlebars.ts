@@ -319,6 +319,8 @@ function oneLine(e: Error): string {
  * @example
  * ```ts
  * import { compileTemplate } from "./handlebars.ts";
+ * import { loadTemplating } from "./engine.ts";
+ * await loadTemplating(); // the engine loads on demand (a server loads it before it checks stubs)
  * const t = compileTemplate("Hello {{params.name}}");
  * t.render({ request: {}, params: { name: "Ada" } }); // "Hello Ada"
  * ```
@@ -436,6 +438,8 @@ function jsonPieces(value: unknown): { literals: string[]; slots: ResponseTempla
  * @example
  * ```ts
  * import { compileJsonTemplate } from "./handlebars.ts";
+ * import { loadTemplating } from "./engine.ts";
+ * await loadTemplating(); // the engine loads on demand (a server loads it before it checks stubs)
  * const t = compileJsonTemplate({ id: "{{params.id}}", n: 1 });
  * t.render({ request: {}, params: { id: "7" } }); // '{"id":"7","n":1}'
  * ```
@@ -471,6 +475,8 @@ export interface StatusTemplate {
  * @example
  * ```ts
  * import { compileStatusTemplate } from "./handlebars.ts";
+ * import { loadTemplating } from "./engine.ts";
+ * await loadTemplating(); // the engine loads on demand (a server loads it before it checks stubs)
  * compileStatusTemplate("{{request.query.code}}").dynamic; // true
  * ```
  */

@@ -177,6 +177,8 @@ class RequestModel implements RequestDocument {
  * ```ts
  * import { templateModel } from "./template_model.ts";
  * import { compileTemplate } from "../../templating/handlebars.ts";
+ * import { loadTemplating } from "../../templating/engine.ts";
+ * await loadTemplating(); // the engine loads on demand (a server loads it before it checks stubs)
  * const model = templateModel({
  *   method: "GET", target: "/users/7?x=1", pathname: "/users/7", rawQuery: "x=1", scheme: "http",
  *   header: () => null, headers: () => ({}), bodyText: () => "", params: { id: "7" },
