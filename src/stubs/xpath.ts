@@ -7,18 +7,8 @@
  * @module
  */
 
-// @ts-types="./xpath_types.d.ts"
-import xpath from "xpath";
-import {
-  ATTRIBUTE,
-  CDATA,
-  ELEMENT,
-  parseXml,
-  serializeXml,
-  TEXT,
-  withoutNamespaces,
-  type XmlNode,
-} from "../util/xml.ts";
+import { engine } from "../templating/engine.ts";
+import { ATTRIBUTE, CDATA, ELEMENT, parseXml, serializeXml, TEXT, withoutNamespaces, type XmlNode } from "./xml.ts";
 
 /** A compiled XPath expression with its namespaces. */
 export interface XPathExpression {
@@ -43,13 +33,13 @@ interface Evaluator {
 const compiled = new Map<string, Evaluator>();
 const unaware = new WeakMap<XmlNode, XmlNode>();
 
-/** An empty document to try expressions on at load (names, prefixes, functions). */
-const PROBE = (parseXml("<probe/>") as { doc: XmlNode }).doc;
+/** An empty document to try expressions on at load (names, prefixes, functions); made on first use. */
+let probe: XmlNode | undefined;
 
 function evaluator(expression: string): Evaluator {
   let found = compiled.get(expression);
   if (!found) {
-    found = (xpath as unknown as { parse(e: string): Evaluator }).parse(expression);
+    found = (engine("xml").xpath as unknown as { parse(e: string): Evaluator }).parse(expression);
     if (compiled.size < 10_000) compiled.set(expression, found);
   }
   return found;
@@ -63,9 +53,10 @@ export function compileXPath(
   expression: string,
   namespaces?: Readonly<Record<string, string>>,
 ): { xpath?: XPathExpression; problem?: string } {
+  probe ??= (parseXml("<probe/>") as { doc: XmlNode }).doc;
   let result;
   try {
-    result = evaluator(expression).evaluate({ node: PROBE, namespaces: namespaces ? { ...namespaces } : undefined });
+    result = evaluator(expression).evaluate({ node: probe, namespaces: namespaces ? { ...namespaces } : undefined });
   } catch (error) {
     const message = (error as Error).message;
     const prefix = /Cannot resolve QName (\S+)/.exec(message);

@@ -24,7 +24,7 @@ import { quoteValue } from "../../stubs/quote.ts";
 import { equalXml, equalXmlNode, type XmlEquals } from "../../stubs/xml_equal.ts";
 import { evaluateXPath, nodeText, type XPathExpression } from "../../stubs/xpath.ts";
 import type { XPathCheck } from "../../stubs/model.ts";
-import type { XmlNode } from "../../util/xml.ts";
+import type { XmlNode } from "../../stubs/xml.ts";
 import type { Condition, Dimension } from "./router.ts";
 import { MAX_JSON_DEPTH, type QueryParams, type RequestView } from "../request_view.ts";
 
