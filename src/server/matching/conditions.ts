@@ -507,6 +507,7 @@ function xpathCondition(expression: XPathExpression, check: XPathCheck): NamedCo
     const doc = xmlBody(view);
     if (typeof doc === "string") return doc;
     const found = evaluateXPath(expression, doc);
+    if ("problem" in found) return `body ${found.problem}`;
     if ("value" in found) {
       if (check === "present") return undefined; // a number, text or boolean is always a result (as WireMock)
       if (typeof check === "object" && "xmlEquals" in check) {
