@@ -54,9 +54,66 @@ function evaluator(expression: string): Evaluator {
   return found;
 }
 
+/** xpath.js's axis numbers that sweep the document (`//` is descendant-or-self): ancestor(-or-self), descendant(-or-self), following(-sibling), preceding(-sibling). */
+const SWEEPS = new Set([0, 1, 4, 5, 6, 7, 10, 11]);
+const PARENT = 9, CHILD = 3;
+
 /**
- * Compiles an expression: a syntax error, an undeclared prefix or an unknown function is a
- * problem phrased to follow the field's place.
+ * Why an expression's cost on a body cannot be bounded by a small multiple of its nodes, or
+ * undefined. Refused: two sweeping steps in one path (`//a//b`, `//a/following::b`: every node
+ * times every node), a sweeping step, an absolute path, `..` then a child step, or `id()` inside
+ * a predicate (evaluated once per node). Each of these took seconds to minutes, or ran out of
+ * memory, on bodies of a few kB (three sweeps over a chain of 990 elements: 15 s).
+ */
+function unboundedCost(tree: unknown): string | undefined {
+  const SWEEP = "a sweeping axis (//, descendant, ancestor, following, preceding, siblings)";
+  // deno-lint-ignore no-explicit-any -- xpath.js's expression tree, read here only
+  const walk = (node: any, inPredicate: boolean): string | undefined => {
+    if (node === null || typeof node !== "object") return undefined;
+    if (Array.isArray(node)) {
+      for (const item of node) {
+        const problem = walk(item, inPredicate);
+        if (problem) return problem;
+      }
+      return undefined;
+    }
+    if (inPredicate && node.functionName === "id") return "calls id() inside a predicate";
+    let sweeps = 0;
+    if (node.filter !== undefined && node.locationPath) {
+      if (sweepsIn(node.filter) && node.locationPath.steps.some((s: { axis: number }) => SWEEPS.has(s.axis))) {
+        return `uses ${SWEEP} twice in one path`;
+      }
+    }
+    if (Array.isArray(node.steps)) {
+      if (inPredicate && node.absolute) return "uses an absolute path inside a predicate";
+      let parent = false;
+      for (const step of node.steps as { axis: number }[]) {
+        if (SWEEPS.has(step.axis)) {
+          if (inPredicate) return `uses ${SWEEP} inside a predicate`;
+          if (++sweeps > 1) return `uses ${SWEEP} twice in one path (write one //)`;
+        }
+        if (inPredicate && parent && step.axis === CHILD) {
+          return "reads the siblings (.. then a child step) inside a predicate";
+        }
+        if (step.axis === PARENT) parent = true;
+      }
+    }
+    for (const [key, value] of Object.entries(node)) {
+      const problem = walk(value, inPredicate || key === "predicates" || key === "filterPredicates");
+      if (problem) return problem;
+    }
+    return undefined;
+  };
+  // deno-lint-ignore no-explicit-any -- as above
+  const sweepsIn = (node: any): boolean =>
+    node !== null && typeof node === "object" &&
+    (SWEEPS.has(node.axis) || Object.values(node).some((value) => sweepsIn(value)));
+  return walk(tree, false);
+}
+
+/**
+ * Compiles an expression: a syntax error, an undeclared prefix, an unknown function or a cost
+ * that cannot be bounded ({@link unboundedCost}) is a problem phrased to follow the field's place.
  */
 export function compileXPath(
   expression: string,
@@ -77,6 +134,10 @@ export function compileXPath(
       };
     }
     return { problem: `is not an XPath 1.0 expression stubtool reads: ${message.split("\n")[0]}` };
+  }
+  const costly = unboundedCost((evaluator(expression) as unknown as { expression: unknown }).expression);
+  if (costly) {
+    return { problem: `${costly}: its cost grows faster than the body (refused to keep matching bounded)` };
   }
   return { xpath: { expression, namespaces, scalar: typeof result.toArray !== "function" } };
 }
