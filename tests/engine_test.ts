@@ -1,5 +1,6 @@
-// The template engine loads on demand: a config without templates or JSONPath conditions never
-// loads it; one that needs it loads it before its check, so the check passes as it always did.
+// The libraries stubs may need load on demand: a config without templates, JSONPath or XML
+// conditions never loads them; one that needs the template engine or the XML pair loads that
+// group (only that one) before its check, so the check passes as it always did.
 // This file imports no entry point (mod.ts loads the engine eagerly): its module state is fresh.
 import assert from "node:assert/strict";
 import { engine, withTemplating } from "../src/templating/engine.ts";
@@ -9,12 +10,22 @@ import { join } from "node:path";
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { ROOT } from "./_cli.ts";
 
-Deno.test("engine: a config without templates leaves it unloaded; one with a template or a JSONPath condition loads it", async () => {
+Deno.test("engine: a config without templates or XML leaves both unloaded; an XML config loads the XML pair only; a template or a JSONPath condition loads the engine", async () => {
   const plain = await loadConfigText(
     'routes:\n  - { method: GET, path: "/users/{id}", template: true, body: { id: "{id}" } }\n',
     "plain.yaml",
   );
   assert.deepEqual(plain.problems, []);
+  assert.throws(() => engine(), /the template engine is not loaded yet/);
+  assert.throws(() => engine("xml"), /the XML libraries are not loaded yet/);
+
+  const xml = await loadConfigText(
+    "routes:\n  - { method: POST, path: /x, request: { xml_equals: '<a><b>1</b></a>' } }\n" +
+      "  - { method: POST, path: /y, request: { xpath: { 'count(//item)': '2' } } }\n",
+    "xml.yaml",
+  );
+  assert.deepEqual(xml.problems, []);
+  assert.equal(typeof engine("xml").DOMParser, "function");
   assert.throws(() => engine(), /the template engine is not loaded yet/);
 
   const templated = await loadConfigText(
@@ -56,6 +67,50 @@ Deno.test("engine: serve started without templates takes a template stub and a J
   assert.deepEqual(await get(`${served.url}/plain`), { status: 200, text: '"plain"' });
 });
 
+Deno.test("engine: serve started without the XML libraries takes an xpath stub through the admin API", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "stubs.yaml");
+  await writeFile(file, "routes:\n  - { method: GET, path: /plain, body: plain }\n");
+  const served = await startServe(["--port", "0", "--quiet", "--config", file]);
+  await using _ = served.process;
+  const added = await get(`${served.url}/__stubtool__/stubs`, {
+    method: "POST",
+    body: JSON.stringify([
+      { method: "POST", path: "/orders", request: { xpath: { "/order/@currency": "EUR" } }, body: "euro order" },
+    ]),
+  });
+  assert.equal(added.status, 201, added.text);
+  const order = (currency: string) =>
+    get(`${served.url}/orders`, { method: "POST", body: `<order currency="${currency}"><id>1</id></order>` });
+  assert.deepEqual(await order("EUR"), { status: 200, text: '"euro order"' });
+  const miss = await order("USD");
+  assert.equal(miss.status, 404);
+  assert.match(miss.text, /body at \/order\/@currency is 'USD', stub wants 'EUR'/);
+});
+
+Deno.test("engine: serve of an xml_equals config loads the XML pair (not the template engine) and answers", async () => {
+  await using dir = await tempDir();
+  const file = join(dir.path, "soap.json");
+  await writeFile(
+    file,
+    JSON.stringify({
+      routes: [{ method: "POST", path: "/soap", request: { xml_equals: "<a><b>1</b></a>" }, body: "ok" }],
+    }),
+  );
+  const served = await startServe(["--port", "0", "--quiet", "--config", file]);
+  await using _ = served.process;
+  assert.deepEqual(await get(`${served.url}/soap`, { method: "POST", body: "<a>\n  <b>1</b>\n</a>" }), {
+    status: 200,
+    text: '"ok"',
+  });
+  assert.equal((await get(`${served.url}/soap`, { method: "POST", body: "<a><b>2</b></a>" })).status, 404);
+  const loaded = await packagesLoadedByServe(file);
+  assert.deepEqual(LAZY.filter((name) => loaded.has(name)), ["@xmldom/xmldom", "xpath"]);
+});
+
+/** The npm packages only some stubs need. */
+const LAZY = ["handlebars", "jsonpath-plus", "decimal.js", "@xmldom/xmldom", "xpath", "ws", "yaml"];
+
 /**
  * The npm packages a real `deno run cli.ts serve` evaluated before it said it was ready, read
  * from the V8 coverage Deno writes for every module it ran (`DENO_COVERAGE_DIR`).
@@ -90,7 +145,7 @@ async function packagesLoadedByServe(config: string): Promise<Set<string>> {
   return packages;
 }
 
-Deno.test("engine: serve of a plain config loads neither the template engine nor ws; a template config loads the engine before it is ready", async () => {
+Deno.test("engine: serve of a plain config loads neither the template engine, the XML pair nor ws; a template config loads the engine (only) before it is ready", async () => {
   await using dir = await tempDir();
   const plain = join(dir.path, "plain.json");
   await writeFile(plain, JSON.stringify({ routes: [{ method: "GET", path: "/users/{id}", body: { id: "{id}" } }] }));
@@ -99,8 +154,7 @@ Deno.test("engine: serve of a plain config loads neither the template engine nor
     templated,
     JSON.stringify({ routes: [{ method: "GET", path: "/t/{id}", template: true, body: "{{params.id}}" }] }),
   );
-  const lazy = ["handlebars", "jsonpath-plus", "decimal.js", "ws", "yaml"];
   const [forPlain, forTemplate] = await Promise.all([packagesLoadedByServe(plain), packagesLoadedByServe(templated)]);
-  assert.deepEqual(lazy.filter((name) => forPlain.has(name)), []);
-  assert.deepEqual(lazy.filter((name) => forTemplate.has(name)), ["handlebars", "jsonpath-plus", "decimal.js"]);
+  assert.deepEqual(LAZY.filter((name) => forPlain.has(name)), []);
+  assert.deepEqual(LAZY.filter((name) => forTemplate.has(name)), ["handlebars", "jsonpath-plus", "decimal.js"]);
 });

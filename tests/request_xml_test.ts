@@ -139,3 +139,61 @@ serverTest(
     assert.equal(big.json.closest[0].reason, "body is longer than 262144 characters");
   },
 );
+
+Deno.test("xpath: expressions whose cost grows faster than the body are refused at load; WireMock's common ones load", () => {
+  const problems = (expression: string) =>
+    validateConfig({ routes: [{ method: "POST", path: "/x", request: { xpath: { [expression]: true } } }] })
+      .problems.map((p) => p.message);
+  const sweep = "a sweeping axis (//, descendant, ancestor, following, preceding, siblings)";
+  const tail = ": its cost grows faster than the body (refused to keep matching bounded)";
+  assert.deepEqual(problems("//*//*//*"), [
+    `request.xpath.//*//*//* uses ${sweep} twice in one path (write one //)${tail}`,
+  ]);
+  assert.deepEqual(problems("count(//*[.//*[.//*]])"), [
+    `request.xpath.count(//*[.//*[.//*]]) uses ${sweep} inside a predicate${tail}`,
+  ]);
+  assert.deepEqual(problems("//a[../b]"), [
+    `request.xpath.//a[../b] reads the siblings (.. then a child step) inside a predicate${tail}`,
+  ]);
+  assert.deepEqual(problems("//a[@id = /r/x]"), [
+    `request.xpath.//a[@id = /r/x] uses an absolute path inside a predicate${tail}`,
+  ]);
+  for (
+    const common of ["/a/b/text()", "//*[local-name()='Body']", "count(//item)", "//item[@id='1']/@kind", "//a[../@x]"]
+  ) {
+    assert.deepEqual(problems(common), [], common);
+  }
+});
+
+serverTest(
+  "attack: xpath over 10,000 sibling elements answered in bounded time (predicate node sets were sorted in quadratic time: 26 s at 8,000)",
+  async (server) => {
+    await addStubs(server, [
+      { method: "POST", path: "/x", request: { xpath: { "//*[local-name()='a'][@id='z']": true } }, body: "hit" },
+      { method: "GET", path: "/health", body: "up" },
+    ]);
+    // 9,000 siblings and a chain 990 deep: 9,992 nodes, under the cap; 39 kB.
+    const wide = `<r>${"<a/>".repeat(9_000)}${"<a>".repeat(989)}<a id="z"/>${"</a>".repeat(989)}</r>`;
+    const started = performance.now();
+    const [answer, health] = await Promise.all([
+      send(server, "POST", "/x", xml(wide)),
+      (async () => {
+        const asked = performance.now();
+        const reply = await send(server, "GET", "/health");
+        return { reply, took: performance.now() - asked };
+      })(),
+    ]);
+    const elapsed = performance.now() - started;
+    assert.equal(answer.status, 200);
+    assert.equal(health.reply.json, "up");
+    assert.ok(elapsed < 2000, `took ${elapsed} ms`);
+    assert.ok(health.took < 1000, `health took ${health.took} ms`);
+    // Over 10,000 nodes (20,000 elements, 80 kB): not searched, and the near miss says why.
+    const over = await send(server, "POST", "/x", xml(`<r>${"<a/>".repeat(20_000)}</r>`));
+    assert.equal(over.status, 404);
+    assert.equal(
+      over.json.closest[0].reason,
+      "body has more than 10000 nodes (elements, attributes, text): not searched with xpath",
+    );
+  },
+);

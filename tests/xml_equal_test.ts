@@ -5,8 +5,11 @@ import assert from "node:assert/strict";
 
 const assertEquals = (a: unknown, b: unknown) => assert.deepEqual(a, b);
 import { compileXmlEquals, equalXml, type XmlDelimiters } from "../src/stubs/xml_equal.ts";
-import { parseXml, type XmlNode } from "../src/util/xml.ts";
+import { parseXml, type XmlNode } from "../src/templating/xml.ts";
+import { loadTemplating } from "../src/templating/engine.ts";
 import { javaRegexToJs } from "../src/formats/wiremock/regex.ts";
+
+await loadTemplating();
 
 /** Observed cases stubtool refuses on purpose (at load, or the body is not read), with the reason. */
 const REFUSED: Record<string, string> = {

@@ -7,7 +7,7 @@
  */
 
 import type { Incoming } from "./incoming.ts";
-import { parseXml, type XmlNode } from "../util/xml.ts";
+import { parseXml, type XmlNode } from "../templating/xml.ts";
 import { multipartBoundary, type MultipartParse, parseMultipart } from "../util/multipart.ts";
 
 /** Decodes one `application/x-www-form-urlencoded` name or value (`+` is a space; a malformed escape stays). */
@@ -136,7 +136,7 @@ export class BodyView {
     }
   }
 
-  /** The body parsed as XML (bounded: see `src/util/xml.ts`), or why it is not read as XML; parsed once. */
+  /** The body parsed as XML (bounded: see `src/templating/xml.ts`), or why it is not read as XML; parsed once. */
   xml(): { doc: XmlNode } | { problem: string } {
     if (this.#xml !== undefined) return this.#xml;
     if (this.bytes.byteLength === 0) return this.#xml = { problem: "is empty" };

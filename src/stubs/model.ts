@@ -7,7 +7,7 @@ import type { ProxyAdjust } from "./proxy_field.ts";
 import type { Segment } from "./path.ts";
 import type { JsonPattern, ValuePattern, ValuePatternSpec } from "./patterns.ts";
 import type { XmlEquals } from "./xml_equal.ts";
-import type { XPathExpression } from "./xpath.ts";
+import type { XPathExpression } from "../templating/xpath.ts";
 
 /** HTTP methods a stub may use, sorted as the validator lists them. */
 export const METHODS = ["DELETE", "GET", "HEAD", "OPTIONS", "PATCH", "POST", "PUT"] as const;

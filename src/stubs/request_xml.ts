@@ -13,7 +13,7 @@ import {
   type XmlDelimiters,
   type XmlEquals,
 } from "./xml_equal.ts";
-import { compileXPath } from "./xpath.ts";
+import { compileXPath } from "../templating/xpath.ts";
 import { isObject } from "../util/json_shape.ts";
 
 function shown(value: unknown): string {

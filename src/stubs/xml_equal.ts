@@ -24,7 +24,7 @@ import {
   PI,
   TEXT,
   type XmlNode,
-} from "../util/xml.ts";
+} from "../templating/xml.ts";
 import { compileRegex, type LinearRegex } from "../util/regex.ts";
 import { quoteValue } from "./quote.ts";
 

@@ -1,7 +1,7 @@
 /**
  * WireMock 3's `xPath` and `soapXPath` template helpers: `{{xPath request.body '/a/b/text()'}}`.
- * The body is read as XML through the one XML reader (src/util/xml.ts, bounded) and the
- * expression run as `xpath` conditions run it (src/stubs/xpath.ts: without namespaces, names
+ * The body is read as XML through the one XML reader (src/templating/xml.ts, bounded) and the
+ * expression run as `xpath` conditions run it (src/templating/xpath.ts: without namespaces, names
  * matched as written or by their local part). A number, string or boolean gives its XPath text
  * (`2`, `2.5`, `true`); nodes give a list that prints as its first node's text (an attribute's or
  * text's value; an element as XML) and that `each` walks; nothing found gives "". A body that is
@@ -9,8 +9,9 @@
  * @module
  */
 
-import { compileXPath, evaluateXPath, nodeText } from "../stubs/xpath.ts";
-import { parseXml, type XmlNode } from "../util/xml.ts";
+import { compileXPath, evaluateXPath, nodeText } from "./xpath.ts";
+import { parseXml, type XmlNode } from "./xml.ts";
+import { engine } from "./engine.ts";
 import { type Helper, text, Values } from "./template_helpers.ts";
 
 /** The last body parsed (a template usually asks several expressions of one body). */
@@ -30,6 +31,8 @@ const PREFIXES: Record<string, string> = { xPath: "", soapXPath: "/Envelope/Body
  */
 export function checkXPathCall(name: string, params: number, expression: string | undefined): void {
   if (params !== 2) throw new Error(`write the XML, then the expression: {{${name} request.body '/a/b/text()'}}`);
+  // The XML libraries load with the stub that calls a helper, whatever its expression (asking counts the demand).
+  engine("xml");
   if (expression === undefined) return;
   const { problem } = compileXPath(PREFIXES[name] + expression);
   if (problem) throw new Error(`the expression ${JSON.stringify(PREFIXES[name] + expression)} ${problem}`);
@@ -45,6 +48,7 @@ function xPathOf(prefix: string, args: unknown[]): unknown {
   const document = parsed(body);
   if (!("doc" in document)) return `[ERROR: ${body} is not valid XML]`;
   const found = evaluateXPath(xpath, document.doc);
+  if ("problem" in found) throw new Error(`the body ${found.problem}`);
   if ("value" in found) return found.value;
   const values = new Values();
   for (const node of found.nodes) values.push(nodeText(node));

@@ -10,7 +10,7 @@
 import { javaRegexToJs } from "./regex.ts";
 import { isObject } from "../../util/json_shape.ts";
 import { compileXmlEquals, XML_COMPARISONS, type XmlComparison, type XmlDelimiters } from "../../stubs/xml_equal.ts";
-import { compileXPath, givesText } from "../../stubs/xpath.ts";
+import { compileXPath, givesText } from "../../templating/xpath.ts";
 
 /** What the converter of a mapping lends this one. */
 export interface XmlContext {

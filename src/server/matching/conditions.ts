@@ -22,9 +22,9 @@ import {
 } from "../../stubs/patterns.ts";
 import { quoteValue } from "../../stubs/quote.ts";
 import { equalXml, equalXmlNode, type XmlEquals } from "../../stubs/xml_equal.ts";
-import { evaluateXPath, nodeText, type XPathExpression } from "../../stubs/xpath.ts";
+import { evaluateXPath, nodeText, type XPathExpression } from "../../templating/xpath.ts";
 import type { XPathCheck } from "../../stubs/model.ts";
-import type { XmlNode } from "../../util/xml.ts";
+import type { XmlNode } from "../../templating/xml.ts";
 import type { Condition, Dimension } from "./router.ts";
 import { BodyView, MAX_JSON_DEPTH, type QueryParams, RequestView } from "../request_view.ts";
 import { formFieldName, type MultipartPart } from "../../util/multipart.ts";
@@ -536,6 +536,7 @@ function xpathCondition(expression: XPathExpression, check: XPathCheck): NamedCo
     const doc = xmlBody(view);
     if (typeof doc === "string") return doc;
     const found = evaluateXPath(expression, doc);
+    if ("problem" in found) return `body ${found.problem}`;
     if ("value" in found) {
       if (check === "present") return undefined; // a number, text or boolean is always a result (as WireMock)
       if (typeof check === "object" && "xmlEquals" in check) {

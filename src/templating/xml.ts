@@ -2,12 +2,13 @@
  * The one home of reading XML (stub documents, request bodies), bounded: at most
  * {@link MAX_XML_CHARS} characters and {@link MAX_XML_DEPTH} levels, no DTD internal subset
  * (so no entity is ever declared or expanded: a billion-laughs body is refused before it is
- * parsed), no external entity or DTD fetched. Parsing is `@xmldom/xmldom`'s; the result is
- * read through the small {@link XmlNode} shape so callers do not depend on its types.
+ * parsed), no external entity or DTD fetched. Parsing is `@xmldom/xmldom`'s, loaded only when a
+ * stub has an XML condition (src/templating/engine.ts: a check that parses asks for it); the
+ * result is read through the small {@link XmlNode} shape so callers do not depend on its types.
  * @module
  */
 
-import { DOMImplementation, DOMParser, XMLSerializer } from "@xmldom/xmldom";
+import { engine } from "./engine.ts";
 
 /** A body longer than this is not parsed as XML (parsing costs about 1 ms per kB on a busy machine). */
 export const MAX_XML_CHARS = 256 * 1024;
@@ -49,7 +50,7 @@ export function parseXml(text: string): { doc: XmlNode } | { problem: string } {
   }
   if (deeperThan(text, MAX_XML_DEPTH)) return { problem: `is nested deeper than ${MAX_XML_DEPTH} levels` };
   let failure: string | undefined;
-  const parser = new DOMParser({
+  const parser = new (engine("xml").DOMParser)({
     onError: (level: string, message: string) => {
       if (level === "warning") return;
       failure ??= message;
@@ -118,7 +119,7 @@ export function attributes(node: XmlNode): XmlNode[] {
  * it, as the JDK's XPath does); `xmlns` declarations are ordinary attributes.
  */
 export function withoutNamespaces(doc: XmlNode): XmlNode {
-  const out = new DOMImplementation().createDocument(null, "", null);
+  const out = new (engine("xml").DOMImplementation)().createDocument(null, "", null);
   // deno-lint-ignore no-explicit-any -- xmldom's node types, built and read here only
   const copy = (node: XmlNode, into: any): void => {
     for (const child of children(node)) {
@@ -162,5 +163,5 @@ function localPart(name: string): string {
 /** A node written as XML text (`<b id="7">1</b>`). */
 export function serializeXml(node: XmlNode): string {
   // deno-lint-ignore no-explicit-any -- xmldom's node type
-  return new XMLSerializer().serializeToString(node as any);
+  return new (engine("xml").XMLSerializer)().serializeToString(node as any);
 }
