@@ -17,7 +17,7 @@ await loadTemplating();
 
 const ALLOWED = "(allowed: ANY, DELETE, GET, HEAD, OPTIONS, PATCH, POST, PUT)";
 const STUB_FIELDS =
-  "method, path, status, headers, body, query_params, delay, sequence, sequence_mode, id, scope, priority, request, body_file, body_base64, proxy, proxy_request, fault, throttle, dribble, status_message, scenario, when_state, set_state, template, callbacks, name, head, stream, websocket";
+  "method, path, status, headers, body, query_params, delay, sequence, sequence_mode, id, scope, priority, request, body_file, body_base64, proxy, proxy_request, fault, throttle, dribble, status_message, scenario, when_state, set_state, template, template_parameters, callbacks, name, head, stream, websocket";
 
 /** The errors of a stub that must be invalid (and then yields no stub). */
 function errorsOf(raw: unknown, options?: ValidateStubOptions): string[] {

@@ -123,20 +123,23 @@ export function engine(group: Group = "templates"): Groups[Group] {
  * anything outside what it returns.
  */
 export async function withTemplating<T>(check: () => T | Promise<T>): Promise<T> {
-  if (templatingLoaded()) return await check();
-  const before = { ...demands };
-  let result: { value: T } | { error: unknown };
-  try {
-    result = { value: await check() };
-  } catch (error) {
-    // A library asked for outside the check's own error handling: the check stopped there.
-    result = { error };
+  // Each pass may ask for a group the last pass could not reach (a template's `xPath` asks for the XML libraries only
+  // once the template engine is there to compile it): run again until a pass asks for nothing new.
+  for (;;) {
+    if (templatingLoaded()) return await check();
+    const before = { ...demands };
+    let result: { value: T } | { error: unknown };
+    try {
+      result = { value: await check() };
+    } catch (error) {
+      // A library asked for outside the check's own error handling: the check stopped there.
+      result = { error };
+    }
+    const wanted = (Object.keys(demands) as Group[]).filter((group) => demands[group] !== before[group]);
+    if (wanted.length === 0) {
+      if ("error" in result) throw result.error;
+      return result.value;
+    }
+    await Promise.all(wanted.map(load));
   }
-  const wanted = (Object.keys(demands) as Group[]).filter((group) => demands[group] !== before[group]);
-  if (wanted.length === 0) {
-    if ("error" in result) throw result.error;
-    return result.value;
-  }
-  await Promise.all(wanted.map(load));
-  return await check();
 }
