@@ -74,6 +74,7 @@ export type {
   Dribble,
   Fault,
   HeaderMap,
+  LognormalDelay,
   Method,
   RequestCheck,
   ResponseFunc,
@@ -86,6 +87,7 @@ export type {
   StubMethod,
   StubSource,
 } from "./src/stubs/model.ts";
+export type { ProxyAdjust } from "./src/stubs/proxy_field.ts";
 
 /**
  * Starts a `GET` stub.

@@ -97,9 +97,13 @@ export type Delay = number | { min: number; max: number } | LognormalDelay;
  * `maxValue`); `plus` milliseconds are added to the draw (WireMock's fixed delay beside it).
  */
 export interface LognormalDelay {
+  /** The median of the draw, in milliseconds. */
   median: number;
+  /** The spread: the standard deviation of the draw's logarithm. */
   sigma: number;
+  /** A draw above this is drawn again (ten times at most), then capped here. */
   max?: number;
+  /** Milliseconds added to the draw. */
   plus?: number;
 }
 
