@@ -185,6 +185,38 @@ export async function tempDir(): Promise<{ path: string } & AsyncDisposable> {
   return { path, [Symbol.asyncDispose]: () => Deno.remove(path, { recursive: true }) };
 }
 
+/**
+ * The URL of every module a real `deno run cli.ts serve …` evaluated before it said it was
+ * ready, read from the V8 coverage Deno writes for each module it ran (`DENO_COVERAGE_DIR`).
+ */
+export async function evaluatedBeforeReady(args: string[]): Promise<string[]> {
+  await using dir = await tempDir();
+  const coverage = `${dir.path}/coverage`;
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--quiet", `${ROOT}cli.ts`, "serve", "--port", "0", "--quiet", ...args],
+    cwd: ROOT,
+    env: { DENO_COVERAGE_DIR: coverage, NO_COLOR: "1" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let out = "";
+  while (!/listening on http/.test(out)) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error(`serve ended before it was ready: ${out}`);
+    out += value;
+  }
+  child.kill("SIGTERM");
+  await reader.cancel();
+  await child.status;
+  const urls: string[] = [];
+  for await (const entry of Deno.readDir(coverage)) {
+    urls.push(JSON.parse(await Deno.readTextFile(`${coverage}/${entry.name}`)).url);
+  }
+  return urls;
+}
+
 /** GETs a URL and returns status and body text (the body is always consumed). */
 export async function get(url: string, init?: RequestInit): Promise<{ status: number; text: string }> {
   const response = await fetch(url, init);

@@ -5,10 +5,9 @@
 import assert from "node:assert/strict";
 import { engine, withTemplating } from "../src/templating/engine.ts";
 import { loadConfigText } from "../src/stubs/config.ts";
-import { get, startServe, tempDir } from "./_cli.ts";
+import { evaluatedBeforeReady, get, startServe, tempDir } from "./_cli.ts";
 import { join } from "node:path";
-import { readdir, readFile, writeFile } from "node:fs/promises";
-import { ROOT } from "./_cli.ts";
+import { writeFile } from "node:fs/promises";
 
 Deno.test("engine: a config without templates or XML leaves both unloaded; an XML config loads the XML pair only; a template or a JSONPath condition loads the engine", async () => {
   const plain = await loadConfigText(
@@ -111,34 +110,10 @@ Deno.test("engine: serve of an xml_equals config loads the XML pair (not the tem
 /** The npm packages only some stubs need. */
 const LAZY = ["handlebars", "jsonpath-plus", "decimal.js", "@xmldom/xmldom", "xpath", "ws", "yaml"];
 
-/**
- * The npm packages a real `deno run cli.ts serve` evaluated before it said it was ready, read
- * from the V8 coverage Deno writes for every module it ran (`DENO_COVERAGE_DIR`).
- */
+/** The npm packages a real `deno run cli.ts serve --config CONFIG` evaluated before it said it was ready. */
 async function packagesLoadedByServe(config: string): Promise<Set<string>> {
-  await using dir = await tempDir();
-  const coverage = join(dir.path, "coverage");
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", `${ROOT}cli.ts`, "serve", "--port", "0", "--quiet", "--config", config],
-    cwd: ROOT,
-    env: { DENO_COVERAGE_DIR: coverage, NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let out = "";
-  while (!/listening on http/.test(out)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`serve ended before it was ready: ${out}`);
-    out += value;
-  }
-  child.kill("SIGTERM");
-  await reader.cancel();
-  await child.status;
   const packages = new Set<string>();
-  for (const name of await readdir(coverage)) {
-    const { url } = JSON.parse(await readFile(join(coverage, name), "utf8"));
+  for (const url of await evaluatedBeforeReady(["--config", config])) {
     const found = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url);
     if (found) packages.add(found[1]);
   }

@@ -3,38 +3,16 @@
 // and is answered as before; `serve --wiremock` loads it before it is ready.
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { readdir, readFile, writeFile } from "node:fs/promises";
-import { fixture, get, ROOT, startServe, tempDir } from "./_cli.ts";
+import { writeFile } from "node:fs/promises";
+import { evaluatedBeforeReady, fixture, get, ROOT, startServe, tempDir } from "./_cli.ts";
 
-/** The files of ours a real `deno run cli.ts serve …` evaluated before its banner (V8 coverage, `DENO_COVERAGE_DIR`). */
+/** The files of ours a real `deno run cli.ts serve …` evaluated before its banner. */
 async function modulesBeforeReady(args: string[]): Promise<string[]> {
-  await using dir = await tempDir();
-  const coverage = join(dir.path, "coverage");
-  const child = new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--quiet", `${ROOT}cli.ts`, "serve", "--port", "0", "--quiet", ...args],
-    cwd: ROOT,
-    env: { DENO_COVERAGE_DIR: coverage, NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
-  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
-  let out = "";
-  while (!/listening on http/.test(out)) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error(`serve ended before it was ready: ${out}`);
-    out += value;
-  }
-  child.kill("SIGTERM");
-  await reader.cancel();
-  await child.status;
   const root = new URL(`file://${ROOT}`).href;
-  const modules: string[] = [];
-  for (const name of await readdir(coverage)) {
-    const { url } = JSON.parse(await readFile(join(coverage, name), "utf8"));
-    if (url.startsWith(root) && !url.includes("/node_modules/")) modules.push(url.slice(root.length));
-  }
-  return modules.sort();
+  return (await evaluatedBeforeReady(args))
+    .filter((url) => url.startsWith(root) && !url.includes("/node_modules/"))
+    .map((url) => url.slice(root.length))
+    .sort();
 }
 
 /** The WireMock admin room's files: the mount and the WireMock formats it translates with. */
