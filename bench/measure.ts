@@ -30,3 +30,25 @@ export function cpuMs(pid: number): number {
     return NaN;
   }
 }
+
+/** The median of the finite values (the mean of the middle two for an even count); NaN when there are none. */
+export function median(values: number[]): number {
+  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** Polls `url` until it answers 200 (30 s at most). */
+export async function waitUntilReady(url: string): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  for (;;) {
+    try {
+      const response = await fetch(url);
+      await response.body?.cancel();
+      if (response.status === 200) return;
+    } catch { /* not listening yet */ }
+    if (performance.now() > deadline) throw new Error(`${url} did not answer in 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}

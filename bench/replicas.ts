@@ -20,6 +20,7 @@
  * @module
  */
 
+import { median, waitUntilReady } from "./measure.ts";
 import { parseArgs } from "node:util";
 import { S1_STUB } from "./scenarios.ts";
 
@@ -81,26 +82,6 @@ export interface ReplicaFigure {
   p50: number;
   p99: number;
   errors: number;
-}
-
-const median = (values: number[]) => {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
-
-async function waitUntilReady(url: string): Promise<void> {
-  const deadline = performance.now() + 30_000;
-  for (;;) {
-    try {
-      const response = await fetch(url);
-      await response.body?.cancel();
-      if (response.status === 200) return;
-    } catch { /* not listening yet */ }
-    if (performance.now() > deadline) throw new Error(`${url} did not answer in 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 /** Starts a redis-server without persistence on `port` (on the PATH: `npm test` provisions it). */

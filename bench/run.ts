@@ -22,7 +22,7 @@
 
 import { parseArgs } from "node:util";
 import { makeConfig, makePaymentsConfig, makeProxyConfig, s1Body, S7_BODY, S7_VERSION, S9_BODY } from "./scenarios.ts";
-import { rssMb, toMs } from "./measure.ts";
+import { median, rssMb, toMs, waitUntilReady } from "./measure.ts";
 import { measureOpenApiStart, printOpenApiStart } from "./openapi_start.ts";
 import { measureSse, printSse } from "./sse.ts";
 import { measureWebSocket, printWebSocket } from "./websocket.ts";
@@ -542,20 +542,6 @@ async function stop(child: Deno.ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Polls `url` until it answers 200 (30 s at most). */
-async function waitUntilReady(url: string): Promise<void> {
-  const deadline = performance.now() + 30_000;
-  for (;;) {
-    try {
-      const response = await fetch(url);
-      await response.body?.cancel();
-      if (response.status === 200) return;
-    } catch { /* not listening yet */ }
-    if (performance.now() > deadline) throw new Error(`${url} did not answer in 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /** Requests per S6 cycle, sent 32 at a time. */
 const CYCLE_REQUESTS = 1000;
 
@@ -745,13 +731,6 @@ async function main(): Promise<number> {
   );
   return 0;
 }
-
-const median = (values: number[]) => {
-  const sorted = values.filter(Number.isFinite).sort((a, b) => a - b);
-  if (sorted.length === 0) return NaN;
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 function find(rows: Row[], round: number, server: string, scenario: string): Row | undefined {
   return rows.find((r) => r.round === round && r.server === server && r.scenario === scenario);

@@ -10,6 +10,7 @@
  * @module
  */
 
+import { waitUntilReady } from "./measure.ts";
 import { parseArgs } from "node:util";
 import { makeSseConfig, SSE_EVENTS, sseData } from "./scenarios.ts";
 
@@ -59,19 +60,6 @@ function expectedBody(): string {
   let out = "";
   for (let n = 0; n < SSE_EVENTS; n++) out += `data: ${JSON.stringify(sseData(n))}\n\n`;
   return out;
-}
-
-async function waitUntilReady(url: string): Promise<void> {
-  const deadline = performance.now() + 30_000;
-  for (;;) {
-    try {
-      const response = await fetch(url);
-      await response.body?.cancel();
-      if (response.status === 200) return;
-    } catch { /* not listening yet */ }
-    if (performance.now() > deadline) throw new Error(`${url} did not answer in 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }
 
 /** Milliseconds from sending the request to the first event's bytes; the stream is then cancelled. */

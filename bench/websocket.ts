@@ -9,6 +9,7 @@
  * @module
  */
 
+import { waitUntilReady } from "./measure.ts";
 import { parseArgs } from "node:util";
 import { makeWsConfig, WS_MESSAGES, WS_WINDOW } from "./scenarios.ts";
 
@@ -47,19 +48,6 @@ const median = (values: number[]) => {
   const mid = sorted.length >> 1;
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
-
-async function waitUntilReady(url: string): Promise<void> {
-  const deadline = performance.now() + 30_000;
-  for (;;) {
-    try {
-      const response = await fetch(url);
-      await response.body?.cancel();
-      if (response.status === 200) return;
-    } catch { /* not listening yet */ }
-    if (performance.now() > deadline) throw new Error(`${url} did not answer in 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** One connection: sends `messages` pings, `WS_WINDOW` in flight, and resolves once every `pong` is in. */
 function session(url: string, messages: number): Promise<void> {
