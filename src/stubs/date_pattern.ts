@@ -14,6 +14,7 @@ import {
   compileDateReader,
   daysFromCivil,
   monthLength,
+  type ReadDate,
   type ReadDateTime,
 } from "../templating/date_format.ts";
 
@@ -150,13 +151,17 @@ function isTruncation(value: unknown): value is typeof TRUNCATIONS[number] {
   return typeof value === "string" && (TRUNCATIONS as readonly string[]).includes(value);
 }
 
-/**
- * Compiles `{date: {before | after | equals: DATE, format?, truncate_expected?, truncate_actual?,
- * truncate_after_offset?}}` (the mapping under `date`). DATE is a date-time (ISO 8601 with or
- * without an offset, a date, `2026-05`, `2026`, RFC 1123) or `now` with an optional offset
- * (`now +3 days`, units seconds to years). Problems follow the field's place (`date.format …`).
- */
-export function compileDatePattern(spec: unknown): { pattern?: ValuePattern; problem?: string } {
+type Truncation = typeof TRUNCATIONS[number];
+
+/** A `date` mapping whose keys and field types are right, with its one comparison and the text it compares with. */
+interface DateFields {
+  fields: Record<string, unknown>;
+  comparison: typeof DATE_COMPARISONS[number];
+  expectedText: string;
+}
+
+/** The problem with a `date` mapping's keys or field types, or the mapping read as {@link DateFields}. */
+function checkDateFields(spec: unknown): DateFields | { problem: string } {
   if (typeof spec !== "object" || spec === null || Array.isArray(spec)) {
     return {
       problem: `date must be a mapping {before | after | equals: DATE, format?, truncate_expected?, truncate_actual?}`,
@@ -180,25 +185,32 @@ export function compileDatePattern(spec: unknown): { pattern?: ValuePattern; pro
   if (typeof expectedText !== "string") {
     return { problem: `date.${comparison} must be a date-time or now (± an offset) as text` };
   }
+  const problem = optionProblem(fields);
+  return problem === undefined ? { fields, comparison, expectedText } : { problem };
+}
+
+/** The problem with a `date` mapping's truncations or format, if any. */
+function optionProblem(fields: Record<string, unknown>): string | undefined {
   for (const key of ["truncate_expected", "truncate_actual"]) {
     if (fields[key] !== undefined && !isTruncation(fields[key])) {
-      return { problem: `date.${key} must be one of ${TRUNCATIONS.map((t) => `'${t}'`).join(", ")}` };
+      return `date.${key} must be one of ${TRUNCATIONS.map((t) => `'${t}'`).join(", ")}`;
     }
   }
   if (fields.truncate_after_offset !== undefined && typeof fields.truncate_after_offset !== "boolean") {
-    return { problem: "date.truncate_after_offset must be true or false" };
+    return "date.truncate_after_offset must be true or false";
   }
   if (fields.format !== undefined && typeof fields.format !== "string") {
-    return { problem: "date.format must be a Java date-time pattern (dd/MM/yyyy), epoch or unix" };
+    return "date.format must be a Java date-time pattern (dd/MM/yyyy), epoch or unix";
   }
-  let read: ReturnType<typeof compileDateReader>;
-  try {
-    read = compileDateReader(fields.format as string | undefined);
-  } catch (e) {
-    return { problem: `date.format: ${(e as Error).message}` };
-  }
-  const truncateExpected = fields.truncate_expected as typeof TRUNCATIONS[number] | undefined;
-  const truncateActual = fields.truncate_actual as typeof TRUNCATIONS[number] | undefined;
+  return undefined;
+}
+
+/** The date a value is compared with, as each match sees it: fixed at load time, or `now` ± an offset. */
+type Expected = () => ReadDate;
+
+/** The expected date of a checked `date` mapping (truncated as `truncate_expected` says), or the problem with it. */
+function compileExpected({ fields, comparison, expectedText }: DateFields): Expected | { problem: string } {
+  const truncation = fields.truncate_expected as Truncation | undefined;
   const offset = readNowOffset(expectedText);
   if (offset === "bad") {
     return {
@@ -207,63 +219,101 @@ export function compileDatePattern(spec: unknown): { pattern?: ValuePattern; pro
       }: write now, now +N UNIT or now -N UNIT, UNIT one of ${DATE_UNITS.join(", ")}`,
     };
   }
-  let fixed: { zoned?: ReadDateTime; local?: ReadDateTime } | undefined;
-  if (offset === undefined) {
-    const found = compileDateReader()(expectedText);
-    if (!found.zoned && !found.local) {
-      return {
-        problem: `date.${comparison} ${
-          JSON.stringify(expectedText)
-        } is not a date stubtool reads (2026-05-01T10:00:00Z, 2026-05-01, now +3 days)`,
-      };
-    }
-    fixed = {
-      zoned: found.zoned && truncateExpected ? truncate(found.zoned, truncateExpected, false) : found.zoned,
-      local: found.local && truncateExpected ? truncate(found.local, truncateExpected, false) : found.local,
+  if (offset !== undefined) {
+    return () => ({ zoned: expectedNow(offset, truncation, fields.truncate_after_offset === true) });
+  }
+  const found = compileDateReader()(expectedText);
+  if (!found.zoned && !found.local) {
+    return {
+      problem: `date.${comparison} ${
+        JSON.stringify(expectedText)
+      } is not a date stubtool reads (2026-05-01T10:00:00Z, 2026-05-01, now +3 days)`,
     };
   }
-  const expectedNow = (): ReadDateTime => {
-    const start = now();
-    if (fields.truncate_after_offset === true) {
-      const shifted = shift(start, offset!.amount, offset!.unit);
-      return truncateExpected ? truncate(shifted, truncateExpected, true) : shifted;
-    }
-    return shift(truncateExpected ? truncate(start, truncateExpected, true) : start, offset!.amount, offset!.unit);
+  const fixed: ReadDate = {
+    zoned: found.zoned && truncation ? truncate(found.zoned, truncation, false) : found.zoned,
+    local: found.local && truncation ? truncate(found.local, truncation, false) : found.local,
   };
+  return () => fixed;
+}
+
+/** `now` shifted by the offset and truncated: before the shift, or after it with `truncate_after_offset`. */
+function expectedNow(
+  offset: { amount: number; unit: typeof DATE_UNITS[number] },
+  truncation: Truncation | undefined,
+  truncateAfterOffset: boolean,
+): ReadDateTime {
+  const start = now();
+  if (truncateAfterOffset) {
+    const shifted = shift(start, offset.amount, offset.unit);
+    return truncation ? truncate(shifted, truncation, true) : shifted;
+  }
+  return shift(truncation ? truncate(start, truncation, true) : start, offset.amount, offset.unit);
+}
+
+/** A value's wall clock, for comparing without offsets. */
+function wallClock(d: ReadDateTime): Point {
+  return [d.local, d.nanos];
+}
+
+/**
+ * The sign of actual − expected in WireMock's order (`AbstractDateTimeMatchResult`): zoned with
+ * zoned, local with local, then across; undefined when the two cannot be compared.
+ */
+function compareDates(actual: ReadDate, expected: ReadDate): number | undefined {
+  const { zoned: zonedActual, local: localActual } = actual;
+  const { zoned: zonedExpected, local: localExpected } = expected;
+  if (zonedExpected && zonedActual) return compare(instant(zonedActual), instant(zonedExpected));
+  if (localExpected && localActual) return compare(wallClock(localActual), wallClock(localExpected));
+  if (localExpected && zonedActual) return compare(wallClock(zonedActual), wallClock(localExpected));
+  if (zonedExpected && localActual) {
+    const epoch = systemEpoch(localActual.local);
+    if (Number.isFinite(epoch)) return compare([epoch, localActual.nanos], instant(zonedExpected));
+  }
+  return undefined;
+}
+
+/** The value pattern of a checked `date` mapping, reading values with `read`. */
+function datePattern(d: DateFields, read: (text: string) => ReadDate, expected: Expected): ValuePattern {
+  const { fields, comparison, expectedText } = d;
+  const truncation = fields.truncate_actual as Truncation | undefined;
   const holds = (sign: number) => comparison === "before" ? sign < 0 : comparison === "after" ? sign > 0 : sign === 0;
   const extras = OPTIONS.filter((k) => fields[k] !== undefined).map((k) => `, ${k}: ${fields[k]}`).join("");
   const word = comparison === "equals" ? "equal to" : comparison;
   return {
-    pattern: {
-      display: `{date: {${comparison}: ${expectedText}${extras}}}`,
-      wanted: `a date ${word} ${quoteValue(expectedText)}${
-        fields.format !== undefined ? ` (read as ${fields.format})` : ""
-      }`,
-      names: [],
-      absent: false,
-      literal: undefined,
-      anyValue: false,
-      match(value) {
-        const actual = read(value);
-        const zonedActual = actual.zoned && truncateActual
-          ? truncate(actual.zoned, truncateActual, false)
-          : actual.zoned;
-        const localActual = actual.local;
-        const zonedExpected = fixed ? fixed.zoned : expectedNow();
-        const localExpected = fixed?.local;
-        // WireMock's order (AbstractDateTimeMatchResult): zoned with zoned, local with local, then across.
-        let sign: number | undefined;
-        if (zonedExpected && zonedActual) sign = compare(instant(zonedActual), instant(zonedExpected));
-        else if (localExpected && localActual) {
-          sign = compare([localActual.local, localActual.nanos], [localExpected.local, localExpected.nanos]);
-        } else if (localExpected && zonedActual) {
-          sign = compare([zonedActual.local, zonedActual.nanos], [localExpected.local, localExpected.nanos]);
-        } else if (zonedExpected && localActual) {
-          const epoch = systemEpoch(localActual.local);
-          if (Number.isFinite(epoch)) sign = compare([epoch, localActual.nanos], instant(zonedExpected));
-        }
-        return sign !== undefined && holds(sign) ? [] : undefined;
-      },
+    display: `{date: {${comparison}: ${expectedText}${extras}}}`,
+    wanted: `a date ${word} ${quoteValue(expectedText)}${
+      fields.format !== undefined ? ` (read as ${fields.format})` : ""
+    }`,
+    names: [],
+    absent: false,
+    literal: undefined,
+    anyValue: false,
+    match(value) {
+      const actual = read(value);
+      const zoned = actual.zoned && truncation ? truncate(actual.zoned, truncation, false) : actual.zoned;
+      const sign = compareDates({ zoned, local: actual.local }, expected());
+      return sign !== undefined && holds(sign) ? [] : undefined;
     },
   };
+}
+
+/**
+ * Compiles `{date: {before | after | equals: DATE, format?, truncate_expected?, truncate_actual?,
+ * truncate_after_offset?}}` (the mapping under `date`). DATE is a date-time (ISO 8601 with or
+ * without an offset, a date, `2026-05`, `2026`, RFC 1123) or `now` with an optional offset
+ * (`now +3 days`, units seconds to years). Problems follow the field's place (`date.format …`).
+ */
+export function compileDatePattern(spec: unknown): { pattern?: ValuePattern; problem?: string } {
+  const checked = checkDateFields(spec);
+  if ("problem" in checked) return { problem: checked.problem };
+  let read: ReturnType<typeof compileDateReader>;
+  try {
+    read = compileDateReader(checked.fields.format as string | undefined);
+  } catch (e) {
+    return { problem: `date.format: ${(e as Error).message}` };
+  }
+  const expected = compileExpected(checked);
+  if (typeof expected !== "function") return { problem: expected.problem };
+  return { pattern: datePattern(checked, read, expected) };
 }

@@ -378,122 +378,174 @@ function fraction(digits: string | undefined): number {
   return digits === undefined ? 0 : Number(digits.padEnd(9, "0"));
 }
 
+/** An ISO 8601 date-time with an offset (`2026-05-01T10:00:00+02:00`, `…Z`, `…[Europe/Paris]`). */
+function readIsoZoned(m: RegExpExecArray): ReadDateTime | undefined {
+  const offset = m[8] ? 0 : offsetOf(m[9], m[10], m[11], m[12]);
+  const year = isoYear(m[1]);
+  if (offset === undefined || year === undefined) return undefined;
+  return resolve({
+    year,
+    month: Number(m[2]),
+    day: Number(m[3]),
+    hour: Number(m[4]),
+    minute: Number(m[5]),
+    second: Number(m[6] ?? 0),
+    nanos: fraction(m[7]),
+    offset,
+  }, true)?.date;
+}
+
+/** RFC 1123 (`Fri, 01 May 2026 10:00:00 GMT`, the weekday optional, or a `+0200` offset). */
+function readRfc1123(m: RegExpExecArray): ReadDateTime | undefined {
+  const offset = m[8] ? 0 : offsetOf(m[9], m[10], m[11]);
+  const month = MONTH_INDEX(m[3]);
+  const weekday = m[1] === undefined ? undefined : DAY_INDEX(m[1]);
+  if (offset === undefined || month === undefined || (m[1] !== undefined && weekday === undefined)) return undefined;
+  return resolve({
+    year: Number(m[4]),
+    month,
+    day: Number(m[2]),
+    hour: Number(m[5]),
+    minute: Number(m[6]),
+    second: Number(m[7] ?? 0),
+    offset,
+    weekday,
+  }, false)?.date;
+}
+
+/** RFC 1036 (`Friday, 01-May-26 10:00:00 GMT`): the full weekday name, a two-digit year in 2000–2099. */
+function readRfc1036(m: RegExpExecArray): ReadDateTime | undefined {
+  const month = MONTH_INDEX(m[3]);
+  const weekday = DAYS.findIndex((d) => d.toLowerCase() === m[1].toLowerCase());
+  if (month === undefined || weekday === -1) return undefined;
+  return resolve({
+    year: 2000 + Number(m[4]),
+    month,
+    day: Number(m[2]),
+    hour: Number(m[5]),
+    minute: Number(m[6]),
+    second: Number(m[7]),
+    offset: 0,
+    weekday,
+  }, false)?.date;
+}
+
+/** C's asctime (`Fri May  1 10:00:00 2026`), read as UTC. */
+function readAsctime(m: RegExpExecArray): ReadDateTime | undefined {
+  const month = MONTH_INDEX(m[2]);
+  const weekday = DAY_INDEX(m[1]);
+  if (month === undefined || weekday === undefined) return undefined;
+  return resolve({
+    year: Number(m[8]),
+    month,
+    day: Number(m[3] ?? m[4]),
+    hour: Number(m[5]),
+    minute: Number(m[6]),
+    second: Number(m[7]),
+    offset: 0,
+    weekday,
+  }, false)?.date;
+}
+
+/** An ISO 8601 local date-time or date (`2026-05-01T10:00:00`, `2026-05-01`). */
+function readIsoLocal(m: RegExpExecArray): ReadDateTime | undefined {
+  const year = isoYear(m[1]);
+  if (year === undefined) return undefined;
+  return resolve({
+    year,
+    month: Number(m[2]),
+    day: Number(m[3]),
+    ...(m[4] !== undefined
+      ? { hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6] ?? 0), nanos: fraction(m[7]) }
+      : {}),
+  }, true)?.date;
+}
+
+/** A year and month (`2026-05`, Java's `YearMonth`). */
+function readIsoYearMonth(m: RegExpExecArray): ReadDateTime | undefined {
+  const year = isoYear(m[1]);
+  return year === undefined ? undefined : resolve({ year, month: Number(m[2]) }, true)?.date;
+}
+
+/** A year alone (`2026`, Java's `Year`). */
+function readIsoYear(m: RegExpExecArray): ReadDateTime | undefined {
+  const year = /^\d{5,}$/.test(m[1]) ? undefined : Number(m[1]);
+  return year === undefined ? undefined : resolve({ year }, true)?.date;
+}
+
+/** One of WireMock's default forms: the regex that recognises it, and how its groups become a date-time. */
+type DefaultForm = [RegExp, (m: RegExpExecArray) => ReadDateTime | undefined];
+
+/** The zoned forms, in WireMock's order: the first whose shape matches decides. */
+const ZONED_FORMS: DefaultForm[] = [
+  [ISO_ZONED, readIsoZoned],
+  [RFC_1123, readRfc1123],
+  [RFC_1036, readRfc1036],
+  [ASCTIME, readAsctime],
+];
+
+/** The local forms, in WireMock's order: the first whose shape matches decides. */
+const LOCAL_FORMS: DefaultForm[] = [
+  [ISO_LOCAL, readIsoLocal],
+  [/^([+-]\d{4,9}|\d{4})-(\d{2})$/, readIsoYearMonth],
+  [/^([+-]?\d{4,10})$/, readIsoYear],
+];
+
+/** The date-time the first form whose regex matches `text` reads (undefined when none matches or it is invalid). */
+function readFirstForm(forms: DefaultForm[], text: string): ReadDateTime | undefined {
+  for (const [regex, read] of forms) {
+    const m = regex.exec(text);
+    if (m) return read(m);
+  }
+  return undefined;
+}
+
 /** Java's `ZONED_PARSERS` of WireMock (ISO zoned, RFC 1123, RFC 1036, asctime), then its ISO local forms. */
 function readDefault(text: string): ReadDate {
   const out: ReadDate = {};
-  let m = ISO_ZONED.exec(text);
-  if (m) {
-    const offset = m[8] ? 0 : offsetOf(m[9], m[10], m[11], m[12]);
-    const year = isoYear(m[1]);
-    if (offset !== undefined && year !== undefined) {
-      out.zoned = resolve({
-        year,
-        month: Number(m[2]),
-        day: Number(m[3]),
-        hour: Number(m[4]),
-        minute: Number(m[5]),
-        second: Number(m[6] ?? 0),
-        nanos: fraction(m[7]),
-        offset,
-      }, true)?.date;
-    }
-  } else if ((m = RFC_1123.exec(text))) {
-    const offset = m[8] ? 0 : offsetOf(m[9], m[10], m[11]);
-    const month = MONTH_INDEX(m[3]);
-    const weekday = m[1] === undefined ? undefined : DAY_INDEX(m[1]);
-    if (offset !== undefined && month !== undefined && (m[1] === undefined || weekday !== undefined)) {
-      out.zoned = resolve({
-        year: Number(m[4]),
-        month,
-        day: Number(m[2]),
-        hour: Number(m[5]),
-        minute: Number(m[6]),
-        second: Number(m[7] ?? 0),
-        offset,
-        weekday,
-      }, false)?.date;
-    }
-  } else if ((m = RFC_1036.exec(text))) {
-    const month = MONTH_INDEX(m[3]);
-    const weekday = DAYS.findIndex((d) => d.toLowerCase() === m![1].toLowerCase());
-    if (month !== undefined && weekday !== -1) {
-      out.zoned = resolve({
-        year: 2000 + Number(m[4]),
-        month,
-        day: Number(m[2]),
-        hour: Number(m[5]),
-        minute: Number(m[6]),
-        second: Number(m[7]),
-        offset: 0,
-        weekday,
-      }, false)?.date;
-    }
-  } else if ((m = ASCTIME.exec(text))) {
-    const month = MONTH_INDEX(m[2]);
-    const weekday = DAY_INDEX(m[1]);
-    if (month !== undefined && weekday !== undefined) {
-      out.zoned = resolve({
-        year: Number(m[8]),
-        month,
-        day: Number(m[3] ?? m[4]),
-        hour: Number(m[5]),
-        minute: Number(m[6]),
-        second: Number(m[7]),
-        offset: 0,
-        weekday,
-      }, false)?.date;
-    }
-  }
-  if ((m = ISO_LOCAL.exec(text))) {
-    const year = isoYear(m[1]);
-    if (year !== undefined) {
-      out.local = resolve({
-        year,
-        month: Number(m[2]),
-        day: Number(m[3]),
-        ...(m[4] !== undefined
-          ? { hour: Number(m[4]), minute: Number(m[5]), second: Number(m[6] ?? 0), nanos: fraction(m[7]) }
-          : {}),
-      }, true)?.date;
-    }
-  } else if ((m = /^([+-]\d{4,9}|\d{4})-(\d{2})$/.exec(text))) {
-    const year = isoYear(m[1]);
-    if (year !== undefined) out.local = resolve({ year, month: Number(m[2]) }, true)?.date;
-  } else if ((m = /^([+-]?\d{4,10})$/.exec(text))) {
-    const year = /^\d{5,}$/.test(m[1]) ? undefined : Number(m[1]);
-    if (year !== undefined) out.local = resolve({ year }, true)?.date;
-  }
-  if (out.zoned === undefined) delete out.zoned;
-  if (out.local === undefined) delete out.local;
+  const zoned = readFirstForm(ZONED_FORMS, text);
+  if (zoned !== undefined) out.zoned = zoned;
+  const local = readFirstForm(LOCAL_FORMS, text);
+  if (local !== undefined) out.local = local;
   return out;
 }
 
 /** The pattern letters {@link compileDateReader} reads, as Java's `DateTimeFormatter.ofPattern` means them. */
 const READ_LETTERS = "yMdHhmsSEaXZ";
 
-/**
- * A reader for text in a Java `DateTimeFormatter` pattern (`dd/MM/yyyy`, `yyyy-MM-dd'T'HH:mm:ssXXX`),
- * `epoch` (milliseconds) or `unix` (seconds), or WireMock's default forms without a format (ISO
- * 8601, RFC 1123, RFC 1036, asctime). Throws a `SyntaxError` naming what it cannot read (letters
- * other than `y M d H h m s S E a X Z`, `h` without `a`).
- */
-export function compileDateReader(format?: string): (text: string) => ReadDate {
-  if (format === undefined) return readDefault;
-  if (/^(epoch|unix)$/i.test(format)) {
-    const scale = format.toLowerCase() === "unix" ? 1000n : 1n;
-    return (text) => {
-      if (!/^[+-]?\d{1,19}$/.test(text)) return {};
-      const millis = BigInt(text) * scale;
-      const seconds = Number(millis / 1000n - (millis % 1000n < 0n ? 1n : 0n));
-      const nanos = Number(((millis % 1000n) + 1000n) % 1000n) * 1_000_000;
-      return { zoned: { local: seconds, nanos, offset: 0 }, local: { local: seconds, nanos } };
-    };
-  }
-  const tokens = compilePattern(format);
+/** A zone offset letter's text (`Z`, `+02:00`, `+0200`, `+02`) as a field; undefined when it is out of range. */
+function readOffsetField(text: string): Parsed | undefined {
+  if (text.toUpperCase() === "Z") return { offset: 0 };
+  const o = /^([+-])(\d{2}):?(\d{2})?$/.exec(text);
+  const offset = o ? offsetOf(o[1], o[2], o[3]) : undefined;
+  return offset === undefined ? undefined : { offset };
+}
+
+/** What the text one letter run matched sets, per letter of {@link READ_LETTERS}; undefined when it cannot be read. */
+const LETTER_FIELDS: Record<string, (text: string, count: number) => Parsed | undefined> = {
+  y: (v, count) => ({ year: count === 2 ? 2000 + Number(v) : Number(v) }),
+  M: (v, count) => ({ month: count >= 3 ? MONTH_INDEX(v) : Number(v) }),
+  d: (v) => ({ day: Number(v) }),
+  H: (v) => ({ hour: Number(v) }),
+  h: (v) => ({ hour12: Number(v) }),
+  a: (v) => ({ pm: v.toUpperCase() === "PM" }),
+  m: (v) => ({ minute: Number(v) }),
+  s: (v) => ({ second: Number(v) }),
+  S: (v) => ({ nanos: fraction(v) }),
+  E: (v) => ({ weekday: DAY_INDEX(v) }),
+  X: readOffsetField,
+  Z: readOffsetField,
+};
+
+/** One letter run of a format, in the order its regex groups capture. */
+type Step = { letter: string; count: number };
+
+/** The regex that reads a Java pattern and its letter runs; throws a `SyntaxError` for what it cannot read. */
+function compileFormat(format: string): { regex: RegExp; steps: Step[] } {
   let hasA = false, hasH = false;
   let source = "^";
-  const steps: { letter: string; count: number }[] = [];
-  for (const token of tokens) {
+  const steps: Step[] = [];
+  for (const token of compilePattern(format)) {
     if (typeof token === "string") {
       source += token.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
       continue;
@@ -510,66 +562,59 @@ export function compileDateReader(format?: string): (text: string) => ReadDate {
   if (hasH && !hasA) {
     throw new SyntaxError(`date format ${JSON.stringify(format)}: 'h' needs 'a' (AM or PM) to give an hour`);
   }
-  const regex = new RegExp(source + "$", "i");
+  return { regex: new RegExp(source + "$", "i"), steps };
+}
+
+/** The fields a format's match gives, step by step (a later run of a letter wins); undefined when one is bad. */
+function parsedFields(steps: Step[], m: RegExpExecArray): Parsed | undefined {
+  const p: Parsed = {};
+  for (const [i, { letter, count }] of steps.entries()) {
+    const fields = LETTER_FIELDS[letter](m[i + 1], count);
+    if (fields === undefined) return undefined;
+    Object.assign(p, fields);
+  }
+  return p;
+}
+
+/** Parsed fields as Java reads them: a zoned value when they hold a time and an offset, and always a local one. */
+function readParsed(p: Parsed): ReadDate {
+  const resolved = resolve(p, false);
+  if (!resolved) return {};
+  const out: ReadDate = {};
+  if (resolved.zoned) out.zoned = resolved.date;
+  if (resolved.date) {
+    const { offset: _, ...local } = resolved.date;
+    out.local = local;
+  }
+  return out;
+}
+
+/** A reader for `epoch` (scale 1: milliseconds) or `unix` (scale 1000: seconds), zoned at UTC and local alike. */
+function epochReader(scale: bigint): (text: string) => ReadDate {
+  return (text) => {
+    if (!/^[+-]?\d{1,19}$/.test(text)) return {};
+    const millis = BigInt(text) * scale;
+    const seconds = Number(millis / 1000n - (millis % 1000n < 0n ? 1n : 0n));
+    const nanos = Number(((millis % 1000n) + 1000n) % 1000n) * 1_000_000;
+    return { zoned: { local: seconds, nanos, offset: 0 }, local: { local: seconds, nanos } };
+  };
+}
+
+/**
+ * A reader for text in a Java `DateTimeFormatter` pattern (`dd/MM/yyyy`, `yyyy-MM-dd'T'HH:mm:ssXXX`),
+ * `epoch` (milliseconds) or `unix` (seconds), or WireMock's default forms without a format (ISO
+ * 8601, RFC 1123, RFC 1036, asctime). Throws a `SyntaxError` naming what it cannot read (letters
+ * other than `y M d H h m s S E a X Z`, `h` without `a`).
+ */
+export function compileDateReader(format?: string): (text: string) => ReadDate {
+  if (format === undefined) return readDefault;
+  if (/^(epoch|unix)$/i.test(format)) return epochReader(format.toLowerCase() === "unix" ? 1000n : 1n);
+  const { regex, steps } = compileFormat(format);
   return (text) => {
     const m = regex.exec(text);
     if (!m) return {};
-    const p: Parsed = {};
-    for (const [i, { letter, count }] of steps.entries()) {
-      const v = m[i + 1];
-      switch (letter) {
-        case "y":
-          p.year = count === 2 ? 2000 + Number(v) : Number(v);
-          break;
-        case "M":
-          p.month = count >= 3 ? MONTH_INDEX(v) : Number(v);
-          break;
-        case "d":
-          p.day = Number(v);
-          break;
-        case "H":
-          p.hour = Number(v);
-          break;
-        case "h":
-          p.hour12 = Number(v);
-          break;
-        case "a":
-          p.pm = v.toUpperCase() === "PM";
-          break;
-        case "m":
-          p.minute = Number(v);
-          break;
-        case "s":
-          p.second = Number(v);
-          break;
-        case "S":
-          p.nanos = fraction(v);
-          break;
-        case "E":
-          p.weekday = DAY_INDEX(v);
-          break;
-        case "X":
-        case "Z": {
-          if (v.toUpperCase() === "Z") p.offset = 0;
-          else {
-            const o = /^([+-])(\d{2}):?(\d{2})?$/.exec(v);
-            const offset = o ? offsetOf(o[1], o[2], o[3]) : undefined;
-            if (offset === undefined) return {};
-            p.offset = offset;
-          }
-          break;
-        }
-      }
-    }
-    const resolved = resolve(p, false);
-    if (!resolved) return {};
-    const out: ReadDate = {};
-    if (resolved.zoned) out.zoned = resolved.date;
-    if (resolved.date) {
-      const { offset: _, ...local } = resolved.date;
-      out.local = local;
-    }
-    return out;
+    const p = parsedFields(steps, m);
+    return p ? readParsed(p) : {};
   };
 }
 
