@@ -132,28 +132,31 @@ function compileXPathConditions(
       errors.push(`${place} ${problem}`);
       continue;
     }
-    if (check === true) {
-      list.push([xpath, "present"]);
-      continue;
-    }
-    if (isObject(check) && Object.hasOwn(check, "xml_equals")) {
-      const extra = Object.keys(check).filter((k) => !["xml_equals", "xml_placeholders", "xml_ignore"].includes(k));
-      if (extra.length) {
-        errors.push(`${place}: xml_equals takes xml_placeholders and xml_ignore only, got ${extra.join(", ")}`);
-        continue;
-      }
-      const value = xmlEquals(place, check, errors);
-      if (value) list.push([xpath, { xmlEquals: value }]);
-      continue;
-    }
-    const { pattern, problem: bad } = compileValuePattern(check);
-    if (!pattern) errors.push(`${place} must be true (found), {xml_equals: DOC} or a value pattern: ${bad}`);
-    else if (pattern.names.length) {
-      errors.push(`${place} captures nothing: leave out {name} placeholders and named groups`);
-    } else if (pattern.multi) {
-      errors.push(`${place} cannot use has_exactly or includes: any one of several results may match; use any`);
-    } else list.push([xpath, pattern]);
+    const compiled = xPathCheck(place, check, errors);
+    if (compiled !== undefined) list.push([xpath, compiled]);
   }
   match.xpath = list;
   written.xpath = spec;
+}
+
+/** The check of one `request.xpath` entry at `place`: `true` (found), `{xml_equals…}` or a value pattern. */
+function xPathCheck(place: string, check: unknown, errors: string[]): XPathCheck | undefined {
+  if (check === true) return "present";
+  if (isObject(check) && Object.hasOwn(check, "xml_equals")) {
+    const extra = Object.keys(check).filter((k) => !["xml_equals", "xml_placeholders", "xml_ignore"].includes(k));
+    if (extra.length) {
+      errors.push(`${place}: xml_equals takes xml_placeholders and xml_ignore only, got ${extra.join(", ")}`);
+      return undefined;
+    }
+    const value = xmlEquals(place, check, errors);
+    return value ? { xmlEquals: value } : undefined;
+  }
+  const { pattern, problem: bad } = compileValuePattern(check);
+  if (!pattern) errors.push(`${place} must be true (found), {xml_equals: DOC} or a value pattern: ${bad}`);
+  else if (pattern.names.length) {
+    errors.push(`${place} captures nothing: leave out {name} placeholders and named groups`);
+  } else if (pattern.multi) {
+    errors.push(`${place} cannot use has_exactly or includes: any one of several results may match; use any`);
+  } else return pattern;
+  return undefined;
 }

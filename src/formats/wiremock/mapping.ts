@@ -748,66 +748,98 @@ function convertBodyPatterns(
       ctx.refuse(place, `expected a matcher object, got ${shown(pattern)}`);
       return;
     }
-    if (pattern.equalToJson !== undefined) {
-      const json = equalToJson(place, pattern, ctx);
-      if (json === undefined) return;
-      if (conditions.json !== undefined || conditions.json_equals !== undefined) {
-        ctx.refuse(`${place} equalToJson`, "stubtool takes one json pattern per stub");
-      }
-      Object.assign(conditions, json);
-      return;
-    }
-    if (pattern.equalToXml !== undefined || pattern.matchesXPath !== undefined) {
-      convertXmlPattern(place, pattern, conditions, ctx);
-      return;
-    }
-    if (pattern.matchesJsonPath !== undefined) {
-      const found = jsonPathCondition(place, pattern, ctx);
-      if (found === undefined) return;
-      const paths = (conditions.json_path ??= {}) as Record<string, unknown>;
-      if (Object.hasOwn(paths, found[0])) {
-        ctx.refuse(
-          `${place} matchesJsonPath`,
-          "the same expression twice: stubtool takes one condition per expression",
-        );
-      }
-      paths[found[0]] = found[1];
-      return;
-    }
-    const keys = Object.keys(pattern);
-    if (
-      keys.length === 1 && keys[0] === "contains" && typeof pattern.contains === "string" &&
-      conditions.body_contains === undefined
-    ) {
-      conditions.body_contains = pattern.contains;
-      return;
-    }
-    if (keys.includes("binaryEqualTo")) {
-      // WireMock decodes it with Java's strict base64 decoder (no white space); the body's bytes must equal it.
-      const text = pattern.binaryEqualTo;
-      if (inPart) ctx.refuse(`${place} binaryEqualTo`, "stubtool's multipart conditions read a part as text");
-      else if (
-        keys.length !== 1 || typeof text !== "string" ||
-        !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text)
-      ) {
-        ctx.refuse(`${place} binaryEqualTo`, `expected base64 text alone, got ${shown(pattern)}`);
-      } else if (conditions.body_base64 !== undefined) {
-        ctx.refuse(`${place} binaryEqualTo`, "two binaryEqualTo: stubtool takes one body_base64 per stub");
-      } else conditions.body_base64 = text;
-      return;
-    }
-    // equalTo (+ caseInsensitive), contains, doesNotContain, matches, doesNotMatch, absent, and, or:
-    // a value pattern on the whole body text; several patterns must all hold.
-    const value = valuePattern(place, pattern, ctx, "bodyPatterns");
-    if (value === undefined) return;
-    if (conditions.body === undefined) conditions.body = value;
-    else {
-      const all = isObject(conditions.body) && Array.isArray(conditions.body.all)
-        ? conditions.body.all
-        : [conditions.body];
-      conditions.body = { all: [...all, ...(isObject(value) && Array.isArray(value.all) ? value.all : [value])] };
-    }
+    convertBodyPattern(place, pattern, conditions, ctx, inPart);
   });
+}
+
+/** One matcher of `bodyPatterns` into `conditions` (`inPart`: the body of a multipart part). */
+function convertBodyPattern(
+  place: string,
+  pattern: Record<string, unknown>,
+  conditions: Record<string, unknown>,
+  ctx: Context,
+  inPart: boolean,
+): void {
+  if (pattern.equalToJson !== undefined) {
+    const json = equalToJson(place, pattern, ctx);
+    if (json === undefined) return;
+    if (conditions.json !== undefined || conditions.json_equals !== undefined) {
+      ctx.refuse(`${place} equalToJson`, "stubtool takes one json pattern per stub");
+    }
+    Object.assign(conditions, json);
+    return;
+  }
+  if (pattern.equalToXml !== undefined || pattern.matchesXPath !== undefined) {
+    convertXmlPattern(place, pattern, conditions, ctx);
+    return;
+  }
+  if (pattern.matchesJsonPath !== undefined) {
+    convertJsonPathPattern(place, pattern, conditions, ctx);
+    return;
+  }
+  const keys = Object.keys(pattern);
+  if (
+    keys.length === 1 && keys[0] === "contains" && typeof pattern.contains === "string" &&
+    conditions.body_contains === undefined
+  ) {
+    conditions.body_contains = pattern.contains;
+    return;
+  }
+  if (keys.includes("binaryEqualTo")) {
+    convertBinaryEqualTo(place, pattern, conditions, ctx, inPart);
+    return;
+  }
+  // equalTo (+ caseInsensitive), contains, doesNotContain, matches, doesNotMatch, absent, and, or:
+  // a value pattern on the whole body text; several patterns must all hold.
+  const value = valuePattern(place, pattern, ctx, "bodyPatterns");
+  if (value === undefined) return;
+  if (conditions.body === undefined) conditions.body = value;
+  else {
+    const all = isObject(conditions.body) && Array.isArray(conditions.body.all)
+      ? conditions.body.all
+      : [conditions.body];
+    conditions.body = { all: [...all, ...(isObject(value) && Array.isArray(value.all) ? value.all : [value])] };
+  }
+}
+
+/** `matchesJsonPath` as a `json_path` entry (one condition per expression). */
+function convertJsonPathPattern(
+  place: string,
+  pattern: Record<string, unknown>,
+  conditions: Record<string, unknown>,
+  ctx: Context,
+): void {
+  const found = jsonPathCondition(place, pattern, ctx);
+  if (found === undefined) return;
+  const paths = (conditions.json_path ??= {}) as Record<string, unknown>;
+  if (Object.hasOwn(paths, found[0])) {
+    ctx.refuse(
+      `${place} matchesJsonPath`,
+      "the same expression twice: stubtool takes one condition per expression",
+    );
+  }
+  paths[found[0]] = found[1];
+}
+
+/** `binaryEqualTo` as `body_base64` (one per stub; not inside a multipart part, read as text). */
+function convertBinaryEqualTo(
+  place: string,
+  pattern: Record<string, unknown>,
+  conditions: Record<string, unknown>,
+  ctx: Context,
+  inPart: boolean,
+): void {
+  // WireMock decodes it with Java's strict base64 decoder (no white space); the body's bytes must equal it.
+  const text = pattern.binaryEqualTo;
+  if (inPart) ctx.refuse(`${place} binaryEqualTo`, "stubtool's multipart conditions read a part as text");
+  else if (
+    Object.keys(pattern).length !== 1 || typeof text !== "string" ||
+    !/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(text)
+  ) {
+    ctx.refuse(`${place} binaryEqualTo`, `expected base64 text alone, got ${shown(pattern)}`);
+  } else if (conditions.body_base64 !== undefined) {
+    ctx.refuse(`${place} binaryEqualTo`, "two binaryEqualTo: stubtool takes one body_base64 per stub");
+  } else conditions.body_base64 = text;
 }
 
 /** `equalToXml` as `xml_equals` (one per stub); `matchesXPath` as an `xpath` entry (one namespace map per stub). */

@@ -46,22 +46,19 @@ function javaRegex(feature: string, source: string, ctx: XmlContext): string | u
   return js.source;
 }
 
-/**
- * `equalToXml` and its options as `{xml_equals, xml_placeholders?, xml_ignore?}`; undefined
- * when refused. `feature` names the place in warnings (`bodyPatterns[0] equalToXml`).
- */
-export function equalToXmlCondition(
+/** The document of an `equalToXml` whose options stubtool takes, or undefined (refused). */
+function equalToXmlDocument(
   feature: string,
   pattern: Record<string, unknown>,
   ctx: XmlContext,
-): Record<string, unknown> | undefined {
+): string | undefined {
   for (const key of Object.keys(pattern)) {
     if (!EQUAL_TO_XML_KEYS.includes(key)) {
       ctx.refuse(`${feature} ${key}`, "expected equalToXml with its own options only");
       return undefined;
     }
   }
-  let doc = pattern.equalToXml;
+  const doc = pattern.equalToXml;
   if (typeof doc !== "string") {
     ctx.refuse(feature, `expected the XML document as text, got ${shown(doc)}`);
     return undefined;
@@ -81,54 +78,91 @@ export function equalToXmlCondition(
     );
     return undefined;
   }
-  const out: Record<string, unknown> = { xml_equals: doc };
-  if (pattern.enablePlaceholders === true) {
-    const open = pattern.placeholderOpeningDelimiterRegex, close = pattern.placeholderClosingDelimiterRegex;
-    let delimiters: true | XmlDelimiters = true;
-    if (open !== undefined || close !== undefined) {
-      const jsOpen = javaRegex(
-        `${feature} placeholderOpeningDelimiterRegex`,
-        typeof open === "string" ? open : "\\$\\{",
-        ctx,
+  return doc;
+}
+
+/**
+ * `enablePlaceholders` (+ custom delimiters) as the document to compare (its
+ * `${xmlunit.matchesRegex(…)}` regexes written as JavaScript) and `xml_placeholders`;
+ * undefined when refused.
+ */
+function xmlPlaceholders(
+  feature: string,
+  doc: string,
+  pattern: Record<string, unknown>,
+  ctx: XmlContext,
+): { doc: string; delimiters: true | XmlDelimiters } | undefined {
+  const open = pattern.placeholderOpeningDelimiterRegex, close = pattern.placeholderClosingDelimiterRegex;
+  if (open !== undefined || close !== undefined) {
+    const jsOpen = javaRegex(
+      `${feature} placeholderOpeningDelimiterRegex`,
+      typeof open === "string" ? open : "\\$\\{",
+      ctx,
+    );
+    const jsClose = javaRegex(
+      `${feature} placeholderClosingDelimiterRegex`,
+      typeof close === "string" ? close : "\\}",
+      ctx,
+    );
+    if (jsOpen === undefined || jsClose === undefined) return undefined;
+    if (doc.includes("xmlunit.matchesRegex")) {
+      ctx.refuse(
+        `${feature} matchesRegex`,
+        "stubtool reads ${xmlunit.matchesRegex(…)} with the default delimiters only",
       );
-      const jsClose = javaRegex(
-        `${feature} placeholderClosingDelimiterRegex`,
-        typeof close === "string" ? close : "\\}",
-        ctx,
-      );
-      if (jsOpen === undefined || jsClose === undefined) return undefined;
-      delimiters = { open: jsOpen, close: jsClose };
-      if (doc.includes("xmlunit.matchesRegex")) {
-        ctx.refuse(
-          `${feature} matchesRegex`,
-          "stubtool reads ${xmlunit.matchesRegex(…)} with the default delimiters only",
-        );
-        return undefined;
-      }
-    } else {
-      // The regex of ${xmlunit.matchesRegex(RE)} is Java's: written as JavaScript for stubtool.
-      let failed = false;
-      doc = doc.replace(/(\$\{\s*xmlunit\.matchesRegex\()(.*)(\)\s*\})/g, (_, a: string, re: string, b: string) => {
-        const js = failed ? undefined : javaRegex(`${feature} \${xmlunit.matchesRegex(${re})}`, re, ctx);
-        if (js === undefined) failed = true;
-        return a + (js ?? re) + b;
-      });
-      if (failed) return undefined;
-      out.xml_equals = doc;
-    }
-    out.xml_placeholders = delimiters;
-  }
-  let ignore: XmlComparison[] = [];
-  if (pattern.exemptedComparisons !== undefined && pattern.exemptedComparisons !== null) {
-    const list = pattern.exemptedComparisons;
-    const names = Array.isArray(list) ? list.map((v) => typeof v === "string" ? v.toLowerCase() : v) : undefined;
-    if (!names || names.some((n) => !(XML_COMPARISONS as readonly unknown[]).includes(n))) {
-      ctx.refuse(`${feature} exemptedComparisons`, `expected a list of XMLUnit comparison types, got ${shown(list)}`);
       return undefined;
     }
-    ignore = [...new Set(names as XmlComparison[])];
-    if (ignore.length) out.xml_ignore = ignore;
+    return { doc, delimiters: { open: jsOpen, close: jsClose } };
   }
+  // The regex of ${xmlunit.matchesRegex(RE)} is Java's: written as JavaScript for stubtool.
+  let failed = false;
+  const written = doc.replace(
+    /(\$\{\s*xmlunit\.matchesRegex\()(.*)(\)\s*\})/g,
+    (_, a: string, re: string, b: string) => {
+      const js = failed ? undefined : javaRegex(`${feature} \${xmlunit.matchesRegex(${re})}`, re, ctx);
+      if (js === undefined) failed = true;
+      return a + (js ?? re) + b;
+    },
+  );
+  return failed ? undefined : { doc: written, delimiters: true };
+}
+
+/** `exemptedComparisons` as `xml_ignore` (lower case, each once), or undefined (refused). */
+function exemptedComparisons(
+  feature: string,
+  list: unknown,
+  ctx: XmlContext,
+): XmlComparison[] | undefined {
+  if (list === undefined || list === null) return [];
+  const names = Array.isArray(list) ? list.map((v) => typeof v === "string" ? v.toLowerCase() : v) : undefined;
+  if (!names || names.some((n) => !(XML_COMPARISONS as readonly unknown[]).includes(n))) {
+    ctx.refuse(`${feature} exemptedComparisons`, `expected a list of XMLUnit comparison types, got ${shown(list)}`);
+    return undefined;
+  }
+  return [...new Set(names as XmlComparison[])];
+}
+
+/**
+ * `equalToXml` and its options as `{xml_equals, xml_placeholders?, xml_ignore?}`; undefined
+ * when refused. `feature` names the place in warnings (`bodyPatterns[0] equalToXml`).
+ */
+export function equalToXmlCondition(
+  feature: string,
+  pattern: Record<string, unknown>,
+  ctx: XmlContext,
+): Record<string, unknown> | undefined {
+  const doc = equalToXmlDocument(feature, pattern, ctx);
+  if (doc === undefined) return undefined;
+  const out: Record<string, unknown> = { xml_equals: doc };
+  if (pattern.enablePlaceholders === true) {
+    const placeholders = xmlPlaceholders(feature, doc, pattern, ctx);
+    if (!placeholders) return undefined;
+    out.xml_equals = placeholders.doc;
+    out.xml_placeholders = placeholders.delimiters;
+  }
+  const ignore = exemptedComparisons(feature, pattern.exemptedComparisons, ctx);
+  if (!ignore) return undefined;
+  if (ignore.length) out.xml_ignore = ignore;
   const { problem } = compileXmlEquals(
     out.xml_equals as string,
     (out.xml_placeholders ?? false) as boolean | XmlDelimiters,
@@ -178,18 +212,33 @@ export function matchesXPathCondition(
   }
   if (typeof spec === "string") return [expression, true, namespaces];
   const { expression: _, ...matcher } = spec as Record<string, unknown>;
+  const check = xPathCheck(feature, expression, xpath.scalar || givesText(expression), matcher, ctx);
+  return check === undefined ? undefined : [expression, check, namespaces];
+}
+
+/**
+ * The matcher of `matchesXPath: {expression, <matcher>}` as the check of an `xpath` entry
+ * (`true`, `{xml_equals…}` or a value pattern); undefined when refused. `text` tells whether the
+ * expression gives text (a scalar, `text()`, an attribute) rather than elements.
+ */
+function xPathCheck(
+  feature: string,
+  expression: string,
+  text: boolean,
+  matcher: Record<string, unknown>,
+  ctx: XmlContext,
+): unknown {
   const kind = Object.keys(matcher).find((k) => k !== "caseInsensitive") ?? "";
-  if (kind === "") return [expression, true, namespaces];
+  if (kind === "") return true;
   if (kind === "equalToXml") {
-    if (xpath.scalar || givesText(expression)) {
+    if (text) {
       ctx.refuse(
         `${feature} equalToXml`,
         "WireMock parses the text found as a document; stubtool's xpath compares elements with xml_equals",
       );
       return undefined;
     }
-    const xml = equalToXmlCondition(`${feature} equalToXml`, matcher, ctx);
-    return xml && [expression, xml, namespaces];
+    return equalToXmlCondition(`${feature} equalToXml`, matcher, ctx);
   }
   if (kind === "absent") {
     ctx.refuse(
@@ -205,15 +254,14 @@ export function matchesXPathCondition(
     );
     return undefined;
   }
-  if (!xpath.scalar && !givesText(expression)) {
+  if (!text) {
     ctx.refuse(
       `${feature} ${kind}`,
       `WireMock compares an element found as its JDK-indented XML text, which stubtool does not reproduce byte for byte; select text() or an attribute (${expression}/text())`,
     );
     return undefined;
   }
-  const value = ctx.valuePattern(feature, matcher);
-  return value === undefined ? undefined : [expression, value, namespaces];
+  return ctx.valuePattern(feature, matcher);
 }
 
 /** An `xPath` / `soapXPath` call in a template, with its expression when written as text. */
