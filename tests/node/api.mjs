@@ -11,6 +11,17 @@ import { before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { installedPackage } from "./_package.mjs";
 
+/** Waits (5 s at most) until `path`'s stub has been hit: the request reached the server and matched. */
+async function untilHit(server, path) {
+  const deadline = performance.now() + 5000;
+  for (;;) {
+    const stub = (await server.report()).stubs.find((s) => s.path === path);
+    if (stub?.hit_count > 0) return;
+    if (performance.now() > deadline) throw new Error(`${path} was not hit within 5 s`);
+    await sleep(5);
+  }
+}
+
 /** @type {typeof import("../../mod.ts")} */
 let api;
 
@@ -522,17 +533,19 @@ describe("npm package: stubServer() on Node", { concurrency: true }, () => {
 
   it("shutdown lets in-flight responses finish, frees the port, and is safe to call twice", async () => {
     const server = await api.stubServer(0);
-    server.routes(api.get("/slow").delay(300).body({ done: true }), api.get("/fast").body({}));
+    server.routes(api.get("/slow").delay(1000).body({ done: true }), api.get("/fast").body({}));
     await send(server, "GET", "/fast"); // leaves an idle keep-alive connection behind
+    const sent = performance.now();
     const pending = fetch(server.url + "/slow");
-    await sleep(100);
+    await untilHit(server, "/slow"); // in flight: matched, waiting out its delay
     const started = performance.now();
     await server.shutdown();
-    const elapsed = performance.now() - started;
+    const done = performance.now();
     const answer = await pending;
     assert.equal(answer.status, 200);
     assert.deepEqual(await answer.json(), { done: true });
-    assert.ok(elapsed >= 150 && elapsed < 2000, `shutdown waited ${elapsed} ms for one 300 ms response`);
+    // The stop waited for the answer: it ended no sooner than the answer's 1 s delay allows.
+    assert.ok(done - sent >= 950 && done - started < 3000, `shutdown ended ${done - sent} ms after the request`);
     await assert.rejects(fetch(server.url + "/fast"));
     await server.shutdown();
   });
@@ -592,7 +605,7 @@ describe("npm package: Node adapter robustness", { concurrency: true }, () => {
       server.routes(api.get("/slow").delay(300).body({}), api.get("/ok").body({ ok: true }));
       const controller = new AbortController();
       const aborted = fetch(server.url + "/slow", { signal: controller.signal });
-      await sleep(50);
+      await untilHit(server, "/slow"); // the server took it and is waiting out the delay
       controller.abort();
       await assert.rejects(aborted);
       await sleep(400);
