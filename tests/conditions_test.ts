@@ -1047,6 +1047,20 @@ for (const adapter of ["node", "deno"] as const) {
       ]);
     } else assert.equal(entry.header_lines, undefined);
   });
+
+  Deno.test(`[${adapter}] requests/find reads a journaled header's lines as a live request's (node); Deno.serve's joined value`, async () => {
+    await using server = await stubServer(0, { adapter });
+    server.routes(get("/j").body("ok"));
+    const port = server.getPort();
+    await rawRequest(port, "GET /j HTTP/1.1\r\nHost: x\r\nX-Tag: a\r\nX-Tag: b\r\nConnection: close\r\n\r\n");
+    await rawRequest(port, "GET /j HTTP/1.1\r\nHost: x\r\nX-Tag: a, b\r\nConnection: close\r\n\r\n");
+    const count = async (pattern: unknown) =>
+      (await send(server, "POST", "/__stubtool__/requests/find", { body: JSON.stringify(pattern) })).json.count;
+    const twoLines = { path: "/j", request: { headers: { "x-tag": { has_exactly: ["a", "b"] } } } };
+    const oneLine = { path: "/j", request: { headers: { "x-tag": "a, b" } } };
+    // node: the first request sent two lines (a, b), the second one line "a, b"; Deno.serve joins both the same way.
+    assert.deepEqual([await count(twoLines), await count(oneLine)], adapter === "node" ? [1, 1] : [0, 2]);
+  });
 }
 
 serverTest(

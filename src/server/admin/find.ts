@@ -40,6 +40,8 @@ function recordIncoming(record: JournalRecord): Incoming {
     header: (name) => all()[name] ?? null,
     headers: () => ({ ...all() }),
     headerSource: () => all(),
+    // The lines as sent, when the wire kept them (node:http): header patterns read them as a live request's.
+    headerLines: () => record.headerLines,
     hasBody: () => record.body !== undefined && record.body.byteLength > 0,
     read: () => Promise.resolve({ bytes: record.body ?? new Uint8Array(), complete: !record.bodyTruncated }),
     stream: () => null,
