@@ -2,8 +2,10 @@
 // every header and the body's exact bytes — and does nothing else a stub server does (no
 // router, no conditions, no counts). The gap between this and deno-bare / deno-bare json is
 // what the runtime charges for reading a request that way, before any stubtool code runs.
-//   deno run -A bench/servers/deno_bare_kept.ts <port>
+// Given a config, it first does the start-up work a stub server cannot skip (start_work.mjs).
+//   deno run -A bench/servers/deno_bare_kept.ts <port> [config.json]
 import { s1Body } from "../scenarios.ts";
+import { startWork } from "./start_work.mjs";
 
 const port = Number(Deno.args[0] ?? 18080);
 const headers = { "content-type": "application/json" };
@@ -12,6 +14,7 @@ const decoder = new TextDecoder();
 const kept: unknown[] = new Array(500);
 let next = 0;
 
+await startWork(Deno.args[1]);
 Deno.serve({ hostname: "127.0.0.1", port, onListen() {} }, async (request) => {
   const url = request.url;
   const path = url.slice(url.indexOf("/", url.indexOf("//") + 2));

@@ -1,9 +1,11 @@
 // Floor for S1 and S7 on the node:http wire (stubtool's default, under Deno too): bare node:http
 // that also keeps what the request journal keeps — every header and the body's exact bytes —
 // and does nothing else a stub server does (no router, no conditions, no counts). The same
-// floor as deno_bare_kept.ts, on the other wire.
-//   deno run -A bench/servers/node_bare_kept.mjs <port>      (or: node bench/servers/node_bare_kept.mjs <port>)
+// floor as deno_bare_kept.ts, on the other wire. Given a config, it first does the start-up work
+// a stub server cannot skip (start_work.mjs): the start-up floor.
+//   deno run -A bench/servers/node_bare_kept.mjs <port> [config.json]      (or: node …)
 import { createServer } from "node:http";
+import { startWork } from "./start_work.mjs";
 
 const port = Number(process.argv[2] ?? 18080);
 const body = (id) => `{"id":"${id}","name":"Ada","profile":{"roles":["admin","dev"],"links":{"self":"/users/${id}"}}}`;
@@ -12,6 +14,7 @@ const decoder = new TextDecoder();
 const kept = new Array(500);
 let next = 0;
 
+await startWork(process.argv[3]);
 createServer((req, res) => {
   if (req.url === "/__stubtool__/health") {
     res.writeHead(200, { "content-type": "application/json" });

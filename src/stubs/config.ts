@@ -322,12 +322,8 @@ export async function validateParsedConfig(
 ): Promise<LoadedConfig> {
   // `body_file` paths are relative to the config file's folder.
   // The template engine loads only when a stub uses it.
-  const { config, problems } = await withTemplating(() =>
-    validateConfig(parsed.raw, {
-      baseDir: dirname(resolve(file)),
-      uniqueIds: true,
-    })
-  );
+  const check = () => validateConfig(parsed.raw, { baseDir: dirname(resolve(file)), uniqueIds: true });
+  const { config, problems } = await withTemplating(check, text);
   const located = problems.length ? await locateProblems(problems, text, file) : problems;
   // Each stub knows its place, so a 404 can say which of the file's stubs came close, and
   // its line, so the dashboard can say `stubs.yaml:12`.

@@ -193,7 +193,7 @@ function columnOf(message: string, columns: NonNullable<InlineParts["columns"]>)
 export async function inlineStub(text: string): Promise<{ stub?: CompiledStub; errors: string[] }> {
   const parsed = await parseInlineStub(text);
   if ("error" in parsed) return { errors: [`column ${parsed.error.column}: ${parsed.error.message}`] };
-  const { stub, errors } = await withTemplating(() => validateStub(parsed.raw));
+  const { stub, errors } = await withTemplating(() => validateStub(parsed.raw), text);
   const columns = parsed.columns;
   // A stub written as a mapping: its problems are about the whole of it, from its opening brace.
   if (!columns) return { stub, errors: errors.map((message) => `column ${text.indexOf("{") + 1}: ${message}`) };

@@ -120,9 +120,12 @@ export function engine(group: Group = "templates"): Groups[Group] {
 /**
  * Runs a stub check; when it asked for libraries not loaded yet, loads them and runs the check
  * again (the first result or failure, made without them, is dropped). The check must not change
- * anything outside what it returns.
+ * anything outside what it returns. `source`, the text the stubs were read from, saves that
+ * second pass in the common case: a text holding `{{` most likely holds a template, so the
+ * template engine loads before the first pass (a wrong guess costs only the load).
  */
-export async function withTemplating<T>(check: () => T | Promise<T>): Promise<T> {
+export async function withTemplating<T>(check: () => T | Promise<T>, source?: string): Promise<T> {
+  if (source?.includes("{{")) await load("templates");
   // Each pass may ask for a group the last pass could not reach (a template's `xPath` asks for the XML libraries only
   // once the template engine is there to compile it): run again until a pass asks for nothing new.
   for (;;) {
