@@ -418,6 +418,15 @@ const SERVERS: Server[] = [
     scenarios: [S8],
   },
   {
+    // S8's floor on the Deno.serve wire as the contract asks (P12.1: headers dropped both ways, identity,
+    // redirects passed on, an abort handle per request).
+    name: "deno-bare proxy kept",
+    cmd: [DENO, "run", "-A", "bench/servers/deno_bare_proxy_kept.ts", "{port}", "{upstream}"],
+    upstream: true,
+    readyPath: "/__stubtool__/health",
+    scenarios: [S8],
+  },
+  {
     name: "deno-bare proxy identity",
     cmd: [DENO, "run", "-A", "bench/servers/deno_bare_proxy_identity.ts", "{port}", "{upstream}"],
     upstream: true,
@@ -921,8 +930,9 @@ function printTable(rows: Row[]): void {
       goal: 0.8,
     },
     {
-      name: "S8 req/s, stubtool proxy deno wire ÷ deno-bare proxy (fetch)",
+      name: "S8 req/s, stubtool proxy deno wire ÷ deno-bare proxy (fetch) (floor: deno-bare proxy kept)",
       bare: rps(["stubtool proxy deno wire", "S8"], ["deno-bare proxy", "S8"]),
+      floor: rps(["stubtool proxy deno wire", "S8"], ["deno-bare proxy kept", "S8"]),
       op: "≥",
       goal: 0.8,
     },
@@ -968,6 +978,10 @@ function printTable(rows: Row[]): void {
       versus("startupMs", ["stubtool 20", "S1"], ["stubtool 20 js", "S1"]),
     ],
     ["S7 req/s, deno-bare kept ÷ deno-bare json", rps(keptS7, ["deno-bare json", "S7"])],
+    [
+      "S8 req/s, deno-bare proxy kept ÷ deno-bare proxy",
+      rps(["deno-bare proxy kept", "S8"], ["deno-bare proxy", "S8"]),
+    ],
     [
       "S8 req/s, deno-bare proxy identity ÷ deno-bare proxy",
       rps(["deno-bare proxy identity", "S8"], ["deno-bare proxy", "S8"]),

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { get, post, route } from "../mod.ts";
 import { denoWireWarnings, validateConfig } from "../src/stubs/validate.ts";
 import { rawRequest, send, serverTest } from "./_http.ts";
-import { runCli } from "./_cli.ts";
+import { runCli, startServe, tempDir } from "./_cli.ts";
 import { type StubServer, stubServer } from "../mod.ts";
 
 const json = (body: unknown) => ({ body: JSON.stringify(body), headers: { "content-type": "application/json" } });
@@ -1098,4 +1098,26 @@ Deno.test("request.body_base64 must be base64 text", () => {
   assert.deepEqual(check(7), [
     "request.body_base64 must be base64 text (A-Z a-z 0-9 + /, = padding; the exact body bytes), got 7",
   ]);
+});
+
+Deno.test("--adapter deno: a WireMock folder's mapping with a header pattern gets the header-lines [WARN] at its file (serve and validate)", async () => {
+  await using dir = await tempDir();
+  await Deno.mkdir(`${dir.path}/mappings`);
+  await Deno.writeTextFile(
+    `${dir.path}/mappings/tag.json`,
+    JSON.stringify({
+      request: { method: "GET", url: "/a", headers: { "X-Tag": { contains: "a" } } },
+      response: { status: 200 },
+    }),
+  );
+  const warning =
+    /^\[WARN\] .*tag\.json mappings\[0\].*: request\.headers\.x-tag with --adapter deno reads a header sent on several lines as one value/m;
+  const served = await startServe(["--port", "0", "--adapter", "deno", "--wiremock", dir.path]);
+  await using _ = served.process;
+  assert.match(served.process.stderr, warning);
+  const validated = await runCli(["validate", "--wiremock", dir.path], { env: { STUBTOOL_ADAPTER: "deno" } });
+  assert.equal(validated.code, 0);
+  assert.match(validated.stderr, warning);
+  const node = await runCli(["validate", "--wiremock", dir.path]);
+  assert.doesNotMatch(node.stdout + node.stderr, /WARN/);
 });

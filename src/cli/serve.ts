@@ -519,6 +519,10 @@ async function loadInputs(values: ParsedArgs["values"], settings: Settings, sour
     );
     wiremock = loadWireMockFolders(wiremockDirs, { ...wiremockOptions, takenIds });
     problems.push(...wiremock.problems);
+    if (settings.adapter === "deno") {
+      const stubs = wiremock.batches.flat();
+      problems.push(...denoWireWarnings(stubs, (i) => stubs[i].place ?? wiremockDirs[0].place));
+    }
   }
   const openapi = await openApiServe(values, [...configStubs, ...inline.stubs], placeOf);
   if (openapi) problems.push(...openapi.problems);

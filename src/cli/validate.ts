@@ -61,6 +61,10 @@ export async function validateCommand(
     });
     printProblems(output, loaded.problems, "wiremock");
     if (loaded.problems.some((p) => p.level === "error")) return 1;
+    if (env.STUBTOOL_ADAPTER?.trim() === "deno") {
+      const stubs = loaded.batches.flat();
+      printProblems(output, denoWireWarnings(stubs, (i) => stubs[i].place ?? dirs[0].place), "wiremock");
+    }
     // Problems of a whole folder (none found there) leave out no mapping.
     const left = new Set(loaded.problems.map((p) => p.place).filter((place) => !dirs.some((d) => d.place === place)))
       .size;
