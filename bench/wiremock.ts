@@ -204,11 +204,8 @@ export interface LoadTimes {
   emptyMs: number;
 }
 
-/**
- * Times loading `dir`: in-process (the folder read and converted, the stubs validated and
- * registered in a handler, as `serve --wiremock` does) and as `validate --wiremock DIR`.
- */
-export async function timeLoad(dir: string, emptyDir: string, root: string): Promise<LoadTimes> {
+/** Loads `dir` as `serve --wiremock` does (read, convert, validate, register in a handler), timed, in this process. */
+async function loadOnce(dir: string): Promise<Pick<LoadTimes, "files" | "stubs" | "inProcessMs">> {
   const { loadWireMockFolder } = await import("../src/cli/loaders/wiremock_folder.ts");
   const { StubHandler } = await import("../src/server/handler.ts");
   // The folder holds templates: their engine loads first, outside the timing (serve loads it before it reads them).
@@ -219,31 +216,49 @@ export async function timeLoad(dir: string, emptyDir: string, root: string): Pro
   const inProcessMs = performance.now() - started;
   if (loaded.problems.length) throw new Error(`mappings left out: ${loaded.problems[0].message}`);
   if (handler.report().summary.total_stubs !== loaded.stubs.length) throw new Error("not every stub registered");
-  const cli = async (folder: string) => {
+  return { files: loaded.files, stubs: loaded.stubs.length, inProcessMs };
+}
+
+/**
+ * Times loading `dir`: in a fresh process each time (so no round finds the compiled code or
+ * the patterns of the one before), the folder read and converted, the stubs validated and
+ * registered in a handler, as `serve --wiremock` does; and as `validate --wiremock DIR`.
+ */
+export async function timeLoad(dir: string, emptyDir: string, root: string): Promise<LoadTimes> {
+  const run = async (args: string[]) => {
     const began = performance.now();
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["run", "-A", "cli.ts", "validate", "--wiremock", folder],
+      args: ["run", "-A", ...args],
       cwd: root,
       stdout: "piped",
       stderr: "piped",
-    }).output();
+    })
+      .output();
     const ms = performance.now() - began;
-    if (!out.success) throw new Error(`validate --wiremock ${folder} failed: ${new TextDecoder().decode(out.stderr)}`);
-    return ms;
+    if (!out.success) throw new Error(`${args.join(" ")} failed: ${new TextDecoder().decode(out.stderr)}`);
+    return { ms, stdout: new TextDecoder().decode(out.stdout) };
   };
+  const once = JSON.parse((await run(["bench/wiremock.ts", "--load-once", dir])).stdout);
   return {
-    files: loaded.files,
-    stubs: loaded.stubs.length,
-    inProcessMs,
-    validateMs: await cli(dir),
-    emptyMs: await cli(emptyDir),
+    ...once,
+    validateMs: (await run(["cli.ts", "validate", "--wiremock", dir])).ms,
+    emptyMs: (await run(["cli.ts", "validate", "--wiremock", emptyDir])).ms,
   };
 }
 
 if (import.meta.main) {
   const { values } = parseArgs({
-    options: { files: { type: "string", default: "1000" }, rounds: { type: "string", default: "5" } },
+    options: {
+      files: { type: "string", default: "1000" },
+      rounds: { type: "string", default: "5" },
+      // One in-process load of this folder, its figures printed as JSON (timeLoad runs it in a fresh process).
+      "load-once": { type: "string" },
+    },
   });
+  if (values["load-once"] !== undefined) {
+    console.log(JSON.stringify(await loadOnce(values["load-once"])));
+    Deno.exit(0);
+  }
   const dir = await Deno.makeTempDir({ prefix: "stubtool-wiremock-" });
   const { mappings, files } = makeRealisticMappings(Number(values.files));
   await writeWireMockFolder(`${dir}/big`, mappings, files);

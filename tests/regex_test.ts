@@ -77,3 +77,17 @@ Deno.test("regex: (a+)+$ and ([^]+?)x([^]+?)x([^]+?)y on a 50 KB almost-match an
     assert.ok(took < 2000, `${source} on ${value.length} characters took ${took.toFixed(0)} ms`);
   }
 });
+
+Deno.test("regex: a pattern compiled again with the same flags is the one compiled before; other flags compile anew", () => {
+  const plain = compileRegex("ab+c") as { regex: LinearRegex };
+  assert.equal(compileRegex("ab+c"), plain);
+  const folded = compileRegex("ab+c", { ignoreCase: true }) as { regex: LinearRegex };
+  assert.notEqual(folded, plain);
+  assert.equal(plain.regex.test("ABBC"), false);
+  assert.equal(folded.regex.test("ABBC"), true);
+  assert.equal(compileRegex("ab+c", { ignoreCase: true }), folded);
+  assert.equal((compileRegex("ab+c", { dotAll: true }) as { regex: LinearRegex }).regex.test("ABBC"), false);
+  // A refusal is remembered as well, word for word.
+  assert.deepEqual(compileRegex("(a)\\1"), compileRegex("(a)\\1"));
+  assert.match((compileRegex("(a)\\1") as { problem: string }).problem, /backreference/);
+});

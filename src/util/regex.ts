@@ -173,6 +173,24 @@ const LINEAR = "which stubtool's linear-time engine (RE2) cannot run; rewrite th
  * ```
  */
 export function compileRegex(source: string, options: RegexOptions = {}): { regex: LinearRegex } | { problem: string } {
+  const key = `${options.dotAll ? "s" : ""}${options.ignoreCase ? "i" : ""}${options.multiline ? "m" : ""}/${source}`;
+  const known = compiled.get(key);
+  if (known) return known;
+  const result = compileFresh(source, options);
+  if (compiled.size >= COMPILED_MAX) compiled.delete(compiled.keys().next().value!);
+  compiled.set(key, result);
+  return result;
+}
+
+/**
+ * Patterns compiled lately, by flags and source, oldest first: a mapping set repeats a few
+ * patterns (a bearer token's, a list's) hundreds of times. A compiled pattern holds no state
+ * between matches, so stubs share it.
+ */
+const compiled = new Map<string, { regex: LinearRegex } | { problem: string }>();
+const COMPILED_MAX = 1024;
+
+function compileFresh(source: string, options: RegexOptions): { regex: LinearRegex } | { problem: string } {
   // The translation first, so what RE2 cannot run is named as such (not as a syntax error).
   const translated = toRe2(source, options.dotAll === true);
   if ("problem" in translated) return { problem: `uses ${translated.problem}, ${LINEAR}` };
