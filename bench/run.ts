@@ -770,19 +770,47 @@ function find(rows: Row[], round: number, server: string, scenario: string): Row
   return rows.find((r) => r.round === round && r.server === server && r.scenario === scenario);
 }
 
+/** A per-round ratio over the rounds: its median, and its lowest and highest round (the spread). */
+interface Ratio {
+  median: number;
+  low: number;
+  high: number;
+}
+
+/** A per-round ratio over the rounds of `rows` (NaN where either side is missing). */
+function roundRatios(
+  rows: Row[],
+  of: (round: number) => number | undefined,
+  to: (round: number) => number | undefined,
+): Ratio {
+  const rounds = [...new Set(rows.map((r) => r.round))];
+  const values = rounds.map((round) => (of(round) ?? NaN) / (to(round) ?? NaN));
+  return { median: median(values), low: Math.min(...values), high: Math.max(...values) };
+}
+
 /** Median over rounds of a per-round ratio. */
 function ratio(rows: Row[], of: (round: number) => number | undefined, to: (round: number) => number | undefined) {
-  const rounds = [...new Set(rows.map((r) => r.round))];
-  return median(rounds.map((round) => (of(round) ?? NaN) / (to(round) ?? NaN)));
+  return roundRatios(rows, of, to).median;
 }
 
 function printTable(rows: Row[]): void {
   const fmt = (n: number, digits = 0) => Number.isFinite(n) ? n.toFixed(digits) : "-";
   const keys = [...new Set(rows.map((r) => `${r.server}\u0000${r.scenario}`))];
   type Field = "rps" | "p99" | "startupMs";
-  /** Median over rounds of `field` of one server's scenario ÷ the same field of another's. */
+  /** `field` of one server's scenario ÷ the same field of another's, per round. */
   const versus = (field: Field, [server, scenario]: string[], [base, baseScenario]: string[]) =>
-    ratio(rows, (r) => find(rows, r, server, scenario)?.[field], (r) => find(rows, r, base, baseScenario)?.[field]);
+    roundRatios(
+      rows,
+      (r) => find(rows, r, server, scenario)?.[field],
+      (r) => find(rows, r, base, baseScenario)?.[field],
+    );
+  /** A ratio's median and, over several rounds, its spread: `0.91 (0.86–0.97)`. */
+  const fmtRatio = ({ median, low, high }: Ratio) =>
+    !Number.isFinite(median)
+      ? "-"
+      : low === high
+      ? fmt(median, 2)
+      : `${fmt(median, 2)} (${fmt(low, 2)}–${fmt(high, 2)})`;
   const bare = ["deno-bare", "S1"];
   const header = [
     "server",
@@ -811,9 +839,9 @@ function printTable(rows: Row[]): void {
       fmt(pick("errors")),
       fmt(pick("rssMb")),
       fmt(pick("startupMs")),
-      fmt(rel("rps"), 2),
-      fmt(rel("p99"), 2),
-      fmt(rel("startupMs"), 2),
+      fmt(rel("rps").median, 2),
+      fmt(rel("p99").median, 2),
+      fmt(rel("startupMs").median, 2),
     ];
   });
   const table = [header, header.map(() => "---"), ...lines];
@@ -828,9 +856,9 @@ function printTable(rows: Row[]): void {
   type Target = {
     name: string;
     /** Against the bare baseline. */
-    bare: number;
+    bare: Ratio;
     /** Against the floor, when the target has one. */
-    floor?: number;
+    floor?: Ratio;
     op: "≥" | "≤";
     goal: number;
   };
@@ -952,17 +980,17 @@ function printTable(rows: Row[]): void {
     },
   ];
   console.log(
-    "\n| target | ÷ bare (median) | ÷ floor (median) | goal (on the floor when there is one) | verdict |\n" +
+    "\n| target | ÷ bare (median (spread)) | ÷ floor (median (spread)) | goal (on the floor when there is one) | verdict |\n" +
       "| --- | --- | --- | --- | --- |",
   );
   for (const { name, bare: value, floor, op, goal } of targets) {
-    const judged = floor ?? value;
+    const judged = (floor ?? value).median;
     const verdict = !Number.isFinite(judged) ? "-" : (op === "≥" ? judged >= goal : judged <= goal) ? "PASS" : "BELOW";
     console.log(
-      `| ${name} | ${fmt(value, 2)} | ${floor === undefined ? "" : fmt(floor, 2)} | ${op} ${goal} | ${verdict} |`,
+      `| ${name} | ${fmtRatio(value)} | ${floor === undefined ? "" : fmtRatio(floor)} | ${op} ${goal} | ${verdict} |`,
     );
   }
-  const floors: [string, number][] = [
+  const floors: [string, Ratio][] = [
     ["S1 req/s, deno-bare kept ÷ deno-bare", rps(kept, bare)],
     ["S1 req/s, node-bare kept ÷ deno-bare kept (the wires' floors)", rps(nodeKept, kept)],
     ["S7 req/s, node-bare kept ÷ deno-bare kept", rps(["node-bare kept", "S7"], keptS7)],
@@ -999,8 +1027,8 @@ function printTable(rows: Row[]): void {
       rps(["stubtool proxy", "S8"], ["deno-bare proxy node:http", "S8"]),
     ],
   ];
-  console.log("\n| baselines against each other, same run | median ratio |\n| --- | --- |");
-  for (const [name, value] of floors) console.log(`| ${name} | ${fmt(value, 2)} |`);
+  console.log("\n| baselines against each other, same run | median ratio (spread) |\n| --- | --- |");
+  for (const [name, value] of floors) console.log(`| ${name} | ${fmtRatio(value)} |`);
 }
 
 /**
