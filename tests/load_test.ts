@@ -12,8 +12,12 @@ import { ADAPTERS } from "./_http.ts";
 
 const CLIENTS = 50;
 const REQUESTS_PER_CLIENT = 2_000;
-/** The whole run per adapter must finish within this, or the test fails rather than stalls CI. */
-const BUDGET_MS = 30_000;
+/**
+ * The whole run per adapter must finish within this, or the test fails rather than stalls CI. A
+ * guard against a hang, not a speed goal (those live in bench/): a run takes 2–3 s alone, and
+ * past 30 s on a machine busy with the whole suite.
+ */
+const BUDGET_MS = 120_000;
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
