@@ -120,16 +120,34 @@ async function packagesLoadedByServe(config: string): Promise<Set<string>> {
   return packages;
 }
 
-Deno.test("engine: serve of a plain config loads neither the template engine, the XML pair nor ws; a template config loads the engine (only) before it is ready", async () => {
+Deno.test("engine: serve of a plain config loads neither the template engine, the XML pair nor ws; a template loads Handlebars only, jsonPath and math their libraries, a JSONPath condition jsonpath-plus only", async () => {
   await using dir = await tempDir();
-  const plain = join(dir.path, "plain.json");
-  await writeFile(plain, JSON.stringify({ routes: [{ method: "GET", path: "/users/{id}", body: { id: "{id}" } }] }));
-  const templated = join(dir.path, "templated.json");
-  await writeFile(
-    templated,
-    JSON.stringify({ routes: [{ method: "GET", path: "/t/{id}", template: true, body: "{{params.id}}" }] }),
-  );
-  const [forPlain, forTemplate] = await Promise.all([packagesLoadedByServe(plain), packagesLoadedByServe(templated)]);
-  assert.deepEqual(LAZY.filter((name) => forPlain.has(name)), []);
-  assert.deepEqual(LAZY.filter((name) => forTemplate.has(name)), ["handlebars", "jsonpath-plus", "decimal.js"]);
+  const write = async (name: string, routes: unknown[]) => {
+    await writeFile(join(dir.path, name), JSON.stringify({ routes }));
+    return join(dir.path, name);
+  };
+  const configs = await Promise.all([
+    write("plain.json", [{ method: "GET", path: "/users/{id}", body: { id: "{id}" } }]),
+    write("templated.json", [{ method: "GET", path: "/t/{id}", template: true, body: "{{params.id}}" }]),
+    write("helpers.json", [{
+      method: "POST",
+      path: "/t",
+      template: true,
+      body: "{{jsonPath request.body '$.a'}} {{math 1 '+' 2}}",
+    }]),
+    write("math.json", [{ method: "GET", path: "/m", template: true, body: "{{math 1 '+' 2}}" }]),
+    write("condition.json", [{ method: "POST", path: "/c", request: { json_path: { "$.kind": "x" } } }]),
+  ]);
+  const loaded = await Promise.all(configs.map(packagesLoadedByServe));
+  assert.deepEqual(loaded.map((packages) => LAZY.filter((name) => packages.has(name))), [
+    [],
+    ["handlebars"],
+    ["handlebars", "jsonpath-plus", "decimal.js"],
+    ["handlebars", "decimal.js"],
+    ["jsonpath-plus"],
+  ]);
+  // What was loaded is all they need to answer.
+  const served = await startServe(["--port", "0", "--quiet", "--config", configs[2]]);
+  await using _ = served.process;
+  assert.deepEqual(await get(`${served.url}/t`, { method: "POST", body: '{"a":"x"}' }), { status: 200, text: '"x 3"' });
 });

@@ -1,13 +1,15 @@
 /**
- * The libraries stubs may need, loaded only when a stub needs them: the template engine's
- * (handlebars, jsonpath-plus, decimal.js: templates and JSONPath conditions) and the XML pair
- * (`@xmldom/xmldom`, `xpath`: `xml_equals` and `xpath` conditions). A start with no template,
- * no JSONPath and no XML condition reads none of them; one that needs only templates reads
- * only those. The code that turns stubs into answers stays synchronous; it asks {@link engine}
- * for the libraries (`engine()` for templates, `engine("xml")` for XML). Whoever checks stubs
- * makes sure they are there first, before the server says it is ready, never on the request path:
+ * The libraries stubs may need, loaded only when a stub needs them, each group on its own:
+ * Handlebars (templates), jsonpath-plus (JSONPath conditions and the `jsonPath` helper),
+ * decimal.js (the `math` helper) and the XML pair (`@xmldom/xmldom`, `xpath`: `xml_equals` and
+ * `xpath` conditions, the `xPath` helpers). A start with no template, no JSONPath and no XML
+ * condition reads none of them; a template that calls neither `jsonPath` nor `math` reads only
+ * Handlebars. The code that turns stubs into answers stays synchronous; it asks {@link engine}
+ * for a group (`engine()` for Handlebars, `engine("jsonpath")`, `engine("decimal")`,
+ * `engine("xml")`). Whoever checks stubs makes sure they are there first, before the server says
+ * it is ready, never on the request path:
  * - a config file and `--stub` run their check through {@link withTemplating}, which loads the
- *   libraries the check asked for and checks again;
+ *   groups the check asked for and checks again;
  * - WireMock folders, `--openapi --mock`, `--state` and the admin API's writes
  *   (src/server/mounts.ts) call {@link loadTemplating} (every library) before they check anything;
  * - `mod.ts` and `handler.ts` load them as they are imported (src/templating/eager.ts), so stubs
@@ -21,11 +23,9 @@ import type { Decimal } from "decimal.js";
 import type { DOMImplementation, DOMParser, XMLSerializer } from "@xmldom/xmldom";
 import type xpath from "./xpath_lib.ts";
 
-/** The libraries templates and JSONPath conditions run on. */
+/** The library templates run on. */
 export interface EngineLibraries {
   handlebars: typeof HandlebarsNamespace;
-  jsonPath: typeof JSONPath;
-  decimal: typeof Decimal;
 }
 
 /** The libraries XML conditions run on (parsing: `@xmldom/xmldom`; XPath 1.0: `xpath`). */
@@ -39,25 +39,31 @@ export interface XmlLibraries {
 /** The groups of libraries, each loaded as a whole. */
 interface Groups {
   templates: EngineLibraries;
+  jsonpath: { jsonPath: typeof JSONPath };
+  decimal: { decimal: typeof Decimal };
   xml: XmlLibraries;
 }
 type Group = keyof Groups;
+
+/** What each group is, in the error {@link engine} throws while it is not loaded. */
+const NAMES: Record<Group, string> = {
+  templates: "template engine is",
+  jsonpath: "JSONPath library is",
+  decimal: "decimal library is",
+  xml: "XML libraries are",
+};
 
 // Literal specifiers, so `deno compile` and the npm build keep them.
 const loaders: { [G in Group]: () => Promise<Groups[G]> } = {
   // Handlebars' one-file build: the same code as its package entry, which reads 45 files (the
   // source-map library among them).
   templates: () =>
-    Promise.all([
-      // @ts-ignore: the one-file build ships no types of its own (tsc, for the npm package, says so); typed by the cast
-      import("handlebars/dist/handlebars.js") as Promise<{ default: typeof HandlebarsNamespace }>,
-      import("jsonpath-plus"),
-      import("decimal.js"),
-    ]).then(([handlebars, jsonPath, decimal]) => ({
-      handlebars: handlebars.default,
-      jsonPath: jsonPath.JSONPath,
-      decimal: decimal.Decimal,
-    })),
+    // @ts-ignore: the one-file build ships no types of its own (tsc, for the npm package, says so); typed by the cast
+    (import("handlebars/dist/handlebars.js") as Promise<{ default: typeof HandlebarsNamespace }>).then((
+      handlebars,
+    ) => ({ handlebars: handlebars.default })),
+  jsonpath: () => import("jsonpath-plus").then((module) => ({ jsonPath: module.JSONPath })),
+  decimal: () => import("decimal.js").then((module) => ({ decimal: module.Decimal })),
   xml: () =>
     Promise.all([import("@xmldom/xmldom"), import("./xpath_lib.ts")]).then(([xmldom, path]) => ({
       DOMParser: xmldom.DOMParser,
@@ -67,10 +73,11 @@ const loaders: { [G in Group]: () => Promise<Groups[G]> } = {
     })),
 };
 
+const GROUPS = Object.keys(loaders) as Group[];
 const loaded: Partial<Groups> = {};
 const loading: { [G in Group]?: Promise<void> } = {};
 /** The groups {@link engine} was asked for before they were loaded (each ask counted). */
-const demands: Record<Group, number> = { templates: 0, xml: 0 };
+const demands: Record<Group, number> = { templates: 0, jsonpath: 0, decimal: 0, xml: 0 };
 
 function load(group: Group): Promise<void> {
   return loading[group] ??= (loaders[group]() as Promise<Groups[typeof group]>).then((libraries) => {
@@ -80,7 +87,7 @@ function load(group: Group): Promise<void> {
 
 /** Loads every library stubs may need (once; later calls share the first load). */
 export function loadTemplating(): Promise<void> {
-  return Promise.all([load("templates"), load("xml")]).then(() => {});
+  return Promise.all(GROUPS.map(load)).then(() => {});
 }
 
 let onDemand = false;
@@ -97,7 +104,7 @@ export function isTemplatingOnDemand(): boolean {
 
 /** Are all the libraries loaded? */
 export function templatingLoaded(): boolean {
-  return loaded.templates !== undefined && loaded.xml !== undefined;
+  return GROUPS.every((group) => loaded[group] !== undefined);
 }
 
 /**
@@ -110,22 +117,24 @@ export function engine(group: Group = "templates"): Groups[Group] {
   const found = loaded[group];
   if (found) return found;
   demands[group]++;
-  throw new Error(
-    `the ${
-      group === "xml" ? "XML libraries are" : "template engine is"
-    } not loaded yet (internal: run the check through withTemplating)`,
-  );
+  throw new Error(`the ${NAMES[group]} not loaded yet (internal: run the check through withTemplating)`);
 }
+
+/** Text that says a stubs' source most likely asks for a group: a template, a JSONPath condition or helper. */
+const HINTS: readonly [string, Group][] = [["{{", "templates"], ["json_path", "jsonpath"], ["jsonPath", "jsonpath"]];
 
 /**
  * Runs a stub check; when it asked for libraries not loaded yet, loads them and runs the check
  * again (the first result or failure, made without them, is dropped). The check must not change
  * anything outside what it returns. `source`, the text the stubs were read from, saves that
- * second pass in the common case: a text holding `{{` most likely holds a template, so the
- * template engine loads before the first pass (a wrong guess costs only the load).
+ * second pass in the common case: a text holding `{{` most likely holds a template, one naming
+ * `json_path` or `jsonPath` a JSONPath, so those groups load before the first pass (a wrong
+ * guess costs only the load).
  */
 export async function withTemplating<T>(check: () => T | Promise<T>, source?: string): Promise<T> {
-  if (source?.includes("{{")) await load("templates");
+  if (source !== undefined) {
+    await Promise.all(HINTS.filter(([text]) => source.includes(text)).map(([, group]) => load(group)));
+  }
   // Each pass may ask for a group the last pass could not reach (a template's `xPath` asks for the XML libraries only
   // once the template engine is there to compile it): run again until a pass asks for nothing new.
   for (;;) {
@@ -138,7 +147,7 @@ export async function withTemplating<T>(check: () => T | Promise<T>, source?: st
       // A library asked for outside the check's own error handling: the check stopped there.
       result = { error };
     }
-    const wanted = (Object.keys(demands) as Group[]).filter((group) => demands[group] !== before[group]);
+    const wanted = GROUPS.filter((group) => demands[group] !== before[group]);
     if (wanted.length === 0) {
       if ("error" in result) throw result.error;
       return result.value;

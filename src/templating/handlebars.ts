@@ -193,6 +193,7 @@ function checkCall(name: string, node: AstNode): void {
       if (typeof hash.timezone === "string") checkTimeZone(hash.timezone);
       if (typeof hash.offset === "string") offsetDate(new Date(0), hash.offset);
     } else if (name === "math") {
+      engine("decimal"); // loads with the stub that calls it (asking counts the demand)
       const operator = literal(node.params[1]);
       if (node.params.length !== 3) throw new Error("write {{math left '+' right}} (operators + - * / %)");
       if (operator !== undefined && !["+", "-", "*", "/", "%"].includes(String(operator))) {
@@ -202,8 +203,9 @@ function checkCall(name: string, node: AstNode): void {
       if (typeof hash.type === "string" && !RANDOM_TYPES.includes(hash.type.toUpperCase())) {
         throw new Error(`unknown type ${JSON.stringify(hash.type)} (use one of ${RANDOM_TYPES.join(", ")})`);
       }
-    } else if (name === "jsonPath" && node.params.length !== 2) {
-      throw new Error("write {{jsonPath request.body '$.path'}}");
+    } else if (name === "jsonPath") {
+      engine("jsonpath");
+      if (node.params.length !== 2) throw new Error("write {{jsonPath request.body '$.path'}}");
     } else if (name in XPATH_HELPERS) {
       const expression = literal(node.params[1]);
       checkXPathCall(name, node.params.length, typeof expression === "string" ? expression : undefined);

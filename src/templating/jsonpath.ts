@@ -59,7 +59,7 @@ export function evaluatePath(document: unknown, path: string, maxWork = Infinity
       if (++results > maxWork) throw new JsonPathWorkError(results, maxWork);
     }
     : undefined;
-  const { jsonPath } = engine();
+  const { jsonPath } = engine("jsonpath");
   try {
     values = jsonPath({
       path: expression,

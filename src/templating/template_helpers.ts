@@ -215,9 +215,9 @@ function empty(value: unknown): boolean {
 /** Exact decimals: results are never rounded by precision (operands are bounded by {@link MAX_MATH_DIGITS}). */
 let exact: typeof Decimal | undefined;
 const Exact = () =>
-  exact ??= engine().decimal.clone({
+  exact ??= engine("decimal").decimal.clone({
     precision: 1e9,
-    rounding: engine().decimal.ROUND_HALF_UP,
+    rounding: engine("decimal").decimal.ROUND_HALF_UP,
     toExpNeg: -9e15,
     toExpPos: 9e15,
   });
