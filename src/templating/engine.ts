@@ -57,11 +57,11 @@ const NAMES: Record<Group, string> = {
 const loaders: { [G in Group]: () => Promise<Groups[G]> } = {
   // Handlebars' one-file build: the same code as its package entry, which reads 45 files (the
   // source-map library among them).
-  templates: () =>
+  templates: async () => {
     // @ts-ignore: the one-file build ships no types of its own (tsc, for the npm package, says so); typed by the cast
-    (import("handlebars/dist/handlebars.js") as Promise<{ default: typeof HandlebarsNamespace }>).then((
-      handlebars,
-    ) => ({ handlebars: handlebars.default })),
+    const module = await (import("handlebars/dist/handlebars.js") as Promise<{ default: typeof HandlebarsNamespace }>);
+    return { handlebars: module.default };
+  },
   jsonpath: () => import("jsonpath-plus").then((module) => ({ jsonPath: module.JSONPath })),
   decimal: () => import("decimal.js").then((module) => ({ decimal: module.Decimal })),
   xml: () =>
