@@ -419,7 +419,7 @@ const SERVERS: Server[] = [
   },
   {
     // S8's floor on the Deno.serve wire as the contract asks (P12.1: headers dropped both ways, identity,
-    // redirects passed on, an abort handle per request).
+    // redirects passed on, an abort handle per request), keeping the request's headers as the journal does.
     name: "deno-bare proxy kept",
     cmd: [DENO, "run", "-A", "bench/servers/deno_bare_proxy_kept.ts", "{port}", "{upstream}"],
     upstream: true,
