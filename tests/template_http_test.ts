@@ -642,3 +642,42 @@ Deno.test("xPath: a literal expression that is not XPath, or a call without two 
   assert.match(check("{{xPath request.body}}")[0], /xPath: write the XML, then the expression/);
   assert.deepEqual(check("{{xPath request.body '/a/@b'}}"), []);
 });
+
+Deno.test("a template whose status and headers read nothing from the request shares one head; a rendered header gets its own", async () => {
+  const { TemplateResponse } = await import("../src/server/answers/template.ts");
+  const { templateModel } = await import("../src/server/answers/template_model.ts");
+  const { config } = validateConfig({
+    routes: [
+      {
+        method: "GET",
+        path: "/a/{id}",
+        template: true,
+        headers: { "x-kind": "plain é" },
+        body: { id: "{{params.id}}" },
+      },
+      { method: "GET", path: "/b/{id}", template: true, headers: { "x-id": "{{params.id}}" }, body: "b" },
+    ],
+  });
+  const model = (id: string) =>
+    templateModel({
+      method: "GET",
+      target: `/a/${id}`,
+      pathname: `/a/${id}`,
+      rawQuery: "",
+      scheme: "http",
+      header: () => null,
+      headers: () => ({}),
+      bodyText: () => "",
+      params: { id },
+    });
+  const [fixed, rendered] = config!.routes.map((stub) => new TemplateResponse(stub.responses[0]));
+  const [first, firstBody] = fixed.render(model("1"));
+  const [second, secondBody] = fixed.render(model("2"));
+  assert.equal(first, second);
+  assert.deepEqual({ ...first.headers }, { "content-type": "application/json", "x-kind": "plain %C3%A9" });
+  assert.deepEqual([firstBody, secondBody], ['{"id":"1"}', '{"id":"2"}']);
+  const [one] = rendered.render(model("1"));
+  const [two] = rendered.render(model("2"));
+  assert.notEqual(one, two);
+  assert.deepEqual([one.headers["x-id"], two.headers["x-id"]], ["1", "2"]);
+});

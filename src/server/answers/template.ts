@@ -50,6 +50,8 @@ export class TemplateResponse {
   readonly #addedType: boolean;
   /** The stub's `template_parameters`, read as `parameters.NAME`. */
   readonly #parameters: Readonly<Record<string, unknown>> | undefined;
+  /** The head, when neither the status nor a header reads the request: built once, shared by every answer. */
+  readonly #fixedHead: ResponseHead | undefined;
 
   /** Compiles `spec`'s templates; throws a `SyntaxError` for a broken one (validation has caught them before). */
   constructor(spec: ResponseSpec) {
@@ -81,19 +83,34 @@ export class TemplateResponse {
     const body = this.#body;
     this.readsBody = headers.some(([, v]) => (Array.isArray(v) ? v : [v]).some((t) => t.readsBody)) ||
       (body !== undefined && !(body instanceof Uint8Array) && body.readsBody);
+    const fixed = !this.#status.dynamic &&
+      headers.every(([, v]) => (Array.isArray(v) ? v : [v]).every((t) => !t.dynamic));
+    // A value that cannot be sent is left to fail each answer, as a rendered one does.
+    try {
+      this.#fixedHead = fixed ? this.#head({} as TemplateModel) : undefined;
+    } catch {
+      this.#fixedHead = undefined;
+    }
   }
 
   /** The answer for one request; throws {@link TemplateError} or {@link HeaderValueError}. */
-  render(model: Parameters<ResponseTemplate["render"]>[0]): [ResponseHead, AnswerBody] {
+  render(model: TemplateModel): [ResponseHead, AnswerBody] {
     if (this.#parameters) model.parameters = this.#parameters;
+    const head = this.#fixedHead ?? this.#head(model);
+    const body = this.#body;
+    if (bodiless(head.status) || body === undefined) return [head, null];
+    if (body instanceof Uint8Array) return [head, body];
+    const text = body.render(model);
+    return [head, this.#encode ? ENCODER.encode(text) : text];
+  }
+
+  /** The status and headers rendered for one request. */
+  #head(model: TemplateModel): ResponseHead {
     const status = this.#status.render(model);
     const head: ResponseHead = { status, headers: Object.create(null) };
     if (this.#statusText !== undefined) head.statusText = this.#statusText;
-    // A status rendered per request may forbid a body (204, 205, 304): the body is dropped, as
-    // validation makes a plain stub drop it, so the client, the log and the journal see the same answer.
-    const bodiless = status === 204 || status === 205 || status === 304;
     for (const [i, [name, value]] of this.#headers.entries()) {
-      if (i === 0 && bodiless && this.#addedType) continue;
+      if (i === 0 && bodiless(status) && this.#addedType) continue;
       if (!Array.isArray(value)) head.headers[name] = headerValue(name, value.render(model));
       else {
         (head.lists ??= Object.create(null) as Record<string, string[]>)[name] = value.map((t) =>
@@ -101,12 +118,17 @@ export class TemplateResponse {
         );
       }
     }
-    const body = this.#body;
-    if (bodiless || body === undefined) return [head, null];
-    if (body instanceof Uint8Array) return [head, body];
-    const text = body.render(model);
-    return [head, this.#encode ? ENCODER.encode(text) : text];
+    return head;
   }
+}
+
+/**
+ * A status rendered per request may forbid a body (204, 205, 304): the body is dropped (and the
+ * content type added for it), as validation makes a plain stub drop it, so the client, the log and
+ * the journal see the same answer.
+ */
+function bodiless(status: number): boolean {
+  return status === 204 || status === 205 || status === 304;
 }
 
 /**

@@ -38,6 +38,7 @@ export interface TemplateRequest {
 const EMPTY: Readonly<Record<string, string>> = Object.freeze(Object.create(null));
 
 function decodePath(segment: string): string {
+  if (!segment.includes("%")) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {
