@@ -91,3 +91,10 @@ Deno.test("regex: a pattern compiled again with the same flags is the one compil
   assert.deepEqual(compileRegex("(a)\\1"), compileRegex("(a)\\1"));
   assert.match((compileRegex("(a)\\1") as { problem: string }).problem, /backreference/);
 });
+
+Deno.test("regex: a pattern longer than 256 characters is compiled each time, not kept", () => {
+  const long = `(?:${"a".repeat(300)})+`;
+  const first = compileRegex(long) as { regex: LinearRegex };
+  assert.notEqual(compileRegex(long), first);
+  assert.equal(first.regex.test("a".repeat(600)), true);
+});

@@ -173,6 +173,7 @@ const LINEAR = "which stubtool's linear-time engine (RE2) cannot run; rewrite th
  * ```
  */
 export function compileRegex(source: string, options: RegexOptions = {}): { regex: LinearRegex } | { problem: string } {
+  if (source.length > KEPT_LENGTH) return compileFresh(source, options);
   const key = `${options.dotAll ? "s" : ""}${options.ignoreCase ? "i" : ""}${options.multiline ? "m" : ""}/${source}`;
   const known = compiled.get(key);
   if (known) return known;
@@ -185,10 +186,12 @@ export function compileRegex(source: string, options: RegexOptions = {}): { rege
 /**
  * Patterns compiled lately, by flags and source, oldest first: a mapping set repeats a few
  * patterns (a bearer token's, a list's) hundreds of times. A compiled pattern holds no state
- * between matches, so stubs share it.
+ * between matches, so stubs share it. Only short patterns are kept, and at most
+ * {@link COMPILED_MAX} of them, so what the cache holds stays small whatever stubs come and go.
  */
 const compiled = new Map<string, { regex: LinearRegex } | { problem: string }>();
 const COMPILED_MAX = 1024;
+const KEPT_LENGTH = 256;
 
 function compileFresh(source: string, options: RegexOptions): { regex: LinearRegex } | { problem: string } {
   // The translation first, so what RE2 cannot run is named as such (not as a syntax error).
