@@ -490,7 +490,12 @@ interface Measure {
 }
 
 /** Runs wrk and parses its --latency output. */
-async function wrk(scenario: Scenario, seconds: number, scriptDir: string): Promise<Omit<Measure, "rssMb">> {
+async function wrk(
+  scenario: Scenario,
+  seconds: number,
+  scriptDir: string,
+  port = PORT,
+): Promise<Omit<Measure, "rssMb">> {
   const args = [
     "-t1",
     `-c${CONNECTIONS}`,
@@ -512,7 +517,7 @@ async function wrk(scenario: Scenario, seconds: number, scriptDir: string): Prom
     );
     args.push("-s", script);
   }
-  args.push(`http://127.0.0.1:${PORT}${scenario.path}`);
+  args.push(`http://127.0.0.1:${port}${scenario.path}`);
   const out = await new Deno.Command("timeout", { args: [String(seconds + 15), "wrk", ...args], stdout: "piped" })
     .output();
   const text = new TextDecoder().decode(out.stdout);
@@ -527,8 +532,8 @@ async function wrk(scenario: Scenario, seconds: number, scriptDir: string): Prom
   return { rps, p50, p99, errors: socketErrors + (expectedNon2xx ? 0 : non2xx) };
 }
 
-async function request(scenario: Scenario): Promise<[number, string]> {
-  const response = await fetch(`http://127.0.0.1:${PORT}${scenario.path}`, {
+async function request(scenario: Scenario, port = PORT): Promise<[number, string]> {
+  const response = await fetch(`http://127.0.0.1:${port}${scenario.path}`, {
     method: scenario.method,
     body: scenario.body,
     headers: { ...(scenario.body ? { "content-type": "application/json" } : {}), ...scenario.headers },
@@ -537,9 +542,9 @@ async function request(scenario: Scenario): Promise<[number, string]> {
 }
 
 /** Starts a server and returns it with the time from spawn to its first 200 on readyPath. */
-async function start(server: Server, configs: Map<Server["config"], string>) {
+async function start(server: Server, configs: Map<Server["config"], string>, port = PORT) {
   const cmd = server.cmd.map((part) =>
-    part.replace("{port}", String(PORT)).replace("{config}", configs.get(server.config ?? 0) ?? "")
+    part.replace("{port}", String(port)).replace("{config}", configs.get(server.config ?? 0) ?? "")
       .replace("{upstream}", UPSTREAM).replace("{state}", STATE)
   );
   const started = performance.now();
@@ -547,7 +552,7 @@ async function start(server: Server, configs: Map<Server["config"], string>) {
   const deadline = started + 30_000;
   for (;;) {
     try {
-      const response = await fetch(`http://127.0.0.1:${PORT}${server.readyPath}`);
+      const response = await fetch(`http://127.0.0.1:${port}${server.readyPath}`);
       await response.body?.cancel();
       if (response.status === 200) break;
     } catch { /* not listening yet */ }
@@ -648,6 +653,164 @@ async function wiremockLoads(dir: string) {
   return times;
 }
 
+// ------------------------------------------------------------------ side by side
+
+/**
+ * A target measured side by side: the server and its floor are up at once and wrk turns from
+ * one to the other, slice after slice (server, floor, server, …); each two slices in a row give
+ * one ratio, so half the ratios have the server first and half the floor. On a shared 2-vCPU
+ * machine, speed drifts by ±25 % over the minutes between a round's servers; slices seconds
+ * apart see the same machine, so the ratio's spread is the servers', not the machine's. With
+ * slices under the idle collector's five quiet seconds (src/server/idle.ts), what is measured
+ * is a server under steady load, as in the rounds.
+ */
+interface SideBySide {
+  target: string;
+  server: string;
+  floor: string;
+  scenario: Scenario;
+  op: "≥" | "≤";
+  goal: number;
+  /** The figure compared: req/s (server ÷ floor) or p99 (server ÷ floor). */
+  field: "rps" | "p99";
+}
+
+const SIDE_BY_SIDE: SideBySide[] = ([
+  { target: "S1 req/s, default wire", server: "stubtool 20", floor: "node-bare kept", scenario: S1, field: "rps" },
+  { target: "S1 p99, default wire", server: "stubtool 20", floor: "node-bare kept", scenario: S1, field: "p99" },
+  {
+    target: "S1 req/s, deno wire",
+    server: "stubtool 20 deno wire",
+    floor: "deno-bare kept",
+    scenario: S1,
+    field: "rps",
+  },
+  { target: "S1 p99, deno wire", server: "stubtool 20 deno wire", floor: "deno-bare kept", scenario: S1, field: "p99" },
+  {
+    target: "S7 req/s, default wire",
+    server: "stubtool payments",
+    floor: "node-bare kept",
+    scenario: S7,
+    field: "rps",
+  },
+  {
+    target: "S7 req/s, deno wire",
+    server: "stubtool payments deno wire",
+    floor: "deno-bare kept",
+    scenario: S7,
+    field: "rps",
+  },
+  {
+    target: "S8 req/s, default wire",
+    server: "stubtool proxy",
+    floor: "node-bare proxy streamed",
+    scenario: S8,
+    field: "rps",
+  },
+  {
+    target: "S8 req/s, deno wire",
+    server: "stubtool proxy deno wire",
+    floor: "deno-bare proxy kept",
+    scenario: S8,
+    field: "rps",
+  },
+  {
+    target: "S8 req/s, default wire ÷ the bare fetch proxy",
+    server: "stubtool proxy",
+    floor: "deno-bare proxy",
+    scenario: S8,
+    field: "rps",
+  },
+  {
+    target: "S8 req/s, deno wire ÷ the bare fetch proxy",
+    server: "stubtool proxy deno wire",
+    floor: "deno-bare proxy",
+    scenario: S8,
+    field: "rps",
+  },
+] satisfies Omit<SideBySide, "op" | "goal">[]).map((pair) => ({
+  ...pair,
+  op: pair.field === "p99" ? "≤" as const : "≥" as const,
+  goal: pair.field === "p99" ? 1.5 : pair.scenario === S1 ? 0.95 : pair.scenario === S7 ? 0.9 : 0.8,
+}));
+
+/** Slices per side-by-side target, server first and last: one less ratio. */
+const SLICES = SMOKE ? 2 : Math.max(7, 2 * ROUNDS + 1);
+
+interface SideBySideFigure extends SideBySide {
+  /** One ratio per two slices in a row. */
+  ratios: number[];
+}
+
+/**
+ * Runs each {@link SIDE_BY_SIDE} target whose two servers were chosen: both up (the floor on
+ * the next free port), one warm-up each, then {@link SLICES} slices. The p99 targets read the
+ * same slices as their req/s target.
+ */
+async function sideBySide(
+  chosen: Server[],
+  configs: Map<Server["config"], string>,
+  dir: string,
+): Promise<SideBySideFigure[]> {
+  const figures: SideBySideFigure[] = [];
+  const byName = new Map(SERVERS.map((s) => [s.name, s]));
+  const names = new Set(chosen.map((s) => s.name));
+  const measured = new Map<string, Omit<Measure, "rssMb">[]>();
+  for (const pair of SIDE_BY_SIDE) {
+    if (!names.has(pair.server) || !names.has(pair.floor)) continue;
+    const key = `${pair.server}\u0000${pair.floor}\u0000${pair.scenario.id}`;
+    if (!measured.has(key)) {
+      const ports = [PORT, PORT + 3];
+      const server = await start(byName.get(pair.server)!, configs, ports[0]);
+      const floor = await start(byName.get(pair.floor)!, configs, ports[1]).catch(async (error) => {
+        await stop(server.child);
+        throw error;
+      });
+      try {
+        for (const port of ports) {
+          const [status, body] = await request(pair.scenario, port);
+          const problem = pair.scenario.check(status, body);
+          if (problem) throw new Error(`side by side ${pair.target}: wrong answer before load: ${problem}`);
+          if (WARMUP > 0) await wrk(pair.scenario, WARMUP, dir, port);
+        }
+        const slices = [];
+        for (let n = 0; n < SLICES; n++) slices.push(await wrk(pair.scenario, DURATION, dir, ports[n % 2]));
+        measured.set(key, slices);
+      } finally {
+        await stop(server.child);
+        await stop(floor.child);
+      }
+    }
+    const slices = measured.get(key)!;
+    const ratios = slices.slice(1).map((slice, n) => {
+      const [server, floor] = n % 2 === 0 ? [slices[n], slice] : [slice, slices[n]];
+      return server[pair.field] / floor[pair.field];
+    });
+    figures.push({ ...pair, ratios });
+  }
+  return figures;
+}
+
+function printSideBySide(figures: SideBySideFigure[]): void {
+  if (figures.length === 0) return;
+  const fmt = (n: number) => Number.isFinite(n) ? n.toFixed(2) : "-";
+  console.log(
+    `\nSide by side: each server and its floor up at once, wrk turning from one to the other, ` +
+      `${SLICES} slices of ${DURATION} s (server, floor, server, …); server ÷ floor for each two slices in a row\n` +
+      "| target | floor | median (spread) | per two slices | goal | verdict |\n| --- | --- | --- | --- | --- | --- |",
+  );
+  for (const { target, floor, ratios, op, goal } of figures) {
+    const value = median(ratios);
+    const met = op === "≥" ? value >= goal : value <= goal;
+    const spread = ratios.length > 1 ? ` (${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))})` : "";
+    console.log(
+      `| ${target} | ${floor} | ${fmt(value)}${spread} | ${ratios.map(fmt).join(" ")} | ${op} ${goal} | ${
+        Number.isFinite(value) ? met ? "PASS" : "BELOW" : "-"
+      } |`,
+    );
+  }
+}
+
 // ------------------------------------------------------------------ the run
 
 interface Row extends Measure {
@@ -729,6 +892,7 @@ async function main(): Promise<number> {
       }
     }
   }
+  const sides = await sideBySide(servers, configs, dir);
   await stop(upstream);
   if (redis) await stop(redis);
   const cycles = await adminCycles(configs.get(20)!);
@@ -741,6 +905,7 @@ async function main(): Promise<number> {
   const replicas = await measureReplicas(PORT, ROUNDS, DURATION, WARMUP);
   await Deno.remove(dir, { recursive: true });
   printTable(rows);
+  printSideBySide(sides);
   printWireMock(rows, loads);
   const state = ratio(
     rows,

@@ -1,7 +1,13 @@
-// The idle collector: after a burst, the first quiet tick runs one full garbage
+// The idle collector: after a burst, QUIET_TICKS quiet ticks in a row run one full garbage
 // collection, which gives back the heap a flood grew (the RSS figures are in bench:memory).
 import assert from "node:assert/strict";
-import { collectWhenIdle, fullCollection, IDLE_COLLECT_GROWTH, IdleCollector } from "../src/server/idle.ts";
+import {
+  collectWhenIdle,
+  fullCollection,
+  IDLE_COLLECT_GROWTH,
+  IdleCollector,
+  QUIET_TICKS,
+} from "../src/server/idle.ts";
 import { serve as serveDeno } from "../src/server/adapters/deno.ts";
 import { serve as serveNode } from "../src/server/adapters/node.ts";
 
@@ -22,16 +28,27 @@ function fakeHost(rssAfterCollect = 100) {
   return host;
 }
 
-Deno.test("idle collector: collects once on the first quiet tick after requests, never while they come", async () => {
+/** Ticks `count` times; what each tick returned. */
+async function ticks(collector: IdleCollector, count: number): Promise<boolean[]> {
+  const results = [];
+  for (let i = 0; i < count; i++) results.push(await collector.tick());
+  return results;
+}
+
+Deno.test("idle collector: collects once after QUIET_TICKS quiet ticks in a row after requests, never while they come", async () => {
+  assert.equal(QUIET_TICKS, 5);
   const host = fakeHost();
   const collector = new IdleCollector(host);
-  assert.equal(await collector.tick(), false, "quiet from the start: nothing to give back");
+  assert.deepEqual(await ticks(collector, 8), Array(8).fill(false), "quiet from the start: nothing to give back");
   host.count = 10;
   assert.equal(await collector.tick(), false, "busy");
   host.count = 20;
   assert.equal(await collector.tick(), false, "still busy");
-  assert.equal(await collector.tick(), true, "the first quiet tick collects");
-  assert.equal(await collector.tick(), false, "quiet again: once is enough");
+  assert.deepEqual(await ticks(collector, 4), [false, false, false, false], "a pause shorter than QUIET_TICKS");
+  host.count = 30; // the burst goes on: the quiet count starts over
+  assert.equal(await collector.tick(), false, "busy again");
+  assert.deepEqual(await ticks(collector, 5), [false, false, false, false, true], "the fifth quiet tick collects");
+  assert.deepEqual(await ticks(collector, 10), Array(10).fill(false), "quiet again: once is enough");
   assert.equal(host.collections, 1);
 });
 
@@ -40,17 +57,17 @@ Deno.test("idle collector: later bursts collect only when RSS grew by IDLE_COLLE
   const collector = new IdleCollector(host);
   host.count = 1;
   await collector.tick();
-  assert.equal(await collector.tick(), true);
+  assert.equal((await ticks(collector, QUIET_TICKS)).at(-1), true);
   // A small burst: RSS a little over what the last collection left.
   host.count = 2;
   host.rssNow = 100 + IDLE_COLLECT_GROWTH - 1;
   await collector.tick();
-  assert.equal(await collector.tick(), false);
+  assert.deepEqual(await ticks(collector, QUIET_TICKS * 2), Array(QUIET_TICKS * 2).fill(false));
   // A flood: RSS well over it.
   host.count = 3;
   host.rssNow = 100 + IDLE_COLLECT_GROWTH;
   await collector.tick();
-  assert.equal(await collector.tick(), true);
+  assert.equal((await ticks(collector, QUIET_TICKS)).at(-1), true);
   assert.equal(host.collections, 2);
 });
 

@@ -2,11 +2,18 @@
  * Gives memory back when a server goes quiet after a burst. V8 grows its heap under
  * heavy traffic and shrinks it only in a full garbage collection, which an idle process
  * never runs: Deno does not run V8's delayed tasks while it waits for I/O, so V8's own
- * memory reducer stays asleep, and the RSS a flood raised stayed up for good. Once a tick
- * passes without a request after some came, one full collection returns the pages and
- * frees the ArrayBuffers (bodies, answers) nothing holds any more; later bursts collect
- * again only when RSS stands {@link IDLE_COLLECT_GROWTH} over what the last one left. The
- * adapter may then give back what the collection freed in the C heap (glibc keeps it).
+ * memory reducer stays asleep, and the RSS a flood raised stayed up for good. Once
+ * {@link QUIET_TICKS} ticks pass without a request after some came, one full collection
+ * returns the pages and frees the ArrayBuffers (bodies, answers) nothing holds any more;
+ * later bursts collect again only when RSS stands {@link IDLE_COLLECT_GROWTH} over what the
+ * last one left. The adapter may then give back what the collection freed in the C heap
+ * (glibc keeps it).
+ *
+ * Not after one quiet second: a forced collection costs the next burst dearly (V8 sizes its
+ * young generation and its next major collections from the small heap it leaves, and
+ * re-optimizes code whose prototype checks it invalidated): a `GET` burst after one ran
+ * 20–40 % slower for seconds. A test suite's traffic pauses for a second or two between
+ * steps all the time; five quiet seconds mean the run paused in earnest.
  * @module
  */
 
@@ -23,11 +30,16 @@ export interface IdleCollectorHost {
 /** RSS growth over the last collection that is worth another (less is the working set). */
 export const IDLE_COLLECT_GROWTH = 16 * 1024 * 1024;
 
+/** Ticks in a row without a request before the collector collects (the tick is a second). */
+export const QUIET_TICKS = 5;
+
 /** Decides, once per tick, whether the server has gone quiet with memory to give back. */
 export class IdleCollector {
   readonly #host: IdleCollectorHost;
   #seen: number;
   #busy = false;
+  /** Ticks in a row that saw no request. */
+  #quiet = 0;
   /** RSS after the last collection; undefined before the first. */
   #baseline: number | undefined;
 
@@ -42,9 +54,10 @@ export class IdleCollector {
     if (seen !== this.#seen) {
       this.#seen = seen;
       this.#busy = true;
+      this.#quiet = 0;
       return false;
     }
-    if (!this.#busy) return false;
+    if (!this.#busy || ++this.#quiet < QUIET_TICKS) return false;
     this.#busy = false;
     if (this.#baseline !== undefined && this.#host.rss() < this.#baseline + IDLE_COLLECT_GROWTH) return false;
     await this.#host.collect();
@@ -69,7 +82,7 @@ function rss(): number {
 }
 
 /**
- * Ticks every `everyMs` and collects when the server goes quiet, then lets `release` hand
+ * Ticks every `everyMs` and collects when the server went quiet, then lets `release` hand
  * what the collection freed outside V8's heap back to the OS; returns the stop function.
  */
 export function collectWhenIdle(requests: () => number, release?: () => void, everyMs = 1000): () => void {
