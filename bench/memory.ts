@@ -7,7 +7,7 @@
  * server; no single request costs more than 10 ms of CPU (read as the average over the
  * flood's requests, with the slowest timed one beside it).
  *
- *   npm run bench:memory                      # every attack (about 2 minutes)
+ *   npm run bench:memory                      # every attack (a few minutes)
  *   npm run bench:memory -- --only 3          # one attack
  *   npm run bench:memory -- --seconds 20      # longer floods
  *
@@ -19,6 +19,7 @@ import { connect } from "node:net";
 import { parseArgs } from "node:util";
 import { cpuMs, rssMb, toMs } from "./measure.ts";
 import { V8_FLAGS } from "../scripts/compile.ts";
+import { QUIET_TICKS } from "../src/server/idle.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -249,7 +250,10 @@ async function runAttack(attack: Attack): Promise<string> {
   let child: Deno.ChildProcess;
   if (attack.script) {
     await Deno.writeTextFile(`${dir}/server.ts`, attack.script);
-    child = new Deno.Command(Deno.execPath(), { args: ["run", "-A", ...V8_FLAGS, `${dir}/server.ts`], stdout: "null" })
+    child = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--config", `${ROOT}deno.json`, ...V8_FLAGS, `${dir}/server.ts`],
+      stdout: "null",
+    })
       .spawn();
   } else {
     const config = `${dir}/stubs.json`;
@@ -285,9 +289,10 @@ async function runAttack(attack: Attack): Promise<string> {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }
     // Warm up with ordinary traffic, then settle: the idle figure is the server's steady state
-    // after work (its heap grown to working size), not a fresh process's.
+    // after work (its heap grown to working size), not a fresh process's; long enough for the
+    // idle collection (QUIET_TICKS quiet seconds, src/server/idle.ts) to have run.
     await wrk(dir, "", { connections: 8, seconds: 3, path: "/ping" });
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await new Promise((resolve) => setTimeout(resolve, (QUIET_TICKS + 2) * 1000));
     const before = rssNow();
     const cpuBefore = cpuMs(currentPid);
     const ping = pinger();

@@ -13,10 +13,12 @@
  *   npm run bench -- --only "deno-bare,stubtool openapi checked,stubtool openapi unchecked"   # S12: request checks' cost
  *   npm run bench -- --smoke --openapi-start   # P21.5 too (GitHub's spec, start and peak RSS; the full bench runs it)
  *   deno run -A bench/openapi_start.ts         # P21.5 alone (bench/openapi_start.ts)
+ *   npm run bench -- --only "stubtool 20,node-bare kept"   # S1's rounds, then S1 side by side with its floor
  *
  * Every server is checked for the right answer before it is loaded; the table gives
  * req/s, p50, p99, errors, RSS after the run and startup time, each as a ratio to the
- * baseline of the same round; ratios are medians over rounds.
+ * baseline of the same round; ratios are medians over rounds. After the rounds, each
+ * target whose server and floor were both chosen runs side by side (see {@link SideBySide}).
  * @module
  */
 
