@@ -29,6 +29,7 @@ import { measureOpenApiStart, printOpenApiStart } from "./openapi_start.ts";
 import { measureSse, printSse } from "./sse.ts";
 import { measureWebSocket, printWebSocket } from "./websocket.ts";
 import { measureReplicas, printReplicas, startRedis } from "./replicas.ts";
+import { QUIET_TICKS } from "../src/server/idle.ts";
 import {
   makeConfigMappings,
   makePaymentsMappings,
@@ -813,6 +814,56 @@ function printSideBySide(figures: SideBySideFigure[]): void {
   }
 }
 
+// ------------------------------------------------------------------ after a pause
+
+/** Pauses before a burst: one the idle collector sits out, one it collects in (src/server/idle.ts). */
+const PAUSES_S = [3, QUIET_TICKS + 3];
+
+interface PauseFigure {
+  pauseS: number;
+  /** Per round: req/s of the burst after the pause ÷ req/s of the burst right after it. */
+  ratios: number[];
+}
+
+/**
+ * S1 after a pause, as a test suite's traffic comes: `stubtool 20` warmed up, then per round
+ * and pause, quiet for the pause, one burst, and a second burst at once; the first ÷ the second.
+ * A pause past the idle collector's quiet seconds ends with a full collection, and the figure
+ * shows what that costs the next burst.
+ */
+async function afterPause(configs: Map<Server["config"], string>, dir: string): Promise<PauseFigure[]> {
+  const server = await start(SERVERS.find((s) => s.name === "stubtool 20")!, configs);
+  const figures: PauseFigure[] = PAUSES_S.map((pauseS) => ({ pauseS, ratios: [] }));
+  try {
+    await wrk(S1, Math.max(WARMUP, 1), dir);
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const figure of figures) {
+        await new Promise((resolve) => setTimeout(resolve, figure.pauseS * 1000));
+        const first = await wrk(S1, DURATION, dir);
+        const next = await wrk(S1, DURATION, dir);
+        figure.ratios.push(first.rps / next.rps);
+      }
+    }
+  } finally {
+    await stop(server.child);
+  }
+  return figures;
+}
+
+function printAfterPause(figures: PauseFigure[]): void {
+  if (figures.length === 0) return;
+  const fmt = (n: number) => Number.isFinite(n) ? n.toFixed(2) : "-";
+  console.log(
+    `\nS1 after a pause: stubtool 20, quiet for the pause, then a ${DURATION} s burst ÷ the ${DURATION} s burst right ` +
+      `after it (${ROUNDS} round(s)); the idle collection runs after ${QUIET_TICKS} quiet seconds\n` +
+      "| pause | first burst ÷ next (median (spread)) |\n| --- | --- |",
+  );
+  for (const { pauseS, ratios } of figures) {
+    const spread = ratios.length > 1 ? ` (${fmt(Math.min(...ratios))}–${fmt(Math.max(...ratios))})` : "";
+    console.log(`| ${pauseS} s | ${fmt(median(ratios))}${spread} |`);
+  }
+}
+
 // ------------------------------------------------------------------ the run
 
 interface Row extends Measure {
@@ -895,6 +946,7 @@ async function main(): Promise<number> {
     }
   }
   const sides = await sideBySide(servers, configs, dir);
+  const pauses = servers.some((s) => s.name === "stubtool 20") ? await afterPause(configs, dir) : [];
   await stop(upstream);
   if (redis) await stop(redis);
   const cycles = await adminCycles(configs.get(20)!);
@@ -908,6 +960,7 @@ async function main(): Promise<number> {
   await Deno.remove(dir, { recursive: true });
   printTable(rows);
   printSideBySide(sides);
+  printAfterPause(pauses);
   printWireMock(rows, loads);
   const state = ratio(
     rows,
