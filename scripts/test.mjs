@@ -9,6 +9,9 @@
 //   npm test -- browser node         # only these suites, in this order
 //   node scripts/test.mjs --suites FILE   # suites from a JSON file (the runner's own tests)
 //
+// A failed suite's summary line is followed by the tests its output names as failed (Deno's
+// FAILURES, node:test's `not ok`), so a log cut to its tail still says which.
+//
 // A suite file is a JSON list of { "name", "command": [program, ...args], "needs"?: ["chromium" | "wrk" | "redis-server" | "python-httpx"] }.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -64,15 +67,88 @@ function parseArgs(argv) {
   });
 }
 
-/** Runs one command with inherited output; resolves to its exit code (or 128 + signal number). */
+/** A colour escape (Deno colours its output even into a pipe or a file). */
+// deno-lint-ignore no-control-regex
+const ANSI_COLOR = /\x1b\[[0-9;]*m/g;
+
+/** How many failed tests a summary line names at most. */
+const MAX_NAMED = 10;
+
+/**
+ * Picks the failed tests out of a suite's output, as its runner names them: Deno's
+ * `name => file:line:col` lines under ` FAILURES `, each with the first `error:` line the
+ * ERRORS section gave it; node:test's `not ok N - name`. A CI log often keeps only its tail,
+ * so the summary repeats them.
+ */
+class FailedTests {
+  /** Failed test names, in order, each with its first error line once known. */
+  #failed = new Map();
+  #section = "";
+  /** The test whose error the ERRORS section is printing. */
+  #current;
+  #rest = "";
+
+  /** Feeds a chunk of output. */
+  push(chunk) {
+    const lines = (this.#rest + chunk).split("\n");
+    this.#rest = lines.pop() ?? "";
+    for (const line of lines) this.#line(line);
+  }
+
+  #line(raw) {
+    const line = raw.replace(ANSI_COLOR, "").trimEnd();
+    if (/^\s*(ERRORS|FAILURES)$/.test(line)) return void (this.#section = line.trim());
+    const notOk = /^\s*not ok \d+ - (.+)$/.exec(line);
+    if (notOk) return void this.#failed.set(notOk[1], undefined);
+    if (!this.#section) return;
+    const named = /^(.+ => \S+:\d+:\d+)$/.exec(line);
+    if (named) {
+      if (!this.#failed.has(named[1])) this.#failed.set(named[1], undefined);
+      this.#current = this.#section === "ERRORS" ? named[1] : undefined;
+    } else if (this.#current && /^error: /.test(line) && this.#failed.get(this.#current) === undefined) {
+      this.#failed.set(this.#current, line);
+    }
+  }
+
+  /** One line per failed test (at most {@link MAX_NAMED}, then how many more). */
+  lines() {
+    const all = [...this.#failed].map(([name, error]) => error ? `${name}: ${error}` : name);
+    const shown = all.slice(0, MAX_NAMED).map((line) => line.length > 300 ? `${line.slice(0, 299)}…` : line);
+    return all.length > MAX_NAMED ? [...shown, `… and ${all.length - MAX_NAMED} more`] : shown;
+  }
+}
+
+/**
+ * Runs one command, passing its output on as it comes; resolves to its exit code (or 128 +
+ * signal number) and the tests its output says failed.
+ */
 function run(command, env) {
   return new Promise((resolve) => {
-    const child = spawn(command[0], command.slice(1), { cwd: ROOT, env, stdio: ["ignore", "inherit", "inherit"] });
+    const failed = new FailedTests();
+    const child = spawn(command[0], command.slice(1), { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+    // The failures are read from stdout, where Deno and node:test print them; stderr only passes on.
+    child.stdout.on("data", (chunk) => {
+      process.stdout.write(chunk);
+      failed.push(chunk.toString());
+    });
+    child.stderr.on("data", (chunk) => process.stderr.write(chunk));
     child.on("error", (error) => {
       console.error(`[test] could not start ${command[0]}: ${error.message}`);
-      resolve(127);
+      resolve({ code: 127, failed: [] });
     });
-    child.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? 130 : 128 + 15)));
+    // Output can outlive the suite (a process it left behind holds the pipe): wait for it 2 s at most.
+    child.on("exit", (code, signal) => {
+      const done = () => resolve({ code: code ?? (signal === "SIGINT" ? 130 : 128 + 15), failed: failed.lines() });
+      const late = setTimeout(() => {
+        child.stdout.destroy();
+        child.stderr.destroy();
+        done();
+      }, 2_000);
+      child.on("close", () => {
+        clearTimeout(late);
+        done();
+      });
+    });
   });
 }
 
@@ -129,18 +205,22 @@ async function main() {
       results.push({ name: suite.name, status: "FAILED", note: missing });
       continue;
     }
-    const code = await run(suite.command, suiteEnv);
+    const { code, failed } = await run(suite.command, suiteEnv);
     const took = seconds(performance.now() - start);
     results.push({
       name: suite.name,
       status: code === 0 ? "passed" : "FAILED",
       note: code === 0 ? took : `exit ${code}, ${took}`,
+      failed: code === 0 ? [] : failed,
     });
   }
 
   const width = Math.max(...results.map((r) => r.name.length));
   console.log("\n[test] summary");
-  for (const r of results) console.log(`  ${r.name.padEnd(width)}  ${r.status.padEnd(7)}  ${r.note}`);
+  for (const r of results) {
+    console.log(`  ${r.name.padEnd(width)}  ${r.status.padEnd(7)}  ${r.note}`);
+    for (const line of r.failed ?? []) console.log(`    failed: ${line}`);
+  }
   const passed = results.filter((r) => r.status === "passed").length;
   const failed = results.length - passed;
   console.log(`suites: ${passed} passed, ${failed} failed`);
