@@ -14,6 +14,7 @@
  *   npm run bench -- --smoke --openapi-start   # P21.5 too (GitHub's spec, start and peak RSS; the full bench runs it)
  *   deno run -A bench/openapi_start.ts         # P21.5 alone (bench/openapi_start.ts)
  *   npm run bench -- --only "stubtool 20,node-bare kept"   # S1's rounds, then S1 side by side with its floor
+ *   npm run bench -- --only "stubtool 20,node-bare kept +start"   # start-up in pairs of starts too
  *
  * Every server is checked for the right answer before it is loaded; the table gives
  * req/s, p50, p99, errors, RSS after the run and startup time, each as a ratio to the
@@ -665,7 +666,8 @@ async function wiremockLoads(dir: string) {
  * machine, speed drifts by ±25 % over the minutes between a round's servers; slices seconds
  * apart see the same machine, so the ratio's spread is the servers', not the machine's. With
  * slices under the idle collector's five quiet seconds (src/server/idle.ts), what is measured
- * is a server under steady load, as in the rounds.
+ * is a server under steady load, as in the rounds. Start-up is compared the same way: pairs of
+ * starts, in turn which goes first ({@link startsInTurn}).
  */
 interface SideBySide {
   target: string;
@@ -674,8 +676,8 @@ interface SideBySide {
   scenario: Scenario;
   op: "≥" | "≤";
   goal: number;
-  /** The figure compared: req/s (server ÷ floor) or p99 (server ÷ floor). */
-  field: "rps" | "p99";
+  /** The figure compared: req/s, p99 or start-up time (server ÷ floor). */
+  field: "rps" | "p99" | "startupMs";
 }
 
 const SIDE_BY_SIDE: SideBySide[] = ([
@@ -731,10 +733,32 @@ const SIDE_BY_SIDE: SideBySide[] = ([
     scenario: S8,
     field: "rps",
   },
+  {
+    target: "start-up, default wire",
+    server: "stubtool 20",
+    floor: "node-bare kept +start",
+    scenario: S1,
+    field: "startupMs",
+  },
+  {
+    target: "start-up, deno wire",
+    server: "stubtool 20 deno wire",
+    floor: "deno-bare kept +start",
+    scenario: S1,
+    field: "startupMs",
+  },
 ] satisfies Omit<SideBySide, "op" | "goal">[]).map((pair) => ({
   ...pair,
-  op: pair.field === "p99" ? "≤" as const : "≥" as const,
-  goal: pair.field === "p99" ? 1.5 : pair.scenario === S1 ? 0.95 : pair.scenario === S7 ? 0.9 : 0.8,
+  op: pair.field === "rps" ? "≥" as const : "≤" as const,
+  goal: pair.field === "startupMs"
+    ? 2
+    : pair.field === "p99"
+    ? 1.5
+    : pair.scenario === S1
+    ? 0.95
+    : pair.scenario === S7
+    ? 0.9
+    : 0.8,
 }));
 
 /** Slices per side-by-side target, server first and last: one less ratio. */
@@ -761,6 +785,11 @@ async function sideBySide(
   const measured = new Map<string, Omit<Measure, "rssMb">[]>();
   for (const pair of SIDE_BY_SIDE) {
     if (!names.has(pair.server) || !names.has(pair.floor)) continue;
+    const field = pair.field;
+    if (field === "startupMs") {
+      figures.push({ ...pair, ratios: await startsInTurn(byName.get(pair.server)!, byName.get(pair.floor)!, configs) });
+      continue;
+    }
     const key = `${pair.server}\u0000${pair.floor}\u0000${pair.scenario.id}`;
     if (!measured.has(key)) {
       const ports = [PORT, PORT + 3];
@@ -787,11 +816,34 @@ async function sideBySide(
     const slices = measured.get(key)!;
     const ratios = slices.slice(1).map((slice, n) => {
       const [server, floor] = n % 2 === 0 ? [slices[n], slice] : [slice, slices[n]];
-      return server[pair.field] / floor[pair.field];
+      return server[field] / floor[field];
     });
     figures.push({ ...pair, ratios });
   }
   return figures;
+}
+
+/** Pairs of starts per start-up target: a start takes a tenth of a second, and one start varies by ±30 %. */
+const START_PAIRS = SMOKE ? 1 : 15;
+
+/**
+ * Start-up side by side: {@link START_PAIRS} pairs of starts, one server then its floor or the
+ * other way round (in turn), each started, timed to its first answer and stopped, with a
+ * quarter second between; the server's start-up ÷ the floor's, per pair.
+ */
+async function startsInTurn(server: Server, floor: Server, configs: Map<Server["config"], string>): Promise<number[]> {
+  const ratios = [];
+  for (let n = 0; n < START_PAIRS; n++) {
+    const times = new Map<Server, number>();
+    for (const one of n % 2 === 0 ? [server, floor] : [floor, server]) {
+      const { child, startupMs } = await start(one, configs);
+      times.set(one, startupMs);
+      await stop(child);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+    ratios.push(times.get(server)! / times.get(floor)!);
+  }
+  return ratios;
 }
 
 function printSideBySide(figures: SideBySideFigure[]): void {
@@ -799,8 +851,9 @@ function printSideBySide(figures: SideBySideFigure[]): void {
   const fmt = (n: number) => Number.isFinite(n) ? n.toFixed(2) : "-";
   console.log(
     `\nSide by side: each server and its floor up at once, wrk turning from one to the other, ` +
-      `${SLICES} slices of ${DURATION} s (server, floor, server, …); server ÷ floor for each two slices in a row\n` +
-      "| target | floor | median (spread) | per two slices | goal | verdict |\n| --- | --- | --- | --- | --- | --- |",
+      `${SLICES} slices of ${DURATION} s (server, floor, server, …); server ÷ floor for each two slices in a row; ` +
+      `start-up: ${START_PAIRS} pair(s) of starts, in turn which goes first\n` +
+      "| target | floor | median (spread) | per two slices (per pair) | goal | verdict |\n| --- | --- | --- | --- | --- | --- |",
   );
   for (const { target, floor, ratios, op, goal } of figures) {
     const value = median(ratios);
