@@ -27,6 +27,7 @@ import { parseArgs } from "node:util";
 import { makeConfig, makePaymentsConfig, makeProxyConfig, s1Body, S7_BODY, S7_VERSION, S9_BODY } from "./scenarios.ts";
 import { median, rssMb, toMs, waitUntilReady } from "./measure.ts";
 import { measureOpenApiStart, printOpenApiStart } from "./openapi_start.ts";
+import { measureHandler, printHandler } from "./handler.ts";
 import { measureSse, printSse } from "./sse.ts";
 import { measureWebSocket, printWebSocket } from "./websocket.ts";
 import { measureReplicas, printReplicas, startRedis } from "./replicas.ts";
@@ -330,6 +331,14 @@ const SERVERS: Server[] = [
     cmd: [DENO, "run", "-A", "bench/servers/deno_bare_kept.ts", "{port}"],
     readyPath: "/__stubtool__/health",
     scenarios: [S1, S7],
+  },
+  {
+    // stubtool's node:http adapter with a trivial handler doing node-bare kept's S1 work: the
+    // adapter's share of S1 (side by side with node-bare kept) and the handler's (stubtool 20 beside it).
+    name: "stubtool adapter",
+    cmd: [DENO, "run", "-A", "bench/servers/stubtool_adapter.ts", "{port}"],
+    readyPath: "/__stubtool__/health",
+    scenarios: [S1],
   },
   {
     // The node:http wire's own floor (stubtool's default wire, under Deno).
@@ -684,6 +693,20 @@ const SIDE_BY_SIDE: SideBySide[] = ([
   { target: "S1 req/s, default wire", server: "stubtool 20", floor: "node-bare kept", scenario: S1, field: "rps" },
   { target: "S1 p99, default wire", server: "stubtool 20", floor: "node-bare kept", scenario: S1, field: "p99" },
   {
+    target: "S1 req/s, the default wire's adapter alone (a trivial handler)",
+    server: "stubtool adapter",
+    floor: "node-bare kept",
+    scenario: S1,
+    field: "rps",
+  },
+  {
+    target: "S1 req/s, default wire ÷ its adapter alone (the handler's share)",
+    server: "stubtool 20",
+    floor: "stubtool adapter",
+    scenario: S1,
+    field: "rps",
+  },
+  {
     target: "S1 req/s, deno wire",
     server: "stubtool 20 deno wire",
     floor: "deno-bare kept",
@@ -1010,9 +1033,13 @@ async function main(): Promise<number> {
     ? await measureOpenApiStart(PORT, ROUNDS)
     : undefined;
   const replicas = await measureReplicas(PORT, ROUNDS, DURATION, WARMUP);
+  const handlerWork = servers.some((s) => s.name === "stubtool 20")
+    ? await measureHandler(ROUNDS, SMOKE ? 10_000 : 1_000_000)
+    : undefined;
   await Deno.remove(dir, { recursive: true });
   printTable(rows);
   printSideBySide(sides);
+  if (handlerWork) printHandler(handlerWork);
   printAfterPause(pauses);
   printWireMock(rows, loads);
   const state = ratio(
