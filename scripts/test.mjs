@@ -127,9 +127,10 @@ function run(command, env) {
     const failed = new FailedTests();
     const child = spawn(command[0], command.slice(1), { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
     // The failures are read from stdout, where Deno and node:test print them; stderr only passes on.
+    const decoder = new TextDecoder();
     child.stdout.on("data", (chunk) => {
       process.stdout.write(chunk);
-      failed.push(chunk.toString());
+      failed.push(decoder.decode(chunk, { stream: true }));
     });
     child.stderr.on("data", (chunk) => process.stderr.write(chunk));
     child.on("error", (error) => {
