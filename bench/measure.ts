@@ -4,11 +4,39 @@
  */
 
 /** Milliseconds from a wrk latency figure (`311.00us`, `1.02ms`, `1.5s`); NaN when unreadable. */
-export function toMs(value: string): number {
+function toMs(value: string): number {
   const match = /^([\d.]+)(us|ms|s)$/.exec(value.trim());
   if (!match) return NaN;
   const n = Number(match[1]);
   return match[2] === "us" ? n / 1000 : match[2] === "s" ? n * 1000 : n;
+}
+
+/** What wrk printed: its counts and latencies (ms), NaN where it printed none (no `--latency`: no p50/p99). */
+export interface WrkResult {
+  requests: number;
+  rps: number;
+  p50: number;
+  p99: number;
+  /** The slowest answer. */
+  maxMs: number;
+  /** Connect, read, write and timeout errors together. */
+  socketErrors: number;
+  /** Answers that were not 2xx or 3xx. */
+  non2xx: number;
+}
+
+/** Reads wrk's output (the one home of its format: every bench script parses it here). */
+export function parseWrk(text: string): WrkResult {
+  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
+  return {
+    requests: Number(/(\d+) requests in/.exec(text)?.[1]),
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]),
+    p50: toMs(/ 50%\s+(\S+)/.exec(text)?.[1] ?? ""),
+    p99: toMs(/ 99%\s+(\S+)/.exec(text)?.[1] ?? ""),
+    maxMs: toMs(/Latency\s+\S+\s+\S+\s+(\S+)/.exec(text)?.[1] ?? ""),
+    socketErrors: socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0),
+  };
 }
 
 /** Resident memory of a process in MB (Linux `/proc`); NaN when the process is gone. */

@@ -17,7 +17,7 @@
 
 import { connect } from "node:net";
 import { parseArgs } from "node:util";
-import { cpuMs, rssMb, toMs } from "./measure.ts";
+import { cpuMs, parseWrk, rssMb } from "./measure.ts";
 import { V8_FLAGS } from "../scripts/compile.ts";
 import { QUIET_TICKS } from "../src/server/idle.ts";
 
@@ -64,13 +64,8 @@ async function wrk(
   args.push(`${BASE}${options.path ?? "/"}`);
   const out = await new Deno.Command("timeout", { args: [String(seconds + 20), "wrk", ...args], stdout: "piped" })
     .output();
-  const text = new TextDecoder().decode(out.stdout);
-  const sent = Number(/(\d+) requests in/.exec(text)?.[1] ?? 0);
-  return {
-    sent,
-    p99Ms: toMs(/99%\s+(\S+)/.exec(text)?.[1] ?? ""),
-    maxMs: toMs(/Latency\s+\S+\s+\S+\s+(\S+)/.exec(text)?.[1] ?? ""),
-  };
+  const { requests, p99, maxMs } = parseWrk(new TextDecoder().decode(out.stdout));
+  return { sent: Number.isFinite(requests) ? requests : 0, p99Ms: p99, maxMs };
 }
 
 /** Sends `count` GETs to distinct unmatched 64 KiB paths, 8 at a time. */

@@ -20,7 +20,7 @@
  * @module
  */
 
-import { median, waitUntilReady } from "./measure.ts";
+import { median, parseWrk, waitUntilReady } from "./measure.ts";
 import { parseArgs } from "node:util";
 import { S1_STUB } from "./scenarios.ts";
 
@@ -109,12 +109,9 @@ async function wrk(url: string, connections: number, seconds: number): Promise<{
     stdout: "piped",
   }).output();
   const text = new TextDecoder().decode(out.stdout);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]);
+  const { rps, socketErrors, non2xx } = parseWrk(text);
   if (!Number.isFinite(rps)) throw new Error(`wrk printed no result for ${url}:\n${text}`);
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
-  const errors = (socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0) +
-    Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0);
-  return { rps, errors };
+  return { rps, errors: socketErrors + non2xx };
 }
 
 /** S1 on every base at once, `connections` split between them: requests/s summed. */

@@ -25,7 +25,7 @@
 
 import { parseArgs } from "node:util";
 import { makeConfig, makePaymentsConfig, makeProxyConfig, s1Body, S7_BODY, S7_VERSION, S9_BODY } from "./scenarios.ts";
-import { median, rssMb, toMs, waitUntilReady } from "./measure.ts";
+import { median, parseWrk, rssMb, waitUntilReady } from "./measure.ts";
 import { measureOpenApiStart, printOpenApiStart } from "./openapi_start.ts";
 import { measureHandler, printHandler } from "./handler.ts";
 import { measureSse, printSse } from "./sse.ts";
@@ -534,12 +534,7 @@ async function wrk(
   const out = await new Deno.Command("timeout", { args: [String(seconds + 15), "wrk", ...args], stdout: "piped" })
     .output();
   const text = new TextDecoder().decode(out.stdout);
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]);
-  const p50 = toMs(/ 50%\s+(\S+)/.exec(text)?.[1] ?? "");
-  const p99 = toMs(/ 99%\s+(\S+)/.exec(text)?.[1] ?? "");
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
-  const socketErrors = socket ? socket.slice(1).reduce((a, b) => a + Number(b), 0) : 0;
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(text)?.[1] ?? 0);
+  const { rps, p50, p99, socketErrors, non2xx } = parseWrk(text);
   const expectedNon2xx = scenario.id === "S3";
   if (!Number.isFinite(rps)) throw new Error(`wrk printed no result for ${scenario.id}:\n${text}`);
   return { rps, p50, p99, errors: socketErrors + (expectedNon2xx ? 0 : non2xx) };

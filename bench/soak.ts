@@ -19,7 +19,7 @@
 
 import { parseArgs } from "node:util";
 import { makeConfig } from "./scenarios.ts";
-import { rssMb, toMs } from "./measure.ts";
+import { parseWrk, rssMb } from "./measure.ts";
 
 const { values: flags } = parseArgs({
   options: {
@@ -117,20 +117,10 @@ async function slice(seconds: number, script: string, prefix: string): Promise<O
   const out = await new Deno.Command("timeout", { args: [String(seconds + 30), "wrk", ...args], stdout: "piped" })
     .output();
   const text = new TextDecoder().decode(out.stdout);
-  const requests = Number(/(\d+) requests in/.exec(text)?.[1]);
+  const { requests, rps, p50, p99, socketErrors } = parseWrk(text);
   if (!Number.isFinite(requests)) throw new Error(`wrk printed no result:\n${text}`);
   const statuses = /STATUSES (\d+) (\d+) (\d+)/.exec(text)?.slice(1).map(Number) ?? [NaN, NaN, NaN];
-  const socket = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(text);
-  return {
-    requests,
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1]),
-    p50: toMs(/ 50%\s+(\S+)/.exec(text)?.[1] ?? ""),
-    p99: toMs(/ 99%\s+(\S+)/.exec(text)?.[1] ?? ""),
-    ok: statuses[0],
-    missed: statuses[1],
-    other: statuses[2],
-    socketErrors: socket ? socket.slice(1).reduce((sum, n) => sum + Number(n), 0) : 0,
-  };
+  return { requests, rps, p50, p99, ok: statuses[0], missed: statuses[1], other: statuses[2], socketErrors };
 }
 
 /** Least-squares slope of `ys` over `xs`. */
