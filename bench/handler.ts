@@ -2,10 +2,11 @@
  * The handler's own work for S1, without sockets: `StubHandler.handle` on `GET /users/42` over
  * the 20-stub config (route among 20 stubs, count the hit, journal the request, fill `{id}`),
  * against the work node-bare kept does per request (copy the headers into a ring of 500, build
- * the same body), each in a loop; nanoseconds per request, medians of rounds. Both answers end
- * in the same stand-in for the adapter's write (a header list and `Buffer.byteLength`). What
- * the handler costs beyond the floor here is what S1 on the default wire pays beyond its
- * adapter (see the side-by-side figures of `npm run bench`).
+ * the same body) and the work node-bare stubs does (the same work stubtool does, written by
+ * hand for this config: servers/stub_work.mjs), each in a loop; nanoseconds per request,
+ * medians of rounds. All three answers end in the same stand-in for the adapter's write (a
+ * header list and `Buffer.byteLength`). What the handler costs beyond the floor here is what
+ * S1 on the default wire pays beyond its adapter (see the side-by-side figures of `npm run bench`).
  *
  *   deno run -A bench/handler.ts [--rounds 5] [--requests 1000000]   (npm run bench runs it too)
  * @module
@@ -20,6 +21,7 @@ import { validateConfig } from "../src/stubs/validate.ts";
 import { withTemplating } from "../src/templating/engine.ts";
 import { median } from "./measure.ts";
 import { makeConfig } from "./scenarios.ts";
+import { stubWork } from "./servers/stub_work.mjs";
 
 /** wrk's S1 request as the node adapter shows it. */
 const HEADERS: Record<string, string> = { host: "127.0.0.1:18080" };
@@ -76,8 +78,18 @@ export async function measureHandler(rounds: number, requests: number): Promise<
   if (check instanceof Promise || check[0] !== 200 || check[1] !== userBody("42")) {
     throw new Error(`the S1 stub answered ${JSON.stringify(check)}`);
   }
+  const work = stubWork(makeConfig(20).routes);
+  const byHandCheck = work("GET", "/users/42", HEADERS);
+  if (byHandCheck.status !== 200 || byHandCheck.text !== userBody("42")) {
+    throw new Error(`stub_work.mjs answered ${JSON.stringify(byHandCheck)}`);
+  }
+  const byHand = (incoming: Incoming) => {
+    const { status, type, text } = work(incoming.method, incoming.target, incoming.headerSource());
+    write({ status, headers: { "content-type": type } }, text);
+  };
   const runs: Record<string, (incoming: Incoming) => unknown> = {
     "node-bare kept's work": floor,
+    "node-bare stubs' work": byHand,
     "StubHandler.handle": (incoming) => handler.handle(incoming, write),
   };
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(runs).map((name) => [name, []]));

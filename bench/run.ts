@@ -348,6 +348,16 @@ const SERVERS: Server[] = [
     scenarios: [S1, S7],
   },
   {
+    // node-bare kept plus, written by hand, the per-request work the contract asks of a stub
+    // server (find the stub, count the hit, journal time, status and stub, fill `{id}` escaped):
+    // the floor S1 cannot pass on the node:http wire without skipping required work.
+    name: "node-bare stubs",
+    cmd: [DENO, "run", "-A", "bench/servers/node_bare_stubs.mjs", "{port}", "{config}"],
+    config: 20,
+    readyPath: "/__stubtool__/health",
+    scenarios: [S1],
+  },
+  {
     // The start-up floors: the wire's kept floor that first does what a start cannot skip (reads
     // the config, compiles its template with Handlebars: bench/servers/start_work.mjs).
     name: "node-bare kept +start",
@@ -691,6 +701,20 @@ const SIDE_BY_SIDE: SideBySide[] = ([
     target: "S1 req/s, the default wire's adapter alone (a trivial handler)",
     server: "stubtool adapter",
     floor: "node-bare kept",
+    scenario: S1,
+    field: "rps",
+  },
+  {
+    target: "S1 req/s, the contract's per-request work by hand (node-bare stubs)",
+    server: "node-bare stubs",
+    floor: "node-bare kept",
+    scenario: S1,
+    field: "rps",
+  },
+  {
+    target: "S1 req/s, default wire ÷ the contract's work by hand",
+    server: "stubtool 20",
+    floor: "node-bare stubs",
     scenario: S1,
     field: "rps",
   },
