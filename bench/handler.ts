@@ -2,8 +2,8 @@
  * The handler's own work for S1, without sockets: `StubHandler.handle` on `GET /users/42` over
  * the 20-stub config (route among 20 stubs, count the hit, journal the request, fill `{id}`),
  * against the work node-bare kept does per request (copy the headers into a ring of 500, build
- * the same body) and the work node-bare stubs does (the same work stubtool does, written by
- * hand for this config: servers/stub_work.mjs), each in a loop; nanoseconds per request,
+ * the same body) and the work node-bare stubs does (what the contract asks of a stub server
+ * for S1, written by hand for this config: servers/stub_work.mjs), each in a loop; nanoseconds per request,
  * medians of rounds. All three answers end in the same stand-in for the adapter's write (a
  * header list and `Buffer.byteLength`). What the handler costs beyond the floor here is what
  * S1 on the default wire pays beyond its adapter (see the side-by-side figures of `npm run bench`).

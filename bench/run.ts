@@ -15,6 +15,7 @@
  *   deno run -A bench/openapi_start.ts         # P21.5 alone (bench/openapi_start.ts)
  *   npm run bench -- --only "stubtool 20,node-bare kept"   # S1's rounds, then S1 side by side with its floor
  *   npm run bench -- --only "stubtool 20,node-bare kept +start"   # start-up in pairs of starts too
+ *   npm run bench -- --only "stubtool 20,node-bare stubs,node-bare kept"   # S1 against the floor of its required work
  *
  * Every server is checked for the right answer before it is loaded; the table gives
  * req/s, p50, p99, errors, RSS after the run and startup time, each as a ratio to the
